@@ -1,0 +1,69 @@
+/**
+ * The embedded default: a simulated Karmada control plane and members, each a kube-apiserver-like
+ * server on its own loopback port, and the fleet configuration that points at them. Used by `npm start`
+ * without configuration, by `npm run dev:worker`, and by the tests.
+ */
+import type { FleetConfigInput } from '../../src/config/schema.ts';
+import { type ServedHandle, serveFetch } from '../../src/platform/node.ts';
+import { createSimFleet, type SimCluster, type SimKarmada } from '../../src/upstreams/sim/index.ts';
+
+export interface SimFleetOptions {
+  members?: string[];
+  crdMembers?: string[];
+  seed?: boolean;
+}
+
+export interface ServedSimFleet {
+  karmada: SimKarmada;
+  members: Map<string, SimCluster>;
+  /** the control plane's URL (members are reached through its cluster proxy) */
+  karmadaUrl: string;
+  /** each member served directly too, for static-membership setups and direct comparisons */
+  memberUrls: Map<string, string>;
+  /** fleet config for Karmada membership through the cluster proxy */
+  karmadaConfig(extra?: Partial<FleetConfigInput>): FleetConfigInput;
+  /** fleet config listing the members statically, each at its own URL */
+  staticConfig(extra?: Partial<FleetConfigInput>): FleetConfigInput;
+  close(): Promise<void>;
+}
+
+/** Serves a simulated cluster; while `faults.down` is set, connections are dropped like a dead host's. */
+export function serveSim(sim: SimCluster, port = 0): Promise<ServedHandle> {
+  return serveFetch((req) => sim.fetch(req), { port, admit: () => !sim.faults.down });
+}
+
+export async function startSimFleet(opts: SimFleetOptions = {}): Promise<ServedSimFleet> {
+  const { karmada, members } = createSimFleet(opts);
+  const handles: ServedHandle[] = [];
+  const kh = await serveSim(karmada);
+  handles.push(kh);
+  const memberUrls = new Map<string, string>();
+  for (const [name, sim] of members) {
+    const h = await serveSim(sim);
+    handles.push(h);
+    memberUrls.set(name, h.url);
+  }
+  return {
+    karmada,
+    members,
+    karmadaUrl: kh.url,
+    memberUrls,
+    karmadaConfig: (extra = {}) => ({
+      controlPlane: { server: kh.url, token: 'fleet-demo-token' },
+      members: { mode: 'karmada', refreshSeconds: 2 },
+      ...extra,
+    }),
+    staticConfig: (extra = {}) => ({
+      controlPlane: { server: kh.url, token: 'fleet-demo-token' },
+      members: {
+        mode: 'static',
+        clusters: [...memberUrls].map(([name, server]) => ({ name, server, token: 'fleet-demo-token' })),
+      },
+      ...extra,
+    }),
+    async close() {
+      for (const sim of [karmada, ...members.values()]) sim.close();
+      await Promise.all(handles.map((h) => h.close(500)));
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export function buildWorker(outfile: string): Promise<number>;

@@ -1,0 +1,2 @@
+export function kubectlPath(): string;
+export function ensureKubectl(): string;

@@ -1,0 +1,150 @@
+/**
+ * The fleet's configuration, validated with zod.
+ *
+ * The same schema serves both runtimes: Node reads it from a YAML/JSON file (deploy/node), the worker
+ * from an env binding (src/worker.ts). File references (kubeconfig path, certificate files, tokenFile)
+ * are resolved to inline data by the platform before validation of the resolved form, so everything
+ * below `ResolvedConfig` is plain data that both runtimes can use.
+ */
+import { z } from 'zod';
+
+const RESERVED = new Set(['all', 'karmada']);
+
+/** Karmada cluster names are DNS-1123 labels; `all` and `karmada` are clusterspaces, never members. */
+export const clusterName = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label (lowercase letters, digits, -)')
+  .refine((n) => !RESERVED.has(n), { message: '"all" and "karmada" are reserved clusterspace names' });
+
+/**
+ * How to reach one API server. Field names follow kubeconfig's `cluster` and `user` entries
+ * (camelCase), so a kubeconfig maps onto it one to one.
+ */
+export const endpointSchema = z
+  .object({
+    server: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    certificateAuthority: z.string().optional(),
+    certificateAuthorityData: z.string().optional(),
+    clientCertificate: z.string().optional(),
+    clientCertificateData: z.string().optional(),
+    clientKey: z.string().optional(),
+    clientKeyData: z.string().optional(),
+    token: z.string().optional(),
+    tokenFile: z.string().optional(),
+    insecureSkipTLSVerify: z.boolean().optional(),
+    /** worker runtime: name of an `mtls_certificates` binding to present as client certificate */
+    mtlsCertificateBinding: z.string().optional(),
+    timeoutSeconds: z.number().positive().max(3600).optional(),
+  })
+  .strict()
+  .superRefine((e, ctx) => {
+    if (e.certificateAuthority && e.certificateAuthorityData)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'set certificateAuthority or certificateAuthorityData, not both',
+      });
+    if (e.token && e.tokenFile) ctx.addIssue({ code: 'custom', message: 'set token or tokenFile, not both' });
+    const cert = e.clientCertificate || e.clientCertificateData;
+    const key = e.clientKey || e.clientKeyData;
+    if (!!cert !== !!key)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'a client certificate needs its key (and a key its certificate)',
+      });
+  });
+
+export const kubeconfigRefSchema = z
+  .object({
+    /** path to a kubeconfig file (Node only) */
+    path: z.string().optional(),
+    /** the kubeconfig document itself, YAML or JSON (both runtimes) */
+    inline: z.string().optional(),
+    /** context to use; default: current-context */
+    context: z.string().optional(),
+  })
+  .strict()
+  .refine((k) => !!k.path !== !!k.inline, { message: 'set exactly one of path or inline' });
+
+export const controlPlaneSchema = z.union([
+  z
+    .object({ kubeconfig: kubeconfigRefSchema, timeoutSeconds: z.number().positive().max(3600).optional() })
+    .strict(),
+  endpointSchema,
+]);
+
+export const staticMemberSchema = endpointSchema.and(z.object({ name: clusterName }));
+
+export const configSchema = z
+  .object({
+    controlPlane: controlPlaneSchema,
+    members: z
+      .discriminatedUnion('mode', [
+        z
+          .object({
+            mode: z.literal('karmada'),
+            /** how long a Cluster list is trusted before it is fetched again */
+            refreshSeconds: z.number().min(0).max(3600).default(10),
+          })
+          .strict(),
+        z
+          .object({
+            mode: z.literal('static'),
+            clusters: z.array(z.object({ name: clusterName }).passthrough()).min(1),
+          })
+          .strict(),
+      ])
+      .default({ mode: 'karmada', refreshSeconds: 10 }),
+    /** on: the control plane is one more cluster (`karmada`) and plain names mean it */
+    federation: z.boolean().default(true),
+    /** partial failures: false = answer with the rest and a Warning header, true = 503 */
+    strict: z.boolean().default(false),
+    timeouts: z
+      .object({
+        /** time to response headers from an upstream; streams (watch, logs) are not cut by it */
+        requestSeconds: z.number().positive().max(3600).default(30),
+      })
+      .strict()
+      .default({ requestSeconds: 30 }),
+    /** per-request upstream connection budget (6 on Workers); wider fan-outs are split */
+    maxConnectionsPerRequest: z.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
+
+export type FleetConfigInput = z.input<typeof configSchema>;
+export type FleetConfig = z.output<typeof configSchema>;
+export type Endpoint = z.output<typeof endpointSchema>;
+
+/** Thrown for any invalid configuration; the message names every offending field. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function formatZodError(err: z.ZodError, where = 'config'): string {
+  return err.issues
+    .map((i) => {
+      const path = i.path.length
+        ? i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')
+        : '';
+      return `${where}${path}: ${i.message}`;
+    })
+    .join('\n');
+}
+
+export function parseConfig(input: unknown, where = 'config'): FleetConfig {
+  const r = configSchema.safeParse(input);
+  if (!r.success) throw new ConfigError(formatZodError(r.error, where));
+  // static members are validated in full here, so errors name the member's index
+  if (r.data.members.mode === 'static') {
+    const seen = new Set<string>();
+    r.data.members.clusters.forEach((m, i) => {
+      const e = staticMemberSchema.safeParse(m);
+      if (!e.success) throw new ConfigError(formatZodError(e.error, `${where}.members.clusters[${i}]`));
+      if (seen.has(m.name))
+        throw new ConfigError(`${where}.members.clusters[${i}].name: duplicate member "${m.name}"`);
+      seen.add(m.name);
+    });
+  }
+  return r.data;
+}

@@ -1,0 +1,82 @@
+/**
+ * Assembles a fleet from validated configuration and a platform: resolves credentials, builds the
+ * upstream client and the membership source. Runs once per process (Node) or isolate (worker).
+ */
+import type { FleetDeps } from './app.ts';
+import { endpointFromKubeconfig } from './config/kubeconfig.ts';
+import {
+  ConfigError,
+  type Endpoint,
+  endpointSchema,
+  type FleetConfig,
+  formatZodError,
+  staticMemberSchema,
+} from './config/schema.ts';
+import type { Platform } from './platform/types.ts';
+import { UpstreamClient } from './upstreams/client.ts';
+import { type ResolvedEndpoint, resolveEndpoint } from './upstreams/endpoint.ts';
+import { Membership, type MembershipSource } from './upstreams/membership.ts';
+
+function controlPlaneEndpoint(config: FleetConfig, platform: Platform): Endpoint {
+  const cp = config.controlPlane;
+  if (!('kubeconfig' in cp)) return cp;
+  const where = 'config.controlPlane.kubeconfig';
+  const text = cp.kubeconfig.inline ?? platform.files.readText(cp.kubeconfig.path!, `${where}.path`);
+  const baseDir = cp.kubeconfig.path?.includes('/') ? cp.kubeconfig.path.replace(/\/[^/]*$/, '') : undefined;
+  const raw = endpointFromKubeconfig(text, { context: cp.kubeconfig.context, baseDir, where });
+  const parsed = endpointSchema.safeParse({
+    ...raw,
+    ...(cp.timeoutSeconds ? { timeoutSeconds: cp.timeoutSeconds } : {}),
+  });
+  if (!parsed.success) throw new ConfigError(formatZodError(parsed.error, where));
+  return parsed.data;
+}
+
+function resolved(
+  name: string,
+  e: Endpoint,
+  config: FleetConfig,
+  platform: Platform,
+  where: string,
+): ResolvedEndpoint {
+  let ep: ResolvedEndpoint;
+  try {
+    ep = resolveEndpoint(name, e, platform.files, config.timeouts.requestSeconds * 1000, where);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError((err as Error).message);
+  }
+  platform.checkEndpoint(ep, where);
+  if (ep.insecureSkipTLSVerify)
+    console.warn(
+      `fleet: WARNING: ${where}: TLS verification is DISABLED (insecureSkipTLSVerify); do not use this in production`,
+    );
+  return ep;
+}
+
+export function buildFleet(config: FleetConfig, platform: Platform): FleetDeps {
+  const client = new UpstreamClient(platform.transport);
+  const controlPlane = resolved(
+    'karmada',
+    controlPlaneEndpoint(config, platform),
+    config,
+    platform,
+    'config.controlPlane',
+  );
+  let source: MembershipSource;
+  if (config.members.mode === 'karmada') {
+    source = { mode: 'karmada', refreshMs: config.members.refreshSeconds * 1000 };
+  } else {
+    source = {
+      mode: 'static',
+      members: config.members.clusters
+        .map((m, i) => {
+          const where = `config.members.clusters[${i}]`;
+          const { name, ...endpoint } = staticMemberSchema.parse(m) as Endpoint & { name: string };
+          return resolved(name, endpoint, config, platform, where);
+        })
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    };
+  }
+  return { config, client, membership: new Membership(controlPlane, source, client) };
+}

@@ -1,0 +1,33 @@
+/**
+ * Last line of defence, like kube-apiserver's WithPanicRecovery: anything thrown below becomes a
+ * Kubernetes Status. Known failures map to their own code; anything else is a 500 InternalError whose
+ * body says nothing about the fleet's internals (the stack goes to the log, never to the client).
+ */
+import type { ErrorHandler } from 'hono';
+import { ConfigError } from '../../config/schema.ts';
+import {
+  badRequest,
+  failure,
+  gatewayTimeout,
+  internalError,
+  serviceUnavailable,
+  statusResponse,
+} from '../../merge/status.ts';
+import { RequestPathError } from '../../request/info.ts';
+import { UpstreamError } from '../../upstreams/client.ts';
+import { MembershipError } from '../../upstreams/membership.ts';
+
+export function errorToResponse(err: unknown): Response {
+  if (err instanceof RequestPathError)
+    return statusResponse(err.code === 404 ? failure(404, 'NotFound', err.message) : badRequest(err.message));
+  if (err instanceof UpstreamError)
+    return statusResponse(
+      err.kind === 'timeout' ? gatewayTimeout(err.message) : serviceUnavailable(err.message),
+    );
+  if (err instanceof MembershipError) return statusResponse(serviceUnavailable(err.message, 1));
+  if (err instanceof ConfigError) return statusResponse(serviceUnavailable(err.message));
+  console.error('fleet: unhandled error', err);
+  return statusResponse(internalError('the fleet-apiserver failed to handle this request'));
+}
+
+export const recovery: ErrorHandler = (err) => errorToResponse(err);

@@ -1,0 +1,14 @@
+/**
+ * Parses the path once (src/request/info.ts) and puts the result on the context; every later step reads
+ * it instead of looking at the URL again.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { parseRequestInfo, type RequestInfo } from '../../request/info.ts';
+
+export type InfoVariables = { info: RequestInfo };
+
+export const requestInfo: MiddlewareHandler<{ Variables: InfoVariables }> = async (c, next) => {
+  const url = new URL(c.req.url);
+  c.set('info', parseRequestInfo(c.req.method, url.pathname, url.searchParams));
+  await next();
+};

@@ -1,0 +1,15 @@
+/**
+ * The platform seam: the one place where the runtime differs. `node.ts` (imported only by deploy/node and
+ * Node-side tests) and `worker.ts` (imported by the worker entry) implement it; nothing else in src/
+ * touches a runtime-specific API.
+ */
+import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
+import type { Transport } from '../upstreams/transport.ts';
+
+export interface Platform {
+  name: 'node' | 'worker';
+  files: FileReader;
+  transport: Transport;
+  /** refuse, at startup, an endpoint the runtime cannot reach as configured (e.g. a private CA on Workers) */
+  checkEndpoint(endpoint: ResolvedEndpoint, where: string): void;
+}

@@ -1,0 +1,204 @@
+/**
+ * The one request parser. Every path is parsed once, here, into a RequestInfo that everything downstream
+ * reads (routing, planning, audit), the way kube-apiserver's RequestInfoFactory
+ * (k8s.io/apiserver/pkg/endpoints/request/requestinfo.go) does it, extended with the fleet's clusterspace:
+ *
+ *   /clusterspaces/<cs>/<any kubernetes path>                           (prefix form, kubeconfig-friendly)
+ *   /api/v1/namespaces/<ns>/clusterspaces/<cs>/<resource>[/<name>[/<sub>…]]   (in-path form, namespaced)
+ *   /apis/<g>/<v>/clusterspaces/<cs>/<resource>[/<name>[/<sub>…]]             (in-path form, cluster scope
+ *                                                                             or all namespaces)
+ *
+ * Pure: no I/O. Errors are typed so the caller answers with the right Status (never a guess).
+ */
+
+export type Verb =
+  | 'get'
+  | 'list'
+  | 'watch'
+  | 'create'
+  | 'update'
+  | 'patch'
+  | 'delete'
+  | 'deletecollection'
+  | 'proxy'
+  | 'connect';
+
+export interface RequestInfo {
+  /** path as received (still percent-encoded), without query */
+  rawPath: string;
+  /** clusterspace named in the URL (prefix or in-path form), or undefined for the vanilla API */
+  clusterspace?: string;
+  clusterspaceForm?: 'prefix' | 'inpath';
+  /**
+   * The Kubernetes path this request means, with the clusterspace removed (still percent-encoded):
+   * what a single cluster would be asked.
+   */
+  kubePath: string;
+  isResourceRequest: boolean;
+  /** lowercased HTTP method for non-resource requests, the Kubernetes verb for resource requests */
+  verb: string;
+  apiPrefix?: 'api' | 'apis';
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  /** path segments after the subresource (pods/x/proxy/<more>) */
+  extra: string[];
+}
+
+export class RequestPathError extends Error {
+  constructor(
+    readonly code: 400 | 404,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RequestPathError';
+  }
+}
+
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+const CLUSTERSPACES = 'clusterspaces';
+
+/** Decodes one path segment; refuses what could change the path's shape after decoding. */
+function decodeSegment(seg: string): string {
+  let s: string;
+  try {
+    s = decodeURIComponent(seg);
+  } catch {
+    throw new RequestPathError(400, `invalid percent-encoding in path segment "${seg}"`);
+  }
+  if (s.includes('/'))
+    throw new RequestPathError(400, 'percent-encoded "/" is not allowed in a path segment');
+  if (s === '.' || s === '..') throw new RequestPathError(400, `path segment "${s}" is not allowed`);
+  if (s.includes('\0')) throw new RequestPathError(400, 'NUL is not allowed in a path');
+  return s;
+}
+
+function splitPath(rawPath: string): { segs: string[]; raw: string[] } {
+  if (!rawPath.startsWith('/')) throw new RequestPathError(400, 'path must be absolute');
+  const trimmed = rawPath.replace(/^\/+/, '').replace(/\/+$/, '');
+  if (trimmed === '') return { segs: [], raw: [] };
+  const raw = trimmed.split('/');
+  if (raw.some((r) => r === '')) throw new RequestPathError(400, 'empty path segment ("//") is not allowed');
+  return { segs: raw.map(decodeSegment), raw };
+}
+
+export function parseRequestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
+  const { segs, raw } = splitPath(rawPath);
+  let clusterspace: string | undefined;
+  let clusterspaceForm: RequestInfo['clusterspaceForm'];
+  let parts = segs;
+  let rawParts = raw;
+
+  if (parts[0] === CLUSTERSPACES) {
+    if (parts.length < 2)
+      throw new RequestPathError(
+        404,
+        'the path /clusterspaces needs a clusterspace: /clusterspaces/<cluster>/…',
+      );
+    clusterspace = parts[1];
+    clusterspaceForm = 'prefix';
+    parts = parts.slice(2);
+    rawParts = rawParts.slice(2);
+  }
+
+  const info: RequestInfo = {
+    rawPath,
+    clusterspace,
+    clusterspaceForm,
+    kubePath: `/${rawParts.join('/')}`,
+    isResourceRequest: false,
+    verb: method.toLowerCase(),
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    extra: [],
+  };
+
+  const prefix = parts[0];
+  if (prefix !== 'api' && prefix !== 'apis') return info;
+  info.apiPrefix = prefix;
+  // /api/<v>/… and /apis/<g>/<v>/…: shorter paths are discovery documents, not resources
+  const headLen = prefix === 'api' ? 2 : 3;
+  if (parts.length <= headLen) {
+    if (prefix === 'apis' && parts.length >= 2) info.apiGroup = parts[1]!;
+    if (parts.length === headLen) info.apiVersion = parts[headLen - 1]!;
+    return info;
+  }
+  info.isResourceRequest = true;
+  info.apiGroup = prefix === 'api' ? '' : parts[1]!;
+  info.apiVersion = parts[headLen - 1]!;
+  const head = rawParts.slice(0, headLen);
+  let rest = parts.slice(headLen);
+  let rawRest = rawParts.slice(headLen);
+
+  // deprecated /watch/ path prefix: /api/v1/watch/pods
+  let watchPath = false;
+  if (rest[0] === 'watch') {
+    watchPath = true;
+    rest = rest.slice(1);
+    rawRest = rawRest.slice(1);
+  }
+
+  const takeInPath = (at: number) => {
+    // …/clusterspaces/<cs>/<resource>…: needs the clusterspace and a resource after it
+    if (rest[at] !== CLUSTERSPACES || rest.length < at + 3) return;
+    if (clusterspace !== undefined)
+      throw new RequestPathError(400, 'a clusterspace is named twice (prefix and in-path); name it once');
+    clusterspace = rest[at + 1];
+    clusterspaceForm = 'inpath';
+    rest = [...rest.slice(0, at), ...rest.slice(at + 2)];
+    rawRest = [...rawRest.slice(0, at), ...rawRest.slice(at + 2)];
+  };
+
+  if (rest[0] === 'namespaces') {
+    if (rest.length > 1) {
+      info.namespace = rest[1]!;
+      takeInPath(2);
+      if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) {
+        rest = rest.slice(2);
+      }
+    }
+  } else {
+    takeInPath(0);
+  }
+  info.clusterspace = clusterspace;
+  info.clusterspaceForm = clusterspaceForm;
+  info.kubePath = `/${[...head, ...(watchPath ? ['watch'] : []), ...rawRest].join('/')}`;
+
+  info.resource = rest[0] ?? '';
+  info.name = rest[1] ?? '';
+  info.subresource = rest[2] ?? '';
+  info.extra = rest.slice(3);
+  if (info.resource === '') throw new RequestPathError(404, `no resource in path ${rawPath}`);
+
+  const m = method.toUpperCase();
+  const watchQuery = query.get('watch');
+  const isWatch = watchPath || watchQuery === 'true' || watchQuery === '1';
+  switch (m) {
+    case 'POST':
+      info.verb = 'create';
+      break;
+    case 'GET':
+    case 'HEAD':
+      info.verb = info.name === '' ? (isWatch ? 'watch' : 'list') : isWatch ? 'watch' : 'get';
+      break;
+    case 'PUT':
+      info.verb = 'update';
+      break;
+    case 'PATCH':
+      info.verb = 'patch';
+      break;
+    case 'DELETE':
+      info.verb = info.name === '' ? 'deletecollection' : 'delete';
+      break;
+    default:
+      info.verb = m.toLowerCase();
+  }
+  return info;
+}

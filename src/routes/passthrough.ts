@@ -1,0 +1,63 @@
+/**
+ * Per-cluster passthrough: `/clusterspaces/<member|karmada>/…` is a transparent proxy to that one cluster.
+ * Method, path, query and body go upstream as received (minus hop-by-hop and credential headers); status,
+ * headers and body come back unchanged and streamed, so watch and `logs -f` arrive event by event.
+ */
+import type { Context } from 'hono';
+import type { FleetDeps } from '../app.ts';
+import { failure, statusResponse } from '../merge/status.ts';
+import type { RequestInfo } from '../request/info.ts';
+import { forwardableResponseHeaders } from '../upstreams/client.ts';
+import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
+
+/** 404 for a clusterspace that names no cluster, listing the ones that exist. */
+export async function unknownClusterspace(
+  deps: FleetDeps,
+  cs: string,
+  signal: AbortSignal,
+): Promise<Response> {
+  const names = ['all', 'karmada', ...(await deps.membership.members(signal)).map((m) => m.name)];
+  return statusResponse(
+    failure(404, 'NotFound', `clusterspace "${cs}" not found; known clusterspaces: ${names.join(', ')}`, {
+      name: cs,
+      kind: 'clusterspaces',
+    }),
+  );
+}
+
+/**
+ * Responses that stream (watch, follow logs, chunked bodies of unknown length) are marked
+ * `Content-Encoding: identity`: worker runtimes otherwise gzip them and deliver everything at the end.
+ */
+function isStreaming(c: Context, res: Response): boolean {
+  if (res.headers.has('content-length') || res.headers.has('content-encoding')) return false;
+  const q = new URL(c.req.url).searchParams;
+  return (
+    q.get('watch') === 'true' ||
+    q.get('watch') === '1' ||
+    q.get('follow') === 'true' ||
+    c.req.path.includes('/watch/')
+  );
+}
+
+export async function proxyTo(c: Context, deps: FleetDeps, endpoint: ResolvedEndpoint, info: RequestInfo) {
+  const raw = c.req.raw;
+  const search = new URL(raw.url).search;
+  const res = await deps.client.send(endpoint, {
+    method: raw.method,
+    path: info.kubePath + search,
+    headers: raw.headers,
+    body: raw.body,
+    signal: raw.signal,
+  });
+  const headers = forwardableResponseHeaders(res.headers);
+  if (isStreaming(c, res)) headers.set('Content-Encoding', 'identity');
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
+export async function passthrough(c: Context, deps: FleetDeps, info: RequestInfo): Promise<Response> {
+  const cs = info.clusterspace!;
+  const endpoint = await deps.membership.endpointFor(cs, c.req.raw.signal);
+  if (!endpoint) return unknownClusterspace(deps, cs, c.req.raw.signal);
+  return proxyTo(c, deps, endpoint, info);
+}

@@ -1,0 +1,108 @@
+/**
+ * Who is in the fleet. Either Karmada's Cluster objects (listed from the control plane, trusted for a
+ * short TTL, each member reached through the cluster proxy) or a static list from the config.
+ *
+ * Only resolved data is cached, never a pending promise: on the worker runtime an isolate serves many
+ * requests, and I/O started by one request must not be awaited by another.
+ */
+import type { UpstreamClient } from './client.ts';
+import { type ResolvedEndpoint, viaClusterProxy } from './endpoint.ts';
+
+export const RESERVED_CLUSTERSPACES = new Set(['all', 'karmada']);
+
+export interface Member {
+  name: string;
+  /** Karmada's Ready condition (static members: always true; reachability is found per request) */
+  ready: boolean;
+  /** why it is not ready, from the condition's message */
+  reason?: string;
+  endpoint: ResolvedEndpoint;
+}
+
+export type MembershipSource =
+  | { mode: 'karmada'; refreshMs: number }
+  | { mode: 'static'; members: ResolvedEndpoint[] };
+
+interface ClusterObject {
+  metadata?: { name?: string };
+  status?: { conditions?: Array<{ type?: string; status?: string; message?: string; reason?: string }> };
+}
+
+export class MembershipError extends Error {
+  override name = 'MembershipError';
+}
+
+export class Membership {
+  private cached?: { at: number; members: Member[] };
+
+  constructor(
+    readonly controlPlane: ResolvedEndpoint,
+    private readonly source: MembershipSource,
+    private readonly client: UpstreamClient,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** All members, sorted by name (the fleet's deterministic cluster order). */
+  async members(signal?: AbortSignal): Promise<Member[]> {
+    if (this.source.mode === 'static') {
+      return this.source.members.map((endpoint) => ({ name: endpoint.name, ready: true, endpoint }));
+    }
+    const c = this.cached;
+    if (c && this.now() - c.at < this.source.refreshMs) return c.members;
+    try {
+      const members = await this.listClusters(signal);
+      this.cached = { at: this.now(), members };
+      return members;
+    } catch (err) {
+      // a control plane hiccup must not take the fleet away: serve the last known membership
+      if (c) return c.members;
+      throw err;
+    }
+  }
+
+  /** The endpoint for a clusterspace that names one cluster, or undefined when it names none. */
+  async endpointFor(clusterspace: string, signal?: AbortSignal): Promise<ResolvedEndpoint | undefined> {
+    if (clusterspace === 'karmada') return this.controlPlane;
+    if (RESERVED_CLUSTERSPACES.has(clusterspace)) return undefined;
+    return (await this.members(signal)).find((m) => m.name === clusterspace)?.endpoint;
+  }
+
+  private async listClusters(signal?: AbortSignal): Promise<Member[]> {
+    const res = await this.client.send(this.controlPlane, {
+      method: 'GET',
+      path: '/apis/cluster.karmada.io/v1alpha1/clusters',
+      headers: new Headers({ Accept: 'application/json' }),
+      signal,
+    });
+    if (!res.ok) {
+      const body = await res.text().catch(() => '');
+      let message = body.slice(0, 200);
+      try {
+        message = JSON.parse(body).message ?? message;
+      } catch {
+        // not a Status; keep the text
+      }
+      throw new MembershipError(`listing Karmada clusters failed: ${res.status} ${message}`);
+    }
+    const list = (await res.json()) as { items?: ClusterObject[] };
+    const members: Member[] = [];
+    for (const item of list.items ?? []) {
+      const name = item.metadata?.name;
+      // a Cluster named like a reserved clusterspace could never be addressed: leave it out, loudly
+      if (!name || RESERVED_CLUSTERSPACES.has(name)) {
+        console.warn(`fleet: ignoring Karmada cluster with reserved or empty name "${name ?? ''}"`);
+        continue;
+      }
+      const ready = item.status?.conditions?.find((x) => x.type === 'Ready');
+      members.push({
+        name,
+        ready: ready?.status === 'True',
+        reason:
+          ready?.status === 'True' ? undefined : (ready?.message ?? ready?.reason ?? 'no Ready condition'),
+        endpoint: viaClusterProxy(this.controlPlane, name),
+      });
+    }
+    members.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return members;
+  }
+}

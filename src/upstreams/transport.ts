@@ -1,0 +1,49 @@
+/**
+ * How bytes reach an upstream. The platform picks the implementation: Node uses undici with one pooled
+ * agent per upstream (src/platform/node.ts), the worker runtime uses its `fetch` (below). Everything
+ * above this seam sees Web `Response`s with streaming bodies.
+ */
+import type { ResolvedEndpoint } from './endpoint.ts';
+
+export interface UpstreamRequest {
+  method: string;
+  /** absolute URL */
+  url: string;
+  headers: Headers;
+  body: ReadableStream<Uint8Array> | Uint8Array | string | null;
+  signal: AbortSignal;
+}
+
+export interface Transport {
+  send(endpoint: ResolvedEndpoint, req: UpstreamRequest): Promise<Response>;
+  /** close pooled connections (graceful shutdown) */
+  close?(): Promise<void>;
+}
+
+/** A fetcher as the worker runtime offers it (global fetch or an mtls_certificates binding). */
+export type Fetcher = (input: string, init: RequestInit) => Promise<Response>;
+
+/**
+ * Transport over the Fetch API. Used on the worker runtime, and by tests that reach simulated clusters
+ * in-process. `fetchers` maps an mTLS binding name to the binding's fetch.
+ */
+export function fetchTransport(defaultFetch: Fetcher, fetchers: Record<string, Fetcher> = {}): Transport {
+  return {
+    async send(endpoint, req) {
+      const f = endpoint.mtlsBinding ? fetchers[endpoint.mtlsBinding] : defaultFetch;
+      if (!f) throw new Error(`mTLS certificate binding "${endpoint.mtlsBinding}" is not bound`);
+      // the Fetch API computes Content-Length (or chunks) itself and refuses a caller-set one
+      const headers = new Headers(req.headers);
+      headers.delete('content-length');
+      const init: RequestInit & { duplex?: 'half' } = {
+        method: req.method,
+        headers,
+        body: req.body as BodyInit | null,
+        signal: req.signal,
+        redirect: 'manual',
+      };
+      if (req.body instanceof ReadableStream) init.duplex = 'half';
+      return f(req.url, init);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * Starts the fleet-apiserver for a test on either runtime, over real HTTP on an OS-picked port:
+ * - node: deploy/node's server in this process;
+ * - workerd: the bundled worker (built by global-setup) in workerd through miniflare.
+ * Both get the same configuration, so a scenario can run against each and must answer the same.
+ */
+import { resolve } from 'node:path';
+import { Miniflare } from 'miniflare';
+import { startNodeFleet } from '../../deploy/node/server.ts';
+import { type FleetConfigInput, parseConfig } from '../../src/config/schema.ts';
+
+export type Runtime = 'node' | 'workerd';
+export const RUNTIMES: Runtime[] = ['node', 'workerd'];
+
+export interface RunningFleet {
+  runtime: Runtime;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startFleet(runtime: Runtime, config: FleetConfigInput): Promise<RunningFleet> {
+  if (runtime === 'node') {
+    const f = await startNodeFleet({ config: parseConfig(config) });
+    return { runtime, url: f.url, stop: () => f.stop(500) };
+  }
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: resolve('.cache/worker/worker.js'),
+    compatibilityDate: '2026-04-01',
+    bindings: { FLEET_CONFIG: JSON.stringify(config) },
+    host: '127.0.0.1',
+    port: 0,
+  });
+  const url = await mf.ready;
+  return { runtime, url: url.origin, stop: () => mf.dispose() };
+}

@@ -1,0 +1,110 @@
+/**
+ * Drives the real kubectl binary (extracted by global-setup) against a server URL, each call with its own
+ * kubeconfig and --cache-dir so tests never share discovery caches.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { kubectlPath } from '../../scripts/kubectl.mjs';
+
+export interface KubectlResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export class Kubectl {
+  readonly dir = mkdtempSync(join(tmpdir(), 'fleet-kubectl-'));
+  readonly kubeconfig = join(this.dir, 'config');
+
+  constructor(readonly server: string) {
+    writeFileSync(
+      this.kubeconfig,
+      `apiVersion: v1
+kind: Config
+clusters:
+- name: fleet
+  cluster:
+    server: ${server}
+contexts:
+- name: fleet
+  context:
+    cluster: fleet
+    user: fleet
+users:
+- name: fleet
+  user: {}
+current-context: fleet
+`,
+    );
+  }
+
+  private args(args: string[]): string[] {
+    return ['--kubeconfig', this.kubeconfig, '--cache-dir', join(this.dir, 'cache'), ...args];
+  }
+
+  run(
+    args: string[],
+    opts: { stdin?: string; timeoutMs?: number; env?: Record<string, string> } = {},
+  ): Promise<KubectlResult> {
+    return new Promise((resolve, reject) => {
+      const p = spawn(kubectlPath(), this.args(args), {
+        env: { ...process.env, KUBECONFIG: this.kubeconfig, ...opts.env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      p.stdout.on('data', (d) => {
+        stdout += d;
+      });
+      p.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      const t = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 45_000);
+      p.on('error', reject);
+      p.on('close', (code) => {
+        clearTimeout(t);
+        resolve({ code, stdout, stderr });
+      });
+      p.stdin.end(opts.stdin ?? '');
+    });
+  }
+
+  /** A long-running kubectl (e.g. `get -w`): collects output, resolves `waitFor` when a pattern appears. */
+  spawn(args: string[]): {
+    proc: ChildProcess;
+    output: () => string;
+    waitFor: (re: RegExp, timeoutMs?: number) => Promise<string>;
+    stop: () => void;
+  } {
+    const p = spawn(kubectlPath(), this.args(args), { env: { ...process.env, KUBECONFIG: this.kubeconfig } });
+    let out = '';
+    const waiters: Array<() => void> = [];
+    const onData = (d: Buffer) => {
+      out += d;
+      for (const w of waiters.splice(0)) w();
+    };
+    p.stdout!.on('data', onData);
+    p.stderr!.on('data', onData);
+    return {
+      proc: p,
+      output: () => out,
+      waitFor: (re, timeoutMs = 30_000) =>
+        new Promise((resolve, reject) => {
+          const deadline = setTimeout(
+            () => reject(new Error(`timed out waiting for ${re} in kubectl output:\n${out}`)),
+            timeoutMs,
+          );
+          const check = () => {
+            if (re.test(out)) {
+              clearTimeout(deadline);
+              resolve(out);
+            } else waiters.push(check);
+          };
+          check();
+        }),
+      stop: () => p.kill('SIGTERM'),
+    };
+  }
+}

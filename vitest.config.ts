@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+// Unit tests live beside the code they test (src/**/*.test.ts); end-to-end tests, which start real
+// servers and drive real kubectl and client libraries over HTTP, live in test/.
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // 2 noisy cores: a few forks, each test file isolated
+    pool: 'forks',
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
