@@ -104,5 +104,7 @@ export interface Catalog {
   /** GET /openapi/v2: the Swagger 2.0 document as JSON (the engine encodes protobuf if asked) */
   openapiV2(): unknown;
   /** Objects a cluster starts with when seeded: names, namespaces, labels, realistic specs/statuses. */
-  sampleObjects(clusterName: string): Array<{ group: string; version: string; resource: string; object: KubeObject }>;
+  sampleObjects(
+    clusterName: string,
+  ): Array<{ group: string; version: string; resource: string; object: KubeObject }>;
 }

@@ -1,0 +1,743 @@
+/**
+ * Streaming splitter for Kubernetes list bodies: `{…head…, "items": [ item, item, … ], …tail…}` (Tables:
+ * `"rows"`). Bytes go in, in chunks split anywhere (inside strings, escapes, numbers, multi-byte UTF-8);
+ * out come:
+ *   - `head`: the top-level members before the array, parsed (kind, apiVersion, metadata,
+ *     columnDefinitions: small);
+ *   - `item`: the raw bytes of one array element, exactly as received, without surrounding whitespace;
+ *   - `tail`: the top-level members after the array, parsed (`{}` when none).
+ * `head` is emitted once, when the array opens (or at the end when the body has no such array); `tail` once,
+ * at the end. `"items": null` is accepted as an empty array. Only one item (or one top-level member) is ever
+ * buffered, so memory stays flat however long the list.
+ *
+ * The scanner is a full validating JSON pushdown automaton over bytes (RFC 8259 grammar: literals,
+ * numbers, strings with escapes, control characters refused, nesting): malformed input raises a
+ * {@link JsonSplitError}, never a hang nor an untyped exception. It does not validate UTF-8 sequences
+ * (bytes ≥ 0x80 are never structural, so splitting is unaffected; decode items with a fatal TextDecoder if
+ * that matters).
+ *
+ * Item bytes are a view (`subarray`) of the input chunk when the item lies within one chunk, a fresh copy
+ * otherwise: the caller may keep them as long as the chunks it fed are not reused.
+ */
+
+export type SplitEvent =
+  | { type: 'head'; value: Record<string, unknown> }
+  | { type: 'item'; bytes: Uint8Array; index: number }
+  | { type: 'tail'; value: Record<string, unknown> };
+
+export interface SplitterOptions {
+  /** The top-level array to split: `items` (lists, default) or `rows` (Tables). */
+  arrayKey?: string;
+  /** Refuse an item larger than this many bytes (default 64 MiB). */
+  maxItemBytes?: number;
+  /** Refuse a top-level member (outside the array) larger than this (default 16 MiB). */
+  maxMemberBytes?: number;
+  /** Refuse nesting deeper than this (default 1000). */
+  maxDepth?: number;
+}
+
+/** Malformed or over-limit input. `offset` is the byte offset in the whole stream. */
+export class JsonSplitError extends Error {
+  override readonly name = 'JsonSplitError';
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(`${message} at byte ${offset}`);
+  }
+}
+
+// states
+const S_START = 0;
+const S_VALUE = 1; // a value must come
+const S_AFTER = 2; // after a value: , or closer
+const S_KEY_OR_END = 3; // after {
+const S_KEY = 4; // after , in an object
+const S_COLON = 5;
+const S_ARR_FIRST = 6; // after [
+const S_STR = 7;
+const S_ESC = 8;
+const S_HEX = 9;
+const S_NUM_MINUS = 10;
+const S_NUM_ZERO = 11;
+const S_NUM_INT = 12;
+const S_NUM_DOT = 13;
+const S_NUM_FRAC = 14;
+const S_NUM_E = 15;
+const S_NUM_ESIGN = 16;
+const S_NUM_EXP = 17;
+const S_LIT = 18;
+const S_DONE = 19;
+
+const OBJ = 1;
+const ARR = 2;
+
+// what a capture belongs to
+const CAP_NONE = 0;
+const CAP_ITEM = 1;
+const CAP_MEMBER = 2;
+
+const LIT_TRUE = [0x74, 0x72, 0x75, 0x65];
+const LIT_FALSE = [0x66, 0x61, 0x6c, 0x73, 0x65];
+const LIT_NULL = [0x6e, 0x75, 0x6c, 0x6c];
+
+const decoder = new TextDecoder();
+
+function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+function isHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+}
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/**
+ * Incremental splitter. Feed chunks with {@link push}, then call {@link end}; events go to the callback
+ * synchronously. After an error every further call throws the same error.
+ */
+export class ListSplitter {
+  private readonly arrayKey: string;
+  private readonly maxItemBytes: number;
+  private readonly maxMemberBytes: number;
+  private readonly maxDepth: number;
+
+  private state = S_START;
+  private stack = new Uint8Array(64);
+  private depth = 0;
+  private strIsKey = false;
+  private hexLeft = 0;
+  private lit: number[] = LIT_NULL;
+  private litIdx = 0;
+
+  /** depth of the target array while inside it, else -1 */
+  private itemDepth = -1;
+  private itemIndex = 0;
+  private targetSeen = false;
+  /** the key just read at depth 1 is the target */
+  private keyIsTarget = false;
+
+  private cap = CAP_NONE;
+  private capStart = 0; // index in the current chunk
+  private capParts: Uint8Array[] = [];
+  private capPartsLen = 0;
+
+  private headParts: string[] = [];
+  private tailParts: string[] = [];
+  private headEmitted = false;
+
+  private base = 0; // stream offset of the current chunk
+  private failed: JsonSplitError | undefined;
+
+  constructor(opts: SplitterOptions = {}) {
+    this.arrayKey = opts.arrayKey ?? 'items';
+    this.maxItemBytes = opts.maxItemBytes ?? 64 * 1024 * 1024;
+    this.maxMemberBytes = opts.maxMemberBytes ?? 16 * 1024 * 1024;
+    this.maxDepth = opts.maxDepth ?? 1000;
+  }
+
+  /** True once the top-level object has closed. */
+  get done(): boolean {
+    return this.state === S_DONE;
+  }
+
+  push(chunk: Uint8Array, emit: (e: SplitEvent) => void): void {
+    if (this.failed) throw this.failed;
+    try {
+      this.scan(chunk, emit);
+    } catch (e) {
+      if (e instanceof JsonSplitError) this.failed = e;
+      throw e;
+    }
+  }
+
+  /** Signals the end of input; throws a {@link JsonSplitError} if the body is incomplete. */
+  end(): void {
+    if (this.failed) throw this.failed;
+    if (this.state !== S_DONE) {
+      this.failed = new JsonSplitError('unexpected end of JSON input', this.base);
+      throw this.failed;
+    }
+  }
+
+  private fail(msg: string, i: number): never {
+    throw new JsonSplitError(msg, this.base + i);
+  }
+
+  private startCapture(kind: number, i: number): void {
+    this.cap = kind;
+    this.capStart = i;
+    this.capParts.length = 0;
+    this.capPartsLen = 0;
+  }
+
+  /** bytes of the capture from its start to `end` (exclusive) in `chunk` */
+  private captured(chunk: Uint8Array, end: number): Uint8Array {
+    if (this.capPartsLen === 0) return chunk.subarray(this.capStart, end);
+    const last = chunk.subarray(this.capStart, end);
+    this.capParts.push(last);
+    const out = concat(this.capParts, this.capPartsLen + last.length);
+    this.capParts.pop();
+    return out;
+  }
+
+  private emitHead(emit: (e: SplitEvent) => void): void {
+    this.headEmitted = true;
+    emit({ type: 'head', value: JSON.parse(`{${this.headParts.join(',')}}`) });
+    this.headParts = [];
+  }
+
+  /** A value has just completed; `end` is its exclusive end in `chunk`. */
+  private valueDone(chunk: Uint8Array, end: number, emit: (e: SplitEvent) => void): void {
+    const d = this.depth;
+    if (d === this.itemDepth && this.cap === CAP_ITEM) {
+      const bytes = this.captured(chunk, end);
+      if (bytes.length > this.maxItemBytes) this.fail(`item larger than ${this.maxItemBytes} bytes`, end);
+      this.cap = CAP_NONE;
+      emit({ type: 'item', bytes, index: this.itemIndex++ });
+    } else if (d === 1) {
+      if (this.cap === CAP_MEMBER) {
+        const bytes = this.captured(chunk, end);
+        this.cap = CAP_NONE;
+        if (bytes.length > this.maxMemberBytes)
+          this.fail(`member larger than ${this.maxMemberBytes} bytes`, end);
+        (this.targetSeen ? this.tailParts : this.headParts).push(decoder.decode(bytes));
+      }
+    }
+  }
+
+  /** A value starts at `i` with byte `c` (state was S_VALUE or S_ARR_FIRST). */
+  private valueStart(c: number, i: number, emit: (e: SplitEvent) => void): void {
+    const d = this.depth;
+    if (d === this.itemDepth) {
+      this.startCapture(CAP_ITEM, i);
+    } else if (d === 1 && this.keyIsTarget) {
+      this.keyIsTarget = false;
+      this.cap = CAP_NONE; // the target member is neither head nor tail
+      this.capParts.length = 0;
+      this.capPartsLen = 0;
+      if (this.targetSeen) this.fail(`duplicate key "${this.arrayKey}"`, i);
+      this.targetSeen = true;
+      if (c === 0x5b) {
+        this.emitHead(emit);
+        this.itemDepth = 2;
+      } else if (c === 0x6e) {
+        this.emitHead(emit); // `"items": null`: no items; the null itself is parsed as usual
+      } else {
+        this.fail(`expected an array or null for "${this.arrayKey}"`, i);
+      }
+    }
+  }
+
+  private push1(kind: number, i: number): void {
+    if (this.depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, i);
+    if (this.depth + 1 >= this.stack.length) {
+      const s = new Uint8Array(this.stack.length * 2);
+      s.set(this.stack);
+      this.stack = s;
+    }
+    this.stack[++this.depth] = kind;
+  }
+
+  private scan(chunk: Uint8Array, emit: (e: SplitEvent) => void): void {
+    const n = chunk.length;
+    let i = 0;
+    let state = this.state;
+    while (i < n) {
+      let c = chunk[i]!;
+      switch (state) {
+        case S_STR: {
+          // fast path: plain string bytes
+          while (c !== 0x22 && c !== 0x5c && c >= 0x20) {
+            if (++i === n) break;
+            c = chunk[i]!;
+          }
+          if (i === n) break;
+          if (c === 0x22) {
+            i++;
+            if (this.strIsKey) {
+              state = S_COLON;
+              if (this.depth === 1 && this.cap === CAP_MEMBER) {
+                const raw = this.captured(chunk, i);
+                if (raw.length > this.maxMemberBytes) this.fail('key too long', i);
+                this.keyIsTarget = JSON.parse(decoder.decode(raw)) === this.arrayKey;
+              }
+            } else {
+              state = S_AFTER;
+              this.valueDone(chunk, i, emit);
+            }
+          } else if (c === 0x5c) {
+            state = S_ESC;
+            i++;
+          } else {
+            this.fail('control character in string', i);
+          }
+          break;
+        }
+        case S_AFTER: {
+          if (isWs(c)) {
+            i++;
+            break;
+          }
+          const top = this.stack[this.depth];
+          if (c === 0x2c) {
+            state = top === OBJ ? S_KEY : S_VALUE;
+            i++;
+          } else if (c === 0x7d && top === OBJ) {
+            i++;
+            this.depth--;
+            if (this.depth === 0) {
+              state = S_DONE;
+              this.finish(emit);
+            } else {
+              state = S_AFTER;
+              this.valueDone(chunk, i, emit);
+            }
+          } else if (c === 0x5d && top === ARR) {
+            i++;
+            if (this.depth === this.itemDepth) this.itemDepth = -1;
+            this.depth--;
+            state = S_AFTER;
+            this.valueDone(chunk, i, emit);
+          } else {
+            this.fail(`unexpected ${describe(c)} after a value`, i);
+          }
+          break;
+        }
+        case S_VALUE:
+        case S_ARR_FIRST: {
+          if (isWs(c)) {
+            i++;
+            break;
+          }
+          if (c === 0x5d && state === S_ARR_FIRST) {
+            i++;
+            if (this.depth === this.itemDepth) this.itemDepth = -1;
+            this.depth--;
+            state = S_AFTER;
+            this.valueDone(chunk, i, emit);
+            break;
+          }
+          this.valueStart(c, i, emit);
+          i++;
+          if (c === 0x22) {
+            state = S_STR;
+            this.strIsKey = false;
+          } else if (c === 0x7b) {
+            this.push1(OBJ, i - 1);
+            state = S_KEY_OR_END;
+          } else if (c === 0x5b) {
+            this.push1(ARR, i - 1);
+            state = S_ARR_FIRST;
+          } else if (c === 0x2d) {
+            state = S_NUM_MINUS;
+          } else if (c === 0x30) {
+            state = S_NUM_ZERO;
+          } else if (c >= 0x31 && c <= 0x39) {
+            state = S_NUM_INT;
+          } else if (c === 0x74) {
+            state = S_LIT;
+            this.lit = LIT_TRUE;
+            this.litIdx = 1;
+          } else if (c === 0x66) {
+            state = S_LIT;
+            this.lit = LIT_FALSE;
+            this.litIdx = 1;
+          } else if (c === 0x6e) {
+            state = S_LIT;
+            this.lit = LIT_NULL;
+            this.litIdx = 1;
+          } else {
+            this.fail(`unexpected ${describe(c)}, expected a value`, i - 1);
+          }
+          break;
+        }
+        case S_KEY_OR_END:
+        case S_KEY: {
+          if (isWs(c)) {
+            i++;
+            break;
+          }
+          if (c === 0x22) {
+            if (this.depth === 1) {
+              if (this.cap !== CAP_NONE) this.fail('internal: capture overlap', i);
+              this.startCapture(CAP_MEMBER, i);
+            }
+            this.strIsKey = true;
+            state = S_STR;
+            i++;
+          } else if (c === 0x7d && state === S_KEY_OR_END) {
+            i++;
+            this.depth--;
+            if (this.depth === 0) {
+              state = S_DONE;
+              this.finish(emit);
+            } else {
+              state = S_AFTER;
+              this.valueDone(chunk, i, emit);
+            }
+          } else {
+            this.fail(`unexpected ${describe(c)}, expected a string key`, i);
+          }
+          break;
+        }
+        case S_COLON: {
+          if (isWs(c)) {
+            i++;
+          } else if (c === 0x3a) {
+            state = S_VALUE;
+            i++;
+          } else {
+            this.fail(`unexpected ${describe(c)}, expected ':'`, i);
+          }
+          break;
+        }
+        case S_ESC: {
+          if (c === 0x75) {
+            state = S_HEX;
+            this.hexLeft = 4;
+          } else if (
+            c === 0x22 ||
+            c === 0x5c ||
+            c === 0x2f ||
+            c === 0x62 ||
+            c === 0x66 ||
+            c === 0x6e ||
+            c === 0x72 ||
+            c === 0x74
+          ) {
+            state = S_STR;
+          } else {
+            this.fail('invalid escape in string', i);
+          }
+          i++;
+          break;
+        }
+        case S_HEX: {
+          if (!isHex(c)) this.fail('invalid \\u escape in string', i);
+          i++;
+          if (--this.hexLeft === 0) state = S_STR;
+          break;
+        }
+        case S_NUM_MINUS: {
+          if (c === 0x30) state = S_NUM_ZERO;
+          else if (c >= 0x31 && c <= 0x39) state = S_NUM_INT;
+          else this.fail('invalid number', i);
+          i++;
+          break;
+        }
+        case S_NUM_INT: {
+          while (c >= 0x30 && c <= 0x39) {
+            if (++i === n) break;
+            c = chunk[i]!;
+          }
+          if (i === n) break;
+          if (c === 0x2e) {
+            state = S_NUM_DOT;
+            i++;
+          } else if (c === 0x65 || c === 0x45) {
+            state = S_NUM_E;
+            i++;
+          } else {
+            state = S_AFTER;
+            this.valueDone(chunk, i, emit);
+          }
+          break;
+        }
+        case S_NUM_ZERO: {
+          if (c === 0x2e) {
+            state = S_NUM_DOT;
+            i++;
+          } else if (c === 0x65 || c === 0x45) {
+            state = S_NUM_E;
+            i++;
+          } else {
+            state = S_AFTER;
+            this.valueDone(chunk, i, emit);
+          }
+          break;
+        }
+        case S_NUM_DOT: {
+          if (c < 0x30 || c > 0x39) this.fail('invalid number', i);
+          state = S_NUM_FRAC;
+          i++;
+          break;
+        }
+        case S_NUM_FRAC: {
+          while (c >= 0x30 && c <= 0x39) {
+            if (++i === n) break;
+            c = chunk[i]!;
+          }
+          if (i === n) break;
+          if (c === 0x65 || c === 0x45) {
+            state = S_NUM_E;
+            i++;
+          } else {
+            state = S_AFTER;
+            this.valueDone(chunk, i, emit);
+          }
+          break;
+        }
+        case S_NUM_E: {
+          if (c === 0x2b || c === 0x2d) state = S_NUM_ESIGN;
+          else if (c >= 0x30 && c <= 0x39) state = S_NUM_EXP;
+          else this.fail('invalid number', i);
+          i++;
+          break;
+        }
+        case S_NUM_ESIGN: {
+          if (c < 0x30 || c > 0x39) this.fail('invalid number', i);
+          state = S_NUM_EXP;
+          i++;
+          break;
+        }
+        case S_NUM_EXP: {
+          while (c >= 0x30 && c <= 0x39) {
+            if (++i === n) break;
+            c = chunk[i]!;
+          }
+          if (i === n) break;
+          state = S_AFTER;
+          this.valueDone(chunk, i, emit);
+          break;
+        }
+        case S_LIT: {
+          if (c !== this.lit[this.litIdx]) this.fail('invalid literal', i);
+          i++;
+          if (++this.litIdx === this.lit.length) {
+            state = S_AFTER;
+            this.valueDone(chunk, i, emit);
+          }
+          break;
+        }
+        case S_START: {
+          if (isWs(c)) {
+            i++;
+          } else if (c === 0x7b) {
+            this.push1(OBJ, i);
+            state = S_KEY_OR_END;
+            i++;
+          } else {
+            this.fail(`unexpected ${describe(c)}, expected '{'`, i);
+          }
+          break;
+        }
+        case S_DONE: {
+          if (!isWs(c)) this.fail(`unexpected ${describe(c)} after the end of the object`, i);
+          i++;
+          break;
+        }
+      }
+    }
+    this.state = state;
+    if (this.cap !== CAP_NONE) {
+      // the capture continues in the next chunk: keep a copy of its part of this one
+      const part = chunk.slice(this.capStart);
+      if (part.length) {
+        this.capParts.push(part);
+        this.capPartsLen += part.length;
+      }
+      const limit = this.cap === CAP_ITEM ? this.maxItemBytes : this.maxMemberBytes;
+      if (this.capPartsLen > limit) this.fail(`value larger than ${limit} bytes`, n);
+      this.capStart = 0;
+    }
+    this.base += n;
+  }
+
+  private finish(emit: (e: SplitEvent) => void): void {
+    if (!this.headEmitted) this.emitHead(emit);
+    const tail = JSON.parse(`{${this.tailParts.join(',')}}`);
+    this.tailParts = [];
+    emit({ type: 'tail', value: tail });
+  }
+}
+
+function describe(c: number): string {
+  return c >= 0x20 && c < 0x7f ? `'${String.fromCharCode(c)}'` : `byte 0x${c.toString(16).padStart(2, '0')}`;
+}
+
+/**
+ * Splits a whole stream. Events come as they are found; the stream is read no faster than the consumer
+ * takes events. Cancels the source when the consumer stops early or the body is malformed.
+ */
+export async function* splitListStream(
+  body: ReadableStream<Uint8Array>,
+  opts?: SplitterOptions,
+): AsyncGenerator<SplitEvent, void, undefined> {
+  const splitter = new ListSplitter(opts);
+  const reader = body.getReader();
+  const queue: SplitEvent[] = [];
+  const push = (e: SplitEvent) => {
+    queue.push(e);
+  };
+  let finished = false;
+  try {
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      splitter.push(r.value, push);
+      for (let k = 0; k < queue.length; k++) yield queue[k]!;
+      queue.length = 0;
+    }
+    splitter.end();
+    finished = true;
+  } finally {
+    if (!finished) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+/** The same as a WHATWG TransformStream: `body.pipeThrough(listSplitterTransform())`. */
+export function listSplitterTransform(opts?: SplitterOptions): TransformStream<Uint8Array, SplitEvent> {
+  const splitter = new ListSplitter(opts);
+  return new TransformStream<Uint8Array, SplitEvent>({
+    transform(chunk, controller) {
+      splitter.push(chunk, (e) => controller.enqueue(e));
+    },
+    flush() {
+      splitter.end();
+    },
+  });
+}
+
+/** Convenience for one item: its bytes as a JS value. */
+export function parseItem(bytes: Uint8Array): unknown {
+  return JSON.parse(decoder.decode(bytes));
+}
+
+// ---------------------------------------------------------------------------------------------
+// benchmark (not a test): `node --import tsx -e "import('./src/merge/jsonsplit.ts').then(m => console.log(m.benchmarkSplitter()))"`
+
+function syntheticPod(i: number): unknown {
+  return {
+    metadata: {
+      name: `web-${i.toString(36)}-7d9f8b6c5d-x${i % 97}`,
+      generateName: 'web-7d9f8b6c5d-',
+      namespace: `team-${i % 20}`,
+      uid: `5f0c3f1e-${(i * 7919).toString(16).padStart(4, '0')}-4b6e-9c3a-1d2e3f4a5b6c`,
+      resourceVersion: String(100000 + i),
+      creationTimestamp: '2025-01-01T00:00:00Z',
+      labels: { app: 'web', 'pod-template-hash': '7d9f8b6c5d', tier: i % 2 ? 'frontend' : 'backend' },
+      annotations: {
+        'kubectl.kubernetes.io/restartedAt': '2025-01-01T00:00:00Z',
+        note: 'quote " and \\ and ü €',
+      },
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9f8b6c5d', uid: 'abc', controller: true },
+      ],
+    },
+    spec: {
+      containers: [
+        {
+          name: 'web',
+          image: 'registry.example.com/web:1.2.3',
+          ports: [{ containerPort: 8080, protocol: 'TCP' }],
+          resources: { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } },
+          env: [
+            { name: 'A', value: 'x'.repeat(40) },
+            { name: 'B', value: '1.5e3' },
+          ],
+          volumeMounts: [
+            { name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' },
+          ],
+        },
+      ],
+      nodeName: `node-${i % 50}`,
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 30,
+      tolerations: [
+        {
+          key: 'node.kubernetes.io/not-ready',
+          operator: 'Exists',
+          effect: 'NoExecute',
+          tolerationSeconds: 300,
+        },
+      ],
+    },
+    status: {
+      phase: 'Running',
+      conditions: [
+        { type: 'Ready', status: 'True', lastTransitionTime: '2025-01-01T00:00:05Z' },
+        { type: 'ContainersReady', status: 'True', lastTransitionTime: '2025-01-01T00:00:05Z' },
+      ],
+      hostIP: '10.0.0.1',
+      podIP: `10.1.${(i >> 8) & 255}.${i & 255}`,
+      startTime: '2025-01-01T00:00:00Z',
+      containerStatuses: [{ name: 'web', ready: true, restartCount: 0, started: true, image: 'web:1.2.3' }],
+      qosClass: 'Burstable',
+    },
+  };
+}
+
+export interface SplitterBenchmark {
+  pods: number;
+  bytes: number;
+  chunkSize: number;
+  /** split only (items as byte views) */
+  splitMs: number;
+  splitMBps: number;
+  /** split, then TextDecoder + JSON.parse each item (what a rewriting merge does) */
+  splitAndParseMs: number;
+  /** TextDecoder + JSON.parse of the whole body (holds it all in memory) */
+  jsonParseMs: number;
+  jsonParseMBps: number;
+}
+
+/** Splits a synthetic pod list fed in `chunkSize` chunks; best of `rounds`. Pure: no I/O. */
+export function benchmarkSplitter(pods = 10_000, chunkSize = 64 * 1024, rounds = 5): SplitterBenchmark {
+  const items: unknown[] = [];
+  for (let i = 0; i < pods; i++) items.push(syntheticPod(i));
+  const body = new TextEncoder().encode(
+    JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '123456' }, items }),
+  );
+  const chunks: Uint8Array[] = [];
+  for (let o = 0; o < body.length; o += chunkSize) chunks.push(body.subarray(o, o + chunkSize));
+  const time = (f: () => void) => {
+    let best = Number.POSITIVE_INFINITY;
+    for (let r = 0; r < rounds; r++) {
+      const t0 = performance.now();
+      f();
+      best = Math.min(best, performance.now() - t0);
+    }
+    return best;
+  };
+  let count = 0;
+  const splitMs = time(() => {
+    const s = new ListSplitter();
+    count = 0;
+    for (const c of chunks) s.push(c, () => count++);
+    s.end();
+  });
+  if (count !== pods + 2) throw new Error(`benchmark: expected ${pods + 2} events, got ${count}`);
+  const splitAndParseMs = time(() => {
+    const s = new ListSplitter();
+    for (const c of chunks)
+      s.push(c, (e) => {
+        if (e.type === 'item') parseItem(e.bytes);
+      });
+    s.end();
+  });
+  const jsonParseMs = time(() => {
+    JSON.parse(decoder.decode(body));
+  });
+  const mb = body.length / 1e6;
+  const round = (x: number) => Math.round(x * 10) / 10;
+  return {
+    pods,
+    bytes: body.length,
+    chunkSize,
+    splitMs: round(splitMs),
+    splitMBps: round(mb / (splitMs / 1000)),
+    splitAndParseMs: round(splitAndParseMs),
+    jsonParseMs: round(jsonParseMs),
+    jsonParseMBps: round(mb / (jsonParseMs / 1000)),
+  };
+}
