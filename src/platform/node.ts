@@ -57,6 +57,8 @@ export function toWebStream(source: Readable): ReadableStream<Uint8Array> {
       }
     },
     cancel() {
+      // undici's body emits an AbortError on destroy; nobody reads it any more, so it must not go unhandled
+      source.on('error', () => {});
       source.destroy();
     },
   });
@@ -106,7 +108,8 @@ export class UndiciTransport implements Transport {
       else if (v !== undefined) out.set(k, v);
     }
     if (NULL_BODY.has(r.statusCode) || req.method === 'HEAD') {
-      r.body.destroy();
+      // drain (not destroy): an empty body leaves the pooled connection reusable
+      await r.body.dump().catch(() => {});
       return new Response(null, { status: r.statusCode === 101 ? 502 : r.statusCode, headers: out });
     }
     return new Response(toWebStream(r.body), { status: r.statusCode, headers: out });

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { endpointFromKubeconfig } from './kubeconfig.ts';
+import { ConfigError, parseConfig } from './schema.ts';
+
+function errorOf(input: unknown): string {
+  try {
+    parseConfig(input);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('parseConfig', () => {
+  it('fills defaults: Karmada membership, federation on, lenient partial failures', () => {
+    const c = parseConfig({ controlPlane: { server: 'https://karmada.example:5443', token: 't' } });
+    expect(c.members).toEqual({ mode: 'karmada', refreshSeconds: 10 });
+    expect(c.federation).toBe(true);
+    expect(c.strict).toBe(false);
+    expect(c.timeouts.requestSeconds).toBe(30);
+  });
+
+  it('names the field and the problem', () => {
+    expect(errorOf({ controlPlane: { server: 'ftp://x' } })).toContain('config.controlPlane.server');
+    expect(errorOf({ controlPlane: { server: 'https://x' }, federation: 'yes' })).toMatch(
+      /config\.federation: .*boolean/,
+    );
+    expect(errorOf({ controlPlane: { server: 'https://x' }, timeouts: { requestSeconds: -1 } })).toContain(
+      'config.timeouts.requestSeconds',
+    );
+    expect(errorOf({ controlPlane: { server: 'https://x' }, membrs: {} })).toContain('membrs');
+    expect(errorOf({})).toContain('config.controlPlane');
+  });
+
+  it('refuses reserved, invalid and duplicate member names, naming the member', () => {
+    const base = { controlPlane: { server: 'https://x' } };
+    const m = (clusters: unknown[]) => errorOf({ ...base, members: { mode: 'static', clusters } });
+    expect(m([{ name: 'all', server: 'https://a' }])).toContain(
+      'config.members.clusters[0].name: "all" and "karmada" are reserved',
+    );
+    expect(m([{ name: 'karmada', server: 'https://a' }])).toContain('reserved');
+    expect(m([{ name: 'Member_1', server: 'https://a' }])).toContain('DNS-1123');
+    expect(
+      m([
+        { name: 'a', server: 'https://a' },
+        { name: 'a', server: 'https://b' },
+      ]),
+    ).toContain('duplicate member "a"');
+    expect(m([{ name: 'a', server: 'https://a', clientCertificateData: 'x' }])).toContain('needs its key');
+  });
+});
+
+describe('endpointFromKubeconfig', () => {
+  const kubeconfig = `
+apiVersion: v1
+kind: Config
+current-context: karmada-apiserver
+clusters:
+- name: karmada
+  cluster:
+    server: https://172.18.0.2:5443
+    certificate-authority: ca.crt
+- name: other
+  cluster: { server: https://other:6443, insecure-skip-tls-verify: true }
+users:
+- name: admin
+  user: { client-certificate-data: Y2VydA==, client-key-data: a2V5 }
+- name: tok
+  user: { token: abc }
+- name: execer
+  user: { exec: { command: aws } }
+contexts:
+- name: karmada-apiserver
+  context: { cluster: karmada, user: admin }
+- name: other
+  context: { cluster: other, user: tok }
+- name: bad
+  context: { cluster: other, user: execer }
+`;
+
+  it('uses the current context and resolves relative files against the kubeconfig folder', () => {
+    expect(endpointFromKubeconfig(kubeconfig, { baseDir: '/etc/karmada', where: 'kc' })).toEqual({
+      server: 'https://172.18.0.2:5443',
+      certificateAuthority: '/etc/karmada/ca.crt',
+      clientCertificateData: 'Y2VydA==',
+      clientKeyData: 'a2V5',
+    });
+  });
+
+  it('uses a named context', () => {
+    expect(endpointFromKubeconfig(kubeconfig, { context: 'other', where: 'kc' })).toEqual({
+      server: 'https://other:6443',
+      insecureSkipTLSVerify: true,
+      token: 'abc',
+    });
+  });
+
+  it('refuses what it cannot use, saying why', () => {
+    expect(() => endpointFromKubeconfig(kubeconfig, { context: 'nope', where: 'kc' })).toThrow(
+      /no context named "nope"/,
+    );
+    expect(() => endpointFromKubeconfig(kubeconfig, { context: 'bad', where: 'kc' })).toThrow(
+      /exec\/auth-provider/,
+    );
+    expect(() => endpointFromKubeconfig(': : :', { where: 'kc' })).toThrow(ConfigError);
+  });
+});

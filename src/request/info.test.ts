@@ -1,0 +1,193 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseRequestInfo, RequestPathError } from './info.ts';
+
+const q = (s = '') => new URLSearchParams(s);
+const parse = (method: string, path: string, query = '') => parseRequestInfo(method, path, q(query));
+
+describe('parseRequestInfo', () => {
+  it.each([
+    [
+      'GET',
+      '/api/v1/pods',
+      '',
+      { verb: 'list', apiGroup: '', apiVersion: 'v1', resource: 'pods', namespace: '', name: '' },
+    ],
+    [
+      'GET',
+      '/api/v1/namespaces/default/pods/web',
+      '',
+      { verb: 'get', namespace: 'default', resource: 'pods', name: 'web' },
+    ],
+    [
+      'GET',
+      '/api/v1/namespaces/default/pods/web/log',
+      'follow=true',
+      { verb: 'get', subresource: 'log', name: 'web' },
+    ],
+    [
+      'GET',
+      '/apis/apps/v1/namespaces/shop/deployments',
+      'watch=true',
+      { verb: 'watch', apiGroup: 'apps', resource: 'deployments' },
+    ],
+    [
+      'GET',
+      '/api/v1/watch/namespaces/default/pods',
+      '',
+      { verb: 'watch', namespace: 'default', resource: 'pods' },
+    ],
+    ['POST', '/apis/apps/v1/namespaces/shop/deployments', '', { verb: 'create', resource: 'deployments' }],
+    [
+      'PUT',
+      '/apis/apps/v1/namespaces/shop/deployments/web/scale',
+      '',
+      { verb: 'update', subresource: 'scale' },
+    ],
+    ['PATCH', '/api/v1/nodes/n1', '', { verb: 'patch', resource: 'nodes', name: 'n1', namespace: '' }],
+    ['DELETE', '/api/v1/namespaces/default/pods', '', { verb: 'deletecollection' }],
+    ['DELETE', '/api/v1/namespaces/default/pods/x', '', { verb: 'delete', name: 'x' }],
+    [
+      'GET',
+      '/api/v1/namespaces/kube-system',
+      '',
+      { verb: 'get', resource: 'namespaces', name: 'kube-system', namespace: 'kube-system' },
+    ],
+    [
+      'PUT',
+      '/api/v1/namespaces/x/finalize',
+      '',
+      { verb: 'update', resource: 'namespaces', name: 'x', subresource: 'finalize' },
+    ],
+    ['GET', '/api/v1/namespaces/default/pods/web/proxy/a/b', '', { subresource: 'proxy', extra: ['a', 'b'] }],
+  ])('%s %s?%s', (method, path, query, want) => {
+    const info = parse(method, path, query);
+    expect(info.isResourceRequest).toBe(true);
+    expect(info).toMatchObject(want);
+    expect(info.clusterspace).toBeUndefined();
+    expect(info.kubePath).toBe(path);
+  });
+
+  it.each([
+    ['/version', 'get'],
+    ['/api', 'get'],
+    ['/apis', 'get'],
+    ['/apis/apps', 'get'],
+    ['/openapi/v3/apis/apps/v1', 'get'],
+    ['/healthz', 'get'],
+  ])('non-resource %s', (path, verb) => {
+    const info = parse('GET', path);
+    expect(info.isResourceRequest).toBe(false);
+    expect(info.verb).toBe(verb);
+    expect(info.kubePath).toBe(path);
+  });
+
+  it('reads discovery group and version', () => {
+    expect(parse('GET', '/apis/apps/v1')).toMatchObject({
+      isResourceRequest: false,
+      apiGroup: 'apps',
+      apiVersion: 'v1',
+    });
+    expect(parse('GET', '/api/v1')).toMatchObject({
+      isResourceRequest: false,
+      apiGroup: '',
+      apiVersion: 'v1',
+    });
+  });
+
+  it('takes the clusterspace prefix off and keeps the rest as the Kubernetes path', () => {
+    const info = parse('GET', '/clusterspaces/member1/api/v1/namespaces/default/pods/web');
+    expect(info).toMatchObject({
+      clusterspace: 'member1',
+      clusterspaceForm: 'prefix',
+      kubePath: '/api/v1/namespaces/default/pods/web',
+      verb: 'get',
+      name: 'web',
+    });
+    expect(parse('GET', '/clusterspaces/karmada/version')).toMatchObject({
+      clusterspace: 'karmada',
+      kubePath: '/version',
+      isResourceRequest: false,
+    });
+    expect(parse('GET', '/clusterspaces/member1')).toMatchObject({ clusterspace: 'member1', kubePath: '/' });
+  });
+
+  it('reads the in-path clusterspace, namespaced and cluster-wide', () => {
+    expect(parse('GET', '/api/v1/namespaces/default/clusterspaces/member2/pods/web/log')).toMatchObject({
+      clusterspace: 'member2',
+      clusterspaceForm: 'inpath',
+      namespace: 'default',
+      resource: 'pods',
+      name: 'web',
+      subresource: 'log',
+      kubePath: '/api/v1/namespaces/default/pods/web/log',
+    });
+    expect(parse('GET', '/apis/apps/v1/clusterspaces/all/deployments')).toMatchObject({
+      clusterspace: 'all',
+      verb: 'list',
+      resource: 'deployments',
+      kubePath: '/apis/apps/v1/deployments',
+    });
+    // a namespace that happens to be called "clusterspaces" is still a namespace
+    expect(parse('GET', '/api/v1/namespaces/clusterspaces')).toMatchObject({
+      resource: 'namespaces',
+      name: 'clusterspaces',
+    });
+  });
+
+  it('refuses a clusterspace named twice', () => {
+    expect(() => parse('GET', '/clusterspaces/a/api/v1/clusterspaces/b/pods')).toThrow(RequestPathError);
+  });
+
+  it.each([
+    ['/api/v1/namespaces/a%2Fb/pods', 400],
+    ['/api/v1//pods', 400],
+    ['/api/v1/namespaces/%zz/pods', 400],
+    ['/clusterspaces', 404],
+  ])('refuses %s with %i', (path, code) => {
+    try {
+      parse('GET', path);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(RequestPathError);
+      expect((e as RequestPathError).code).toBe(code);
+    }
+  });
+
+  it('never throws anything but RequestPathError, whatever the path', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'),
+        fc.array(
+          fc.oneof(
+            fc.constantFrom(
+              'api',
+              'apis',
+              'v1',
+              'namespaces',
+              'clusterspaces',
+              'watch',
+              '',
+              '..',
+              '%2F',
+              '%',
+            ),
+            fc.string(),
+          ),
+          {
+            maxLength: 10,
+          },
+        ),
+        (method, segs) => {
+          try {
+            const info = parse(method, `/${segs.join('/')}`);
+            expect(info.kubePath.startsWith('/')).toBe(true);
+          } catch (e) {
+            expect(e).toBeInstanceOf(RequestPathError);
+          }
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+});

@@ -1,0 +1,763 @@
+/**
+ * The resource verbs: get, list, watch, create, update, patch (4 types), delete, deletecollection, and
+ * the status / scale / log subresources, with kube-apiserver's status codes and Status bodies.
+ */
+
+import { parse as parseYaml } from 'yaml';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  failure,
+  invalid,
+  methodNotSupported,
+  notFound,
+  qualified,
+  success,
+} from '../../merge/status.ts';
+import type { KubeObject, ResourceDef, SubresourceDef } from './catalog/types.ts';
+import type { SimCluster } from './cluster.ts';
+import {
+  BODY_TYPES,
+  jsonResponse,
+  negotiateResource,
+  objectResponse,
+  pageNotFound,
+  parseMediaType,
+  StatusError,
+  type Target,
+  unsupportedMediaType,
+} from './http.ts';
+import {
+  allowsCreateOnUpdate,
+  hasStatusSubresource,
+  prepareForCreate,
+  returnsDeletedObject,
+  tracksGeneration,
+} from './kinds.ts';
+import { serveList } from './list.ts';
+import { serveLog } from './logs.ts';
+import {
+  groupVersion,
+  managerFromUserAgent,
+  present,
+  randomSuffix,
+  recordManager,
+  sameContent,
+  specOf,
+  timestamp,
+  validName,
+} from './objects.ts';
+import { applyMerge, jsonPatch, mergePatch, parseJsonBody, strategicMergePatch } from './patch.ts';
+import type { ResourceInfo } from './paths.ts';
+import { parseFieldSelector, parseLabelSelector, type Selector, selectorMatches } from './selectors.ts';
+import { clone, grKey, objectKey } from './store.ts';
+import { parseIncludeObject, partialObjectMetadata, toTable } from './table.ts';
+import { serveWatch } from './watch.ts';
+
+const PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
+
+const UPGRADE_SUBRESOURCES = new Set(['exec', 'attach', 'portforward']);
+
+interface Ctx {
+  sim: SimCluster;
+  req: Request;
+  url: URL;
+  q: URLSearchParams;
+  info: ResourceInfo;
+  def: ResourceDef;
+  gr: string;
+}
+
+function kindOf(def: ResourceDef): { kind: string; group: string } {
+  return { kind: def.kind, group: def.group };
+}
+
+export async function handleResource(
+  sim: SimCluster,
+  req: Request,
+  url: URL,
+  info: ResourceInfo,
+): Promise<Response> {
+  const def = sim.catalog.find(info.group, info.version, info.resource);
+  if (!def) return pageNotFound();
+  if (info.namespace !== undefined && !def.namespaced) return pageNotFound();
+  const ctx: Ctx = { sim, req, url, q: url.searchParams, info, def, gr: grKey(def.group, def.resource) };
+
+  if (info.subresource !== undefined) {
+    const sub = def.subresources?.find((s) => s.name === info.subresource);
+    if (!sub) return pageNotFound();
+    return handleSubresource(ctx, sub);
+  }
+  const verb = info.verb;
+  if (!def.verbs.includes(verb)) {
+    throw new StatusError(methodNotSupported(def.resource, def.group, verb));
+  }
+  switch (verb) {
+    case 'get':
+      return get(ctx);
+    case 'list':
+      return list(ctx);
+    case 'watch':
+      return watch(ctx);
+    case 'create':
+      return create(ctx);
+    case 'update':
+      return update(ctx);
+    case 'patch':
+      return patch(ctx);
+    case 'delete':
+      return del(ctx);
+    case 'deletecollection':
+      return deleteCollection(ctx);
+  }
+}
+
+function target(ctx: Ctx, list: boolean, watch = false): Target {
+  const t = negotiateResource(ctx.req.headers.get('accept'), list, watch);
+  if ('kind' in t) throw new StatusError(t);
+  return t;
+}
+
+function respondObject(ctx: Ctx, obj: KubeObject, status = 200): Response {
+  const t = target(ctx, false);
+  const full = present(obj, ctx.def, ctx.info.version);
+  if (t.as === 'Table') {
+    const include = parseIncludeObject(ctx.q.get('includeObject')) ?? 'Metadata';
+    return jsonResponse(
+      toTable(
+        ctx.def,
+        [full],
+        { resourceVersion: obj.metadata.resourceVersion ?? '' },
+        {
+          version: t.version,
+          includeObject: include,
+          now: ctx.sim.clock(),
+        },
+      ),
+      status,
+    );
+  }
+  if (t.as === 'PartialObjectMetadata') return jsonResponse(partialObjectMetadata(full, t.version), status);
+  return objectResponse(t, full, status);
+}
+
+function selectorOf(ctx: Ctx): Selector {
+  const fields = parseFieldSelector(ctx.q.get('fieldSelector'), ctx.def.resource);
+  if (ctx.info.name !== undefined) fields.push({ field: 'metadata.name', op: '=', value: ctx.info.name });
+  return { labels: parseLabelSelector(ctx.q.get('labelSelector')), fields };
+}
+
+function isDryRun(q: URLSearchParams): boolean {
+  return q.getAll('dryRun').some((v) => v === 'All');
+}
+
+function currentOrNotFound(ctx: Ctx, name = ctx.info.name!): KubeObject {
+  const obj = ctx.sim.store.get(ctx.gr, objectKey(ctx.info.namespace, name));
+  if (!obj) throw new StatusError(notFound(ctx.def.resource, ctx.def.group, name));
+  return obj;
+}
+
+// ------------------------------------------------------------------------------------------ reads
+
+function get(ctx: Ctx): Response {
+  return respondObject(ctx, currentOrNotFound(ctx));
+}
+
+function list(ctx: Ctx): Response {
+  return serveList(ctx.sim.store, ctx.gr, {
+    def: ctx.def,
+    version: ctx.info.version,
+    namespace: ctx.info.namespace,
+    query: ctx.q,
+    selector: selectorOf(ctx),
+    target: target(ctx, true),
+    now: ctx.sim.clock(),
+  });
+}
+
+function watch(ctx: Ctx): Response {
+  const sim = ctx.sim;
+  return serveWatch(sim.store, ctx.gr, {
+    def: ctx.def,
+    version: ctx.info.version,
+    namespace: ctx.info.namespace,
+    query: ctx.q,
+    selector: selectorOf(ctx),
+    target: target(ctx, true, true),
+    now: () => sim.clock(),
+    bookmarkIntervalMs: sim.options.bookmarkIntervalMs,
+    cutAfter: () => sim.faults.cutWatchesAfterEvents,
+    register: (w) => sim.registerWatch(w),
+    setTimer: (fn, ms, repeat) => sim.timer(fn, ms, repeat),
+  });
+}
+
+// ------------------------------------------------------------------------------------------ bodies
+
+async function readObject(ctx: Ctx): Promise<KubeObject> {
+  const ct = parseMediaType(ctx.req.headers.get('content-type') || 'application/json');
+  const mt = `${ct.type}/${ct.subtype}`;
+  if (mt !== 'application/json' && mt !== 'application/yaml' && mt !== '*/*') {
+    throw new StatusError(unsupportedMediaType(BODY_TYPES));
+  }
+  const text = await ctx.req.text();
+  let body: unknown;
+  try {
+    body = mt === 'application/yaml' ? parseYaml(text) : JSON.parse(text);
+  } catch (e) {
+    throw new StatusError(badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`));
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new StatusError(
+      badRequest(
+        "couldn't get version/kind; json parse error: json: cannot unmarshal into Go value of type struct",
+      ),
+    );
+  }
+  const obj = body as KubeObject;
+  checkTypeMeta(ctx, obj);
+  if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
+  return obj;
+}
+
+function checkTypeMeta(ctx: Ctx, obj: KubeObject): void {
+  const { def, info } = ctx;
+  if (obj.kind !== undefined && obj.kind !== def.kind) {
+    throw new StatusError(
+      badRequest(
+        `the object provided is unrecognized (must be of type ${def.kind}): kind "${obj.kind}" does not match (${def.kind})`,
+      ),
+    );
+  }
+  if (
+    obj.apiVersion !== undefined &&
+    obj.apiVersion.split('/')[0] !== (def.group || info.version) &&
+    def.group !== ''
+  ) {
+    throw new StatusError(
+      badRequest(
+        `the API version in the data (${obj.apiVersion}) does not match the expected API version (${groupVersion(def.group, info.version)})`,
+      ),
+    );
+  }
+}
+
+function fieldManager(ctx: Ctx): string {
+  return ctx.q.get('fieldManager') || managerFromUserAgent(ctx.req.headers.get('user-agent'));
+}
+
+function checkNamespace(ctx: Ctx, obj: KubeObject): void {
+  if (!ctx.def.namespaced) {
+    delete obj.metadata.namespace;
+    return;
+  }
+  const ns = ctx.info.namespace;
+  if (obj.metadata.namespace && obj.metadata.namespace !== ns) {
+    throw new StatusError(
+      badRequest('the namespace of the provided object does not match the namespace sent on the request'),
+    );
+  }
+  obj.metadata.namespace = ns;
+}
+
+/** NamespaceLifecycle admission. */
+function admitNamespace(ctx: Ctx, ns: string | undefined, name: string): void {
+  if (!ctx.def.namespaced || ns === undefined) return;
+  const nsObj = ctx.sim.store.get(grKey('', 'namespaces'), objectKey(undefined, ns)) as
+    | (KubeObject & { status?: { phase?: string } })
+    | undefined;
+  if (!nsObj) throw new StatusError(notFound('namespaces', '', ns));
+  if (nsObj.status?.phase === 'Terminating') {
+    throw new StatusError(
+      failure(
+        403,
+        'Forbidden',
+        `${qualified(ctx.def.resource, ctx.def.group)} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+        {
+          name,
+          ...(ctx.def.group ? { group: ctx.def.group } : {}),
+          kind: ctx.def.resource,
+          causes: [
+            {
+              reason: 'NamespaceTerminating',
+              message: `namespace ${ns} is being terminated`,
+              field: 'metadata.namespace',
+            },
+          ],
+        },
+      ),
+    );
+  }
+}
+
+function validateName(ctx: Ctx, obj: KubeObject): void {
+  const { kind, group } = kindOf(ctx.def);
+  const name = obj.metadata.name;
+  if (!name) {
+    throw new StatusError(
+      invalid(kind, group, '', [
+        {
+          reason: 'FieldValueRequired',
+          message: 'Required value: name or generateName is required',
+          field: 'metadata.name',
+        },
+      ]),
+    );
+  }
+  if (!validName(name)) {
+    throw new StatusError(
+      invalid(kind, group, name, [
+        {
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+          field: 'metadata.name',
+        },
+      ]),
+    );
+  }
+}
+
+// ------------------------------------------------------------------------------------------ writes
+
+/** The create path shared by POST, PUT-creates and apply-creates. */
+function doCreate(
+  ctx: Ctx,
+  obj: KubeObject,
+  manager: string,
+  operation: 'Apply' | 'Update',
+): { obj: KubeObject; dry: boolean } {
+  const { sim, def } = ctx;
+  checkNamespace(ctx, obj);
+  if (!obj.metadata.name && obj.metadata.generateName)
+    obj.metadata.name = `${obj.metadata.generateName}${randomSuffix()}`;
+  validateName(ctx, obj);
+  admitNamespace(ctx, obj.metadata.namespace, obj.metadata.name!);
+  const key = objectKey(obj.metadata.namespace, obj.metadata.name!);
+  if (sim.store.get(ctx.gr, key))
+    throw new StatusError(alreadyExists(def.resource, def.group, obj.metadata.name!));
+  obj.apiVersion = groupVersion(def.group, ctx.info.version);
+  obj.kind = def.kind;
+  const now = sim.clock();
+  delete obj.metadata.resourceVersion;
+  delete obj.metadata.deletionTimestamp;
+  obj.metadata.uid = crypto.randomUUID();
+  obj.metadata.creationTimestamp = timestamp(now);
+  prepareForCreate(def, obj as KubeObject & Record<string, any>);
+  if (tracksGeneration(def, obj)) obj.metadata.generation = 1;
+  else delete obj.metadata.generation;
+  recordManager(obj, manager, operation, obj.apiVersion, now);
+  if (isDryRun(ctx.q)) return { obj, dry: true };
+  return { obj: sim.store.put(ctx.gr, key, obj), dry: false };
+}
+
+async function create(ctx: Ctx): Promise<Response> {
+  const obj = await readObject(ctx);
+  const { obj: created } = doCreate(ctx, obj, fieldManager(ctx), 'Update');
+  return respondObject(ctx, created, 201);
+}
+
+/**
+ * Write `next` over `old`: optimistic concurrency on metadata.resourceVersion, immutable identity fields,
+ * generation bump on spec change, and no write at all when nothing changed (etcd GuaranteedUpdate).
+ * `part` limits the write to the main resource (status kept) or the status subresource (only status taken).
+ */
+function doUpdate(
+  ctx: Ctx,
+  old: KubeObject,
+  next: KubeObject,
+  part: 'main' | 'status',
+  manager: string,
+  operation: 'Apply' | 'Update',
+): KubeObject {
+  const { sim, def } = ctx;
+  const name = old.metadata.name!;
+  const rv = next.metadata.resourceVersion;
+  if (rv !== undefined && rv !== '' && rv !== old.metadata.resourceVersion) {
+    throw new StatusError(
+      conflict(
+        def.resource,
+        def.group,
+        name,
+        'the object has been modified; please apply your changes to the latest version and try again',
+      ),
+    );
+  }
+  let merged: KubeObject & Record<string, any>;
+  if (part === 'status') {
+    merged = clone(old) as KubeObject & Record<string, any>;
+    if ('status' in next) merged.status = (next as Record<string, unknown>)['status'];
+    else delete merged.status;
+  } else {
+    merged = clone(next) as KubeObject & Record<string, any>;
+    if (hasStatusSubresource(def)) {
+      if ('status' in old) merged.status = (old as Record<string, unknown>)['status'];
+      else delete merged.status;
+    }
+    // identity and system fields are the server's
+    merged.metadata.uid = old.metadata.uid;
+    merged.metadata.creationTimestamp = old.metadata.creationTimestamp;
+    merged.metadata.namespace = old.metadata.namespace;
+    merged.metadata.name = old.metadata.name;
+    if (old.metadata.deletionTimestamp) merged.metadata.deletionTimestamp = old.metadata.deletionTimestamp;
+    else delete merged.metadata.deletionTimestamp;
+    if (old.metadata.generation !== undefined) {
+      merged.metadata.generation = old.metadata.generation + (specOf(merged) !== specOf(old) ? 1 : 0);
+    }
+  }
+  merged.apiVersion = old.apiVersion ?? groupVersion(def.group, ctx.info.version);
+  merged.kind = def.kind;
+  merged.metadata.resourceVersion = old.metadata.resourceVersion;
+  if (sameContent(merged, old)) return old;
+  merged.metadata.managedFields = old.metadata.managedFields;
+  recordManager(
+    merged,
+    manager,
+    operation,
+    groupVersion(def.group, ctx.info.version),
+    sim.clock(),
+    part === 'status' ? 'status' : undefined,
+    part === 'status' ? { status: merged.status } : undefined,
+  );
+  if (isDryRun(ctx.q)) return merged;
+  return sim.store.put(ctx.gr, objectKey(old.metadata.namespace, name), merged);
+}
+
+async function update(ctx: Ctx, part: 'main' | 'status' = 'main'): Promise<Response> {
+  const obj = await readObject(ctx);
+  const name = ctx.info.name!;
+  if (obj.metadata.name && obj.metadata.name !== name) {
+    throw new StatusError(
+      badRequest(
+        `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
+      ),
+    );
+  }
+  obj.metadata.name = name;
+  if (ctx.def.namespaced && obj.metadata.namespace && obj.metadata.namespace !== ctx.info.namespace) {
+    throw new StatusError(
+      badRequest('the namespace of the provided object does not match the namespace sent on the request'),
+    );
+  }
+  const old = ctx.sim.store.get(ctx.gr, objectKey(ctx.info.namespace, name));
+  if (!old) {
+    if (part === 'main' && allowsCreateOnUpdate(ctx.def)) {
+      return respondObject(ctx, doCreate(ctx, obj, fieldManager(ctx), 'Update').obj, 201);
+    }
+    throw new StatusError(notFound(ctx.def.resource, ctx.def.group, name));
+  }
+  return respondObject(ctx, doUpdate(ctx, old, obj, part, fieldManager(ctx), 'Update'));
+}
+
+/** Apply a PATCH body of any supported type to `base` (a plain object: the resource, or a Scale). */
+async function patchedObject(
+  ctx: Ctx,
+  base: KubeObject | undefined,
+  allowStrategic: boolean,
+): Promise<{ obj: KubeObject; apply: boolean }> {
+  const ct = parseMediaType(ctx.req.headers.get('content-type') ?? '');
+  const mt = `${ct.type}/${ct.subtype}`;
+  const accepted = allowStrategic ? PATCH_TYPES : PATCH_TYPES.filter((t) => !t.includes('strategic'));
+  if (!accepted.includes(mt)) throw new StatusError(unsupportedMediaType(accepted));
+  const text = await ctx.req.text();
+  if (mt === 'application/apply-patch+yaml') {
+    if (!ctx.q.get('fieldManager')) {
+      throw new StatusError(
+        invalid('PatchOptions', 'meta.k8s.io', '', [
+          {
+            reason: 'FieldValueRequired',
+            message: 'Required value: is required for apply patch',
+            field: 'fieldManager',
+          },
+        ]),
+      );
+    }
+    let applied: unknown;
+    try {
+      applied = parseYaml(text);
+    } catch (e) {
+      throw new StatusError(badRequest(`error decoding YAML: ${(e as Error).message}`));
+    }
+    if (typeof applied !== 'object' || applied === null || Array.isArray(applied)) {
+      throw new StatusError(badRequest('error decoding YAML: object expected'));
+    }
+    const a = applied as KubeObject;
+    if (!a.apiVersion || !a.kind) {
+      throw new StatusError(badRequest('invalid object type: /, Kind='));
+    }
+    checkTypeMeta(ctx, a);
+    a.metadata ??= {};
+    if (a.metadata.name && ctx.info.name && a.metadata.name !== ctx.info.name) {
+      throw new StatusError(
+        badRequest(
+          `the name of the object (${a.metadata.name}) does not match the name on the URL (${ctx.info.name})`,
+        ),
+      );
+    }
+    return { obj: base ? (applyMerge(base, a) as KubeObject) : a, apply: true };
+  }
+  if (!base) throw new StatusError(notFound(ctx.def.resource, ctx.def.group, ctx.info.name!));
+  switch (mt) {
+    case 'application/json-patch+json':
+      return { obj: jsonPatch(base, text) as KubeObject, apply: false };
+    case 'application/merge-patch+json':
+      return { obj: mergePatch(base, parseJsonBody(text)) as KubeObject, apply: false };
+    default:
+      return { obj: strategicMergePatch(base, parseJsonBody(text)) as KubeObject, apply: false };
+  }
+}
+
+async function patch(ctx: Ctx, part: 'main' | 'status' = 'main'): Promise<Response> {
+  const name = ctx.info.name!;
+  const old = ctx.sim.store.get(ctx.gr, objectKey(ctx.info.namespace, name));
+  const { obj, apply } = await patchedObject(ctx, old, !ctx.def.custom);
+  const manager = apply ? ctx.q.get('fieldManager')! : fieldManager(ctx);
+  if (!old) {
+    // server-side apply creates
+    obj.metadata.name = name;
+    const created = doCreate(ctx, obj, manager, 'Apply').obj;
+    return respondObject(ctx, created, 201);
+  }
+  if (typeof obj !== 'object' || obj === null || typeof obj.metadata !== 'object') {
+    throw new StatusError(badRequest('the patch removed the object metadata'));
+  }
+  if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
+    throw new StatusError(
+      invalid(ctx.def.kind, ctx.def.group, name, [
+        {
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: "${obj.metadata.name}": field is immutable`,
+          field: 'metadata.name',
+        },
+      ]),
+    );
+  }
+  // a patch carrying metadata.resourceVersion is a precondition; otherwise it applies to the latest
+  if (obj.metadata.resourceVersion === old.metadata.resourceVersion) delete obj.metadata.resourceVersion;
+  return respondObject(ctx, doUpdate(ctx, old, obj, part, manager, apply ? 'Apply' : 'Update'));
+}
+
+// ------------------------------------------------------------------------------------------ delete
+
+interface DeleteOptions {
+  propagationPolicy?: string;
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: string[];
+  orphanDependents?: boolean;
+}
+
+async function deleteOptions(ctx: Ctx): Promise<DeleteOptions> {
+  let opts: DeleteOptions = {};
+  const text = ctx.req.method === 'DELETE' ? await ctx.req.text() : '';
+  if (text.trim()) {
+    try {
+      opts = JSON.parse(text);
+    } catch (e) {
+      throw new StatusError(
+        badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`),
+      );
+    }
+  }
+  const q = ctx.q;
+  if (q.get('propagationPolicy')) opts.propagationPolicy = q.get('propagationPolicy')!;
+  if (q.get('gracePeriodSeconds')) opts.gracePeriodSeconds = Number(q.get('gracePeriodSeconds'));
+  if (q.getAll('dryRun').length) opts.dryRun = q.getAll('dryRun');
+  const policy = opts.propagationPolicy;
+  if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(policy)) {
+    throw new StatusError(
+      invalid('DeleteOptions', 'meta.k8s.io', '', [
+        {
+          reason: 'FieldValueNotSupported',
+          message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
+          field: 'propagationPolicy',
+        },
+      ]),
+    );
+  }
+  return opts;
+}
+
+/** Delete one object: preconditions, dry run, dependents (garbage collector), namespace teardown. */
+function deleteOne(ctx: Ctx, name: string, opts: DeleteOptions): KubeObject {
+  const { sim, def } = ctx;
+  const obj = currentOrNotFound(ctx, name);
+  const pre = opts.preconditions;
+  if (pre?.uid && pre.uid !== obj.metadata.uid) {
+    throw new StatusError(
+      conflict(
+        def.resource,
+        def.group,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`,
+      ),
+    );
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+    throw new StatusError(
+      conflict(
+        def.resource,
+        def.group,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
+      ),
+    );
+  }
+  if (opts.dryRun?.includes('All')) return obj;
+  const orphan = opts.propagationPolicy === 'Orphan' || opts.orphanDependents === true;
+  if (def.group === '' && def.resource === 'namespaces') return sim.terminateNamespace(obj);
+  return sim.deleteObject(ctx.gr, obj, orphan ? 'Orphan' : 'Background');
+}
+
+async function del(ctx: Ctx): Promise<Response> {
+  const opts = await deleteOptions(ctx);
+  const gone = deleteOne(ctx, ctx.info.name!, opts);
+  if (returnsDeletedObject(ctx.def)) return respondObject(ctx, gone);
+  return jsonResponse(
+    success({
+      name: gone.metadata.name!,
+      ...(ctx.def.group ? { group: ctx.def.group } : {}),
+      kind: ctx.def.resource,
+      uid: gone.metadata.uid!,
+    }),
+  );
+}
+
+async function deleteCollection(ctx: Ctx): Promise<Response> {
+  const opts = await deleteOptions(ctx);
+  const sel = selectorOf(ctx);
+  const items = ctx.sim.store
+    .snapshot(ctx.gr, undefined, ctx.info.namespace)
+    .filter((e) => selectorMatches(sel, e.obj, ctx.def.resource))
+    .map((e) => e.obj.metadata.name!);
+  const deleted = items.map((n) => deleteOne(ctx, n, opts));
+  return jsonResponse({
+    kind: `${ctx.def.kind}List`,
+    apiVersion: groupVersion(ctx.def.group, ctx.info.version),
+    metadata: { resourceVersion: String(ctx.sim.store.resourceVersion) },
+    items: deleted.map((o) => present(o, ctx.def, ctx.info.version, !!ctx.def.custom)),
+  });
+}
+
+// ------------------------------------------------------------------------------------------ subresources
+
+async function handleSubresource(ctx: Ctx, sub: SubresourceDef): Promise<Response> {
+  const { info, def } = ctx;
+  if (UPGRADE_SUBRESOURCES.has(sub.name)) {
+    if (!sub.verbs.includes(info.verb === 'create' ? 'create' : 'get')) {
+      throw new StatusError(methodNotSupported(`${def.resource}/${sub.name}`, def.group, info.verb));
+    }
+    currentOrNotFound(ctx);
+    throw new StatusError(badRequest('Upgrade request required'));
+  }
+  const verb = info.verb === 'watch' ? 'get' : info.verb;
+  if (!sub.verbs.includes(verb)) {
+    throw new StatusError(methodNotSupported(`${def.resource}/${sub.name}`, def.group, verb));
+  }
+  switch (sub.name) {
+    case 'status':
+      if (verb === 'get') return get(ctx);
+      if (verb === 'update') return update(ctx, 'status');
+      if (verb === 'patch') return patch(ctx, 'status');
+      break;
+    case 'scale':
+      return scale(ctx, verb);
+    case 'log':
+      return log(ctx);
+    case 'eviction': {
+      const opts = await deleteOptions(ctx);
+      deleteOne(ctx, info.name!, opts);
+      return jsonResponse(success(), 201);
+    }
+  }
+  throw new StatusError(methodNotSupported(`${def.resource}/${sub.name}`, def.group, verb));
+}
+
+function toScale(obj: KubeObject & Record<string, any>): KubeObject & Record<string, any> {
+  const sel = obj.spec?.selector;
+  const selector =
+    sel?.matchLabels || sel?.matchExpressions
+      ? Object.entries(sel.matchLabels ?? {})
+          .map(([k, v]) => `${k}=${v}`)
+          .join(',')
+      : '';
+  return {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: {
+      name: obj.metadata.name,
+      namespace: obj.metadata.namespace,
+      uid: obj.metadata.uid,
+      resourceVersion: obj.metadata.resourceVersion,
+      creationTimestamp: obj.metadata.creationTimestamp,
+    },
+    spec: { replicas: obj.spec?.replicas ?? 0 },
+    status: { replicas: obj.status?.replicas ?? 0, ...(selector ? { selector } : {}) },
+  };
+}
+
+async function scale(ctx: Ctx, verb: string): Promise<Response> {
+  const old = currentOrNotFound(ctx) as KubeObject & Record<string, any>;
+  const current = toScale(old);
+  if (verb === 'get') return jsonResponse(current);
+  let next: KubeObject & Record<string, any>;
+  if (verb === 'update') {
+    next = (await readObjectLoose(ctx)) as KubeObject & Record<string, any>;
+  } else {
+    next = (await patchedObject(ctx, current, true)).obj as KubeObject & Record<string, any>;
+  }
+  const replicas = next.spec?.replicas;
+  if (typeof replicas !== 'number' || replicas < 0) {
+    throw new StatusError(
+      invalid('Scale', 'autoscaling', ctx.info.name!, [
+        {
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: ${replicas}: must be greater than or equal to 0`,
+          field: 'spec.replicas',
+        },
+      ]),
+    );
+  }
+  const rv = next.metadata?.resourceVersion;
+  const target = clone(old);
+  target.spec = { ...(target.spec ?? {}), replicas };
+  if (rv) target.metadata.resourceVersion = rv;
+  else delete target.metadata.resourceVersion;
+  const updated = doUpdate(ctx, old, target, 'main', fieldManager(ctx), 'Update') as KubeObject &
+    Record<string, any>;
+  return jsonResponse(toScale(updated));
+}
+
+async function readObjectLoose(ctx: Ctx): Promise<KubeObject> {
+  const text = await ctx.req.text();
+  try {
+    const o = JSON.parse(text);
+    o.metadata ??= {};
+    return o;
+  } catch (e) {
+    throw new StatusError(badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`));
+  }
+}
+
+function log(ctx: Ctx): Response {
+  const sim = ctx.sim;
+  const pod = currentOrNotFound(ctx);
+  sim.ensureLogs(pod);
+  const key = objectKey(pod.metadata.namespace, pod.metadata.name!);
+  return serveLog({
+    pod,
+    query: ctx.q,
+    now: () => sim.clock(),
+    logs: sim.logs,
+    onPodGone: (stop) =>
+      sim.store.subscribe(ctx.gr, (ev) => {
+        if (ev.type === 'DELETED' && ev.key === key) stop();
+      }),
+    track: (stop) => sim.trackStream(stop),
+  });
+}
