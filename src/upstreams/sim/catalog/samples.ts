@@ -20,8 +20,13 @@ export interface SampleObject {
 
 type Obj = Record<string, any>;
 
-/** All sample timestamps are offsets from this instant. */
-export const SAMPLE_EPOCH = Date.parse('2025-06-01T08:00:00Z');
+/**
+ * All sample timestamps are offsets from this instant: midnight UTC 40 days before the process started, so
+ * the demo's AGE columns read like a cluster built weeks ago (not years), and every call within a day
+ * gives the same objects.
+ */
+const DAY = 86_400_000;
+export const SAMPLE_EPOCH = Math.floor(Date.now() / DAY) * DAY - 40 * DAY;
 
 function ts(offsetSeconds: number): string {
   return new Date(SAMPLE_EPOCH + offsetSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
