@@ -12,6 +12,7 @@ import type { FleetConfig } from './config/schema.ts';
 import { failure, statusResponse } from './merge/status.ts';
 import { recovery } from './middleware/recovery/index.ts';
 import { type InfoVariables, requestInfo } from './middleware/requestinfo/index.ts';
+import { fleetRoute } from './routes/fleet.ts';
 import { live, ready } from './routes/health.ts';
 import { passthrough } from './routes/passthrough.ts';
 import type { UpstreamClient } from './upstreams/client.ts';
@@ -39,15 +40,9 @@ export function createApp(deps: FleetDeps): Hono<FleetEnv> {
   app.use(requestInfo);
   app.all('*', async (c) => {
     const info = c.get('info');
-    if (info.clusterspace !== undefined && info.clusterspace !== 'all') return passthrough(c, deps, info);
-    // the merged vanilla API (and /clusterspaces/all) is the unified-reads work; until it lands, say so
-    return statusResponse(
-      failure(
-        404,
-        'NotFound',
-        'the merged fleet view is not served yet; address one cluster with /clusterspaces/<cluster>/…',
-      ),
-    );
+    // /clusterspaces/<one cluster>/… is a transparent proxy; everything else is the fleet view
+    if (info.clusterspaceForm === 'prefix' && info.clusterspace !== 'all') return passthrough(c, deps, info);
+    return fleetRoute(c, deps, info);
   });
   return app;
 }

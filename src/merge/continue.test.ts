@@ -27,17 +27,18 @@ describe('continue token', () => {
             fc.nat({ max: names.length - 1 }),
             upstreamToken,
             fc.array(rv, { minLength: names.length, maxLength: names.length }),
+            fc.nat({ max: 100_000 }),
           ),
         ),
-        ([names, index, up, rvs]) => {
+        ([names, index, up, rvs, skip]) => {
           const m = prepareMembership(names);
           const map = new Map(m.names.map((n, i) => [n, rvs[i]!]));
-          const t = encodeContinue(names, index, up, map);
+          const t = encodeContinue(names, index, up, map, skip);
           expect(t).toMatch(/^[A-Za-z0-9_-]+$/);
           const d = decodeContinue(t, [...names].reverse());
-          expect(d).toEqual({ ok: true, index, cluster: m.names[index], upstream: up, rvs: map });
+          expect(d).toEqual({ ok: true, index, cluster: m.names[index], upstream: up, skip, rvs: map });
           // by name too
-          expect(encodeContinue(m, m.names[index]!, up, map)).toBe(t);
+          expect(encodeContinue(m, m.names[index]!, up, map, skip)).toBe(t);
         },
       ),
       { numRuns: 3000 },
@@ -65,12 +66,12 @@ describe('continue token', () => {
       fc.jsonValue().map((v) => Buffer.from(JSON.stringify(v)).toString('base64url')),
       fc
         .tuple(fc.constantFrom(1, 2, '1'), fc.jsonValue(), fc.jsonValue(), fc.jsonValue())
-        .map((v) => Buffer.from(JSON.stringify([...v, '', '', ''])).toString('base64url')),
+        .map((v) => Buffer.from(JSON.stringify([...v, 0, '', '', ''])).toString('base64url')),
     );
     fc.assert(
       fc.property(garbage, (s) => {
         const d = decodeContinue(s, m);
-        if (d.ok) expect(encodeContinue(m, d.index, d.upstream, d.rvs)).toBe(s);
+        if (d.ok) expect(encodeContinue(m, d.index, d.upstream, d.rvs, d.skip)).toBe(s);
       }),
       { numRuns: 10000 },
     );

@@ -5,12 +5,14 @@
  * The token says where the walk stands and which RV every cluster is read at, so that every page reads each
  * cluster at the RV it started with (the composite list RV) and no item is lost or repeated:
  *
- *   base64url(UTF-8(JSON.stringify([1, D, i, T, RV_1, …, RV_n])))     (no padding)
+ *   base64url(UTF-8(JSON.stringify([1, D, i, T, S, RV_1, …, RV_n])))     (no padding)
  *
  *   1     format version
  *   D     the membership digest of rv.ts (9 digits): a token from another membership is refused
  *   i     index, in the sorted membership, of the cluster the next page starts in
  *   T     that cluster's own upstream continue token ("" = start the cluster from its beginning)
+ *   S     how many items of the page asked with T earlier fleet pages already returned (a fleet page can
+ *         end inside a cluster's page: the next one asks the same page again and skips them)
  *   RV_k  the RV cluster k was (or will be) read at; "" = not read yet (read it at its most recent RV)
  *
  * 50 clusters with 10-digit RVs and a 200-character upstream token: ≈ 1.2 KB.
@@ -26,6 +28,8 @@ export interface ContinueState {
   cluster: string;
   /** its upstream continue token; "" = from its first item */
   upstream: string;
+  /** items of the page asked with `upstream` that earlier fleet pages already returned */
+  skip: number;
   /** RV per cluster ("" = not read yet) */
   rvs: Map<string, string>;
 }
@@ -47,13 +51,15 @@ export function encodeContinue(
   at: number | string,
   upstream: string,
   rvs: ReadonlyMap<string, string>,
+  skip = 0,
 ): string {
   const m = asMembership(membership);
   const index = typeof at === 'number' ? at : m.names.indexOf(at);
   if (!Number.isInteger(index) || index < 0 || index >= m.names.length) {
     throw new RangeError(`continue: cluster ${JSON.stringify(at)} is not a member`);
   }
-  const arr: (string | number)[] = [VERSION, m.digest, index, upstream];
+  if (!Number.isInteger(skip) || skip < 0) throw new RangeError(`continue: skip ${skip} is not a count`);
+  const arr: (string | number)[] = [VERSION, m.digest, index, upstream, skip];
   for (const c of m.names) arr.push(rvs.get(c) ?? '');
   return base64urlEncode(enc.encode(JSON.stringify(arr)));
 }
@@ -73,23 +79,25 @@ export function decodeContinue(
   } catch {
     return { ok: false, reason: 'malformed' };
   }
-  if (!Array.isArray(arr) || arr.length < 4 || arr[0] !== VERSION) return { ok: false, reason: 'malformed' };
-  const [, digest, index, upstream] = arr;
+  if (!Array.isArray(arr) || arr.length < 5 || arr[0] !== VERSION) return { ok: false, reason: 'malformed' };
+  const [, digest, index, upstream, skip] = arr;
   if (typeof digest !== 'string' || !/^[0-9]{9}$/.test(digest)) return { ok: false, reason: 'malformed' };
   if (typeof index !== 'number' || !Number.isInteger(index) || index < 0)
     return { ok: false, reason: 'malformed' };
   if (typeof upstream !== 'string') return { ok: false, reason: 'malformed' };
-  for (let k = 4; k < arr.length; k++)
+  if (typeof skip !== 'number' || !Number.isInteger(skip) || skip < 0)
+    return { ok: false, reason: 'malformed' };
+  for (let k = 5; k < arr.length; k++)
     if (typeof arr[k] !== 'string') return { ok: false, reason: 'malformed' };
-  const n = arr.length - 4;
+  const n = arr.length - 5;
   if (index >= n) return { ok: false, reason: 'malformed' };
   // canonical: exactly what encodeContinue writes
   if (base64urlEncode(enc.encode(JSON.stringify(arr))) !== token) return { ok: false, reason: 'malformed' };
   const m = asMembership(membership);
   if (digest !== m.digest || n !== m.names.length) return { ok: false, reason: 'membership' };
   const rvs = new Map<string, string>();
-  for (let k = 0; k < n; k++) rvs.set(m.names[k]!, arr[4 + k] as string);
-  return { ok: true, index, cluster: m.names[index]!, upstream, rvs };
+  for (let k = 0; k < n; k++) rvs.set(m.names[k]!, arr[5 + k] as string);
+  return { ok: true, index, cluster: m.names[index]!, upstream, skip, rvs };
 }
 
 /**

@@ -26,8 +26,11 @@ export type SplitEvent =
   | { type: 'tail'; value: Record<string, unknown> };
 
 export interface SplitterOptions {
-  /** The top-level array to split: `items` (lists, default) or `rows` (Tables). */
-  arrayKey?: string;
+  /**
+   * The top-level array to split: `items` (lists, default) or `rows` (Tables). Several keys may be given
+   * when the caller cannot know the body's kind beforehand (the first one present is split).
+   */
+  arrayKey?: string | readonly string[];
   /** Refuse an item larger than this many bytes (default 64 MiB). */
   maxItemBytes?: number;
   /** Refuse a top-level member (outside the array) larger than this (default 16 MiB). */
@@ -105,6 +108,7 @@ function concat(parts: Uint8Array[], total: number): Uint8Array {
  * synchronously. After an error every further call throws the same error.
  */
 export class ListSplitter {
+  private readonly arrayKeys: ReadonlySet<string>;
   private readonly arrayKey: string;
   private readonly maxItemBytes: number;
   private readonly maxMemberBytes: number;
@@ -138,7 +142,9 @@ export class ListSplitter {
   private failed: JsonSplitError | undefined;
 
   constructor(opts: SplitterOptions = {}) {
-    this.arrayKey = opts.arrayKey ?? 'items';
+    const keys = typeof opts.arrayKey === 'string' ? [opts.arrayKey] : (opts.arrayKey ?? ['items']);
+    this.arrayKeys = new Set(keys);
+    this.arrayKey = keys.join('|');
     this.maxItemBytes = opts.maxItemBytes ?? 64 * 1024 * 1024;
     this.maxMemberBytes = opts.maxMemberBytes ?? 16 * 1024 * 1024;
     this.maxDepth = opts.maxDepth ?? 1000;
@@ -268,7 +274,7 @@ export class ListSplitter {
               if (this.depth === 1 && this.cap === CAP_MEMBER) {
                 const raw = this.captured(chunk, i);
                 if (raw.length > this.maxMemberBytes) this.fail('key too long', i);
-                this.keyIsTarget = JSON.parse(decoder.decode(raw)) === this.arrayKey;
+                this.keyIsTarget = this.arrayKeys.has(JSON.parse(decoder.decode(raw)));
               }
             } else {
               state = S_AFTER;

@@ -4,6 +4,7 @@ import {
   base64urlDecode,
   base64urlEncode,
   compareResourceVersion,
+  compositeWith,
   decodeComposite,
   encodeComposite,
   InvalidResourceVersionError,
@@ -350,5 +351,32 @@ describe('planResourceVersion', () => {
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.status.code).toBe(400);
     expect(ownResourceVersion('nope', m, 'm1').ok).toBe(false);
+  });
+});
+
+describe('compositeWith', () => {
+  it('equals encodeComposite of the base with the cluster entry replaced', () => {
+    const rvArb = fc.oneof(
+      fc.constant(''),
+      fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String),
+      fc.constantFrom('abc', 'x/1', '007'),
+    );
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.constantFrom('karmada', 'member1', 'member2', 'member3', 'a', 'zz'), {
+          minLength: 1,
+        }),
+        fc.array(rvArb, { minLength: 6, maxLength: 6 }),
+        fc.nat(),
+        rvArb,
+        (names, rvList, pick, own) => {
+          const base = new Map(names.map((n, i) => [n, rvList[i]!]));
+          const cluster = names[pick % names.length]!;
+          const f = compositeWith(names, base, cluster);
+          expect(f(own)).toBe(encodeComposite(names, new Map(base).set(cluster, own)));
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });

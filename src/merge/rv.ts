@@ -169,6 +169,39 @@ export function encodeComposite(
   return OPAQUE_PREFIX + base64urlEncode(textEncoder.encode(JSON.stringify(arr)));
 }
 
+/**
+ * The composite for objects of one cluster: `base` with `cluster`'s entry replaced by the object's own RV.
+ * Every item of a merged list or watch event needs one, so the parts around the cluster's entry are built
+ * once (integer form) and each call only splices the object's RV in.
+ */
+export function compositeWith(
+  membership: readonly string[] | Membership,
+  base: ReadonlyMap<string, string>,
+  cluster: string,
+): (own: string) => string {
+  const m = asMembership(membership);
+  const at = m.names.indexOf(cluster);
+  const withOwn = (own: string) => encodeComposite(m, new Map(base).set(cluster, own));
+  if (at < 0) return withOwn;
+  for (const c of m.names) {
+    const rv = base.get(c);
+    if (c !== cluster && rv !== undefined && rv !== '' && !isMemberDecimal(rv)) return withOwn;
+  }
+  let prefix = '1' + m.digest;
+  let suffix = '';
+  m.names.forEach((c, i) => {
+    if (i === at) return;
+    const rv = base.get(c) ?? '';
+    const entry = (rv.length < 10 ? '0' : '') + rv.length + rv;
+    if (i < at) prefix += entry;
+    else suffix += entry;
+  });
+  return (own) =>
+    isMemberDecimal(own) || own === ''
+      ? `${prefix}${own.length < 10 ? '0' : ''}${own.length}${own}${suffix}`
+      : withOwn(own);
+}
+
 export type DecodeCompositeResult =
   | { ok: true; rvs: Map<string, string> }
   | { ok: false; reason: 'malformed' | 'membership' };

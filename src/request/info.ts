@@ -202,3 +202,18 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
   }
   return info;
 }
+
+/**
+ * The Kubernetes path of a resource request with another object name (plain name upstream instead of the
+ * fleet name the client used), keeping subresource and trailing segments. Percent-encodes what it writes.
+ */
+export function kubePathWithName(info: RequestInfo, name: string): string {
+  const base =
+    info.apiPrefix === 'api' ? `/api/${info.apiVersion}` : `/apis/${info.apiGroup}/${info.apiVersion}`;
+  const e = encodeURIComponent;
+  // a Namespace object is addressed as /api/v1/namespaces/<name>: its name is the namespace segment
+  const ns = info.namespace && info.resource !== 'namespaces' ? `/namespaces/${e(info.namespace)}` : '';
+  const sub = info.subresource ? `/${e(info.subresource)}` : '';
+  const extra = info.extra.map((x) => `/${e(x)}`).join('');
+  return `${base}${ns}/${e(info.resource)}/${e(name)}${sub}${extra}`;
+}

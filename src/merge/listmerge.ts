@@ -1,0 +1,158 @@
+/**
+ * The merged list body, streamed: items (or Table rows) flow from each cluster's response to the client
+ * as they are split and rewritten, in fleet order, never a whole list in memory.
+ *
+ * Shape: `{"kind":…,"apiVersion":…[,"columnDefinitions":…],"items"|"rows":[…],"metadata":{…}}`. The list
+ * metadata comes last: where a paged walk stops (the continue token) and how many items remain are known
+ * only once the items have flowed. JSON clients do not depend on member order.
+ *
+ * Paging walks the clusters: a page takes up to `limit` items across the sources, in order. Where it stops
+ * the token records the cluster, the upstream continue token its page was asked with, and how many items
+ * of that page were already taken (`skip`), so the next page asks the same cluster again from the same
+ * point at the same RV: no item lost or repeated, each cluster read at the RV it started with.
+ */
+import { parseItem, type SplitEvent } from './jsonsplit.ts';
+import { type FleetView, toFleetObject } from './objects.ts';
+import { compositeWith, encodeComposite, type Membership } from './rv.ts';
+import { type MergedColumns, toFleetRow } from './table.ts';
+
+/** Items are sent in pieces of about this many characters: fewer, larger writes; a list is not a stream. */
+const FLUSH_AT = 32 * 1024;
+
+export interface ListSource {
+  cluster: string;
+  /** the cluster's parsed head (kind, apiVersion, metadata, columnDefinitions) */
+  head: Record<string, any>;
+  /** the rest of its split body: items, then the tail */
+  events: AsyncIterator<SplitEvent>;
+  /** items of this page already taken by an earlier fleet page */
+  skip: number;
+  /** the upstream continue token this page was asked with ("" = from the cluster's first item) */
+  askedWith: string;
+  /** the limit it was asked with (0 = none) */
+  askedLimit: number;
+  /** stop reading (cancels the upstream body) */
+  cancel(): Promise<void>;
+}
+
+export interface ListMergeInput {
+  view: FleetView;
+  membership: Membership;
+  /** every cluster's list RV ("" unknown): the composite base */
+  rvs: Map<string, string>;
+  /** items per page, 0 = all */
+  limit: number;
+  kind: string;
+  apiVersion: string;
+  /** present when the sources are Tables: merged columns, indexed like `sources` */
+  table?: MergedColumns;
+  /** encodes the fleet continue token for a walk that resumes at `cluster` */
+  continueToken(cluster: string, upstream: string, skip: number): string;
+}
+
+async function nextItem(events: AsyncIterator<SplitEvent>): Promise<Uint8Array | undefined> {
+  for (;;) {
+    const r = await events.next();
+    if (r.done || r.value.type === 'tail') return undefined;
+    if (r.value.type === 'item') return r.value.bytes;
+  }
+}
+
+/** Counts what is left of a page without parsing it (bounded by the page's limit). */
+async function drainCount(events: AsyncIterator<SplitEvent>): Promise<number> {
+  let n = 0;
+  while ((await nextItem(events)) !== undefined) n++;
+  return n;
+}
+
+function remainingOf(head: Record<string, any>): number | undefined {
+  const md = head.metadata ?? {};
+  if (!md.continue) return 0;
+  return typeof md.remainingItemCount === 'number' ? md.remainingItemCount : undefined;
+}
+
+export async function* mergeList(input: ListMergeInput, sources: ListSource[]): AsyncGenerator<string> {
+  const { view, membership, rvs, limit, table } = input;
+  const arrayKey = table ? 'rows' : 'items';
+  let open = `{"kind":${JSON.stringify(input.kind)},"apiVersion":${JSON.stringify(input.apiVersion)},`;
+  if (table) open += `"columnDefinitions":${JSON.stringify(table.columns)},`;
+  yield `${open}"${arrayKey}":[`;
+
+  let emitted = 0;
+  let buf = '';
+  let token: string | undefined;
+  let remaining: number | undefined;
+  try {
+    for (let si = 0; si < sources.length; si++) {
+      const s = sources[si]!;
+      const rvFor = compositeWith(membership, rvs, s.cluster);
+      let consumed = 0; // items of this page read, skipped ones included
+      let pageEnded = false;
+      while (!(limit > 0 && emitted === limit)) {
+        const bytes = await nextItem(s.events);
+        if (bytes === undefined) {
+          pageEnded = true;
+          break;
+        }
+        consumed++;
+        if (consumed <= s.skip) continue;
+        const item = parseItem(bytes) as Record<string, any>;
+        const out = table
+          ? toFleetRow(view, item, table, si, s.cluster, rvFor)
+          : toFleetObject(view, item, s.cluster, rvFor);
+        buf += (emitted === 0 ? '' : ',') + JSON.stringify(out);
+        emitted++;
+        if (buf.length >= FLUSH_AT) {
+          yield buf;
+          buf = '';
+        }
+      }
+      if (pageEnded) continue;
+      // the page limit was reached inside (or exactly at the end of) this source's page
+      const peek = await nextItem(s.events);
+      const next = sources[si + 1];
+      if (peek === undefined) {
+        const cont = s.head.metadata?.continue;
+        if (cont) token = input.continueToken(s.cluster, cont, 0);
+        else if (next) token = input.continueToken(next.cluster, '', 0);
+        let rem: number | undefined = remainingOf(s.head);
+        for (const later of sources.slice(si + 1)) rem = await addRemaining(rem, later);
+        remaining = rem;
+      } else {
+        // the peeked item was not taken: the next page starts with it
+        token = input.continueToken(s.cluster, s.askedWith, consumed);
+        const left = 1 + (await drainCount(s.events));
+        const pageRem = remainingOf(s.head);
+        let rem: number | undefined = pageRem === undefined ? undefined : left + pageRem;
+        for (const later of sources.slice(si + 1)) rem = await addRemaining(rem, later);
+        remaining = rem;
+      }
+      break;
+    }
+  } finally {
+    // whatever was not read to the end is cancelled (the upstream requests close at once); cancelling a
+    // finished body is a no-op
+    await Promise.all(sources.map((s) => s.cancel().catch(() => {})));
+  }
+
+  const metadata: Record<string, unknown> = { resourceVersion: encodeComposite(membership, rvs) };
+  if (token) {
+    metadata.continue = token;
+    if (remaining !== undefined && remaining > 0) metadata.remainingItemCount = remaining;
+  }
+  yield `${buf}],"metadata":${JSON.stringify(metadata)}}`;
+}
+
+/**
+ * Adds the whole item count of a source the page did not reach to `rem` (undefined = unknown). Such a
+ * source was asked from its start (no skip).
+ */
+async function addRemaining(rem: number | undefined, s: ListSource): Promise<number | undefined> {
+  if (rem === undefined) return undefined;
+  if (s.head.metadata?.continue) {
+    // a page that has a continue is full: its size is the limit it was asked with
+    const r = s.head.metadata?.remainingItemCount;
+    return typeof r === 'number' && s.askedLimit > 0 ? rem + s.askedLimit + r : undefined;
+  }
+  return rem + (await drainCount(s.events));
+}

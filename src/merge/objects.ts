@@ -1,0 +1,75 @@
+/**
+ * How one object looks in the fleet view, and back.
+ *
+ * Out (cluster → client): the name becomes the fleet name `<name>.clusterspace.<cluster>` (objects of the
+ * control plane keep their plain name when federation is on), the annotation and the label
+ * `fleet.karmada.io/cluster` carry the cluster, names that refer to objects of the same cluster
+ * (ownerReferences, an event's involvedObject/regarding/related) get the same treatment, and
+ * `metadata.resourceVersion` becomes a composite (see rv.ts) so a client can hand it back.
+ *
+ * In (client → cluster, for writes): markers are stripped and names decoded (see stripMarkers).
+ * Pure and in place: the caller owns the parsed object.
+ */
+import { encodeName } from './names.ts';
+import { CLUSTER_LABEL } from './selectors.ts';
+
+export const CLUSTER_ANNOTATION = CLUSTER_LABEL;
+
+export interface FleetView {
+  /** federation on: the control plane's objects keep plain names */
+  federation: boolean;
+}
+
+/** The name under which the fleet shows `name` of `cluster`. */
+export function fleetName(view: FleetView, name: string, cluster: string): string {
+  return view.federation && cluster === 'karmada' ? name : encodeName(name, cluster);
+}
+
+type Obj = Record<string, any>;
+
+function renameRef(view: FleetView, ref: unknown, cluster: string): void {
+  if (ref && typeof ref === 'object' && typeof (ref as Obj).name === 'string' && (ref as Obj).name !== '')
+    (ref as Obj).name = fleetName(view, (ref as Obj).name, cluster);
+}
+
+/**
+ * Rewrites one object for the fleet view. `resourceVersion` maps the object's own RV to the composite the
+ * client sees (undefined: leave it).
+ */
+export function toFleetObject(
+  view: FleetView,
+  obj: Obj,
+  cluster: string,
+  resourceVersion?: (own: string) => string,
+): Obj {
+  const md = obj.metadata;
+  if (!md || typeof md !== 'object') return obj;
+  if (typeof md.name === 'string' && md.name !== '') md.name = fleetName(view, md.name, cluster);
+  md.annotations = { ...(md.annotations ?? {}), [CLUSTER_ANNOTATION]: cluster };
+  md.labels = { ...(md.labels ?? {}), [CLUSTER_LABEL]: cluster };
+  if (Array.isArray(md.ownerReferences)) for (const r of md.ownerReferences) renameRef(view, r, cluster);
+  if (resourceVersion && typeof md.resourceVersion === 'string' && md.resourceVersion !== '')
+    md.resourceVersion = resourceVersion(md.resourceVersion);
+  // core/v1 Event and events.k8s.io/v1 Event point at objects of their own cluster
+  if (obj.involvedObject) renameRef(view, obj.involvedObject, cluster);
+  if (obj.regarding) renameRef(view, obj.regarding, cluster);
+  if (obj.related) renameRef(view, obj.related, cluster);
+  return obj;
+}
+
+/**
+ * Removes the fleet's markers from an object a client writes back, so no cluster ever stores them.
+ * Empty maps left behind are removed too (a client that never had labels does not gain `labels: {}`).
+ */
+export function stripMarkers(obj: Obj): Obj {
+  const md = obj?.metadata;
+  if (!md || typeof md !== 'object') return obj;
+  for (const key of ['annotations', 'labels'] as const) {
+    const m = md[key];
+    if (m && typeof m === 'object' && CLUSTER_LABEL in m) {
+      delete m[CLUSTER_LABEL];
+      if (Object.keys(m).length === 0) delete md[key];
+    }
+  }
+  return obj;
+}

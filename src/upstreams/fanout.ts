@@ -1,0 +1,84 @@
+/**
+ * Which clusters a clusterspace means, and asking them all at once.
+ *
+ * Order is the fleet's deterministic cluster order: the control plane (`karmada`, when federation is on)
+ * first, then members by name. Merged answers list items in this order.
+ */
+import type { FleetDeps } from '../app.ts';
+import type { Identity } from '../auth/identity.ts';
+import { type SendOptions, UpstreamError } from './client.ts';
+import type { ResolvedEndpoint } from './endpoint.ts';
+
+export interface Target {
+  cluster: string;
+  endpoint: ResolvedEndpoint;
+  /** the Karmada control plane itself */
+  controlPlane: boolean;
+}
+
+/**
+ * Every cluster of the fleet view (`all`): with federation, the control plane and the members; without,
+ * the members only.
+ */
+export async function fleetTargets(deps: FleetDeps, signal?: AbortSignal): Promise<Target[]> {
+  const members = await deps.membership.members(signal);
+  const out: Target[] = [];
+  if (deps.config.federation)
+    out.push({ cluster: 'karmada', endpoint: deps.membership.controlPlane, controlPlane: true });
+  for (const m of members) out.push({ cluster: m.name, endpoint: m.endpoint, controlPlane: false });
+  return out;
+}
+
+/**
+ * The clusters of a clusterspace (`all`, `karmada`, or a member), or undefined when it names none.
+ * `karmada` is always addressable, federation or not: it is the control plane.
+ */
+export async function clusterspaceTargets(
+  deps: FleetDeps,
+  clusterspace: string,
+  signal?: AbortSignal,
+): Promise<Target[] | undefined> {
+  if (clusterspace === 'all') return fleetTargets(deps, signal);
+  if (clusterspace === 'karmada')
+    return [{ cluster: 'karmada', endpoint: deps.membership.controlPlane, controlPlane: true }];
+  const m = (await deps.membership.members(signal)).find((x) => x.name === clusterspace);
+  return m ? [{ cluster: m.name, endpoint: m.endpoint, controlPlane: false }] : undefined;
+}
+
+/** The names every composite RV and continue token of this fleet is made for (sorted by rv.ts). */
+export async function fleetMembership(deps: FleetDeps, signal?: AbortSignal): Promise<string[]> {
+  return (await fleetTargets(deps, signal)).map((t) => t.cluster);
+}
+
+export type Outcome =
+  | { target: Target; ok: true; res: Response }
+  | { target: Target; ok: false; error: UpstreamError };
+
+/**
+ * Sends one request per target, all in parallel, and waits for every response's headers (bodies stay
+ * unread: the caller streams them). Transport failures and timeouts become failed outcomes, never throws
+ * (but a caller abort does).
+ */
+export async function fanOut(
+  deps: FleetDeps,
+  targets: Target[],
+  request: (t: Target) => SendOptions,
+  identity?: Identity,
+): Promise<Outcome[]> {
+  return Promise.all(
+    targets.map(async (target): Promise<Outcome> => {
+      try {
+        const res = await deps.client.send(target.endpoint, { ...request(target), identity });
+        return { target, ok: true, res };
+      } catch (err) {
+        if (err instanceof UpstreamError) return { target, ok: false, error: err };
+        throw err;
+      }
+    }),
+  );
+}
+
+/** `Warning: 299 - "…"` as kube-apiserver writes it (RFC 7234 warn-text, quotes and backslashes escaped). */
+export function warningHeader(text: string): string {
+  return `299 - "${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
