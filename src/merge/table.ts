@@ -61,8 +61,7 @@ export function mergeColumns(
   const clusterIndex = nameAt + 1;
   const columns = [...merged.slice(0, clusterIndex), CLUSTER_COLUMN, ...merged.slice(clusterIndex)];
   const maps = perCluster.map((cols) => {
-    const idx = new Map<string, number>();
-    (cols ?? []).forEach((c, i) => idx.set(c.name, i));
+    const idx = new Map<string, number>((cols ?? []).map((c, i) => [c.name, i]));
     return columns.map((c, i) => (i === clusterIndex ? -1 : (idx.get(c.name) ?? -1)));
   });
   return { columns, maps, nameIndex: perCluster.map((cols) => (cols ? nameColumn(cols) : -1)), clusterIndex };
