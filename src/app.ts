@@ -22,6 +22,8 @@ export interface FleetDeps {
   config: FleetConfig;
   membership: Membership;
   client: UpstreamClient;
+  /** gzip large merged answers here (Node) or leave it to the runtime (Workers) */
+  gzipResponses: boolean;
 }
 
 export type FleetEnv = { Variables: InfoVariables };

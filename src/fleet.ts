@@ -78,5 +78,10 @@ export function buildFleet(config: FleetConfig, platform: Platform): FleetDeps {
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     };
   }
-  return { config, client, membership: new Membership(controlPlane, source, client) };
+  return {
+    config,
+    client,
+    membership: new Membership(controlPlane, source, client),
+    gzipResponses: platform.gzipResponses,
+  };
 }

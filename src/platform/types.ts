@@ -10,6 +10,11 @@ export interface Platform {
   name: 'node' | 'worker';
   files: FileReader;
   transport: Transport;
+  /**
+   * true when the fleet must gzip large answers itself (Node); false where the runtime compresses
+   * responses on its own (Workers encode bodies automatically when the client accepts gzip)
+   */
+  gzipResponses: boolean;
   /** refuse, at startup, an endpoint the runtime cannot reach as configured (e.g. a private CA on Workers) */
   checkEndpoint(endpoint: ResolvedEndpoint, where: string): void;
 }

@@ -23,6 +23,7 @@ export function workerPlatform(env: Record<string, unknown>): Platform {
       },
     },
     transport: fetchTransport((input, init) => fetch(input, init), fetchers),
+    gzipResponses: false,
     checkEndpoint(ep, where) {
       if (ep.caPem)
         throw new ConfigError(

@@ -24,7 +24,7 @@ import { failure, type Status, serviceUnavailable, statusResponse } from '../mer
 import { mergeColumns } from '../merge/table.ts';
 import type { RequestInfo } from '../request/info.ts';
 import { fanOut, fleetMembership, type Outcome, type Target, warningHeader } from '../upstreams/fanout.ts';
-import { readStatus, streamResponse } from './respond.ts';
+import { acceptsGzip, generatorStream, gzipIfLarge, readStatus, streamResponse } from './respond.ts';
 
 /** parameters the fleet sets per cluster; everything else in the query is forwarded as sent */
 const PLANNED = new Set([
@@ -232,6 +232,8 @@ export async function listRoute(
     },
     ordered,
   );
+  if (deps.gzipResponses && acceptsGzip(req.headers.get('accept-encoding')))
+    return gzipIfLarge(generatorStream(body), 200, headers);
   return streamResponse(body, 200, headers);
 }
 

@@ -7,7 +7,7 @@
  */
 import { type Identity, impersonationHeaders } from '../auth/identity.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
-import type { Transport } from './transport.ts';
+import { HeadersTimeoutError, type Transport } from './transport.ts';
 
 /** RFC 9110 §7.6.1 hop-by-hop headers, plus those a proxy must never relay. */
 const HOP_BY_HOP = new Set([
@@ -112,32 +112,20 @@ export class UpstreamClient {
     if (token) headers.set('Authorization', `Bearer ${token}`);
     for (const [k, v] of impersonationHeaders(opts.identity)) headers.append(k, v);
 
-    const ac = new AbortController();
-    const callerSignal = opts.signal;
-    const onCallerAbort = () => ac.abort(callerSignal?.reason);
-    if (callerSignal) {
-      if (callerSignal.aborted) ac.abort(callerSignal.reason);
-      else callerSignal.addEventListener('abort', onCallerAbort, { once: true });
-    }
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      ac.abort(new Error('timeout'));
-    }, endpoint.timeoutMs);
     try {
       return await this.transport.send(endpoint, {
         method: opts.method,
         url: endpoint.server + opts.path,
         headers,
         body: opts.body ?? null,
-        signal: ac.signal,
+        signal: opts.signal,
+        timeoutMs: endpoint.timeoutMs,
       });
     } catch (err) {
-      if (timedOut) throw new UpstreamError(endpoint.name, 'timeout', `${endpoint.timeoutMs / 1000}s`);
-      if (callerSignal?.aborted) throw err;
+      if (err instanceof HeadersTimeoutError)
+        throw new UpstreamError(endpoint.name, 'timeout', `${endpoint.timeoutMs / 1000}s`);
+      if (opts.signal?.aborted) throw err;
       throw new UpstreamError(endpoint.name, 'unreachable', describe(err));
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -11,7 +11,17 @@ export interface UpstreamRequest {
   url: string;
   headers: Headers;
   body: ReadableStream<Uint8Array> | Uint8Array | string | null;
-  signal: AbortSignal;
+  /** the caller went away: abort the request, and the response body if it is streaming */
+  signal?: AbortSignal;
+  /**
+   * time allowed until response headers; past it the transport rejects with HeadersTimeoutError. Bodies
+   * are not timed: watch and `logs -f` stream for as long as the client stays.
+   */
+  timeoutMs: number;
+}
+
+export class HeadersTimeoutError extends Error {
+  override name = 'HeadersTimeoutError';
 }
 
 export interface Transport {
@@ -35,15 +45,32 @@ export function fetchTransport(defaultFetch: Fetcher, fetchers: Record<string, F
       // the Fetch API computes Content-Length (or chunks) itself and refuses a caller-set one
       const headers = new Headers(req.headers);
       headers.delete('content-length');
+      // one controller for both reasons to stop: the caller left (always), no headers in time (until
+      // headers arrive: the timer is cleared then, so a streaming body is never cut by it)
+      const ac = new AbortController();
+      const caller = req.signal;
+      if (caller?.aborted) ac.abort(caller.reason);
+      else caller?.addEventListener('abort', () => ac.abort(caller.reason), { once: true });
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        ac.abort(new HeadersTimeoutError('no response headers in time'));
+      }, req.timeoutMs);
       const init: RequestInit & { duplex?: 'half' } = {
         method: req.method,
         headers,
         body: req.body as BodyInit | null,
-        signal: req.signal,
+        signal: ac.signal,
         redirect: 'manual',
       };
       if (req.body instanceof ReadableStream) init.duplex = 'half';
-      return f(req.url, init);
+      try {
+        return await f(req.url, init);
+      } catch (err) {
+        throw timedOut ? new HeadersTimeoutError('no response headers in time') : err;
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

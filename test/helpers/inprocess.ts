@@ -34,6 +34,7 @@ export function inProcessFleet(
       if (!sim) throw new TypeError(`fetch failed: no host ${input}`);
       return sim.fetch(new Request(input, init));
     }),
+    gzipResponses: true,
     checkEndpoint() {},
   };
   const config = parseConfig({
