@@ -12,6 +12,8 @@ export async function buildWorker(outfile) {
     conditions: ['workerd', 'worker', 'browser', 'import'],
     mainFields: ['browser', 'module', 'main'],
     outfile,
+    // provided by the Workers runtime itself
+    external: ['cloudflare:*'],
     metafile: true,
     minify: false,
     sourcemap: false,

@@ -17,6 +17,7 @@ import { live, ready } from './routes/health.ts';
 import { passthrough } from './routes/passthrough.ts';
 import type { UpstreamClient } from './upstreams/client.ts';
 import type { Membership } from './upstreams/membership.ts';
+import type { RelayFetcher } from './upstreams/relay.ts';
 
 export interface FleetDeps {
   config: FleetConfig;
@@ -24,6 +25,10 @@ export interface FleetDeps {
   client: UpstreamClient;
   /** gzip large merged answers here (Node) or leave it to the runtime (Workers) */
   gzipResponses: boolean;
+  /** simultaneous upstream connections one request may hold (Workers: 6); wider fan-outs use `relay` */
+  maxConnectionsPerRequest: number;
+  /** the fleet's own relay entrypoint (Workers service binding), for fan-outs wider than the budget */
+  relay?: RelayFetcher;
 }
 
 export type FleetEnv = { Variables: InfoVariables };

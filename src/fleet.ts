@@ -83,5 +83,7 @@ export function buildFleet(config: FleetConfig, platform: Platform): FleetDeps {
     client,
     membership: new Membership(controlPlane, source, client),
     gzipResponses: platform.gzipResponses,
+    maxConnectionsPerRequest: config.maxConnectionsPerRequest ?? platform.maxConnectionsPerRequest,
+    relay: platform.relay,
   };
 }

@@ -3,17 +3,21 @@
  * binding (JSON or YAML text), the fleet built once per isolate, every request handed to the same app
  * the Node server runs.
  */
+import { WorkerEntrypoint } from 'cloudflare:workers';
 import { parse as parseYaml } from 'yaml';
-import { createApp } from './app.ts';
+import { createApp, type FleetDeps } from './app.ts';
 import { ConfigError, parseConfig } from './config/schema.ts';
 import { buildFleet } from './fleet.ts';
 import { serviceUnavailable, statusResponse } from './merge/status.ts';
 import { workerPlatform } from './platform/worker.ts';
+import { fanOut } from './upstreams/fanout.ts';
+import { handleRelay } from './upstreams/relay.ts';
 
 type App = ReturnType<typeof createApp>;
-let built: { app: App } | { error: string } | undefined;
+type Built = { app: App; deps: FleetDeps } | { error: string };
+let built: Built | undefined;
 
-function build(env: Record<string, unknown>): { app: App } | { error: string } {
+function build(env: Record<string, unknown>): Built {
   try {
     const text = env.FLEET_CONFIG;
     if (typeof text !== 'string' || text.trim() === '')
@@ -25,7 +29,8 @@ function build(env: Record<string, unknown>): { app: App } | { error: string } {
       throw new ConfigError(`FLEET_CONFIG: not valid YAML/JSON: ${(e as Error).message}`);
     }
     const config = parseConfig(raw, 'FLEET_CONFIG');
-    return { app: createApp(buildFleet(config, workerPlatform(env))) };
+    const deps = buildFleet(config, workerPlatform(env));
+    return { app: createApp(deps), deps };
   } catch (e) {
     // a worker cannot refuse to start: it answers every request with the configuration error instead
     const message = e instanceof ConfigError ? e.message : `fleet failed to start: ${(e as Error).message}`;
@@ -41,3 +46,16 @@ export default {
     return built.app.fetch(request, env, ctx as never);
   },
 };
+
+/**
+ * The relay entrypoint: reachable only through the FLEET_RELAY service binding (named entrypoints are
+ * not routed from the internet). A fan-out wider than the connection budget asks groups of clusters
+ * through it (src/upstreams/relay.ts).
+ */
+export class FleetRelay extends WorkerEntrypoint<Record<string, unknown>> {
+  override fetch(request: Request): Promise<Response> | Response {
+    built ??= build(this.env);
+    if ('error' in built) return statusResponse(serviceUnavailable(`invalid configuration: ${built.error}`));
+    return handleRelay(built.deps, request, fanOut);
+  }
+}

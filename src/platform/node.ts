@@ -183,6 +183,7 @@ export function nodePlatform(): Platform {
     files: nodeFiles,
     transport: new UndiciTransport(),
     gzipResponses: true,
+    maxConnectionsPerRequest: Number.POSITIVE_INFINITY,
     checkEndpoint() {
       // Node can do everything the config can say: private CAs, client certificates, skip-verify
     },

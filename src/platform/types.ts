@@ -4,6 +4,7 @@
  * touches a runtime-specific API.
  */
 import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
+import type { RelayFetcher } from '../upstreams/relay.ts';
 import type { Transport } from '../upstreams/transport.ts';
 
 export interface Platform {
@@ -15,6 +16,10 @@ export interface Platform {
    * responses on its own (Workers encode bodies automatically when the client accepts gzip)
    */
   gzipResponses: boolean;
+  /** simultaneous outgoing connections one request may hold (Workers: 6, Node: unbounded) */
+  maxConnectionsPerRequest: number;
+  /** the fleet's own relay, where the runtime limits connections per request */
+  relay?: RelayFetcher;
   /** refuse, at startup, an endpoint the runtime cannot reach as configured (e.g. a private CA on Workers) */
   checkEndpoint(endpoint: ResolvedEndpoint, where: string): void;
 }

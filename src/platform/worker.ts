@@ -7,7 +7,11 @@ import { ConfigError } from '../config/schema.ts';
 import { type Fetcher, fetchTransport } from '../upstreams/transport.ts';
 import type { Platform } from './types.ts';
 
+/** The service binding to the fleet's own `FleetRelay` entrypoint (see wrangler.toml). */
+export const RELAY_BINDING = 'FLEET_RELAY';
+
 export function workerPlatform(env: Record<string, unknown>): Platform {
+  const relayBinding = env[RELAY_BINDING] as { fetch(req: Request): Promise<Response> } | undefined;
   const fetchers: Record<string, Fetcher> = {};
   for (const [k, v] of Object.entries(env)) {
     const f = (v as { fetch?: unknown } | null)?.fetch;
@@ -24,6 +28,9 @@ export function workerPlatform(env: Record<string, unknown>): Platform {
     },
     transport: fetchTransport((input, init) => fetch(input, init), fetchers),
     gzipResponses: false,
+    // Workers: 6 simultaneous open connections per request; wider fan-outs go through the relay
+    maxConnectionsPerRequest: 6,
+    relay: relayBinding ? (req) => relayBinding.fetch(req) : undefined,
     checkEndpoint(ep, where) {
       if (ep.caPem)
         throw new ConfigError(

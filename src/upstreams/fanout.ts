@@ -8,6 +8,7 @@ import type { FleetDeps } from '../app.ts';
 import type { Identity } from '../auth/identity.ts';
 import { type SendOptions, UpstreamError } from './client.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
+import { type RelayMode, relayGroup } from './relay.ts';
 
 export interface Target {
   cluster: string;
@@ -58,13 +59,39 @@ export type Outcome =
  * Sends one request per target, all in parallel, and waits for every response's headers (bodies stay
  * unread: the caller streams them). Transport failures and timeouts become failed outcomes, never throws
  * (but a caller abort does).
+ *
+ * Wider than the per-request connection budget (Workers: 6), the targets are split into groups asked
+ * through the fleet's own relay (src/upstreams/relay.ts); `mode` says how the relay orders the bodies:
+ * `list` (heads first, then each body in turn) or `stream` (as they come, for watches).
  */
 export async function fanOut(
   deps: FleetDeps,
   targets: Target[],
   request: (t: Target) => SendOptions,
   identity?: Identity,
+  mode: RelayMode = 'list',
 ): Promise<Outcome[]> {
+  const budget = deps.maxConnectionsPerRequest;
+  if (targets.length > budget && deps.relay) {
+    const size = targets.length <= budget * budget ? budget : Math.ceil(targets.length / budget);
+    const groups: Target[][] = [];
+    for (let i = 0; i < targets.length; i += size) groups.push(targets.slice(i, i + size));
+    const relay = deps.relay;
+    const answers = await Promise.all(
+      groups.map((g) => {
+        const reqs = g.map(request);
+        return relayGroup(
+          relay,
+          g.map((t) => t.cluster),
+          reqs,
+          identity,
+          mode,
+          reqs[0]?.signal,
+        );
+      }),
+    );
+    return answers.flatMap((a, gi) => a.map((o, i): Outcome => ({ ...o, target: groups[gi]![i]! })));
+  }
   return Promise.all(
     targets.map(async (target): Promise<Outcome> => {
       try {

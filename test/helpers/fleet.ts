@@ -18,16 +18,29 @@ export interface RunningFleet {
   stop(): Promise<void>;
 }
 
-export async function startFleet(runtime: Runtime, config: FleetConfigInput): Promise<RunningFleet> {
+export interface StartOptions {
+  /** workerd only: every outgoing fetch of the worker goes through this (e.g. a connection-budget harness) */
+  outbound?: (req: Request) => Promise<Response>;
+}
+
+export async function startFleet(
+  runtime: Runtime,
+  config: FleetConfigInput,
+  opts: StartOptions = {},
+): Promise<RunningFleet> {
   if (runtime === 'node') {
     const f = await startNodeFleet({ config: parseConfig(config) });
     return { runtime, url: f.url, stop: () => f.stop(500) };
   }
   const mf = new Miniflare({
+    name: 'fleet',
     modules: true,
     scriptPath: resolve('.cache/worker/worker.js'),
     compatibilityDate: '2026-04-01',
     bindings: { FLEET_CONFIG: JSON.stringify(config) },
+    // the fleet's own relay entrypoint, as wrangler.toml binds it
+    serviceBindings: { FLEET_RELAY: { name: 'fleet', entrypoint: 'FleetRelay' } },
+    ...(opts.outbound ? { outboundService: opts.outbound as never } : {}),
     host: '127.0.0.1',
     port: 0,
   });

@@ -35,6 +35,7 @@ export function inProcessFleet(
       return sim.fetch(new Request(input, init));
     }),
     gzipResponses: true,
+    maxConnectionsPerRequest: Number.POSITIVE_INFINITY,
     checkEndpoint() {},
   };
   const config = parseConfig({
