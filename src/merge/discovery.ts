@@ -470,7 +470,8 @@ export function aggregatedFromLegacy(
       if (slash < 0) continue;
       const parent = parents.get(r.name.slice(0, slash));
       if (!parent) continue; // a subresource without its resource: nothing to hang it on
-      (parent.subresources ??= []).push({
+      parent.subresources ??= [];
+      parent.subresources.push({
         subresource: r.name.slice(slash + 1),
         responseKind: { group: r.group ?? '', version: r.version ?? '', kind: r.kind ?? '' },
         verbs: r.verbs ?? [],
@@ -634,7 +635,7 @@ export const AGGREGATED_UPSTREAM_ACCEPT = `${aggregatedContentType('v2')},${aggr
 /** Which aggregated version an upstream answered with (from its Content-Type), or undefined for legacy. */
 export function aggregatedVersionOf(contentType: string | null): AggregatedVersion | undefined {
   const r = parseAccept(contentType)[0];
-  if (!r || r.params.as !== 'APIGroupDiscoveryList' || r.params.g !== 'apidiscovery.k8s.io') return undefined;
+  if (r?.params.as !== 'APIGroupDiscoveryList' || r.params.g !== 'apidiscovery.k8s.io') return undefined;
   return r.params.v === 'v2' || r.params.v === 'v2beta1' ? r.params.v : undefined;
 }
 
