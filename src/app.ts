@@ -3,13 +3,21 @@
  *
  *   recovery (onError) → request info → [authentication → audit → impersonation → authorization] → route
  *
- * The bracketed filters arrive with the identity work; each is one small middleware in src/middleware/.
+ * Each bracketed filter is one small middleware in src/middleware/ (authn, audit, impersonation, authz);
+ * request limits (src/middleware/limits) run before the request is parsed.
  * This module uses only Web-standard APIs: the same app answers on Node (deploy/node) and in workerd
  * (src/worker.ts).
  */
 import { Hono } from 'hono';
-import type { FleetConfig } from './config/schema.ts';
+import { AuditLog } from './auth/audit.ts';
+import { buildAuthn } from './auth/authenticator.ts';
+import { ConfigError, type FleetConfig } from './config/schema.ts';
 import { failure, statusResponse } from './merge/status.ts';
+import { type AuditVariables, audit } from './middleware/audit/index.ts';
+import { type AuthnVariables, authentication } from './middleware/authn/index.ts';
+import { authorization } from './middleware/authz/index.ts';
+import { type ImpersonationVariables, impersonation } from './middleware/impersonation/index.ts';
+import { limits } from './middleware/limits/index.ts';
 import { recovery } from './middleware/recovery/index.ts';
 import { type InfoVariables, requestInfo } from './middleware/requestinfo/index.ts';
 import { fleetRoute } from './routes/fleet.ts';
@@ -31,7 +39,9 @@ export interface FleetDeps {
   relay?: RelayFetcher;
 }
 
-export type FleetEnv = { Variables: InfoVariables };
+export type FleetEnv = {
+  Variables: InfoVariables & AuthnVariables & AuditVariables & ImpersonationVariables;
+};
 
 export function createApp(deps: FleetDeps): Hono<FleetEnv> {
   const app = new Hono<FleetEnv>();
@@ -44,9 +54,23 @@ export function createApp(deps: FleetDeps): Hono<FleetEnv> {
   app.get('/livez', live);
   app.get('/readyz', (c) => ready(c, deps));
 
+  // identity and hardening (src/auth/, README "Security"): limits before anything parses the request
+  const authn = buildAuthn(deps.config.authentication);
+  if (!authn.canAdmit)
+    throw new ConfigError(
+      'config.authentication: no authenticator is configured and anonymous access is off, so every request would be refused; configure oidc, edge, staticTokens, x509 or frontProxy, or set anonymous.enabled: true (callers then act as system:anonymous in every cluster)',
+    );
+  const auditLog = new AuditLog(deps.config.audit.enabled);
+  app.use(limits(deps.config.limits));
   app.use(requestInfo);
+  app.use(authentication(authn, auditLog));
+  app.use(audit(auditLog));
+  app.use(impersonation(deps, authn));
+  app.use(authorization(deps.config.authorization));
   app.all('*', async (c) => {
     const info = c.get('info');
+    // this request's deps: `client` is bound to the caller's upstream identity (middleware/impersonation)
+    const deps = c.get('deps');
     // /clusterspaces/<one cluster>/… is a transparent proxy; everything else is the fleet view
     if (info.clusterspaceForm === 'prefix' && info.clusterspace !== 'all') return passthrough(c, deps, info);
     return fleetRoute(c, deps, info);

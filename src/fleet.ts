@@ -12,6 +12,7 @@ import {
   formatZodError,
   staticMemberSchema,
 } from './config/schema.ts';
+import { resolveSecurityFiles } from './config/security.ts';
 import type { Platform } from './platform/types.ts';
 import { UpstreamClient } from './upstreams/client.ts';
 import { type ResolvedEndpoint, resolveEndpoint } from './upstreams/endpoint.ts';
@@ -54,7 +55,9 @@ function resolved(
   return ep;
 }
 
-export function buildFleet(config: FleetConfig, platform: Platform): FleetDeps {
+export function buildFleet(input: FleetConfig, platform: Platform): FleetDeps {
+  // identity: file references become data; what the runtime cannot do is refused (config/security.ts)
+  const config = resolveSecurityFiles(input, platform, (m) => new ConfigError(m));
   const client = new UpstreamClient(platform.transport);
   const controlPlane = resolved(
     'karmada',
@@ -77,6 +80,16 @@ export function buildFleet(config: FleetConfig, platform: Platform): FleetDeps {
         })
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     };
+  }
+  if (config.upstreamIdentity.mode === 'passthrough') {
+    // clusters authenticate a client certificate before a bearer token: every caller would act as the fleet
+    const withCert = [controlPlane, ...(source.mode === 'static' ? source.members : [])].find(
+      (e) => e.certPem || e.mtlsBinding,
+    );
+    if (withCert)
+      throw new ConfigError(
+        `config.upstreamIdentity.mode: passthrough forwards the caller's token, but ${withCert.name} is reached with the fleet's client certificate, which clusters authenticate first (every caller would act as the fleet); drop the certificate for that endpoint or use mode impersonate`,
+      );
   }
   return {
     config,

@@ -6,6 +6,7 @@
 import type { FleetConfigInput } from '../../src/config/schema.ts';
 import { type ServedHandle, serveFetch } from '../../src/platform/node.ts';
 import { createSimFleet, type SimCluster, type SimKarmada } from '../../src/upstreams/sim/index.ts';
+import { serveSimUpgrades } from './sim-upgrade.ts';
 
 export interface SimFleetOptions {
   members?: string[];
@@ -27,9 +28,18 @@ export interface ServedSimFleet {
   close(): Promise<void>;
 }
 
+/**
+ * The demo lets anyone in, explicitly: callers act as system:anonymous (group system:unauthenticated) in
+ * every simulated cluster, whose RBAC allows everything unless a test gives it rules. A real
+ * configuration without authenticators refuses to start (README "Security").
+ */
+export const DEMO_AUTHENTICATION = { anonymous: { enabled: true } } as const;
+
 /** Serves a simulated cluster; while `faults.down` is set, connections are dropped like a dead host's. */
-export function serveSim(sim: SimCluster, port = 0): Promise<ServedHandle> {
-  return serveFetch((req) => sim.fetch(req), { port, admit: () => !sim.faults.down });
+export async function serveSim(sim: SimCluster, port = 0): Promise<ServedHandle> {
+  const h = await serveFetch((req) => sim.fetch(req), { port, admit: () => !sim.faults.down });
+  serveSimUpgrades(h.server, sim); // exec, attach, port-forward
+  return h;
 }
 
 export async function startSimFleet(opts: SimFleetOptions = {}): Promise<ServedSimFleet> {
@@ -51,10 +61,12 @@ export async function startSimFleet(opts: SimFleetOptions = {}): Promise<ServedS
     karmadaConfig: (extra = {}) => ({
       controlPlane: { server: kh.url, token: 'fleet-demo-token' },
       members: { mode: 'karmada', refreshSeconds: 2 },
+      authentication: DEMO_AUTHENTICATION,
       ...extra,
     }),
     staticConfig: (extra = {}) => ({
       controlPlane: { server: kh.url, token: 'fleet-demo-token' },
+      authentication: DEMO_AUTHENTICATION,
       members: {
         mode: 'static',
         clusters: [...memberUrls].map(([name, server]) => ({ name, server, token: 'fleet-demo-token' })),

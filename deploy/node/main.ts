@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { describeAuthentication } from '../../src/auth/authenticator.ts';
 import { ConfigError, type FleetConfig, parseConfig } from '../../src/config/schema.ts';
 import { startSimFleet } from './demo.ts';
 import { startNodeFleet } from './server.ts';
@@ -52,6 +53,14 @@ async function main() {
   }
   const fleet = await startNodeFleet({ config, port, host });
   const url = fleet.url;
+  const authn = describeAuthentication(config.authentication);
+  console.log(
+    `fleet-apiserver: authentication: ${authn.join(', ')}; upstream identity: ${config.upstreamIdentity.mode}`,
+  );
+  if (demo)
+    console.log(
+      '  (embedded demo: anonymous access is on, every caller acts as system:anonymous in the simulated clusters)',
+    );
   if (demo) {
     console.log(
       `fleet-apiserver: embedded demo fleet (simulated Karmada control plane at ${demo.karmadaUrl},`,

@@ -2,11 +2,39 @@
  * The Node server: the same app the worker runs, on node:http(s), with graceful shutdown.
  * TLS and (later) upgrade relays for exec/attach/port-forward live here, never in src/.
  */
+import type { IncomingMessage } from 'node:http';
 import type { ServerOptions as HttpsOptions } from 'node:https';
 import { createApp } from '../../src/app.ts';
+import { TRANSPORT_FACTS } from '../../src/auth/request.ts';
 import type { FleetConfig } from '../../src/config/schema.ts';
 import { buildFleet } from '../../src/fleet.ts';
 import { nodePlatform, type ServedHandle, serveFetch } from '../../src/platform/node.ts';
+import { httpsOptions, transportFactsFor } from './tls.ts';
+import { attachUpgradeRelay } from './upgrade.ts';
+
+/**
+ * Reads away a request body nobody will use, before the answer is sent: a client still sending would
+ * otherwise see a reset connection instead of the answer, and the Node adapter would close the socket
+ * later, under whatever request it carries by then. Bounded: past `maxBytes` the connection is closed.
+ */
+function discardBody(incoming: IncomingMessage, maxBytes: number): Promise<void> {
+  if (incoming.readableEnded || incoming.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let n = 0;
+    const done = () => resolve();
+    incoming.on('data', (chunk: Buffer) => {
+      n += chunk.length;
+      if (n > maxBytes) {
+        incoming.socket.destroy();
+        done();
+      }
+    });
+    incoming.once('end', done);
+    incoming.once('close', done);
+    incoming.on('error', done);
+    incoming.resume();
+  });
+}
 
 export interface NodeFleetOptions {
   config: FleetConfig;
@@ -22,8 +50,30 @@ export interface NodeFleet extends ServedHandle {
 
 export async function startNodeFleet(opts: NodeFleetOptions): Promise<NodeFleet> {
   const platform = nodePlatform();
-  const app = createApp(buildFleet(opts.config, platform));
-  const served = await serveFetch(app.fetch, { port: opts.port ?? 0, host: opts.host, tls: opts.tls });
+  const deps = buildFleet(opts.config, platform);
+  const app = createApp(deps);
+  // TLS (serving certificate, client certificates) and what the app learns from the connection: tls.ts
+  const tls = httpsOptions(deps.config, opts.tls);
+  const facts = transportFactsFor(deps.config);
+  const served = await serveFetch(
+    async (req, env) => {
+      const res = await app.fetch(req, { [TRANSPORT_FACTS]: facts(env.incoming) });
+      // a body refused for its size (by Content-Length) is still arriving: read it away first
+      if (res.status === 413) await discardBody(env.incoming, 4 * deps.config.limits.maxBodyBytes);
+      return res;
+    },
+    {
+      port: opts.port ?? 0,
+      host: opts.host,
+      tls,
+      // room above the fleet's own header limit, so that it answers 431 with a Status
+      maxHeaderSize: deps.config.limits.maxHeaderBytes * 2,
+    },
+  );
+  // exec / attach / port-forward: HTTP/1.1 upgrades go through the same app and are spliced by ./upgrade.ts
+  attachUpgradeRelay(served.server, (req, env) =>
+    app.fetch(req, { ...env, [TRANSPORT_FACTS]: facts(env.incoming as IncomingMessage) }),
+  );
   return {
     ...served,
     async stop(graceMs = 5_000) {

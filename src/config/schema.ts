@@ -7,6 +7,15 @@
  * below `ResolvedConfig` is plain data that both runtimes can use.
  */
 import { z } from 'zod';
+import {
+  auditSchema,
+  authenticationSchema,
+  authorizationSchema,
+  callerImpersonationSchema,
+  limitsSchema,
+  servingSchema,
+  upstreamIdentitySchema,
+} from './security.ts';
 
 const RESERVED = new Set(['all', 'karmada']);
 
@@ -109,6 +118,14 @@ export const configSchema = z
       .default({ requestSeconds: 30 }),
     /** per-request upstream connection budget (6 on Workers); wider fan-outs are split */
     maxConnectionsPerRequest: z.number().int().min(1).max(1000).optional(),
+    // identity and hardening (src/config/security.ts; README "Security")
+    authentication: authenticationSchema,
+    upstreamIdentity: upstreamIdentitySchema,
+    callerImpersonation: callerImpersonationSchema,
+    authorization: authorizationSchema.optional(),
+    audit: auditSchema,
+    limits: limitsSchema,
+    serving: servingSchema.optional(),
   })
   .strict();
 

@@ -45,7 +45,7 @@ const NULL_BODY = new Set([101, 204, 205, 304]);
  * which closes the upstream request (a watch stops at once).
  */
 export function toWebStream(source: Readable): ReadableStream<Uint8Array> {
-  // the iterator is made on first read: until then the Node stream stays untouched, so relayNodeBody
+  // the iterator is made on first read: until then the Node stream stays untouched, so writeStreamed
   // can still pipe it (highWaterMark 0: nothing is pulled before someone reads)
   let it: AsyncIterator<Uint8Array> | undefined;
   const stream = new ReadableStream<Uint8Array>(
@@ -80,27 +80,54 @@ export function toWebStream(source: Readable): ReadableStream<Uint8Array> {
  */
 const nodeBodies = new WeakMap<ReadableStream<Uint8Array>, Readable>();
 
-function relayNodeBody(res: Response, out: ServerResponse): Response | undefined {
-  const body = res.body;
-  const src = body ? nodeBodies.get(body) : undefined;
-  if (!body || !src || body.locked) return undefined;
-  nodeBodies.delete(body);
+function nodeHeaders(res: Response): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   res.headers.forEach((v, k) => {
     if (k !== 'set-cookie') headers[k] = v;
   });
   const cookies = res.headers.getSetCookie();
   if (cookies.length) headers['set-cookie'] = cookies;
-  out.writeHead(res.status, headers);
-  if (!('content-length' in headers)) out.flushHeaders();
-  src.on('error', (err) => out.destroy(err));
-  out.on('close', () => {
-    if (!src.readableEnded) {
-      src.on('error', () => {});
-      src.destroy();
-    }
-  });
-  src.pipe(out);
+  return headers;
+}
+
+/**
+ * Writes streamed bodies (no Content-Length: watch, logs, merged lists) itself, for two reasons:
+ * - a body that is an upstream's Node stream is piped straight into the socket (see nodeBodies);
+ * - a body that fails midway (an upstream cut) must end as a broken connection, the honest signal:
+ *   @hono/node-server would log it and append an `Error: …` text to the stream first.
+ * Answers with a known length go the adapter's own (faster) way.
+ */
+function writeStreamed(res: Response, out: ServerResponse): Response | undefined {
+  const body = res.body;
+  if (!body || body.locked) return undefined;
+  const src = nodeBodies.get(body);
+  if (!src && res.headers.has('content-length')) return undefined;
+  out.writeHead(res.status, nodeHeaders(res));
+  if (!res.headers.has('content-length')) out.flushHeaders();
+  if (src) {
+    nodeBodies.delete(body);
+    src.on('error', (err) => out.destroy(err));
+    out.on('close', () => {
+      if (!src.readableEnded) {
+        src.on('error', () => {});
+        src.destroy();
+      }
+    });
+    src.pipe(out);
+  } else {
+    const reader = body.getReader();
+    out.on('close', () => void reader.cancel().catch(() => {}));
+    const pump = async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return void out.end();
+        if (!out.write(value))
+          await new Promise<void>((r) => out.once('drain', () => r()).once('close', () => r()));
+        if (out.destroyed) return;
+      }
+    };
+    pump().catch((err) => out.destroy(err as Error));
+  }
   // tells @hono/node-server the response is already being written
   return new Response(null, { headers: { 'x-hono-already-sent': '1' } });
 }
@@ -137,6 +164,12 @@ export class UndiciTransport implements Transport {
       const prev = headers[k];
       headers[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
     });
+    // identity lines (one Impersonate-Group per group): an array value is sent as one line per element
+    for (const [name, v] of req.headerLines ?? []) {
+      const k = name.toLowerCase();
+      const prev = headers[k];
+      headers[k] = prev === undefined ? [v] : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    }
     const body = req.body as UpstreamRequest['body'];
     let r: Dispatcher.ResponseData;
     try {
@@ -190,10 +223,18 @@ export function nodePlatform(): Platform {
   };
 }
 
+/** What @hono/node-server hands the fetch handler besides the Request: the Node request and response. */
+export interface NodeRequestEnv {
+  incoming: IncomingMessage;
+  outgoing: ServerResponse;
+}
+
 export interface ServeOptions {
   port?: number;
   host?: string;
   tls?: HttpsOptions;
+  /** largest request head Node accepts (default 16 KiB); larger ones get Node's bare 431 */
+  maxHeaderSize?: number;
   /** called per request before the handler; returning false destroys the connection (a "down" server) */
   admit?: (req: IncomingMessage) => boolean;
 }
@@ -208,13 +249,13 @@ export interface ServedHandle {
 
 /** Serves a Web fetch handler over real HTTP(S) on Node. Port 0 lets the OS pick a free one. */
 export async function serveFetch(
-  fetch: (req: Request) => Response | Promise<Response>,
+  fetch: (req: Request, env: NodeRequestEnv) => Response | Promise<Response>,
   opts: ServeOptions = {},
 ): Promise<ServedHandle> {
   const listener = getRequestListener(
     async (req: Request, env: unknown) => {
-      const res = await fetch(req);
-      return relayNodeBody(res, (env as { outgoing: ServerResponse }).outgoing) ?? res;
+      const res = await fetch(req, env as NodeRequestEnv);
+      return writeStreamed(res, (env as NodeRequestEnv).outgoing) ?? res;
     },
     { overrideGlobalObjects: false },
   );
@@ -225,7 +266,10 @@ export async function serveFetch(
     }
     void listener(req, res);
   };
-  const server: Server = opts.tls ? createHttpsServer(opts.tls, handler) : createHttpServer(handler);
+  const head = opts.maxHeaderSize ? { maxHeaderSize: opts.maxHeaderSize } : {};
+  const server: Server = opts.tls
+    ? createHttpsServer({ ...opts.tls, ...head }, handler)
+    : createHttpServer(head, handler);
   // long watches: never time out a request on the server side
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;

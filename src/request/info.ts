@@ -48,6 +48,17 @@ export interface RequestInfo {
   extra: string[];
 }
 
+/**
+ * A boolean query parameter as kube-apiserver reads it (apimachinery Convert_Slice_string_To_bool):
+ * absent → false; "0" or "false" in any case → false; anything else, "True" as Python's client sends it
+ * and even an empty value included → true.
+ */
+export function queryBool(q: URLSearchParams, name: string): boolean {
+  const v = q.get(name);
+  if (v === null) return false;
+  return !(v === '0' || v.toLowerCase() === 'false');
+}
+
 export class RequestPathError extends Error {
   constructor(
     readonly code: 400 | 404,
@@ -178,8 +189,7 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
   if (info.resource === '') throw new RequestPathError(404, `no resource in path ${rawPath}`);
 
   const m = method.toUpperCase();
-  const watchQuery = query.get('watch');
-  const isWatch = watchPath || watchQuery === 'true' || watchQuery === '1';
+  const isWatch = watchPath || queryBool(query, 'watch');
   switch (m) {
     case 'POST':
       info.verb = 'create';
@@ -208,6 +218,9 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
  * fleet name the client used), keeping subresource and trailing segments. Percent-encodes what it writes.
  */
 export function kubePathWithName(info: RequestInfo, name: string): string {
+  // a fleet name can decode to "." or ".." (`...clusterspace.<cluster>`): as a path segment it would walk
+  // up the upstream URL, so it is refused like a dot segment in the path itself
+  if (name === '.' || name === '..') throw new RequestPathError(400, `path segment "${name}" is not allowed`);
   const base =
     info.apiPrefix === 'api' ? `/api/${info.apiVersion}` : `/apis/${info.apiGroup}/${info.apiVersion}`;
   const e = encodeURIComponent;

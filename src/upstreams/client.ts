@@ -5,7 +5,7 @@
  * never cross), the fleet's own credential, the caller's identity as Impersonate-* headers, and the
  * per-request timeout (until response headers: watch and log streams are long-lived by design).
  */
-import { type Identity, impersonationHeaders } from '../auth/identity.ts';
+import { type Identity, impersonationHeaders, type UpstreamIdentity } from '../auth/identity.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
 import { HeadersTimeoutError, type Transport } from './transport.ts';
 
@@ -61,6 +61,10 @@ export interface SendOptions {
   /** aborts the upstream request (the caller went away) */
   signal?: AbortSignal;
   identity?: Identity;
+  /** an upgrade (exec, attach, port-forward): Upgrade is kept and Connection says so */
+  upgrade?: boolean;
+  /** send through this transport instead of the platform's (the Node entry's socket-splicing upgrade relay) */
+  via?: Transport;
 }
 
 export function forwardableRequestHeaders(incoming: Headers | undefined): Headers {
@@ -77,6 +81,18 @@ export function forwardableRequestHeaders(incoming: Headers | undefined): Header
     out.append(key, value);
   });
   return out;
+}
+
+/**
+ * An upgrade request (exec, attach, port-forward) keeps the upgrade itself: `Upgrade` as sent and
+ * `Connection: Upgrade`. Sec-WebSocket-* and X-Stream-Protocol-Version are end-to-end headers and pass
+ * unchanged anyway; credentials and impersonation follow the same rules as any request.
+ */
+function keepUpgrade(headers: Headers, incoming: Headers | undefined): void {
+  const upgrade = incoming?.get('upgrade');
+  if (!upgrade) return;
+  headers.set('Upgrade', upgrade);
+  headers.set('Connection', 'Upgrade');
 }
 
 /** Response headers minus hop-by-hop ones. Content-Length stays: the body is relayed intact. */
@@ -101,27 +117,104 @@ function describe(err: unknown): string {
   return cause ? `${e.message ?? String(err)} (${cause})` : (e?.message ?? String(err));
 }
 
+/**
+ * One caller's side of every upstream call: the identity that goes upstream, headers that carry identity
+ * claims in this configuration (never forwarded), and who wants to hear about each answer (audit).
+ */
+export interface CallerBinding {
+  as: UpstreamIdentity;
+  /** lowercased request header names to drop besides the built-in credential headers */
+  dropHeaders?: ReadonlySet<string>;
+  /** lowercased header name prefixes to drop (configured front-proxy extras) */
+  dropHeaderPrefixes?: readonly string[];
+  /** told the status of every upstream answer, or 0 when the cluster could not be reached */
+  onAnswer?: (cluster: string, code: number) => void;
+}
+
 export class UpstreamClient {
-  constructor(private readonly transport: Transport) {}
+  constructor(
+    private readonly transport: Transport,
+    private readonly binding?: CallerBinding,
+  ) {}
+
+  /**
+   * A client for one request: every call it sends carries this caller's identity, whatever the call site
+   * passes as `identity`. The app hands routes only such a client, so no route can forget the caller.
+   */
+  forCaller(binding: CallerBinding): UpstreamClient {
+    return new UpstreamClient(this.transport, binding);
+  }
+
+  /** The identity this client is bound to (undefined: the fleet's own client). */
+  get caller(): UpstreamIdentity | undefined {
+    return this.binding?.as;
+  }
+
+  /** The request headers this client would forward (credentials and identity claims removed). */
+  forwardable(incoming: Headers | undefined): Headers {
+    const headers = forwardableRequestHeaders(incoming);
+    for (const h of this.binding?.dropHeaders ?? []) headers.delete(h);
+    const prefixes = this.binding?.dropHeaderPrefixes;
+    if (prefixes?.length)
+      for (const k of [...headers.keys()]) if (prefixes.some((p) => k.startsWith(p))) headers.delete(k);
+    return headers;
+  }
+
+  /**
+   * What authenticates a call to `endpoint` as this client's caller: the Authorization value (the fleet's
+   * token, or the caller's own in passthrough mode) and the identity header lines (one per group). For
+   * callers that dial the upstream themselves (the Node upgrade relay); `send` uses it too.
+   */
+  credentials(
+    endpoint: ResolvedEndpoint,
+    identity?: Identity,
+  ): { authorization?: string; headerLines: Array<[string, string]> } {
+    const as: UpstreamIdentity | undefined =
+      this.binding?.as ?? (identity ? { mode: 'impersonate', identity } : undefined);
+    if (as?.mode === 'passthrough') {
+      // the caller's own credential instead of the fleet's; a client certificate would authenticate the
+      // fleet instead (kube tries x509 before tokens), so such an endpoint must never get here
+      if (endpoint.certPem || endpoint.mtlsBinding)
+        throw new UpstreamError(
+          endpoint.name,
+          'unreachable',
+          "upstreamIdentity.mode passthrough cannot reach a cluster with the fleet's client certificate",
+        );
+      return {
+        ...(as.authorization ? { authorization: as.authorization } : {}),
+        headerLines: impersonationHeaders(as.impersonate),
+      };
+    }
+    const token = endpoint.token?.();
+    return {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      headerLines: impersonationHeaders(as?.identity),
+    };
+  }
 
   async send(endpoint: ResolvedEndpoint, opts: SendOptions): Promise<Response> {
-    const headers = forwardableRequestHeaders(opts.headers);
+    const headers = this.forwardable(opts.headers);
+    if (opts.upgrade) keepUpgrade(headers, opts.headers);
     // Content-Length stays only for a body relayed as received; a body the fleet built gets its own
     if (!(opts.body instanceof ReadableStream)) headers.delete('content-length');
-    const token = endpoint.token?.();
-    if (token) headers.set('Authorization', `Bearer ${token}`);
-    for (const [k, v] of impersonationHeaders(opts.identity)) headers.append(k, v);
+    const cred = this.credentials(endpoint, opts.identity);
+    if (cred.authorization) headers.set('Authorization', cred.authorization);
 
+    const onAnswer = this.binding?.onAnswer;
     try {
-      return await this.transport.send(endpoint, {
+      const res = await (opts.via ?? this.transport).send(endpoint, {
         method: opts.method,
         url: endpoint.server + opts.path,
         headers,
+        headerLines: cred.headerLines,
         body: opts.body ?? null,
         signal: opts.signal,
         timeoutMs: endpoint.timeoutMs,
       });
+      onAnswer?.(endpoint.name, res.status);
+      return res;
     } catch (err) {
+      onAnswer?.(endpoint.name, 0);
       if (err instanceof HeadersTimeoutError)
         throw new UpstreamError(endpoint.name, 'timeout', `${endpoint.timeoutMs / 1000}s`);
       if (opts.signal?.aborted) throw err;

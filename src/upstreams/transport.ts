@@ -10,6 +10,11 @@ export interface UpstreamRequest {
   /** absolute URL */
   url: string;
   headers: Headers;
+  /**
+   * Header lines sent exactly as listed, one line each, after `headers` (Impersonate-Group repeats: kube
+   * reads each line as one group, and Fetch's Headers would join repeated values with ", " when read).
+   */
+  headerLines?: ReadonlyArray<readonly [string, string]>;
   body: ReadableStream<Uint8Array> | Uint8Array | string | null;
   /** the caller went away: abort the request, and the response body if it is streaming */
   signal?: AbortSignal;
@@ -45,6 +50,8 @@ export function fetchTransport(defaultFetch: Fetcher, fetchers: Record<string, F
       // the Fetch API computes Content-Length (or chunks) itself and refuses a caller-set one
       const headers = new Headers(req.headers);
       headers.delete('content-length');
+      // workerd sends each appended value as its own line (Node's fetch would join them: Node uses undici.request)
+      for (const [k, v] of req.headerLines ?? []) headers.append(k, v);
       // one controller for both reasons to stop: the caller left (always), no headers in time (until
       // headers arrive: the timer is cleared then, so a streaming body is never cut by it)
       const ac = new AbortController();

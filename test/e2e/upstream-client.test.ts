@@ -16,6 +16,11 @@ describe.each(RUNTIMES)('upstream client on %s', (runtime) => {
     m1 = await startEcho();
     fleet = await startFleet(runtime, {
       controlPlane: { server: cp.url, token: 'cp-token' },
+      // the caller's token is the fleet's to check, never to forward (test/e2e/identity.test.ts: the rest)
+      authentication: {
+        staticTokens: { csv: 'caller-secret,carol,1001,"dev,ops"' },
+        anonymous: { enabled: true },
+      },
       members: {
         mode: 'static',
         clusters: [{ name: 'member1', server: m1.url, token: 'm1-token', timeoutSeconds: 1.5 }],
@@ -35,8 +40,6 @@ describe.each(RUNTIMES)('upstream client on %s', (runtime) => {
         method: 'POST',
         headers: {
           Authorization: 'Bearer caller-secret',
-          'Impersonate-User': 'system:admin',
-          'Impersonate-Group': 'system:masters',
           'X-Remote-User': 'mallory',
           'Content-Type': 'application/json',
           Accept: 'application/json',
@@ -59,11 +62,36 @@ describe.each(RUNTIMES)('upstream client on %s', (runtime) => {
     expect(got.path).toBe('/api/v1/namespaces/default/configmaps?dryRun=All&x=%2Fy');
     expect(got.body).toBe('{"kind":"ConfigMap"}');
     expect(got.headers.authorization).toBe('Bearer m1-token');
-    expect(got.headers['impersonate-user']).toBeUndefined();
-    expect(got.headers['impersonate-group']).toBeUndefined();
+    // the caller's own Impersonate-* never cross; the fleet impersonates whom it authenticated
+    expect(got.headers['impersonate-user']).toBe('carol');
+    expect(got.headers['impersonate-uid']).toBe('1001');
+    // two Impersonate-Group lines on the wire; the echo reads them through Fetch's Headers, which joins them
+    expect(got.headers['impersonate-group']).toBe('dev, ops');
     expect(got.headers['x-remote-user']).toBeUndefined();
     expect(got.headers['content-type']).toBe('application/json');
     expect(got.headers['user-agent']).toBe('kubectl/v1.35.2');
+  });
+
+  it('refuses the caller’s own Impersonate-* without the right to impersonate; the member sees nothing', async () => {
+    const before = m1.received.length;
+    const res = await fetch(`${fleet.url}/clusterspaces/member1/api/v1/namespaces/default/configmaps`, {
+      headers: {
+        Authorization: 'Bearer caller-secret',
+        'Impersonate-User': 'system:admin',
+        'Impersonate-Group': 'system:masters',
+      },
+    });
+    expect(res.status).toBe(403);
+    const s = (await res.json()) as { reason: string; message: string };
+    expect(s.reason).toBe('Forbidden');
+    expect(s.message).toMatch(
+      /^users "system:admin" is forbidden: User "carol" cannot impersonate resource "users"/,
+    );
+    expect(m1.received.length).toBe(before);
+    // the check itself went to the control plane, with the fleet's credential
+    const sar = cp.received.findLast((r) => r.path.includes('subjectaccessreviews'));
+    expect(sar?.headers.authorization).toBe('Bearer cp-token');
+    expect(sar?.headers['impersonate-user']).toBeUndefined();
   });
 
   it('answers a Status naming the known clusterspaces for an unknown one', async () => {

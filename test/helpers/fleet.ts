@@ -21,6 +21,8 @@ export interface RunningFleet {
 export interface StartOptions {
   /** workerd only: every outgoing fetch of the worker goes through this (e.g. a connection-budget harness) */
   outbound?: (req: Request) => Promise<Response>;
+  /** serve HTTPS with this certificate (kubectl sends bearer tokens only over TLS) */
+  tls?: { cert: string; key: string };
 }
 
 export async function startFleet(
@@ -29,7 +31,7 @@ export async function startFleet(
   opts: StartOptions = {},
 ): Promise<RunningFleet> {
   if (runtime === 'node') {
-    const f = await startNodeFleet({ config: parseConfig(config) });
+    const f = await startNodeFleet({ config: parseConfig(config), ...(opts.tls ? { tls: opts.tls } : {}) });
     return { runtime, url: f.url, stop: () => f.stop(500) };
   }
   const mf = new Miniflare({
@@ -37,12 +39,15 @@ export async function startFleet(
     modules: true,
     scriptPath: resolve('.cache/worker/worker.js'),
     compatibilityDate: '2026-04-01',
+    // as wrangler.toml: request.signal aborts when the client goes away (watches close their upstreams)
+    compatibilityFlags: ['enable_request_signal'],
     bindings: { FLEET_CONFIG: JSON.stringify(config) },
     // the fleet's own relay entrypoint, as wrangler.toml binds it
     serviceBindings: { FLEET_RELAY: { name: 'fleet', entrypoint: 'FleetRelay' } },
     ...(opts.outbound ? { outboundService: opts.outbound as never } : {}),
     host: '127.0.0.1',
     port: 0,
+    ...(opts.tls ? { https: true, httpsCert: opts.tls.cert, httpsKey: opts.tls.key } : {}),
   });
   const url = await mf.ready;
   return { runtime, url: url.origin, stop: () => mf.dispose() };

@@ -40,6 +40,7 @@ export function inProcessFleet(
   };
   const config = parseConfig({
     controlPlane: { server: 'http://karmada.sim' },
+    authentication: { anonymous: { enabled: true } },
     members: {
       mode: 'static',
       clusters: [...members.keys()].map((n) => ({ name: n, server: `http://${n}.sim` })),

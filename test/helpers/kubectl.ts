@@ -14,11 +14,29 @@ export interface KubectlResult {
   stderr: string;
 }
 
+/** Credentials for the kubeconfig: a CA to trust (https servers), a bearer token, a client certificate. */
+export interface KubectlAuth {
+  caPem?: string;
+  token?: string;
+  clientCert?: string;
+  clientKey?: string;
+}
+
 export class Kubectl {
   readonly dir = mkdtempSync(join(tmpdir(), 'fleet-kubectl-'));
   readonly kubeconfig = join(this.dir, 'config');
 
-  constructor(readonly server: string) {
+  constructor(
+    readonly server: string,
+    auth: KubectlAuth = {},
+  ) {
+    const b64 = (s: string) => Buffer.from(s).toString('base64');
+    const cluster = auth.caPem ? `\n    certificate-authority-data: ${b64(auth.caPem)}` : '';
+    const user = [
+      auth.token ? `token: ${auth.token}` : '',
+      auth.clientCert ? `client-certificate-data: ${b64(auth.clientCert)}` : '',
+      auth.clientKey ? `client-key-data: ${b64(auth.clientKey)}` : '',
+    ].filter(Boolean);
     writeFileSync(
       this.kubeconfig,
       `apiVersion: v1
@@ -26,7 +44,7 @@ kind: Config
 clusters:
 - name: fleet
   cluster:
-    server: ${server}
+    server: ${server}${cluster}
 contexts:
 - name: fleet
   context:
@@ -34,7 +52,7 @@ contexts:
     user: fleet
 users:
 - name: fleet
-  user: {}
+  user: ${user.length ? `\n    ${user.join('\n    ')}` : '{}'}
 current-context: fleet
 `,
     );
@@ -72,13 +90,18 @@ current-context: fleet
   }
 
   /** A long-running kubectl (e.g. `get -w`): collects output, resolves `waitFor` when a pattern appears. */
-  spawn(args: string[]): {
+  spawn(
+    args: string[],
+    opts: { env?: Record<string, string> } = {},
+  ): {
     proc: ChildProcess;
     output: () => string;
     waitFor: (re: RegExp, timeoutMs?: number) => Promise<string>;
     stop: () => void;
   } {
-    const p = spawn(kubectlPath(), this.args(args), { env: { ...process.env, KUBECONFIG: this.kubeconfig } });
+    const p = spawn(kubectlPath(), this.args(args), {
+      env: { ...process.env, KUBECONFIG: this.kubeconfig, ...opts.env },
+    });
     let out = '';
     const waiters: Array<() => void> = [];
     const onData = (d: Buffer) => {

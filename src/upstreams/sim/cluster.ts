@@ -12,10 +12,12 @@ import { buildCatalog } from './catalog/index.ts';
 import type { Catalog, KubeObject, ResourceDef } from './catalog/types.ts';
 import { Controllers } from './controllers.ts';
 import { serveDiscovery } from './discovery.ts';
+import { type SimUpgrade, simUpgrade } from './exec.ts';
 import { decorate, pageNotFound, StatusError, textResponse } from './http.ts';
 import { LogStore } from './logs.ts';
 import { type Gvr, groupVersion, microTimestamp, randomSuffix, timestamp } from './objects.ts';
 import { parseResourcePath } from './paths.ts';
+import { type SimRbac, simAuthorize } from './rbac.ts';
 import { handleResource } from './resources.ts';
 import { clone, grKey, objectKey, Store } from './store.ts';
 import type { OpenWatch } from './watch.ts';
@@ -43,6 +45,8 @@ export interface SimClusterOptions {
   now?: () => Date;
   /** inject a catalog (tests); default buildCatalog({ role, crds, kubernetesVersion }) */
   catalog?: Catalog;
+  /** RBAC for impersonated users (rbac.ts); default: everything allowed */
+  rbac?: SimRbac;
 }
 
 export interface ResolvedOptions {
@@ -75,6 +79,8 @@ export class SimCluster {
   readonly logs = new LogStore();
   readonly options: ResolvedOptions;
   requests: RequestRecord[] = [];
+  /** RBAC this cluster enforces on the (impersonated) user; undefined: everything allowed (rbac.ts) */
+  rbac?: SimRbac;
 
   private readonly nowFn: () => Date;
   private readonly watches = new Set<OpenWatch>();
@@ -98,6 +104,7 @@ export class SimCluster {
       podReadyDelayMs: opts.podReadyDelayMs ?? 200,
     };
     this.nowFn = opts.now ?? (() => new Date());
+    this.rbac = opts.rbac;
     this.catalog =
       opts.catalog ??
       buildCatalog({
@@ -168,6 +175,21 @@ export class SimCluster {
     });
   }
 
+  /**
+   * An HTTP/1.1 upgrade (exec, attach, port-forward): the answer, or the session to run (exec.ts). Logged
+   * and authorized like any request.
+   */
+  async upgrade(req: Request): Promise<SimUpgrade> {
+    const headers: Record<string, string> = {};
+    req.headers.forEach((v, k) => {
+      headers[k] = v;
+    });
+    this.requests.push({ method: req.method, url: req.url, headers });
+    const refused = await simAuthorize(this.rbac, req, new URL(req.url));
+    if (refused) return { kind: 'response', response: refused };
+    return simUpgrade(this, req);
+  }
+
   /** Route one request. Subclasses intercept paths here before calling super. */
   protected async handle(req: Request, url: URL): Promise<Response> {
     const path = url.pathname;
@@ -177,6 +199,8 @@ export class SimCluster {
         headers: { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' },
       });
     }
+    const refused = await simAuthorize(this.rbac, req, url);
+    if (refused) return refused;
     if (req.method === 'GET' || req.method === 'HEAD') {
       const d = serveDiscovery(this.catalog, req, path);
       if (d) return d;

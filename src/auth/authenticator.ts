@@ -1,0 +1,292 @@
+/**
+ * The authenticator chain, as kube-apiserver builds it (pkg/kubeapiserver/authenticator/config.go):
+ *
+ *   front-proxy headers → x509 client certificate → edge assertion → bearer token (static tokens, OIDC)
+ *   → anonymous (only when enabled, and only when no credential was presented and refused)
+ *
+ * Each authenticator answers "this is the caller", "not mine" or "refused". The first that knows the caller
+ * wins. A presented bearer token that no token authenticator accepts is refused (kube's "invalid bearer
+ * token"), so a bad token is a 401 even with anonymous access on, never a silent downgrade.
+ */
+import { ConfigError } from '../config/schema.ts';
+import type { AuthenticationConfig, FrontProxyConfig } from '../config/security.ts';
+import { ANONYMOUS, type Identity, withAuthenticatedGroup } from './identity.ts';
+import { JwtVerifier, type JwtVerifierOptions, mapClaims, peekIssuer, TokenError } from './jwt.ts';
+import { type AuthnRequest, headerValues } from './request.ts';
+import { parseTokenCsv, StaticTokenAuthenticator } from './static.ts';
+
+export type AuthnOutcome =
+  | { ok: true; identity: Identity; via: string; bearer?: string }
+  | { ok: false; reason: string; tokenPresented: boolean };
+
+type Step =
+  | { kind: 'ok'; identity: Identity; via: string }
+  | { kind: 'none' }
+  | { kind: 'error'; reason: string };
+
+/**
+ * `Authorization: Bearer <token>`, read exactly as kube's bearertoken authenticator reads it (split at the
+ * first two spaces, scheme case-insensitive, an empty token is no credential), or undefined.
+ */
+export function bearerToken(headers: Headers): string | undefined {
+  const h = headers.get('authorization')?.trim();
+  if (!h) return undefined;
+  const parts = h.split(' ');
+  if (parts.length < 2 || parts[0]!.toLowerCase() !== 'bearer') return undefined;
+  return parts[1] || undefined;
+}
+
+function frontProxyStep(cfg: FrontProxyConfig, req: AuthnRequest): Step {
+  const cert = req.facts?.clientCertificate;
+  if (!cert?.trustedBy.includes('frontProxy')) return { kind: 'none' };
+  if (cfg.allowedNames.length > 0 && !cfg.allowedNames.includes(cert.commonName))
+    return {
+      kind: 'error',
+      reason: `front-proxy client certificate CN "${cert.commonName}" is not in allowedNames`,
+    };
+  let user: string | undefined;
+  for (const h of cfg.usernameHeaders) {
+    const v = req.headers.get(h)?.trim();
+    if (v) {
+      user = v;
+      break;
+    }
+  }
+  if (!user) return { kind: 'none' };
+  const groups = cfg.groupHeaders.flatMap((h) => headerValues(req, h));
+  const identity: Identity = { user, groups };
+  for (const h of cfg.uidHeaders) {
+    const v = req.headers.get(h)?.trim();
+    if (v) {
+      identity.uid = v;
+      break;
+    }
+  }
+  const extra: Record<string, string[]> = {};
+  req.headers.forEach((_, name) => {
+    for (const prefix of cfg.extraHeaderPrefixes) {
+      const p = prefix.toLowerCase();
+      if (!name.startsWith(p) || name.length === p.length) continue;
+      let key: string;
+      try {
+        key = decodeURIComponent(name.slice(p.length)).toLowerCase();
+      } catch {
+        continue;
+      }
+      extra[key] = [...(extra[key] ?? []), ...headerValues(req, name)];
+    }
+  });
+  if (Object.keys(extra).length) identity.extra = extra;
+  return { kind: 'ok', identity: withAuthenticatedGroup(identity), via: `front-proxy:${cert.commonName}` };
+}
+
+function x509Step(req: AuthnRequest): Step {
+  const cert = req.facts?.clientCertificate;
+  if (!cert?.trustedBy.includes('x509')) return { kind: 'none' };
+  if (!cert.commonName) return { kind: 'error', reason: 'client certificate has no common name' };
+  return {
+    kind: 'ok',
+    identity: withAuthenticatedGroup({ user: cert.commonName, groups: [...cert.organizations] }),
+    via: 'x509',
+  };
+}
+
+export interface Authn {
+  authenticate(req: AuthnRequest): Promise<AuthnOutcome>;
+  /** request headers that carry identity claims in this configuration: never forwarded upstream */
+  readonly credentialHeaders: ReadonlySet<string>;
+  /** and header name prefixes (front-proxy extras) */
+  readonly credentialHeaderPrefixes: readonly string[];
+  /** true when some authenticator (or anonymous access) can let a request in */
+  readonly canAdmit: boolean;
+  readonly describe: string[];
+}
+
+async function tokenDigest(token: string): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)));
+  let out = '';
+  for (const b of d) out += b.toString(16).padStart(2, '0');
+  return out;
+}
+
+type OkStep = Extract<Step, { kind: 'ok' }>;
+
+/**
+ * Successful token authentications, by the token's SHA-256 (never the token itself), for `ttlMs` and never
+ * past the token's own expiry, like kube-apiserver's token cache. Failures are not cached. Bounded; resolved
+ * values only (Workers: no request awaits another's I/O).
+ */
+export class TokenCache {
+  private readonly entries = new Map<string, { until: number; step: OkStep }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly max = 4096,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get enabled(): boolean {
+    return this.ttlMs > 0;
+  }
+
+  get(key: string): OkStep | undefined {
+    if (!this.enabled) return undefined;
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    if (this.now() >= e.until) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return e.step;
+  }
+
+  put(key: string, step: OkStep, expiresAt?: number): void {
+    if (!this.enabled) return;
+    const until = Math.min(this.now() + this.ttlMs, expiresAt ?? Number.POSITIVE_INFINITY);
+    if (until <= this.now()) return;
+    this.entries.set(key, { until, step: { kind: 'ok', identity: step.identity, via: step.via } });
+    while (this.entries.size > this.max) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.entries.delete(oldest);
+    }
+  }
+}
+
+/** One phrase per configured authenticator, in the order they are tried (for the startup log). */
+export function describeAuthentication(config: AuthenticationConfig): string[] {
+  const out: string[] = [];
+  if (config.frontProxy) out.push('front-proxy headers (trusted client certificate)');
+  if (config.x509) out.push('x509 client certificates');
+  if (config.edge) out.push(`edge assertion (${config.edge.header}, issuer ${config.edge.issuer})`);
+  if (config.staticTokens) out.push('static tokens');
+  for (const c of config.oidc) out.push(`OIDC (issuer ${c.issuer})`);
+  if (config.anonymous.enabled) out.push('anonymous (system:anonymous)');
+  return out.length ? out : ['none (every request is refused)'];
+}
+
+export function buildAuthn(config: AuthenticationConfig, opts: JwtVerifierOptions = {}): Authn {
+  for (const [i, c] of [...config.oidc, ...(config.edge ? [config.edge] : [])].entries()) {
+    const keys = c.jwksUrl ?? (c.jwks ? undefined : c.issuer);
+    if (keys?.startsWith('http:'))
+      console.warn(
+        `fleet: WARNING: authentication ${i < config.oidc.length ? `oidc[${i}]` : 'edge'}: signing keys are fetched over plain HTTP (${keys}); anyone on the path could mint tokens: use https`,
+      );
+  }
+  const oidc = config.oidc.map((c) => new JwtVerifier(c, opts));
+  const edge = config.edge ? new JwtVerifier(config.edge, opts) : undefined;
+  let statics: StaticTokenAuthenticator | undefined;
+  if (config.staticTokens) {
+    if (config.staticTokens.csv === undefined)
+      throw new ConfigError(
+        'config.authentication.staticTokens.file: must be resolved to csv before the app is built',
+      );
+    try {
+      statics = new StaticTokenAuthenticator(
+        parseTokenCsv(config.staticTokens.csv, 'config.authentication.staticTokens'),
+      );
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
+  }
+  const credentialHeaders = new Set<string>();
+  if (config.edge) credentialHeaders.add(config.edge.header.toLowerCase());
+  if (config.frontProxy) {
+    for (const h of [
+      ...config.frontProxy.usernameHeaders,
+      ...config.frontProxy.uidHeaders,
+      ...config.frontProxy.groupHeaders,
+    ])
+      credentialHeaders.add(h.toLowerCase());
+  }
+  const describe = describeAuthentication(config);
+
+  const cache = new TokenCache(config.tokenCacheSeconds * 1000);
+
+  async function tokenStep(token: string): Promise<Step> {
+    const key = cache.enabled ? await tokenDigest(token) : '';
+    const hit = cache.get(key);
+    if (hit) return hit;
+    const s = await verifyToken(token);
+    if (s.kind === 'ok') cache.put(key, s, s.expiresAt);
+    return s;
+  }
+
+  async function verifyToken(token: string): Promise<Step & { expiresAt?: number }> {
+    if (statics) {
+      const id = await statics.authenticate(token);
+      if (id) return { kind: 'ok', identity: id, via: 'static-token' };
+    }
+    const iss = peekIssuer(token);
+    if (iss === undefined) return { kind: 'none' };
+    const errs: string[] = [];
+    for (const v of oidc) {
+      // kube's structured authentication picks the authenticator by the token's issuer
+      if (v.config.issuer !== iss) continue;
+      try {
+        const payload = await v.verify(token);
+        return {
+          kind: 'ok',
+          identity: mapClaims(v.config, payload),
+          via: `oidc:${v.config.issuer}`,
+          ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp * 1000 } : {}),
+        };
+      } catch (e) {
+        if (!(e instanceof TokenError)) throw e;
+        errs.push(`oidc ${v.config.issuer}: ${e.message}`);
+      }
+    }
+    return errs.length ? { kind: 'error', reason: errs.join('; ') } : { kind: 'none' };
+  }
+
+  async function edgeStep(req: AuthnRequest): Promise<Step> {
+    if (!edge || !config.edge) return { kind: 'none' };
+    const assertion = req.headers.get(config.edge.header)?.trim();
+    if (!assertion) return { kind: 'none' };
+    try {
+      const payload = await edge.verify(assertion);
+      return { kind: 'ok', identity: mapClaims(edge.config, payload), via: `edge:${edge.config.issuer}` };
+    } catch (e) {
+      if (!(e instanceof TokenError)) throw e;
+      return { kind: 'error', reason: `edge assertion: ${e.message}` };
+    }
+  }
+
+  return {
+    credentialHeaders,
+    credentialHeaderPrefixes: (config.frontProxy?.extraHeaderPrefixes ?? []).map((p) => p.toLowerCase()),
+    canAdmit:
+      oidc.length > 0 ||
+      !!edge ||
+      !!statics ||
+      !!config.x509 ||
+      !!config.frontProxy ||
+      config.anonymous.enabled,
+    describe,
+    async authenticate(req) {
+      const errors: string[] = [];
+      const token = bearerToken(req.headers);
+      const steps: Array<() => Step | Promise<Step>> = [];
+      if (config.frontProxy) steps.push(() => frontProxyStep(config.frontProxy!, req));
+      if (config.x509) steps.push(() => x509Step(req));
+      steps.push(() => edgeStep(req));
+      if (token !== undefined)
+        steps.push(async () => {
+          const s = await tokenStep(token);
+          // a presented token nobody accepts is an error, never "no credential"
+          return s.kind === 'none' ? { kind: 'error', reason: 'invalid bearer token' } : s;
+        });
+      for (const step of steps) {
+        const s = await step();
+        if (s.kind === 'ok') {
+          const byToken = s.via === 'static-token' || s.via.startsWith('oidc:');
+          return { ok: true, identity: s.identity, via: s.via, ...(byToken ? { bearer: token } : {}) };
+        }
+        if (s.kind === 'error') errors.push(s.reason);
+      }
+      if (errors.length) return { ok: false, reason: errors.join('; '), tokenPresented: token !== undefined };
+      if (config.anonymous.enabled) return { ok: true, identity: ANONYMOUS, via: 'anonymous' };
+      return { ok: false, reason: 'no credentials', tokenPresented: false };
+    },
+  };
+}

@@ -1,0 +1,307 @@
+/**
+ * The fleet's security configuration, validated with zod: who may call (authentication), what identity goes
+ * upstream, who may impersonate whom (`kubectl --as`), the optional fleet authorization policy, the audit log,
+ * request limits and (Node only) TLS serving. Imported by ./schema.ts as sections of the fleet config.
+ *
+ * Names follow kube-apiserver's flags where one exists (`--oidc-username-claim` → `usernameClaim`,
+ * `--requestheader-allowed-names` → `allowedNames`, `--token-auth-file` → `staticTokens.file`).
+ */
+import { z } from 'zod';
+
+/** Asymmetric JWS algorithms only: never `none`, never a shared secret (HS*) for a public issuer. */
+export const JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+] as const;
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name');
+
+/** Where the keys that sign tokens come from: a JWKS URL, an inline key set, or OIDC discovery. */
+const keySource = {
+  /** JWKS endpoint; fetched, cached and refetched on an unknown key id (rotation). Default: OIDC discovery */
+  jwksUrl: httpUrl.optional(),
+  /** static keys (a JWK Set document) instead of fetching them */
+  jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) }).optional(),
+  /** a token with an unknown key id refetches the JWKS (key rotation), at most this often */
+  jwksMinRefreshSeconds: z.number().min(0).max(3600).default(30),
+};
+
+const claimMapping = {
+  /** accepted signing algorithms (`--oidc-signing-algs`) */
+  algorithms: z.array(z.enum(JWT_ALGORITHMS)).min(1).default(['RS256']),
+  /** tolerated clock difference for exp / nbf / iat */
+  clockSkewSeconds: z.number().int().min(0).max(600).default(0),
+  groupsClaim: z.string().min(1).optional(),
+  groupsPrefix: z.string().default(''),
+  uidClaim: z.string().min(1).optional(),
+  /** claims that must be present with exactly this value (`--oidc-required-claim`) */
+  requiredClaims: z.record(z.string(), z.string()).default({}),
+};
+
+function keySourceRefine(
+  k: { jwksUrl?: string | undefined; jwks?: unknown; issuer: string },
+  ctx: z.RefinementCtx,
+): void {
+  if (k.jwksUrl && k.jwks) ctx.addIssue({ code: 'custom', message: 'set jwksUrl or jwks, not both' });
+  if (!k.jwksUrl && !k.jwks && !/^https?:\/\//.test(k.issuer))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['issuer'],
+      message: 'without jwksUrl or jwks the keys are discovered at <issuer>/.well-known/openid-configuration',
+    });
+}
+
+export const oidcSchema = z
+  .object({
+    /** must equal the token's `iss` exactly (`--oidc-issuer-url`) */
+    issuer: z.string().min(1),
+    /** the token's `aud` must contain one of these (`--oidc-client-id`) */
+    audiences: z.array(z.string().min(1)).min(1),
+    ...keySource,
+    ...claimMapping,
+    usernameClaim: z.string().min(1).default('sub'),
+    /** default as kube: `<issuer>#` unless the claim is `email`; `-` disables prefixing */
+    usernamePrefix: z.string().optional(),
+  })
+  .strict()
+  .superRefine(keySourceRefine);
+
+/** A signed identity assertion set by an access-controlling edge in front of the fleet (e.g. an access proxy). */
+export const edgeSchema = z
+  .object({
+    /** request header that carries the assertion JWT */
+    header: headerName.default('Cf-Access-Jwt-Assertion'),
+    issuer: z.string().min(1),
+    audiences: z.array(z.string().min(1)).min(1),
+    ...keySource,
+    ...claimMapping,
+    usernameClaim: z.string().min(1).default('email'),
+    usernamePrefix: z.string().default(''),
+  })
+  .strict()
+  .superRefine(keySourceRefine);
+
+const clientCA = {
+  /** PEM bundle file (Node) */
+  clientCA: z.string().min(1).optional(),
+  /** PEM bundle, base64 (as kubeconfig's …Data fields) */
+  clientCAData: z.string().min(1).optional(),
+};
+
+function oneCA(
+  c: { clientCA?: string | undefined; clientCAData?: string | undefined },
+  ctx: z.RefinementCtx,
+) {
+  if (!!c.clientCA === !!c.clientCAData)
+    ctx.addIssue({ code: 'custom', message: 'set exactly one of clientCA or clientCAData' });
+}
+
+/**
+ * Front-proxy headers (`--requestheader-*`): honoured only on a TLS connection whose client certificate
+ * chains to `clientCA` (and, when `allowedNames` is set, whose CN is listed). Node only.
+ */
+export const frontProxySchema = z
+  .object({
+    ...clientCA,
+    allowedNames: z.array(z.string().min(1)).default([]),
+    usernameHeaders: z.array(headerName).min(1).default(['X-Remote-User']),
+    uidHeaders: z.array(headerName).default(['X-Remote-Uid']),
+    groupHeaders: z.array(headerName).default(['X-Remote-Group']),
+    extraHeaderPrefixes: z.array(headerName).default(['X-Remote-Extra-']),
+  })
+  .strict()
+  .superRefine(oneCA);
+
+/** x509 client certificates (`--client-ca-file`): CN is the user, O the groups. Node only. */
+export const x509Schema = z
+  .object({ ...clientCA })
+  .strict()
+  .superRefine(oneCA);
+
+/** Static bearer tokens in kube's `--token-auth-file` CSV format: `token,user,uid,"group1,group2"`. */
+export const staticTokensSchema = z
+  .object({ file: z.string().min(1).optional(), csv: z.string().optional() })
+  .strict()
+  .refine((s) => (s.file === undefined) !== (s.csv === undefined), {
+    message: 'set exactly one of file or csv',
+  });
+
+export const authenticationSchema = z
+  .object({
+    oidc: z.array(oidcSchema).default([]),
+    edge: edgeSchema.optional(),
+    frontProxy: frontProxySchema.optional(),
+    x509: x509Schema.optional(),
+    staticTokens: staticTokensSchema.optional(),
+    /**
+     * how long a bearer token's successful authentication is reused (never past the token's expiry), as
+     * kube-apiserver's token cache (10 s); 0 verifies every request
+     */
+    tokenCacheSeconds: z.number().min(0).max(300).default(10),
+    /** requests no authenticator claims act as system:anonymous (each cluster's RBAC still decides) */
+    anonymous: z
+      .object({ enabled: z.boolean().default(false) })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .prefault({});
+
+export const upstreamIdentitySchema = z
+  .object({
+    /**
+     * impersonate: the fleet's credential plus Impersonate-* for the caller (every cluster trusts the fleet);
+     * passthrough: the caller's own bearer token, no impersonation (every cluster trusts the caller's issuer)
+     */
+    mode: z.enum(['impersonate', 'passthrough']).default('impersonate'),
+  })
+  .strict()
+  .prefault({});
+
+/** The caller's own impersonation (`kubectl --as`, `--as-group`, `--as-uid`). */
+export const callerImpersonationSchema = z
+  .object({
+    /** false: any Impersonate-* header from a caller is refused with 403 */
+    enabled: z.boolean().default(true),
+    /** where the SubjectAccessReview runs: the control plane, or the request's single target cluster */
+    reviewOn: z.enum(['controlPlane', 'target']).default('controlPlane'),
+    /** how long a review's answer is reused for the same caller and request */
+    cacheSeconds: z.number().min(0).max(600).default(10),
+  })
+  .strict()
+  .prefault({});
+
+const policyRuleSchema = z
+  .object({
+    users: z.array(z.string().min(1)).optional(),
+    groups: z.array(z.string().min(1)).optional(),
+    /** `all`, `karmada`, member names, or `*` */
+    clusterspaces: z.array(z.string().min(1)).min(1).default(['*']),
+    /** Kubernetes verbs (get, list, watch, create, update, patch, delete, deletecollection, …) or `*` */
+    verbs: z.array(z.string().min(1)).min(1).default(['*']),
+  })
+  .strict()
+  .refine((r) => (r.users?.length ?? 0) + (r.groups?.length ?? 0) > 0, {
+    message: 'a rule needs users or groups (use group system:authenticated for everyone signed in)',
+  });
+
+/** Optional fleet-level policy; absent: allow, and let each cluster's RBAC decide. */
+export const authorizationSchema = z.object({ rules: z.array(policyRuleSchema) }).strict();
+
+export const auditSchema = z
+  .object({ enabled: z.boolean().default(false) })
+  .strict()
+  .prefault({});
+
+export const limitsSchema = z
+  .object({
+    /** kube-apiserver's own limit for a request body is 3 MiB */
+    maxBodyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 ** 3)
+      .default(3 * 1024 * 1024),
+    /** Workers refuse URLs over 16 KiB */
+    maxUrlBytes: z
+      .number()
+      .int()
+      .min(256)
+      .max(1024 * 1024)
+      .default(16 * 1024),
+    maxHeaderBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024)
+      .default(32 * 1024),
+    maxHeaderCount: z.number().int().min(8).max(10_000).default(128),
+  })
+  .strict()
+  .prefault({});
+
+/** TLS for the Node server (`--tls-cert-file`, `--tls-private-key-file`); Workers terminate TLS at the edge. */
+export const servingSchema = z
+  .object({
+    certFile: z.string().min(1).optional(),
+    keyFile: z.string().min(1).optional(),
+    certData: z.string().min(1).optional(),
+    keyData: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((s) => !!(s.certFile || s.certData) && !!(s.keyFile || s.keyData), {
+    message: 'needs a certificate (certFile or certData) and its key (keyFile or keyData)',
+  });
+
+export type AuthenticationConfig = z.output<typeof authenticationSchema>;
+export type OidcConfig = z.output<typeof oidcSchema>;
+export type EdgeConfig = z.output<typeof edgeSchema>;
+export type FrontProxyConfig = z.output<typeof frontProxySchema>;
+export type PolicyConfig = z.output<typeof authorizationSchema>;
+export type LimitsConfig = z.output<typeof limitsSchema>;
+export type CallerImpersonationConfig = z.output<typeof callerImpersonationSchema>;
+export type UpstreamIdentityConfig = z.output<typeof upstreamIdentitySchema>;
+
+/**
+ * Turns the security section's file references into inline data (token CSV, client CA bundles, serving
+ * certificate), with the platform's file reader, and refuses what the runtime cannot do: client
+ * certificates (x509, front-proxy) and TLS serving need the Node server; Workers terminate TLS at the edge.
+ */
+export function resolveSecurityFiles<
+  C extends {
+    authentication: AuthenticationConfig;
+    serving?: z.output<typeof servingSchema> | undefined;
+  },
+>(
+  config: C,
+  platform: { name: string; files: { readText(path: string, field: string): string } },
+  fail: (message: string) => Error,
+): C {
+  const a = config.authentication;
+  if (platform.name !== 'node') {
+    if (a.x509)
+      throw fail(
+        'config.authentication.x509: client certificates need the Node server; on Workers let the edge authenticate and use authentication.edge',
+      );
+    if (a.frontProxy)
+      throw fail(
+        'config.authentication.frontProxy: front-proxy headers need a client certificate (Node only)',
+      );
+    if (config.serving) throw fail('config.serving: Workers terminate TLS themselves; remove serving');
+  }
+  const b64 = (s: string) => btoa(s);
+  const out = { ...config, authentication: { ...a } };
+  if (a.staticTokens?.file !== undefined)
+    out.authentication.staticTokens = {
+      csv: platform.files.readText(a.staticTokens.file, 'config.authentication.staticTokens.file'),
+    };
+  if (a.x509?.clientCA)
+    out.authentication.x509 = {
+      clientCAData: b64(platform.files.readText(a.x509.clientCA, 'config.authentication.x509.clientCA')),
+    };
+  if (a.frontProxy?.clientCA) {
+    const { clientCA, ...rest } = a.frontProxy;
+    out.authentication.frontProxy = {
+      ...rest,
+      clientCAData: b64(platform.files.readText(clientCA, 'config.authentication.frontProxy.clientCA')),
+    };
+  }
+  if (config.serving && (config.serving.certFile || config.serving.keyFile)) {
+    const s = config.serving;
+    out.serving = {
+      certData: s.certData ?? b64(platform.files.readText(s.certFile!, 'config.serving.certFile')),
+      keyData: s.keyData ?? b64(platform.files.readText(s.keyFile!, 'config.serving.keyFile')),
+    };
+  }
+  return out;
+}

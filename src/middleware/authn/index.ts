@@ -1,0 +1,38 @@
+/**
+ * Authentication, like kube-apiserver's WithAuthentication: the configured authenticators (src/auth/
+ * authenticator.ts) say who the caller is; nobody → 401 Unauthorized Status with `WWW-Authenticate`,
+ * and nothing is sent to any cluster. The reason goes to the log and the audit line, never to the caller.
+ */
+import type { MiddlewareHandler } from 'hono';
+import type { FleetEnv } from '../../app.ts';
+import type { AuditLog } from '../../auth/audit.ts';
+import type { Authn } from '../../auth/authenticator.ts';
+import { unauthorizedResponse } from '../../auth/forbidden.ts';
+import type { Identity } from '../../auth/identity.ts';
+import { transportFacts } from '../../auth/request.ts';
+import { auditRefusal } from '../audit/index.ts';
+
+export type AuthnVariables = {
+  /** the authenticated caller */
+  user: Identity;
+  /** how: `oidc:<issuer>`, `x509`, …; and the bearer token when a token authenticated the caller */
+  authn: { via: string; bearer?: string };
+  /** when the request arrived (ms since the epoch, and a monotonic mark for latency) */
+  received: { at: number; mark: number };
+};
+
+export function authentication(authn: Authn, audit: AuditLog): MiddlewareHandler<FleetEnv> {
+  return async (c, next) => {
+    c.set('received', { at: Date.now(), mark: performance.now() });
+    const r = await authn.authenticate({ headers: c.req.raw.headers, facts: transportFacts(c.env) });
+    if (!r.ok) {
+      console.warn(`fleet: unable to authenticate the request: ${r.reason}`);
+      const res = unauthorizedResponse(r.tokenPresented);
+      auditRefusal(c, audit, 401, `authentication: ${r.reason}`);
+      return res;
+    }
+    c.set('user', r.identity);
+    c.set('authn', r.bearer !== undefined ? { via: r.via, bearer: r.bearer } : { via: r.via });
+    await next();
+  };
+}

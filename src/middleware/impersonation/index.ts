@@ -1,0 +1,138 @@
+/**
+ * Impersonation, like kube-apiserver's WithImpersonation, in two halves:
+ *
+ * 1. The caller's own `Impersonate-*` headers (`kubectl --as`): honoured only after a SubjectAccessReview,
+ *    sent with the fleet's own credential to the control plane (or the request's single target cluster),
+ *    says the caller may impersonate each thing asked for; otherwise 403 in kube's words. The headers
+ *    themselves never travel on (the upstream client strips them).
+ * 2. The identity the request then acts as is bound into this request's upstream client: the routes get
+ *    `c.var.deps`, whose `client` sends every call — list, get, writes, discovery, passthrough, logs,
+ *    watch, upgrades — with that identity (`Impersonate-*` with the fleet's credential, or the caller's
+ *    own token in passthrough mode). A route has no client without it, so it cannot forget the caller.
+ */
+import type { MiddlewareHandler } from 'hono';
+import type { FleetDeps, FleetEnv } from '../../app.ts';
+import type { Authn } from '../../auth/authenticator.ts';
+import { forbidden, unauthorizedResponse } from '../../auth/forbidden.ts';
+import { ANONYMOUS_USER, type Identity, type UpstreamIdentity } from '../../auth/identity.ts';
+import {
+  authorizeImpersonation,
+  parseImpersonation,
+  type Review,
+  ReviewCache,
+  subjectAccessReview,
+} from '../../auth/impersonate.ts';
+import { transportFacts } from '../../auth/request.ts';
+import { badRequest, statusResponse } from '../../merge/status.ts';
+import type { ResolvedEndpoint } from '../../upstreams/endpoint.ts';
+
+export type ImpersonationVariables = {
+  /** the identity this request acts as: the caller, or whom the caller may impersonate */
+  identity: Identity;
+  /** what goes upstream for it */
+  upstream: UpstreamIdentity;
+  /** the fleet as this request may use it: `client` is bound to `upstream` */
+  deps: FleetDeps;
+};
+
+const SAR_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
+
+/** Asks `endpoint` with the fleet's own credential (the unbound client): may `who` do `attrs`? */
+function reviewAt(deps: FleetDeps, endpoint: ResolvedEndpoint, signal: AbortSignal): Review {
+  return async (who, attrs) => {
+    const res = await deps.client.send(endpoint, {
+      method: 'POST',
+      path: SAR_PATH,
+      headers: new Headers({ 'Content-Type': 'application/json', Accept: 'application/json' }),
+      body: JSON.stringify(subjectAccessReview(who, attrs)),
+      signal,
+    });
+    const text = await res.text();
+    let body: any;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    if (!res.ok) {
+      const why = body?.message ?? text.slice(0, 200);
+      console.error(`fleet: SubjectAccessReview on ${endpoint.name} answered ${res.status}: ${why}`);
+      return { allowed: false, reason: `the fleet could not review the impersonation on ${endpoint.name}` };
+    }
+    const st = body?.status ?? {};
+    return st.allowed === true && st.denied !== true
+      ? { allowed: true }
+      : { allowed: false, ...(typeof st.reason === 'string' && st.reason ? { reason: st.reason } : {}) };
+  };
+}
+
+export function impersonation(deps: FleetDeps, authn: Authn): MiddlewareHandler<FleetEnv> {
+  const cfg = deps.config.callerImpersonation;
+  const mode = deps.config.upstreamIdentity.mode;
+  const cache = new ReviewCache(cfg.cacheSeconds * 1000);
+  return async (c, next) => {
+    const user = c.get('user');
+    const parsed = parseImpersonation({ headers: c.req.raw.headers, facts: transportFacts(c.env) });
+    let acting = user;
+    if (parsed.kind === 'invalid') {
+      c.set('refusal', `impersonation: ${parsed.message}`);
+      return statusResponse(badRequest(parsed.message));
+    }
+    if (parsed.kind === 'requested') {
+      if (!cfg.enabled) {
+        const reason = 'impersonation through the fleet is disabled (callerImpersonation.enabled: false)';
+        c.set('refusal', reason);
+        return statusResponse(
+          forbidden(
+            { user: user.user, verb: 'impersonate', resource: 'users', name: parsed.requested.user },
+            reason,
+          ),
+        );
+      }
+      let endpoint = deps.membership.controlPlane;
+      const cs = c.get('info').clusterspace;
+      if (cfg.reviewOn === 'target' && cs !== undefined && cs !== 'all')
+        endpoint = (await deps.membership.endpointFor(cs, c.req.raw.signal)) ?? endpoint;
+      const review = cache.wrap(endpoint.name, reviewAt(deps, endpoint, c.req.raw.signal));
+      const r = await authorizeImpersonation(user, parsed.requested, review);
+      if (!r.ok) {
+        c.set('refusal', `impersonation: ${r.status.message}`);
+        return statusResponse(r.status);
+      }
+      acting = r.identity;
+    }
+
+    let upstream: UpstreamIdentity;
+    if (mode === 'passthrough') {
+      const bearer = c.get('authn').bearer;
+      if (bearer === undefined && user.user !== ANONYMOUS_USER) {
+        // the clusters would see an anonymous request: refuse rather than silently downgrade
+        console.warn(
+          `fleet: passthrough mode needs the caller's bearer token; ${user.user} authenticated by ${c.get('authn').via}`,
+        );
+        c.set('refusal', 'passthrough mode: the caller presented no bearer token to forward');
+        return unauthorizedResponse(false);
+      }
+      upstream = {
+        mode: 'passthrough',
+        ...(bearer !== undefined ? { authorization: `Bearer ${bearer}` } : {}),
+        ...(acting !== user ? { impersonate: acting } : {}),
+      };
+    } else {
+      upstream = { mode: 'impersonate', identity: acting };
+    }
+    c.set('identity', acting);
+    c.set('upstream', upstream);
+    const calls = c.get('auditCalls');
+    c.set('deps', {
+      ...deps,
+      client: deps.client.forCaller({
+        as: upstream,
+        dropHeaders: authn.credentialHeaders,
+        dropHeaderPrefixes: authn.credentialHeaderPrefixes,
+        ...(calls ? { onAnswer: (cluster: string, code: number) => calls.push({ cluster, code }) } : {}),
+      }),
+    });
+    await next();
+  };
+}

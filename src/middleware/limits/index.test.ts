@@ -1,0 +1,59 @@
+import { Hono } from 'hono';
+import { describe, expect, it } from 'vitest';
+import { limitsSchema } from '../../config/security.ts';
+import { limits } from './index.ts';
+
+function app(cfg: Record<string, number> = {}) {
+  const a = new Hono();
+  a.use(limits(limitsSchema.parse(cfg)));
+  a.all('*', async (c) => c.text(`ok ${(await c.req.raw.arrayBuffer()).byteLength}`));
+  return (path: string, init: RequestInit & { duplex?: 'half' } = {}) =>
+    a.fetch(new Request(`http://fleet${path}`, init));
+}
+
+async function status(res: Response): Promise<{ code: number; reason: string; message: string }> {
+  return (await res.json()) as { code: number; reason: string; message: string };
+}
+
+describe('request limits', () => {
+  it('refuses a body over the limit with 413, by Content-Length before reading it', async () => {
+    const call = app({ maxBodyBytes: 1024 });
+    const res = await call('/x', { method: 'POST', body: 'x'.repeat(1025) });
+    expect(res.status).toBe(413);
+    expect(await status(res)).toMatchObject({
+      reason: 'RequestEntityTooLarge',
+      message: 'Request entity too large: limit is 1024',
+    });
+    expect(await (await call('/x', { method: 'POST', body: 'x'.repeat(1024) })).text()).toBe('ok 1024');
+  });
+
+  it('refuses a chunked body once it passes the limit', async () => {
+    const call = app({ maxBodyBytes: 1024 });
+    const chunk = new Uint8Array(600);
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        c.enqueue(chunk);
+      },
+    });
+    const res = await call('/x', { method: 'POST', body, duplex: 'half' });
+    expect(res.status).toBe(413);
+  });
+
+  it('refuses long URLs (414) and too many or too large headers (431), with Statuses', async () => {
+    const call = app({ maxUrlBytes: 256, maxHeaderBytes: 1024, maxHeaderCount: 8 });
+    const long = await call(`/api/v1/pods?labelSelector=${'a'.repeat(300)}`);
+    expect(long.status).toBe(414);
+    expect((await status(long)).code).toBe(414);
+    const many = await call('/', {
+      headers: Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`x-h${i}`, 'v'])),
+    });
+    expect(many.status).toBe(431);
+    const big = await call('/', { headers: { 'x-big': 'v'.repeat(1100) } });
+    expect(big.status).toBe(431);
+    expect((await call('/api')).status).toBe(200);
+  });
+
+  it('defaults to kube-apiserver’s 3 MiB body limit', () => {
+    expect(limitsSchema.parse({}).maxBodyBytes).toBe(3 * 1024 * 1024);
+  });
+});
