@@ -153,7 +153,7 @@ export async function getRoute(
   return fleetAnswer(view, membership, found.target.cluster, plain, found.res, raw);
 }
 
-/** An upstream answer about one object, shown in the fleet view. */
+/** An upstream answer about one object (or one cluster's list of them), shown in the fleet view. */
 export async function fleetAnswer(
   view: FleetView,
   membership: string[],
@@ -188,6 +188,11 @@ export async function fleetAnswer(
       const merged = mergeColumns([body.columnDefinitions]);
       body.columnDefinitions = merged.columns;
       body.rows = body.rows.map((r: any) => toFleetRow(view, r, merged, 0, cluster, rvFor));
+      if (body.metadata?.resourceVersion)
+        body.metadata.resourceVersion = rvFor(body.metadata.resourceVersion);
+    } else if (Array.isArray(body.items)) {
+      // one cluster's list (deletecollection answers with the deleted items)
+      for (const item of body.items) toFleetObject(view, item, cluster, rvFor);
       if (body.metadata?.resourceVersion)
         body.metadata.resourceVersion = rvFor(body.metadata.resourceVersion);
     } else {

@@ -6,9 +6,10 @@
 import type { Context } from 'hono';
 import type { FleetDeps } from '../app.ts';
 import { failure, statusResponse } from '../merge/status.ts';
-import type { RequestInfo } from '../request/info.ts';
+import { queryBool, type RequestInfo } from '../request/info.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
+import { isUpgradeRequest, relayUpgrade } from './connect.ts';
 
 /** 404 for a clusterspace that names no cluster, listing the ones that exist. */
 export async function unknownClusterspace(
@@ -29,20 +30,16 @@ export async function unknownClusterspace(
  * Responses that stream (watch, follow logs, chunked bodies of unknown length) are marked
  * `Content-Encoding: identity`: worker runtimes otherwise gzip them and deliver everything at the end.
  */
-function isStreaming(c: Context, res: Response): boolean {
+function isStreaming(c: Context, info: RequestInfo, res: Response): boolean {
   if (res.headers.has('content-length') || res.headers.has('content-encoding')) return false;
-  const q = new URL(c.req.url).searchParams;
-  return (
-    q.get('watch') === 'true' ||
-    q.get('watch') === '1' ||
-    q.get('follow') === 'true' ||
-    c.req.path.includes('/watch/')
-  );
+  return info.verb === 'watch' || queryBool(new URL(c.req.url).searchParams, 'follow');
 }
 
 export async function proxyTo(c: Context, deps: FleetDeps, endpoint: ResolvedEndpoint, info: RequestInfo) {
   const raw = c.req.raw;
   const search = new URL(raw.url).search;
+  // exec / attach / port-forward (any upgrade): spliced unchanged, see connect.ts
+  if (isUpgradeRequest(raw)) return relayUpgrade(c, deps, endpoint, info.kubePath + search);
   const res = await deps.client.send(endpoint, {
     method: raw.method,
     path: info.kubePath + search,
@@ -51,7 +48,7 @@ export async function proxyTo(c: Context, deps: FleetDeps, endpoint: ResolvedEnd
     signal: raw.signal,
   });
   const headers = forwardableResponseHeaders(res.headers);
-  if (isStreaming(c, res)) headers.set('Content-Encoding', 'identity');
+  if (isStreaming(c, info, res)) headers.set('Content-Encoding', 'identity');
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 

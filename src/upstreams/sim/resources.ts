@@ -50,6 +50,7 @@ import {
 } from './objects.ts';
 import { applyMerge, jsonPatch, mergePatch, parseJsonBody, strategicMergePatch } from './patch.ts';
 import type { ResourceInfo } from './paths.ts';
+import { decodeProtobufObject } from './protobuf.ts';
 import { parseFieldSelector, parseLabelSelector, type Selector, selectorMatches } from './selectors.ts';
 import { clone, grKey, objectKey } from './store.ts';
 import { parseIncludeObject, partialObjectMetadata, toTable } from './table.ts';
@@ -149,7 +150,7 @@ function respondObject(ctx: Ctx, obj: KubeObject, status = 200): Response {
 
 function selectorOf(ctx: Ctx): Selector {
   const fields = parseFieldSelector(ctx.q.get('fieldSelector'), ctx.def.resource);
-  if (ctx.info.name !== undefined) fields.push({ field: 'metadata.name', op: '=', value: ctx.info.name });
+  if (ctx.info.name !== undefined) fields.push({ field: 'metadata.name', operator: '=', value: ctx.info.name });
   return { labels: parseLabelSelector(ctx.q.get('labelSelector')), fields };
 }
 
@@ -203,6 +204,7 @@ function watch(ctx: Ctx): Response {
 async function readObject(ctx: Ctx): Promise<KubeObject> {
   const ct = parseMediaType(ctx.req.headers.get('content-type') || 'application/json');
   const mt = `${ct.type}/${ct.subtype}`;
+  if (mt === 'application/vnd.kubernetes.protobuf') return readProtobuf(ctx);
   if (mt !== 'application/json' && mt !== 'application/yaml' && mt !== '*/*') {
     throw new StatusError(unsupportedMediaType(BODY_TYPES));
   }
@@ -223,6 +225,19 @@ async function readObject(ctx: Ctx): Promise<KubeObject> {
   const obj = body as KubeObject;
   checkTypeMeta(ctx, obj);
   if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
+  return obj;
+}
+
+/** A protobuf body (protobuf.ts decodes the kinds the simulator knows; the others are a 415). */
+async function readProtobuf(ctx: Ctx): Promise<KubeObject> {
+  let obj: KubeObject | undefined;
+  try {
+    obj = decodeProtobufObject(new Uint8Array(await ctx.req.arrayBuffer()));
+  } catch (e) {
+    throw new StatusError(badRequest(`error decoding protobuf body: ${(e as Error).message}`));
+  }
+  if (!obj) throw new StatusError(unsupportedMediaType(['application/json', 'application/yaml']));
+  checkTypeMeta(ctx, obj);
   return obj;
 }
 

@@ -1,0 +1,297 @@
+/**
+ * Request bodies of writes, from the fleet view to one cluster's view. Pure and in place (the caller owns
+ * the parsed body); every refusal is a Status the route answers as is, and then nothing is written.
+ *
+ * What changes on the way in:
+ * - names: `metadata.name` / `generateName` lose their `.clusterspace.<cluster>` suffix (a suffix naming
+ *   another cluster is refused); on update and patch the body's name must be the URL's (fleet or plain
+ *   spelling of it), like kube-apiserver's checkName; ownerReferences of the same cluster lose it too;
+ * - markers: the annotation and the label `fleet.karmada.io/cluster` are never written to a cluster. In
+ *   objects they are removed; in merge and strategic merge patches their keys are removed (setting or
+ *   deleting them is a no-op); JSON patch operations whose `path` or `from` points at a marker are DROPPED
+ *   (the marker is where the object lives, not data: adding, replacing, removing or testing it means
+ *   nothing to the cluster), and values written at `/metadata`, `/metadata/labels` or
+ *   `/metadata/annotations` lose the marker keys;
+ * - resourceVersions: a composite RV (object, patch, JSON patch value, delete preconditions) becomes the
+ *   owning cluster's own, so optimistic concurrency keeps working (a stale one gets the cluster's 409);
+ *   one that does not decode for this fleet is a 400;
+ * - `kubectl.kubernetes.io/last-applied-configuration` is an object too: its name and markers are
+ *   rewritten the same way, so client-side apply's three-way merge stays consistent in every cluster.
+ */
+import { decodeName } from './names.ts';
+import { stripMarkers } from './objects.ts';
+import { editProtobufObjectMeta, ProtobufError } from './protobuf.ts';
+import { type Membership, ownResourceVersion } from './rv.ts';
+import { CLUSTER_LABEL } from './selectors.ts';
+import { badRequest, type Status } from './status.ts';
+
+export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+/** kube-apiserver's limit on request bodies (DefaultMaxRequestSizeBytes, 3 MiB) */
+export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+
+export interface WriteContext {
+  /** the owning cluster */
+  cluster: string;
+  /** the fleet's membership (to decode composite RVs) */
+  membership: readonly string[] | Membership;
+  /** update / patch: the object's name in the URL, as the client wrote it and as the cluster knows it */
+  url?: { fleet: string; plain: string };
+}
+
+export type Rewritten<T> = { ok: true; value: T } | { ok: false; status: Status };
+
+type Obj = Record<string, any>;
+
+class Refusal extends Error {
+  constructor(readonly status: Status) {
+    super(status.message);
+  }
+}
+
+function run<T>(f: () => T): Rewritten<T> {
+  try {
+    return { ok: true, value: f() };
+  } catch (e) {
+    if (e instanceof Refusal) return { ok: false, status: e.status };
+    throw e;
+  }
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A name from a body as the cluster knows it: the suffix of this cluster goes, another cluster's is refused. */
+export function plainName(name: string, cluster: string, field = 'metadata.name'): string {
+  const d = decodeName(name);
+  if (d.cluster === undefined || d.cluster === cluster) return d.name;
+  throw new Refusal(
+    badRequest(
+      `${field}: the name "${name}" names cluster "${d.cluster}", but the object is written to cluster "${cluster}"`,
+    ),
+  );
+}
+
+function ownRV(rv: unknown, ctx: WriteContext): unknown {
+  if (typeof rv !== 'string' || rv === '') return rv;
+  const own = ownResourceVersion(rv, ctx.membership, ctx.cluster);
+  if (!own.ok) throw new Refusal(own.status);
+  return own.resourceVersion;
+}
+
+function checkUrlName(name: string, ctx: WriteContext): string {
+  const plain = plainName(name, ctx.cluster);
+  if (ctx.url && plain !== ctx.url.plain)
+    throw new Refusal(
+      badRequest(`the name of the object (${name}) does not match the name on the URL (${ctx.url.fleet})`),
+    );
+  return plain;
+}
+
+function renameOwnerRefs(refs: unknown, ctx: WriteContext): void {
+  if (!Array.isArray(refs)) return;
+  refs.forEach((r, i) => {
+    if (isObj(r) && typeof r.name === 'string' && r.name !== '')
+      r.name = plainName(r.name, ctx.cluster, `metadata.ownerReferences[${i}].name`);
+  });
+}
+
+function dropMarkerKeys(m: unknown): void {
+  if (isObj(m)) delete m[CLUSTER_LABEL];
+}
+
+/** last-applied-configuration is a JSON object in a string: rewrite it like the object itself. */
+function rewriteLastApplied(annotations: unknown, ctx: WriteContext): void {
+  if (!isObj(annotations) || typeof annotations[LAST_APPLIED] !== 'string') return;
+  const text: string = annotations[LAST_APPLIED];
+  let inner: unknown;
+  try {
+    inner = JSON.parse(text);
+  } catch {
+    return; // not JSON: an opaque string, kept as written
+  }
+  if (!isObj(inner)) return;
+  const md = inner.metadata;
+  if (isObj(md)) {
+    if (typeof md.name === 'string' && md.name !== '') md.name = plainName(md.name, ctx.cluster);
+    if (typeof md.resourceVersion === 'string') delete md.resourceVersion;
+  }
+  stripMarkers(inner);
+  annotations[LAST_APPLIED] = JSON.stringify(inner) + (text.endsWith('\n') ? '\n' : '');
+}
+
+function rewriteMetadata(md: Obj, ctx: WriteContext, checkName: boolean): void {
+  if (typeof md.name === 'string' && md.name !== '')
+    md.name = checkName ? checkUrlName(md.name, ctx) : plainName(md.name, ctx.cluster);
+  if (typeof md.generateName === 'string' && md.generateName !== '')
+    md.generateName = plainName(md.generateName, ctx.cluster, 'metadata.generateName');
+  if ('resourceVersion' in md) md.resourceVersion = ownRV(md.resourceVersion, ctx);
+  renameOwnerRefs(md.ownerReferences, ctx);
+  rewriteLastApplied(md.annotations, ctx);
+}
+
+/**
+ * A whole object (create, update, a subresource's body such as Scale, Eviction, Binding): names, markers,
+ * composite RV. `ctx.url` set: the body's name must be the URL's (it may also be left out).
+ */
+export function objectForCluster(obj: Obj, ctx: WriteContext): Rewritten<Obj> {
+  return run(() => {
+    if (!isObj(obj)) return obj;
+    if (isObj(obj.metadata)) {
+      rewriteMetadata(obj.metadata, ctx, ctx.url !== undefined);
+      stripMarkers(obj);
+    }
+    // a Binding names the node it binds to: nodes are objects of the same cluster
+    if (obj.kind === 'Binding' && isObj(obj.target) && typeof obj.target.name === 'string')
+      obj.target.name = plainName(obj.target.name, ctx.cluster, 'target.name');
+    // an Eviction carries DeleteOptions
+    if (isObj(obj.deleteOptions)) deleteOptionsInPlace(obj.deleteOptions, ctx);
+    return obj;
+  });
+}
+
+/** Merge patch and strategic merge patch: the same walk over the patch's metadata; markers are removed. */
+export function mergePatchForCluster(patch: unknown, ctx: WriteContext): Rewritten<unknown> {
+  return run(() => {
+    if (!isObj(patch) || !isObj(patch.metadata)) return patch;
+    const md = patch.metadata;
+    // null deletes a field in a merge patch: deleting the name (or a marker) means nothing
+    if (typeof md.name === 'string' && md.name !== '') md.name = checkUrlName(md.name, ctx);
+    if ('resourceVersion' in md) md.resourceVersion = ownRV(md.resourceVersion, ctx);
+    renameOwnerRefs(md.ownerReferences, ctx);
+    rewriteLastApplied(md.annotations, ctx);
+    for (const key of ['labels', 'annotations'] as const) {
+      const m = md[key];
+      if (!isObj(m) || !(CLUSTER_LABEL in m)) continue;
+      delete m[CLUSTER_LABEL];
+      if (Object.keys(m).length === 0) delete md[key];
+    }
+    if (Object.keys(md).length === 0) delete patch.metadata;
+    return patch;
+  });
+}
+
+const MARKER_POINTER = CLUSTER_LABEL.replace(/~/g, '~0').replace(/\//g, '~1');
+const MARKER_PATHS = new Set([
+  `/metadata/labels/${MARKER_POINTER}`,
+  `/metadata/annotations/${MARKER_POINTER}`,
+]);
+
+export interface JsonPatchOp {
+  op: string;
+  path: string;
+  from?: string;
+  value?: unknown;
+}
+
+/**
+ * JSON patch (RFC 6902). Operations on a marker are dropped; the others have their values rewritten
+ * where they write names, markers or resourceVersions. A body that is not an array of operations is a 400.
+ */
+export function jsonPatchForCluster(ops: unknown, ctx: WriteContext): Rewritten<JsonPatchOp[]> {
+  return run(() => {
+    if (!Array.isArray(ops))
+      throw new Refusal(
+        badRequest('json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp'),
+      );
+    const out: JsonPatchOp[] = [];
+    for (const [i, raw] of ops.entries()) {
+      if (!isObj(raw) || typeof raw.op !== 'string' || typeof raw.path !== 'string')
+        throw new Refusal(
+          badRequest(`the JSON patch operation at index ${i} needs an "op" and a "path" (RFC 6902)`),
+        );
+      const op = raw as JsonPatchOp;
+      if (MARKER_PATHS.has(op.path) || (typeof op.from === 'string' && MARKER_PATHS.has(op.from))) continue;
+      if ('value' in op && op.op !== 'remove') op.value = rewriteValueAt(op.path, op.value, ctx);
+      out.push(op);
+    }
+    return out;
+  });
+}
+
+function rewriteValueAt(path: string, value: unknown, ctx: WriteContext): unknown {
+  switch (path) {
+    case '':
+      if (isObj(value)) {
+        const r = objectForCluster(value, ctx);
+        if (!r.ok) throw new Refusal(r.status);
+      }
+      return value;
+    case '/metadata':
+      if (isObj(value)) {
+        rewriteMetadata(value, ctx, true);
+        stripMarkers({ metadata: value });
+      }
+      return value;
+    case '/metadata/name':
+      return typeof value === 'string' ? checkUrlName(value, ctx) : value;
+    case '/metadata/generateName':
+      return typeof value === 'string' ? plainName(value, ctx.cluster, 'metadata.generateName') : value;
+    case '/metadata/resourceVersion':
+      return ownRV(value, ctx);
+    case '/metadata/labels':
+      dropMarkerKeys(value);
+      return value;
+    case '/metadata/annotations':
+      dropMarkerKeys(value);
+      rewriteLastApplied(value, ctx);
+      return value;
+    case `/metadata/annotations/${LAST_APPLIED.replace(/\//g, '~1')}`: {
+      const holder = { [LAST_APPLIED]: value };
+      rewriteLastApplied(holder, ctx);
+      return holder[LAST_APPLIED];
+    }
+    case '/metadata/ownerReferences':
+      renameOwnerRefs(value, ctx);
+      return value;
+  }
+  if (/^\/metadata\/ownerReferences\/(\d+|-)$/.test(path)) {
+    renameOwnerRefs([value], ctx);
+    return value;
+  }
+  if (/^\/metadata\/ownerReferences\/\d+\/name$/.test(path) && typeof value === 'string')
+    return plainName(value, ctx.cluster, 'metadata.ownerReferences.name');
+  return value;
+}
+
+function deleteOptionsInPlace(opts: Obj, ctx: WriteContext): void {
+  const pre = opts.preconditions;
+  if (isObj(pre) && 'resourceVersion' in pre) pre.resourceVersion = ownRV(pre.resourceVersion, ctx);
+}
+
+/** DeleteOptions (delete, deletecollection, eviction): the precondition RV maps back; uid stays. */
+export function deleteOptionsForCluster(opts: unknown, ctx: WriteContext): Rewritten<unknown> {
+  return run(() => {
+    if (isObj(opts)) deleteOptionsInPlace(opts, ctx);
+    return opts;
+  });
+}
+
+/**
+ * A protobuf object body (`application/vnd.kubernetes.protobuf`, what client-go ≥ 1.32 sends for built-in
+ * kinds): the same rewrite as {@link objectForCluster}, on the ObjectMeta inside the envelope.
+ */
+export function protobufObjectForCluster(body: Uint8Array, ctx: WriteContext): Rewritten<Uint8Array> {
+  return run(() => {
+    try {
+      return editProtobufObjectMeta(body, {
+        name: (v) => (v === '' ? v : ctx.url ? checkUrlName(v, ctx) : plainName(v, ctx.cluster)),
+        generateName: (v) => (v === '' ? v : plainName(v, ctx.cluster, 'metadata.generateName')),
+        resourceVersion: (v) => String(ownRV(v, ctx)),
+        label: (k, v) => (k === CLUSTER_LABEL ? undefined : v),
+        annotation: (k, v) => {
+          if (k === CLUSTER_LABEL) return undefined;
+          if (k !== LAST_APPLIED) return v;
+          const holder: Obj = { [LAST_APPLIED]: v };
+          rewriteLastApplied(holder, ctx);
+          return holder[LAST_APPLIED];
+        },
+        ownerName: (v) => (v === '' ? v : plainName(v, ctx.cluster, 'metadata.ownerReferences.name')),
+      });
+    } catch (e) {
+      if (e instanceof ProtobufError)
+        throw new Refusal(badRequest(`the protobuf body could not be decoded: ${e.message}`));
+      throw e;
+    }
+  });
+}

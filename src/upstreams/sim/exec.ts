@@ -1,0 +1,602 @@
+/**
+ * pods/exec, pods/attach and pods/portforward for the simulated clusters: what the kubelet does behind
+ * kube-apiserver's upgrade, with the real wire protocols.
+ *
+ * - WebSocket (`v5.channel.k8s.io`, `v4.channel.k8s.io`, `channel.k8s.io`) for exec and attach: every
+ *   binary message starts with its stream id (0 stdin, 1 stdout, 2 stderr, 3 error, 4 resize); v5 adds
+ *   the close signal `[255, id]` (the client half-closes stdin). The command's end is a Status on the
+ *   error stream (Success, or NonZeroExitCode with the ExitCode cause), then a normal close (1000).
+ * - SPDY/3.1 (`spdy.ts`) for port-forward (`portforward.k8s.io`: an error and a data stream per
+ *   connection, paired by `requestID`), raw (kubectl's fallback) or tunnelled in WebSocket messages
+ *   (`SPDY/3.1+portforward.k8s.io`, what kubectl 1.35 tries first); and for exec/attach on the raw SPDY
+ *   fallback (`v4.channel.k8s.io`: one SPDY stream per `streamType`).
+ * Every port of a pod is an echo server. Exec runs a few built-ins (echo, cat, ls, env, date, hostname,
+ * sleep, true, false, exit, sh -c); attach streams the container's log lines and echoes stdin.
+ *
+ * Web-standard only: the runtime entry (deploy/node/sim-upgrade.ts) owns sockets and the WebSocket
+ * handshake and calls `simUpgrade` for the protocol.
+ */
+
+import { badRequest, failure, notFound, type Status } from '../../merge/status.ts';
+import { queryBool } from '../../request/info.ts';
+import type { KubeObject } from './catalog/types.ts';
+import type { SimCluster } from './cluster.ts';
+import { parseResourcePath } from './paths.ts';
+import { SpdyServer } from './spdy.ts';
+import { grKey, objectKey } from './store.ts';
+
+export const STREAM_STDIN = 0;
+export const STREAM_STDOUT = 1;
+export const STREAM_STDERR = 2;
+export const STREAM_ERROR = 3;
+export const STREAM_RESIZE = 4;
+export const STREAM_CLOSE = 255;
+
+export const EXEC_WS_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'channel.k8s.io'];
+export const EXEC_SPDY_PROTOCOLS = ['v4.channel.k8s.io'];
+export const PORTFORWARD_TUNNEL_PROTOCOL = 'SPDY/3.1+portforward.k8s.io';
+export const PORTFORWARD_SPDY_PROTOCOL = 'portforward.k8s.io';
+
+/** One side of a WebSocket as the runtime entry provides it. */
+export interface WsPeer {
+  send(data: Uint8Array): void;
+  close(code?: number, reason?: string): void;
+}
+export interface WsSession {
+  onMessage(data: Uint8Array): void;
+  onClose(): void;
+}
+/** One side of a raw upgraded byte stream. */
+export interface BytePeer {
+  write(data: Uint8Array): void;
+  end(): void;
+}
+export interface ByteSession {
+  onData(data: Uint8Array): void;
+  onClose(): void;
+}
+
+export type SimUpgrade =
+  | { kind: 'response'; response: Response }
+  | { kind: 'websocket'; protocol: string; start(peer: WsPeer): WsSession }
+  | { kind: 'spdy'; protocol: string; start(peer: BytePeer): ByteSession };
+
+const PROXY_PATH = /^\/apis\/cluster\.karmada\.io\/v1alpha1\/clusters\/([^/]+)\/proxy(\/.*)?$/;
+
+const te = new TextEncoder();
+
+function refuse(status: Status): SimUpgrade {
+  return {
+    kind: 'response',
+    response: new Response(JSON.stringify(status), {
+      status: status.code,
+      headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' },
+    }),
+  };
+}
+
+function offered(header: string | null): string[] {
+  return (header ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Plans the upgrade of one request (the runtime calls it for requests carrying `Upgrade`). A Karmada
+ * control plane hands its cluster-proxy paths to the member, as the real proxy's UpgradeAwareHandler does.
+ */
+export async function simUpgrade(sim: SimCluster, req: Request): Promise<SimUpgrade> {
+  const url = new URL(req.url);
+  const members = (sim as SimCluster & { members?: Map<string, SimCluster> }).members;
+  const proxied = PROXY_PATH.exec(url.pathname);
+  if (proxied && members instanceof Map) {
+    const name = decodeURIComponent(proxied[1]!);
+    const member = members.get(name);
+    if (!member || member.faults.down)
+      return refuse(failure(500, 'InternalError', `dial tcp ${name}:6443: connect: connection refused`));
+    const inner = new Request(new URL(`${proxied[2] ?? '/'}${url.search}`, url), {
+      method: req.method,
+      headers: req.headers,
+    });
+    return member.upgrade(inner);
+  }
+  const info = parseResourcePath(url.pathname, req.method, url.searchParams);
+  if (info?.group !== '' || info.resource !== 'pods' || !info.name || !info.namespace)
+    return refuse(badRequest(`upgrade is not supported on ${url.pathname}`));
+  const sub = info.subresource;
+  if (sub !== 'exec' && sub !== 'attach' && sub !== 'portforward')
+    return refuse(badRequest(`upgrade is not supported on ${url.pathname}`));
+  const pod = sim.store.get(grKey('', 'pods'), objectKey(info.namespace, info.name)) as
+    | (KubeObject & Record<string, any>)
+    | undefined;
+  if (!pod) return refuse(notFound('pods', '', info.name));
+  if (pod.status?.phase !== 'Running')
+    return refuse(badRequest(`pod ${info.name} is not running (phase ${pod.status?.phase ?? 'unknown'})`));
+
+  const upgrade = (req.headers.get('upgrade') ?? '').toLowerCase();
+  const q = url.searchParams;
+  if (sub === 'portforward') {
+    if (upgrade === 'websocket') {
+      if (!offered(req.headers.get('sec-websocket-protocol')).includes(PORTFORWARD_TUNNEL_PROTOCOL))
+        return refuse(
+          badRequest(`port-forward over WebSocket needs the ${PORTFORWARD_TUNNEL_PROTOCOL} subprotocol`),
+        );
+      return {
+        kind: 'websocket',
+        protocol: PORTFORWARD_TUNNEL_PROTOCOL,
+        start: (peer) => tunnelSession(peer, (bp) => portForward(bp)),
+      };
+    }
+    if (!offered(req.headers.get('x-stream-protocol-version')).includes(PORTFORWARD_SPDY_PROTOCOL))
+      return refuse(badRequest(`port-forward needs the ${PORTFORWARD_SPDY_PROTOCOL} stream protocol`));
+    return { kind: 'spdy', protocol: PORTFORWARD_SPDY_PROTOCOL, start: (bp) => portForward(bp) };
+  }
+
+  const containers: any[] = pod.spec?.containers ?? [];
+  const container = q.get('container') || containers[0]?.name;
+  const c = containers.find((x) => x.name === container);
+  if (!c) return refuse(badRequest(`container ${container} is not valid for pod ${info.name}`));
+  const streams: StreamOpts = {
+    stdin: queryBool(q, 'stdin'),
+    stdout: queryBool(q, 'stdout'),
+    stderr: queryBool(q, 'stderr'),
+    tty: queryBool(q, 'tty'),
+  };
+  if (!streams.stdin && !streams.stdout && !streams.stderr)
+    return refuse(badRequest('you must specify at least 1 of stdin, stdout, stderr'));
+  const command = q.getAll('command');
+  if (sub === 'exec' && command.length === 0)
+    return refuse(badRequest('you must specify at least 1 command'));
+  const argv = sub === 'exec' ? command : [];
+  const proc: ProcFactory =
+    sub === 'exec'
+      ? (io) => runCommand(command, io, { sim, pod, container: c })
+      : (io) => attach(io, { sim, pod, container: c });
+
+  if (upgrade === 'websocket') {
+    const want = offered(req.headers.get('sec-websocket-protocol'));
+    const protocol = want.find((p) => EXEC_WS_PROTOCOLS.includes(p)) ?? (want.length === 0 ? '' : undefined);
+    if (protocol === undefined)
+      return refuse(
+        badRequest(
+          `requested protocol(s) are not supported: [${want.join(' ')}]; supports [${EXEC_WS_PROTOCOLS.join(' ')}]`,
+        ),
+      );
+    return {
+      kind: 'websocket',
+      protocol,
+      start: (peer) => channelSession(peer, protocol, streams, proc, argv),
+    };
+  }
+  const want = offered(req.headers.get('x-stream-protocol-version'));
+  const protocol = want.find((p) => EXEC_SPDY_PROTOCOLS.includes(p));
+  if (!protocol)
+    return refuse(
+      failure(
+        403,
+        'Forbidden',
+        `unable to upgrade: none of the requested stream protocols is supported: ${want.join(', ')}`,
+      ),
+    );
+  return { kind: 'spdy', protocol, start: (bp) => spdyExecSession(bp, streams, proc, argv) };
+}
+
+// ---------------------------------------------------------------------------------------------- processes
+
+interface StreamOpts {
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+  tty: boolean;
+}
+
+/** What a running process sees. */
+interface ProcIO {
+  stdout(data: string | Uint8Array): void;
+  stderr(data: string | Uint8Array): void;
+  /** stdin chunks; null at EOF (also right away when the client sends no stdin) */
+  onStdin(f: (chunk: Uint8Array | null) => void): void;
+  exit(code: number): void;
+  /** called when the session goes away: stop timers and subscriptions */
+  onKill(f: () => void): void;
+  /** the process could not start: a Failure Status (not an exit code) */
+  fail(status: Status): void;
+}
+type ProcFactory = (io: ProcIO) => void;
+
+interface PodCtx {
+  sim: SimCluster;
+  pod: KubeObject & Record<string, any>;
+  container: Record<string, any>;
+}
+
+function files(ctx: PodCtx): Map<string, string[] | string> {
+  const name = ctx.pod.metadata.name ?? '';
+  return new Map<string, string[] | string>([
+    ['/', ['bin', 'dev', 'etc', 'home', 'proc', 'root', 'run', 'sys', 'tmp', 'usr', 'var']],
+    ['/etc', ['hostname', 'hosts', 'os-release', 'resolv.conf']],
+    ['/etc/hostname', `${name}\n`],
+    ['/etc/hosts', `127.0.0.1\tlocalhost\n${ctx.pod.status?.podIP ?? '10.244.0.2'}\t${name}\n`],
+    ['/etc/os-release', 'NAME="Simulated Linux"\nID=sim\nVERSION_ID="1.0"\n'],
+    [
+      '/etc/resolv.conf',
+      `search ${ctx.pod.metadata.namespace}.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n`,
+    ],
+    ['/tmp', []],
+    ['/home', []],
+  ]);
+}
+
+function environment(ctx: PodCtx): string[] {
+  const env = [
+    'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    `HOSTNAME=${ctx.pod.metadata.name}`,
+  ];
+  for (const e of ctx.container.env ?? []) if (typeof e.value === 'string') env.push(`${e.name}=${e.value}`);
+  env.push('KUBERNETES_SERVICE_HOST=10.96.0.1', 'KUBERNETES_SERVICE_PORT=443', 'HOME=/root');
+  return env;
+}
+
+/** `date` as coreutils prints it in UTC: `Tue Jan  2 15:04:05 UTC 2024`. */
+function dateString(d: Date): string {
+  const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${days[d.getUTCDay()]} ${months[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} UTC ${d.getUTCFullYear()}`;
+}
+
+/** Splits a shell command line on blanks, honouring single and double quotes. */
+function words(line: string): string[] {
+  const out: string[] = [];
+  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  for (let m = re.exec(line); m; m = re.exec(line)) out.push(m[1] ?? m[2] ?? m[3] ?? '');
+  return out;
+}
+
+function runCommand(argv: string[], io: ProcIO, ctx: PodCtx): void {
+  const [cmd = '', ...args] = argv;
+  const fs = files(ctx);
+  switch (cmd.replace(/^\/(usr\/)?bin\//, '')) {
+    case 'echo': {
+      const noNewline = args[0] === '-n';
+      io.stdout(`${(noNewline ? args.slice(1) : args).join(' ')}${noNewline ? '' : '\n'}`);
+      io.exit(0);
+      return;
+    }
+    case 'cat': {
+      if (args.length === 0 || (args.length === 1 && args[0] === '-')) {
+        io.onStdin((chunk) => {
+          if (chunk === null) io.exit(0);
+          else io.stdout(chunk);
+        });
+        return;
+      }
+      let code = 0;
+      for (const a of args) {
+        const f = fs.get(a);
+        if (typeof f === 'string') io.stdout(f);
+        else {
+          io.stderr(`cat: ${a}: ${f ? 'Is a directory' : 'No such file or directory'}\n`);
+          code = 1;
+        }
+      }
+      io.exit(code);
+      return;
+    }
+    case 'ls': {
+      const paths = args.filter((a) => !a.startsWith('-'));
+      let code = 0;
+      for (const p of paths.length ? paths : ['/']) {
+        const f = fs.get(p.length > 1 ? p.replace(/\/+$/, '') : p);
+        if (f === undefined) {
+          io.stderr(`ls: cannot access '${p}': No such file or directory\n`);
+          code = 2;
+        } else io.stdout(typeof f === 'string' ? `${p}\n` : f.map((x) => `${x}\n`).join(''));
+      }
+      io.exit(code);
+      return;
+    }
+    case 'env':
+    case 'printenv':
+      io.stdout(
+        environment(ctx)
+          .map((e) => `${e}\n`)
+          .join(''),
+      );
+      io.exit(0);
+      return;
+    case 'date':
+      io.stdout(`${dateString(ctx.sim.clock())}\n`);
+      io.exit(0);
+      return;
+    case 'hostname':
+      io.stdout(`${ctx.pod.metadata.name}\n`);
+      io.exit(0);
+      return;
+    case 'true':
+      io.exit(0);
+      return;
+    case 'false':
+      io.exit(1);
+      return;
+    case 'exit':
+      io.exit(Number(args[0] ?? 0) || 0);
+      return;
+    case 'sleep': {
+      const ms = Math.max(0, Number(args[0] ?? 0) * 1000) || 0;
+      const stop = ctx.sim.timer(() => io.exit(0), ms);
+      io.onKill(stop);
+      return;
+    }
+    case 'sh':
+    case 'bash':
+      // `sh -c '<line>'` runs the line; an interactive shell echoes what comes in, like `cat`
+      runCommand(args[0] === '-c' && args[1] !== undefined ? words(args[1]) : ['cat'], io, ctx);
+      return;
+  }
+  io.fail(
+    failure(
+      500,
+      'InternalError',
+      `Internal error occurred: error executing command in container: failed to exec in container: OCI runtime exec failed: exec failed: unable to start container process: exec: "${cmd}": executable file not found in $PATH: unknown`,
+    ),
+  );
+}
+
+/** attach: the container's output as it is logged, and stdin echoed back (a `cat`-like main process). */
+function attach(io: ProcIO, ctx: PodCtx): void {
+  const ns = ctx.pod.metadata.namespace ?? '';
+  const name = ctx.pod.metadata.name ?? '';
+  const stop = ctx.sim.logs.follow(ns, name, ctx.container.name, (line) => io.stdout(`${line.text}\n`));
+  io.onKill(stop);
+  io.onStdin((chunk) => {
+    if (chunk) io.stdout(chunk);
+  });
+}
+
+/** What the kubelet reports when the command ends (exec.CodeExitError → NonZeroExitCode). */
+function exitStatus(argv: string[], code: number): Status {
+  if (code === 0) return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 0 };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `command terminated with non-zero exit code: error executing command [${argv.join(' ')}], exit code ${code}`,
+    reason: 'NonZeroExitCode',
+    details: { causes: [{ reason: 'ExitCode', message: String(code) }] },
+    code: 0,
+  };
+}
+
+/** The error stream carries the Status as the kubelet marshals it (empty TypeMeta and code left out). */
+function statusBytes(s: Status): Uint8Array {
+  if (s.status === 'Success') return te.encode('{"metadata":{},"status":"Success"}');
+  const { kind: _k, apiVersion: _a, code, ...rest } = s;
+  return te.encode(JSON.stringify(code ? { ...rest, code } : rest));
+}
+
+/** A process wired to stream writers; `finish` sends the status and ends the session. */
+function startProcess(
+  factory: ProcFactory,
+  streams: StreamOpts,
+  out: {
+    stdout(d: Uint8Array): void;
+    stderr(d: Uint8Array): void;
+    finish(status: Status): void;
+  },
+  argv: string[],
+): { stdin(chunk: Uint8Array | null): void; kill(): void } {
+  let stdinHandler: ((c: Uint8Array | null) => void) | undefined;
+  const early: Array<Uint8Array | null> = [];
+  const kills: Array<() => void> = [];
+  let done = false;
+  const bytes = (d: string | Uint8Array) => (typeof d === 'string' ? te.encode(d) : d);
+  const io: ProcIO = {
+    stdout: (d) => {
+      if (!done && streams.stdout) out.stdout(bytes(d));
+    },
+    stderr: (d) => {
+      if (done) return;
+      if (streams.stderr && !streams.tty) out.stderr(bytes(d));
+      else if (streams.stdout && streams.tty) out.stdout(bytes(d));
+    },
+    onStdin: (f) => {
+      stdinHandler = f;
+      if (!streams.stdin) queueMicrotask(() => f(null));
+      for (const c of early.splice(0)) f(c);
+    },
+    exit: (code) => {
+      if (done) return;
+      done = true;
+      for (const k of kills) k();
+      out.finish(exitStatus(argv, code));
+    },
+    fail: (status) => {
+      if (done) return;
+      done = true;
+      for (const k of kills) k();
+      out.finish(status);
+    },
+    onKill: (f) => kills.push(f),
+  };
+  factory(io);
+  return {
+    stdin(chunk) {
+      if (stdinHandler) stdinHandler(chunk);
+      else early.push(chunk);
+    },
+    kill() {
+      if (done) return;
+      done = true;
+      for (const k of kills) k();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- WebSocket channels
+
+function channelSession(
+  peer: WsPeer,
+  protocol: string,
+  streams: StreamOpts,
+  factory: ProcFactory,
+  argv: string[],
+): WsSession {
+  const v5 = protocol === 'v5.channel.k8s.io';
+  const frame = (id: number, d: Uint8Array) => {
+    const m = new Uint8Array(d.length + 1);
+    m[0] = id;
+    m.set(d, 1);
+    peer.send(m);
+  };
+  const proc = startProcess(
+    factory,
+    streams,
+    {
+      stdout: (d) => frame(STREAM_STDOUT, d),
+      stderr: (d) => frame(STREAM_STDERR, d),
+      finish: (status) => {
+        frame(STREAM_ERROR, statusBytes(status));
+        peer.close(1000);
+      },
+    },
+    argv,
+  );
+  return {
+    onMessage(data) {
+      if (data.length === 0) return;
+      const id = data[0]!;
+      if (v5 && id === STREAM_CLOSE) {
+        if (data[1] === STREAM_STDIN) proc.stdin(null);
+        return;
+      }
+      if (id === STREAM_STDIN && data.length > 1) proc.stdin(data.slice(1));
+      // resize (4) and anything else: nothing to do for a simulated terminal
+    },
+    onClose() {
+      proc.kill();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- SPDY
+
+/** SPDY inside WebSocket binary messages: the bytes of the messages are the connection. */
+function tunnelSession(peer: WsPeer, start: (bp: BytePeer) => ByteSession): WsSession {
+  const session = start({ write: (d) => peer.send(d), end: () => peer.close(1000) });
+  return { onMessage: (d) => session.onData(d), onClose: () => session.onClose() };
+}
+
+/** port-forward: each (error, data) stream pair is one connection to an echo server. */
+function portForward(peer: BytePeer): ByteSession {
+  const pairs = new Map<string, { error?: number; data?: number }>();
+  const spdy: SpdyServer = new SpdyServer(
+    (d) => peer.write(d),
+    () => peer.end(),
+    {
+      onStream(id, headers) {
+        const rid = headers.get('requestid') ?? String(id);
+        const p = pairs.get(rid) ?? {};
+        const type = headers.get('streamtype');
+        if (type === 'error') p.error = id;
+        else if (type === 'data') p.data = id;
+        else spdy.reset(id);
+        pairs.set(rid, p);
+        const port = Number(headers.get('port'));
+        if (!(port > 0 && port < 65536) && p.error !== undefined) {
+          spdy.sendData(p.error, te.encode(`invalid port ${headers.get('port')}`));
+          spdy.sendFin(p.error);
+        }
+      },
+      onData(id, data) {
+        // the echo server: bytes go back on the stream they came from
+        for (const p of pairs.values()) if (p.data === id) spdy.sendData(id, data);
+      },
+      onFin(id) {
+        for (const [rid, p] of pairs) {
+          if (p.data !== id) continue;
+          spdy.sendFin(id);
+          if (p.error !== undefined) spdy.sendFin(p.error);
+          pairs.delete(rid);
+        }
+      },
+      onReset(id) {
+        for (const [rid, p] of pairs) if (p.data === id || p.error === id) pairs.delete(rid);
+      },
+      onClose() {
+        pairs.clear();
+      },
+    },
+  );
+  return { onData: (d) => spdy.receive(d), onClose: () => spdy.transportClosed() };
+}
+
+/** exec / attach over SPDY (`v4.channel.k8s.io`): the process starts once the expected streams exist. */
+function spdyExecSession(
+  peer: BytePeer,
+  streams: StreamOpts,
+  factory: ProcFactory,
+  argv: string[],
+): ByteSession {
+  const ids = new Map<string, number>();
+  const expected = ['error'];
+  if (streams.stdin) expected.push('stdin');
+  if (streams.stdout) expected.push('stdout');
+  if (streams.stderr && !streams.tty) expected.push('stderr');
+  if (streams.tty) expected.push('resize');
+  let proc: ReturnType<typeof startProcess> | undefined;
+  const early: Array<Uint8Array | null> = [];
+  const spdy: SpdyServer = new SpdyServer(
+    (d) => peer.write(d),
+    () => peer.end(),
+    {
+      onStream(id, headers) {
+        const type = headers.get('streamtype') ?? '';
+        ids.set(type, id);
+        if (proc || !expected.every((t) => ids.has(t))) return;
+        const send = (type: string) => (d: Uint8Array) => {
+          const sid = ids.get(type);
+          if (sid !== undefined) spdy.sendData(sid, d);
+        };
+        proc = startProcess(
+          factory,
+          streams,
+          {
+            stdout: send('stdout'),
+            stderr: send('stderr'),
+            finish: (status) => {
+              for (const t of ['stdout', 'stderr']) {
+                const sid = ids.get(t);
+                if (sid !== undefined) spdy.sendFin(sid);
+              }
+              const err = ids.get('error')!;
+              spdy.sendData(err, statusBytes(status));
+              spdy.sendFin(err);
+            },
+          },
+          argv,
+        );
+        for (const c of early.splice(0)) proc.stdin(c);
+      },
+      onData(id, data) {
+        if (id !== ids.get('stdin')) return;
+        if (proc) proc.stdin(data);
+        else early.push(data);
+      },
+      onFin(id) {
+        if (id !== ids.get('stdin')) return;
+        if (proc) proc.stdin(null);
+        else early.push(null);
+      },
+      onReset(id) {
+        if (id === ids.get('stdin')) proc?.stdin(null);
+      },
+      onClose() {
+        proc?.kill();
+      },
+    },
+  );
+  return { onData: (d) => spdy.receive(d), onClose: () => spdy.transportClosed() };
+}
