@@ -10,6 +10,8 @@ import { ConfigError, parseConfig } from './config/schema.ts';
 import { buildFleet } from './fleet.ts';
 import { serviceUnavailable, statusResponse } from './merge/status.ts';
 import { workerPlatform } from './platform/worker.ts';
+import { parseRequestInfo } from './request/info.ts';
+import { watchStream } from './routes/watch.ts';
 import { fanOut } from './upstreams/fanout.ts';
 import { handleRelay } from './upstreams/relay.ts';
 
@@ -56,6 +58,14 @@ export class FleetRelay extends WorkerEntrypoint<Record<string, unknown>> {
   override fetch(request: Request): Promise<Response> | Response {
     built ??= build(this.env);
     if ('error' in built) return statusResponse(serviceUnavailable(`invalid configuration: ${built.error}`));
-    return handleRelay(built.deps, request, fanOut);
+    return handleRelay(built.deps, request, fanOut, (req, deps, targets, plainNameCluster) =>
+      watchStream(
+        req,
+        deps,
+        parseRequestInfo('GET', new URL(req.url).pathname, new URL(req.url).searchParams),
+        targets,
+        plainNameCluster,
+      ),
+    );
   }
 }

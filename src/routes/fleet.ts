@@ -8,10 +8,13 @@ import type { FleetDeps } from '../app.ts';
 import { failure, statusResponse } from '../merge/status.ts';
 import type { RequestInfo } from '../request/info.ts';
 import { clusterspaceTargets, type Target } from '../upstreams/fanout.ts';
+import { CONNECT_SUBRESOURCES, connectRoute } from './connect.ts';
 import { discoveryRoute } from './discovery.ts';
 import { getRoute } from './get.ts';
 import { listRoute } from './list.ts';
 import { unknownClusterspace } from './passthrough.ts';
+import { watchRoute } from './watch.ts';
+import { writeRoute } from './write.ts';
 
 /**
  * Which cluster a plain (suffix-less) name means: the one cluster of a single-cluster clusterspace; with
@@ -37,11 +40,22 @@ export async function fleetRoute(c: Context, deps: FleetDeps, info: RequestInfo)
     return r ?? statusResponse(failure(404, 'NotFound', 'the server could not find the requested resource'));
   }
   const plainNameCluster = plainNameClusterFor(deps, info, targets);
+  // exec, attach, portforward: an upgrade relayed to the owning cluster, whatever the method
+  if (info.name && CONNECT_SUBRESOURCES.has(info.subresource))
+    return connectRoute(c, deps, info, targets, plainNameCluster);
   switch (info.verb) {
     case 'list':
       return listRoute(c, deps, info, targets, plainNameCluster);
     case 'get':
       return getRoute(c, deps, info, targets, plainNameCluster);
+    case 'watch':
+      return watchRoute(c, deps, info, targets, plainNameCluster);
+    case 'create':
+    case 'update':
+    case 'patch':
+    case 'delete':
+    case 'deletecollection':
+      return writeRoute(c, deps, info, targets, plainNameCluster);
     default:
       return statusResponse(
         failure(

@@ -71,20 +71,20 @@ export async function fanOut(
   identity?: Identity,
   mode: RelayMode = 'list',
 ): Promise<Outcome[]> {
-  const budget = deps.maxConnectionsPerRequest;
-  if (targets.length > budget && deps.relay) {
-    const size = targets.length <= budget * budget ? budget : Math.ceil(targets.length / budget);
-    const groups: Target[][] = [];
-    for (let i = 0; i < targets.length; i += size) groups.push(targets.slice(i, i + size));
+  const groups = splitForBudget(deps, targets);
+  if (groups && deps.relay) {
     const relay = deps.relay;
+    // the relay invocation sends as this caller: the bound client's identity travels with the group
+    // (never the caller's raw credential headers: they are filtered here already)
+    const as = deps.client.caller ?? (identity ? { mode: 'impersonate' as const, identity } : undefined);
     const answers = await Promise.all(
       groups.map((g) => {
-        const reqs = g.map(request);
+        const reqs = g.map(request).map((r) => ({ ...r, headers: deps.client.forwardable(r.headers) }));
         return relayGroup(
           relay,
           g.map((t) => t.cluster),
           reqs,
-          identity,
+          as,
           mode,
           reqs[0]?.signal,
         );
@@ -103,6 +103,20 @@ export async function fanOut(
       }
     }),
   );
+}
+
+/**
+ * Groups of targets that each fit the per-request connection budget, or undefined when the targets fit
+ * as they are (or there is no relay to send groups through). At most `budget` groups while that keeps
+ * each within the budget (budget² clusters); wider, groups grow and split again in the relay.
+ */
+export function splitForBudget(deps: FleetDeps, targets: Target[]): Target[][] | undefined {
+  const budget = deps.maxConnectionsPerRequest;
+  if (targets.length <= budget || !deps.relay) return undefined;
+  const size = targets.length <= budget * budget ? budget : Math.ceil(targets.length / budget);
+  const groups: Target[][] = [];
+  for (let i = 0; i < targets.length; i += size) groups.push(targets.slice(i, i + size));
+  return groups;
 }
 
 /** `Warning: 299 - "…"` as kube-apiserver writes it (RFC 7234 warn-text, quotes and backslashes escaped). */

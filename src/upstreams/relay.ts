@@ -18,18 +18,20 @@
  *   - `stream`: frames as they come (watches, whose events interleave).
  */
 import type { FleetDeps } from '../app.ts';
-import type { Identity } from '../auth/identity.ts';
+import type { UpstreamIdentity } from '../auth/identity.ts';
 import { ListSplitter } from '../merge/jsonsplit.ts';
 import { type SendOptions, UpstreamError, type UpstreamFailure } from './client.ts';
+import type { ResolvedEndpoint } from './endpoint.ts';
 
-export type RelayMode = 'list' | 'stream';
+export type RelayMode = 'list' | 'stream' | 'watch';
 
 /** Calls the fleet's own relay entrypoint (a service binding's fetch). */
 export type RelayFetcher = (req: Request) => Promise<Response>;
 
 export interface RelayRequest {
   mode: RelayMode;
-  identity?: Identity;
+  /** who the group's requests go as (the calling request's bound identity) */
+  as?: UpstreamIdentity;
   requests: Array<{
     cluster: string;
     method: string;
@@ -37,7 +39,18 @@ export interface RelayRequest {
     headers: Array<[string, string]>;
     body?: string;
   }>;
+  /** `watch` mode: the clusters of the group, and which cluster a plain name means there */
+  clusters?: string[];
+  plainNameCluster?: string;
 }
+
+/** What a `watch` relay request runs: the fleet's merged watch over the given clusters (routes/watch.ts). */
+export type WatchRunner = (
+  req: Request,
+  deps: FleetDeps,
+  targets: Array<{ cluster: string; endpoint: ResolvedEndpoint; controlPlane: boolean }>,
+  plainNameCluster: string | undefined,
+) => Promise<Response>;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -70,24 +83,41 @@ function traceparent(incoming: string | null): string {
  * Answers a relay request (the `FleetRelay` entrypoint). Clusters are resolved by name from membership:
  * no URL from the request ever reaches fetch.
  */
-export async function handleRelay(deps: FleetDeps, req: Request, fanOut: FanOutFn): Promise<Response> {
+export async function handleRelay(
+  base: FleetDeps,
+  req: Request,
+  fanOut: FanOutFn,
+  watch?: WatchRunner,
+): Promise<Response> {
   let rr: RelayRequest;
   try {
     rr = (await req.json()) as RelayRequest;
   } catch {
     return new Response('bad relay request', { status: 400 });
   }
-  const members = await deps.membership.members(req.signal);
+  const members = await base.membership.members(req.signal);
   const trace = traceparent(req.headers.get('traceparent'));
-  const targets = rr.requests.map((r) => {
-    if (r.cluster === 'karmada')
-      return { cluster: 'karmada', endpoint: deps.membership.controlPlane, controlPlane: true };
-    const m = members.find((x) => x.name === r.cluster);
-    if (!m) throw new Error(`relay: unknown cluster ${r.cluster}`);
+  const names = rr.mode === 'watch' ? (rr.clusters ?? []) : rr.requests.map((r) => r.cluster);
+  const targets = names.map((cluster) => {
+    if (cluster === 'karmada')
+      return { cluster: 'karmada', endpoint: base.membership.controlPlane, controlPlane: true };
+    const m = members.find((x) => x.name === cluster);
+    if (!m) throw new Error(`relay: unknown cluster ${cluster}`);
     return { cluster: m.name, endpoint: m.endpoint, controlPlane: false };
   });
+  // the caller's identity, bound as in the calling invocation (middleware/impersonation)
+  const bound = rr.as ? { ...base, client: base.client.forCaller({ as: rr.as }) } : base;
+  if (rr.mode === 'watch') {
+    // one merged watch over this group (it fits the budget); the calling invocation merges the groups'
+    const r = rr.requests[0];
+    if (!watch || !r) return new Response('watch relay not available', { status: 400 });
+    const headers = new Headers(r.headers);
+    headers.set('traceparent', trace);
+    const sub = new Request(`https://fleet-relay.internal${r.path}`, { headers, signal: req.signal });
+    return watch(sub, bound, targets, rr.plainNameCluster);
+  }
   const outcomes = await fanOut(
-    deps,
+    bound,
     targets,
     (t) => {
       const r = rr.requests[targets.indexOf(t)]!;
@@ -95,7 +125,7 @@ export async function handleRelay(deps: FleetDeps, req: Request, fanOut: FanOutF
       headers.set('traceparent', trace);
       return { method: r.method, path: r.path, headers, body: r.body ?? null, signal: req.signal };
     },
-    rr.identity,
+    undefined,
     rr.mode,
   );
   const readers = outcomes.map((o) => (o.ok && o.res.body ? o.res.body.getReader() : undefined));
@@ -321,6 +351,32 @@ class Demux {
 export type FanOutFn = typeof import('./fanout.ts').fanOut;
 
 /**
+ * A group's merged watch through the relay: the fleet's own watch over `clusters`, as `as`. Resolves with
+ * the relay's answer (a watch stream of fleet events, or a Status), or rejects when the relay is out of
+ * reach.
+ */
+export function relayWatch(
+  relay: RelayFetcher,
+  clusters: string[],
+  path: string,
+  headers: Headers,
+  as: UpstreamIdentity | undefined,
+  plainNameCluster: string | undefined,
+  signal: AbortSignal,
+): Promise<Response> {
+  const body: RelayRequest = {
+    mode: 'watch',
+    ...(as ? { as } : {}),
+    clusters,
+    ...(plainNameCluster ? { plainNameCluster } : {}),
+    requests: [{ cluster: clusters[0] ?? '', method: 'GET', path, headers: [...headers] }],
+  };
+  return relay(
+    new Request('https://fleet-relay.internal/', { method: 'POST', body: JSON.stringify(body), signal }),
+  );
+}
+
+/**
  * Sends one group's requests through the relay; resolves when every answer's status and headers are in
  * (like a direct fan-out), each answer's body streaming from the relay's frames.
  */
@@ -328,13 +384,13 @@ export async function relayGroup(
   relay: RelayFetcher,
   clusters: string[],
   requests: SendOptions[],
-  identity: Identity | undefined,
+  as: UpstreamIdentity | undefined,
   mode: RelayMode,
   signal: AbortSignal | undefined,
 ): Promise<Array<{ ok: true; res: Response } | { ok: false; error: UpstreamError }>> {
   const body: RelayRequest = {
     mode,
-    identity,
+    ...(as ? { as } : {}),
     requests: requests.map((r, i) => ({
       cluster: clusters[i]!,
       method: r.method,

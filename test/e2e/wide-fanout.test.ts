@@ -67,22 +67,104 @@ describe('a fan-out wider than the connection budget, in workerd', () => {
     }
   });
 
-  it('the harness is real: without splitting, the 7th connection is refused and clusters go missing', async () => {
+  it('the harness is real: an unsplit merged watch over 12 clusters wants a 7th connection, and is refused', async () => {
+    // watches hold their connections for as long as they run: without the split, one request would hold 12
     const budget = connectionBudget(6);
     const fleet = await startFleet(
       'workerd',
-      sims.staticConfig({ federation: false, maxConnectionsPerRequest: 100 }),
-      {
-        outbound: budget.outbound,
-      },
+      sims.staticConfig({
+        federation: false,
+        maxConnectionsPerRequest: 100,
+        timeouts: { requestSeconds: 2 },
+      }),
+      { outbound: budget.outbound },
     );
+    const ac = new AbortController();
     try {
-      const { res, clusters } = await list(fleet);
+      const res = await fetch(`${fleet.url}/api/v1/namespaces/default/configmaps?watch=true`, {
+        signal: ac.signal,
+      });
+      expect(res.status).toBe(200);
       expect(budget.refused()).toBeGreaterThan(0);
-      expect(clusters.size).toBeLessThan(12);
-      expect(res.headers.get('warning')).toContain('cluster member');
+      expect(res.headers.get('warning') ?? '').toMatch(/cluster member\d+: HTTP 599/);
     } finally {
+      ac.abort();
       await fleet.stop();
+    }
+  });
+});
+
+describe('a merged watch wider than the connection budget, in workerd', () => {
+  it('delivers changes from all 12 clusters through group watches, never holding a 7th connection', async () => {
+    const sims = await startSimFleet({ members: MEMBERS });
+    const budget = connectionBudget(6);
+    const fleet = await startFleet('workerd', sims.staticConfig({ federation: false }), {
+      outbound: budget.outbound,
+    });
+    const CM = { group: '', version: 'v1', resource: 'configmaps' };
+    const ac = new AbortController();
+    try {
+      const list = (await (await fetch(`${fleet.url}/api/v1/namespaces/default/configmaps`)).json()) as {
+        metadata: { resourceVersion: string };
+      };
+      const res = await fetch(
+        `${fleet.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${list.metadata.resourceVersion}`,
+        { signal: ac.signal },
+      );
+      expect(res.status).toBe(200);
+      const seen = new Set<string>();
+      const rvs: string[] = [];
+      const reader = res.body!.getReader();
+      const dec = new TextDecoder();
+      let buf = '';
+      const reading = (async () => {
+        while (seen.size < MEMBERS.length) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buf += dec.decode(value, { stream: true });
+          let nl = buf.indexOf('\n');
+          while (nl >= 0) {
+            const line = buf.slice(0, nl).trim();
+            buf = buf.slice(nl + 1);
+            nl = buf.indexOf('\n');
+            if (!line) continue;
+            const ev = JSON.parse(line) as {
+              type: string;
+              object: { metadata: { name: string; resourceVersion: string } };
+            };
+            if (ev.type === 'ADDED' && ev.object.metadata.name.startsWith('wide-')) {
+              seen.add(ev.object.metadata.name);
+              rvs.push(ev.object.metadata.resourceVersion);
+            }
+          }
+        }
+      })();
+      // wait until every member has its upstream watch open, then change each one
+      const end = Date.now() + 30_000;
+      while (MEMBERS.some((m) => sims.members.get(m)!.openWatches() === 0)) {
+        if (Date.now() > end) throw new Error('not every member is watched');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      for (const m of MEMBERS)
+        sims.members.get(m)!.create(CM, { metadata: { name: `wide-${m}`, namespace: 'default' } });
+      await Promise.race([
+        reading,
+        new Promise((_, rej) => setTimeout(() => rej(new Error(`saw only ${[...seen]}`)), 30_000)),
+      ]);
+      expect([...seen].sort()).toEqual(MEMBERS.map((m) => `wide-${m}.clusterspace.${m}`).sort());
+      // every event's composite RV is decimal and never goes down
+      for (const rv of rvs) expect(rv).toMatch(/^[1-9][0-9]*$/);
+      for (let i = 1; i < rvs.length; i++)
+        expect(
+          rvs[i]!.length > rvs[i - 1]!.length ||
+            (rvs[i]!.length === rvs[i - 1]!.length && rvs[i]! >= rvs[i - 1]!),
+        ).toBe(true);
+      expect(budget.refused()).toBe(0);
+      expect(budget.maxSeen()).toBeLessThanOrEqual(6);
+    } finally {
+      ac.abort();
+      await fleet.stop();
+      await sims.close();
     }
   });
 });
