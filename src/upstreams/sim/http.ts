@@ -7,61 +7,21 @@
  */
 
 import { stringify as toYaml } from 'yaml';
+import {
+  acceptsJson,
+  type MediaRange,
+  parseAccept as parseAcceptRanges,
+  parseMediaType,
+} from '../../merge/negotiate.ts';
 import { failure, type Status, statusResponse } from '../../merge/status.ts';
 
-export interface MediaRange {
-  type: string;
-  subtype: string;
-  params: Record<string, string>;
-  q: number;
-}
+export type { MediaRange };
+export { acceptsJson, parseMediaType };
 
-export function parseMediaType(value: string): MediaRange {
-  const [mt = '', ...rest] = value.split(';');
-  const [type = '', subtype = ''] = mt.trim().toLowerCase().split('/');
-  const params: Record<string, string> = {};
-  let q = 1;
-  for (const p of rest) {
-    const eq = p.indexOf('=');
-    if (eq < 0) continue;
-    const k = p.slice(0, eq).trim().toLowerCase();
-    const v = p
-      .slice(eq + 1)
-      .trim()
-      .replace(/^"(.*)"$/, '$1');
-    if (k === 'q') q = Number(v);
-    else params[k] = v;
-  }
-  return { type, subtype, params, q: Number.isFinite(q) ? q : 1 };
-}
-
+/** The client's Accept ranges (src/merge/negotiate.ts); no header means anything. */
 export function parseAccept(header: string | null): MediaRange[] {
-  if (!header?.trim()) return [{ type: '*', subtype: '*', params: {}, q: 1 }];
-  const ranges = header
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map(parseMediaType)
-    .filter((r) => r.q > 0);
-  const score = (r: MediaRange) =>
-    [r.q, r.type !== '*' ? 1 : 0, r.subtype !== '*' ? 1 : 0, Object.keys(r.params).length] as const;
-  return ranges
-    .map((r, i) => ({ r, i }))
-    .sort((a, b) => {
-      const sa = score(a.r);
-      const sb = score(b.r);
-      for (let k = 0; k < sa.length; k++) if (sa[k] !== sb[k]) return sb[k]! - sa[k]!;
-      return a.i - b.i;
-    })
-    .map((x) => x.r);
-}
-
-/** Does the range accept application/json (the only body encoding the sim writes besides YAML)? */
-export function acceptsJson(r: MediaRange): boolean {
-  return (
-    (r.type === '*' && r.subtype === '*') ||
-    (r.type === 'application' && (r.subtype === '*' || r.subtype === 'json'))
-  );
+  const ranges = parseAcceptRanges(header);
+  return ranges.length ? ranges : [{ type: '*', subtype: '*', params: {}, q: 1 }];
 }
 
 export type Target =

@@ -4,6 +4,7 @@
  */
 
 import { badRequest } from '../../merge/status.ts';
+import { queryBool } from '../../request/info.ts';
 import type { KubeObject } from './catalog/types.ts';
 import { StatusError } from './http.ts';
 
@@ -115,14 +116,14 @@ export function serveLog(r: LogRequest): Response {
       badRequest(`container "${container}" in pod "${name}" is waiting to start: ${reason}`),
     );
   }
-  if (r.query.get('previous') === 'true') {
+  if (queryBool(r.query, 'previous')) {
     if (!status.restartCount) {
       throw new StatusError(
         badRequest(`previous terminated container "${container}" in pod "${name}" not found`),
       );
     }
   }
-  const timestamps = r.query.get('timestamps') === 'true';
+  const timestamps = queryBool(r.query, 'timestamps');
   const fmt = (l: Line) => (timestamps ? `${rfc3339Nano(l.time)} ${l.text}\n` : `${l.text}\n`);
   let lines = r.logs.read(ns, name, container);
   const since = Number(r.query.get('sinceSeconds') ?? '0');
@@ -134,7 +135,7 @@ export function serveLog(r: LogRequest): Response {
   const limitBytes = Number(r.query.get('limitBytes') ?? '0');
   const headers = { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' };
 
-  if (r.query.get('follow') !== 'true') {
+  if (!queryBool(r.query, 'follow')) {
     let body = lines.map(fmt).join('');
     if (limitBytes > 0) body = new TextDecoder().decode(encoder.encode(body).slice(0, limitBytes));
     return new Response(body, { status: 200, headers });

@@ -98,7 +98,7 @@ describe('strategic merge patch', () => {
 describe('selectors', () => {
   it('parses the full label selector syntax', () => {
     const sel = parseLabelSelector('a=1,b==2,c!=3,d in (x, y),e notin (z),f,!g');
-    expect(sel.map((r) => r.op)).toEqual(['=', '=', '!=', 'in', 'notin', 'exists', '!']);
+    expect(sel.map((r) => r.operator)).toEqual(['=', '==', '!=', 'in', 'notin', 'exists', '!']);
     expect(matchLabels(sel, { a: '1', b: '2', d: 'y', f: '' })).toBe(true);
     expect(matchLabels(sel, { a: '1', b: '2', d: 'y', f: '', g: '' })).toBe(false);
     expect(() => parseLabelSelector('a in x')).toThrow(StatusError);

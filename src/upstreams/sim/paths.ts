@@ -2,6 +2,7 @@
  * Parse a resource path once, the way kube-apiserver's RequestInfoFactory does, so every handler reads
  * the same parsed result.
  */
+import { queryBool } from '../../request/info.ts';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -61,7 +62,7 @@ export function parseResourcePath(
   }
   const [resource, name, subresource, ...extra] = rest;
   if (!resource || extra.length > 0) return undefined;
-  const watch = legacyWatch || query.get('watch') === 'true' || query.get('watch') === '1';
+  const watch = legacyWatch || queryBool(query, 'watch');
   let verb: Verb;
   switch (method) {
     case 'GET':

@@ -1,134 +1,40 @@
 /**
- * Label and field selectors with apimachinery's syntax and error messages.
+ * Label and field selectors for the simulated apiserver: parsed by the fleet's own parser
+ * (src/merge/selectors.ts, apimachinery's grammar and messages), matched here against objects, with the
+ * kind-specific fields each resource supports.
  */
 
+import {
+  type FieldRequirement,
+  type LabelRequirement,
+  matchesLabels,
+  parseFieldSelector as parseFields,
+  parseLabelSelector as parseLabels,
+  SelectorError,
+} from '../../merge/selectors.ts';
 import { badRequest } from '../../merge/status.ts';
 import type { KubeObject } from './catalog/types.ts';
 import { StatusError } from './http.ts';
 
-export type LabelRequirement =
-  | { key: string; op: 'exists' | '!' }
-  | { key: string; op: '=' | '!='; value: string }
-  | { key: string; op: 'in' | 'notin'; values: string[] }
-  | { key: string; op: 'gt' | 'lt'; value: number };
-
+/** Labels of an object (absent: none). */
 export type Labels = Record<string, string> | undefined;
 
-function splitTopLevel(s: string): string[] {
-  // commas inside `in (a,b)` belong to the requirement
-  const out: string[] = [];
-  let depth = 0;
-  let cur = '';
-  for (const ch of s) {
-    if (ch === '(') depth++;
-    if (ch === ')') depth--;
-    if (ch === ',' && depth === 0) {
-      out.push(cur);
-      cur = '';
-    } else cur += ch;
+/** The fleet's own parser (src/merge/selectors.ts): one grammar, one set of error messages. */
+function asStatus<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof SelectorError) throw new StatusError(e.status);
+    throw e;
   }
-  out.push(cur);
-  return out.map((x) => x.trim()).filter((x) => x !== '');
-}
-
-const KEY_RE = /^([a-z0-9A-Z]([-a-z0-9A-Z.]*[a-z0-9A-Z])?\/)?[a-z0-9A-Z]([-a-z0-9A-Z_.]*[a-z0-9A-Z])?$/;
-const VALUE_RE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-
-function checkKey(key: string): string {
-  if (!KEY_RE.test(key) || key.length > 316) {
-    throw new StatusError(
-      badRequest(
-        `unable to parse requirement: <nil>: Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
-      ),
-    );
-  }
-  return key;
-}
-
-function checkValue(key: string, value: string): string {
-  if (!VALUE_RE.test(value) || value.length > 63) {
-    throw new StatusError(
-      badRequest(
-        `unable to parse requirement: values[0][${key}]: Invalid value: "${value}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
-      ),
-    );
-  }
-  return value;
 }
 
 export function parseLabelSelector(s: string | null | undefined): LabelRequirement[] {
-  if (!s) return [];
-  const reqs: LabelRequirement[] = [];
-  for (const part of splitTopLevel(s)) {
-    const setM = part.match(/^(\S+?)\s+(in|notin)\s*\((.*)\)$/);
-    const eqM = part.match(/^([^=!<>\s]+)\s*(==|!=|=)\s*(.*)$/);
-    const cmpM = part.match(/^([^=!<>\s]+)\s*([<>])\s*(-?\d+)$/);
-    const notM = part.match(/^!\s*([^=!<>\s]+)$/);
-    const existsM = part.match(/^([^=!<>\s()]+)$/);
-    if (setM) {
-      const key = checkKey(setM[1]!);
-      const values = setM[3]!
-        .split(',')
-        .map((v) => v.trim())
-        .map((v) => checkValue(key, v));
-      reqs.push({ key, op: setM[2] as 'in' | 'notin', values });
-    } else if (eqM) {
-      const key = checkKey(eqM[1]!);
-      const value = checkValue(key, eqM[3]!.trim());
-      reqs.push({ key, op: eqM[2] === '!=' ? '!=' : '=', value });
-    } else if (cmpM) {
-      reqs.push({ key: checkKey(cmpM[1]!), op: cmpM[2] === '>' ? 'gt' : 'lt', value: Number(cmpM[3]) });
-    } else if (notM) {
-      reqs.push({ key: checkKey(notM[1]!), op: '!' });
-    } else if (existsM) {
-      reqs.push({ key: checkKey(existsM[1]!), op: 'exists' });
-    } else {
-      throw new StatusError(badRequest(`unable to parse requirement: found '${part}', expected: identifier`));
-    }
-  }
-  return reqs;
+  return s ? asStatus(() => parseLabels(s)) : [];
 }
 
-export function matchLabels(reqs: LabelRequirement[], labels: Labels): boolean {
-  const l = labels ?? {};
-  for (const r of reqs) {
-    const has = Object.hasOwn(l, r.key);
-    const v = l[r.key];
-    switch (r.op) {
-      case 'exists':
-        if (!has) return false;
-        break;
-      case '!':
-        if (has) return false;
-        break;
-      case '=':
-        if (!has || v !== r.value) return false;
-        break;
-      case '!=':
-        if (has && v === r.value) return false;
-        break;
-      case 'in':
-        if (!has || !r.values.includes(v!)) return false;
-        break;
-      case 'notin':
-        if (has && r.values.includes(v!)) return false;
-        break;
-      case 'gt':
-      case 'lt': {
-        if (!has) return false;
-        const n = Number(v);
-        if (!Number.isInteger(n)) return false;
-        if (r.op === 'gt' ? !(n > r.value) : !(n < r.value)) return false;
-      }
-    }
-  }
-  return true;
-}
-
-export interface FieldRequirement {
-  field: string;
-  op: '=' | '!=';
-  value: string;
+export function matchLabels(reqs: readonly LabelRequirement[], labels: Labels): boolean {
+  return matchesLabels(reqs, labels ?? {});
 }
 
 /** Field selectors each kind supports, beyond metadata.name / metadata.namespace (pkg/registry/.../strategy.go). */
@@ -165,40 +71,13 @@ const FIELDS: Record<string, Record<string, (o: any) => string | undefined>> = {
   certificatesigningrequests: { 'spec.signerName': (o) => o.spec?.signerName ?? '' },
 };
 
-function unescapeField(s: string): string {
-  return s.replace(/\\(.)/g, '$1');
-}
-
-function splitUnescaped(s: string, sep: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  for (let i = 0; i < s.length; i++) {
-    const ch = s[i]!;
-    if (ch === '\\' && i + 1 < s.length) {
-      cur += ch + s[i + 1];
-      i++;
-    } else if (ch === sep) {
-      out.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  out.push(cur);
-  return out;
-}
-
+/** Parses with the fleet's parser, then refuses fields this kind cannot select on, as the apiserver does. */
 export function parseFieldSelector(s: string | null | undefined, resource: string): FieldRequirement[] {
   if (!s) return [];
-  const reqs: FieldRequirement[] = [];
-  for (const part of splitUnescaped(s, ',')) {
-    if (part === '') continue;
-    const m = part.match(/^((?:[^=!\\]|\\.)+)(==|!=|=)(.*)$/);
-    if (!m) throw new StatusError(badRequest(`invalid selector: '${s}'; can't understand '${part}'`));
-    const field = m[1]!.trim();
-    if (field !== 'metadata.name' && field !== 'metadata.namespace' && !FIELDS[resource]?.[field]) {
-      throw new StatusError(badRequest(`field label not supported: ${field}`));
-    }
-    reqs.push({ field, op: m[2] === '!=' ? '!=' : '=', value: unescapeField(m[3]!) });
-  }
+  const reqs = asStatus(() => parseFields(s));
+  for (const r of reqs)
+    if (r.field !== 'metadata.name' && r.field !== 'metadata.namespace' && !FIELDS[resource]?.[r.field])
+      throw new StatusError(badRequest(`field label not supported: ${r.field}`));
   return reqs;
 }
 
@@ -211,10 +90,12 @@ export function fieldValue(obj: KubeObject, resource: string, field: string): st
 export function matchFields(reqs: FieldRequirement[], obj: KubeObject, resource: string): boolean {
   for (const r of reqs) {
     const v = fieldValue(obj, resource, r.field);
-    if (r.op === '=' ? v !== r.value : v === r.value) return false;
+    if (r.operator === '=' ? v !== r.value : v === r.value) return false;
   }
   return true;
 }
+
+export type { FieldRequirement, LabelRequirement };
 
 export interface Selector {
   labels: LabelRequirement[];

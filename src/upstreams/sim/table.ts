@@ -26,41 +26,8 @@ export const DEFAULT_PRINTER: TablePrinter = {
   cells: (obj) => [obj.metadata.name ?? '', obj.metadata.creationTimestamp ?? null],
 };
 
-/** k8s.io/apimachinery/pkg/util/duration.HumanDuration, used for every Age cell. */
-export function humanDuration(ms: number): string {
-  const seconds = Math.trunc(ms / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.trunc(seconds / 60);
-  if (minutes < 10) {
-    const s = seconds % 60;
-    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
-  }
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.trunc(minutes / 60);
-  if (hours < 8) {
-    const m = minutes % 60;
-    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
-  }
-  if (hours < 48) return `${hours}h`;
-  if (hours < 24 * 8) {
-    const h = hours % 24;
-    return h === 0 ? `${Math.trunc(hours / 24)}d` : `${Math.trunc(hours / 24)}d${h}h`;
-  }
-  if (hours < 24 * 365 * 2) return `${Math.trunc(hours / 24)}d`;
-  if (hours < 24 * 365 * 8) {
-    const dy = Math.trunc(hours / 24) % 365;
-    return dy === 0 ? `${Math.trunc(hours / 24 / 365)}y` : `${Math.trunc(hours / 24 / 365)}y${dy}d`;
-  }
-  return `${Math.trunc(hours / 24 / 365)}y`;
-}
-
-/** translateTimestampSince: `<unknown>` for a missing timestamp. */
-export function age(timestamp: string | undefined, now: Date): string {
-  if (!timestamp) return '<unknown>';
-  return humanDuration(now.getTime() - Date.parse(timestamp));
-}
+// Age cells: the catalog's HumanDuration (catalog/duration.ts), one implementation for engine and printers
+export { age, humanDuration } from './catalog/duration.ts';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 

@@ -8,6 +8,7 @@
  */
 
 import { expired, type Status } from '../../merge/status.ts';
+import { queryBool } from '../../request/info.ts';
 import type { KubeObject, ResourceDef } from './catalog/types.ts';
 import { StatusError, type Target } from './http.ts';
 import { parseRv, tooLargeResourceVersion, validateListOptions } from './list.ts';
@@ -49,7 +50,7 @@ export function serveWatch(store: Store, gr: string, r: WatchRequest): Response 
   validateListOptions(q, true);
   const rvParam = q.get('resourceVersion') ?? '';
   const sendInitialParam = q.get('sendInitialEvents');
-  const bookmarks = q.get('allowWatchBookmarks') === 'true' || q.get('allowWatchBookmarks') === '1';
+  const bookmarks = queryBool(q, 'allowWatchBookmarks');
   const timeoutSeconds = Number(q.get('timeoutSeconds') ?? '0');
   const include: IncludeObject = parseIncludeObject(q.get('includeObject')) ?? 'Metadata';
 
