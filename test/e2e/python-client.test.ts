@@ -1,0 +1,73 @@
+/**
+ * Kubernetes' official Python client (Debian's python3-kubernetes, installed by .ci/run) against the
+ * fleet's root URL, on Node and in workerd: a list across the fleet, a read by fleet name, and a watch that
+ * sees changes from three clusters.
+ */
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
+import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
+
+/** Debian's interpreter: the one python3-kubernetes installs into (a pyenv python3 on PATH would not see it) */
+const PYTHON = process.env.FLEET_PYTHON ?? '/usr/bin/python3';
+const PODS = { group: '', version: 'v1', resource: 'pods' };
+const CM = { group: '', version: 'v1', resource: 'configmaps' };
+
+describe.each(RUNTIMES)('the Python client on %s', (runtime) => {
+  let sims: ServedSimFleet;
+  let fleet: RunningFleet;
+
+  beforeAll(async () => {
+    sims = await startSimFleet();
+    for (const s of [sims.karmada, ...sims.members.values()])
+      s.create({ group: '', version: 'v1', resource: 'namespaces' }, { metadata: { name: 'py' } });
+    fleet = await startFleet(runtime, sims.karmadaConfig());
+  });
+  afterAll(async () => {
+    await fleet?.stop();
+    await sims?.close();
+  });
+
+  it('lists across the fleet, reads by fleet name, and watches changes in three clusters', async () => {
+    const p = spawn(PYTHON, [resolve('test/python/fleet_client.py'), fleet.url, 'py'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => {
+      out += d;
+    });
+    const watching = new Promise<void>((res) =>
+      p.stderr.on('data', (d) => {
+        err += d;
+        if (err.includes('WATCHING')) res();
+      }),
+    );
+    const exited = new Promise<number | null>((res) => p.on('close', res));
+    await Promise.race([watching, exited]);
+    await new Promise((r) => setTimeout(r, 300));
+    for (const [name, sim] of sims.members)
+      sim.create(CM, { metadata: { name: `from-${name}`, namespace: 'py' } });
+    expect(await exited, err).toBe(0);
+    const r = JSON.parse(out) as {
+      pods: string[];
+      listRV: string;
+      read: { name: string; labels: Record<string, string> };
+      events: Array<{ type: string; name: string; rv: string }>;
+    };
+    const want = [...sims.members]
+      .flatMap(([c, s]) =>
+        s.list(PODS).map((x) => `${x.metadata.namespace}/${x.metadata.name}.clusterspace.${c}`),
+      )
+      .sort();
+    expect(r.pods).toEqual(want);
+    expect(r.listRV).toMatch(/^[1-9][0-9]*$/);
+    expect(r.read.name.endsWith('.clusterspace.member2')).toBe(true);
+    expect(r.read.labels['fleet.karmada.io/cluster']).toBe('member2');
+    expect(new Set(r.events.map((e) => e.name))).toEqual(
+      new Set([...sims.members.keys()].map((m) => `from-${m}.clusterspace.${m}`)),
+    );
+    expect(r.events.every((e) => e.type === 'ADDED' && /^[1-9][0-9]*$/.test(e.rv))).toBe(true);
+  });
+});

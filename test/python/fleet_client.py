@@ -1,0 +1,50 @@
+"""Drives the fleet with Kubernetes' official Python client (Debian's python3-kubernetes).
+
+Usage: fleet_client.py <server URL> <namespace to watch>
+Prints one JSON document: the pods listed across the fleet, one pod read back by its fleet name, and
+the configmap events a watch saw while the test changed the clusters (the test writes
+"WATCHING" to stderr's peer: this script prints a line on stderr once its watch is open).
+"""
+import json
+import sys
+
+from kubernetes import client, watch
+
+
+def main() -> None:
+    server, namespace = sys.argv[1], sys.argv[2]
+    cfg = client.Configuration()
+    cfg.host = server
+    api = client.CoreV1Api(client.ApiClient(cfg))
+
+    pods = api.list_pod_for_all_namespaces()
+    names = sorted(f"{p.metadata.namespace}/{p.metadata.name}" for p in pods.items)
+    member2 = next(p for p in pods.items if p.metadata.name.endswith(".clusterspace.member2"))
+    read = api.read_namespaced_pod(member2.metadata.name, member2.metadata.namespace)
+
+    cms = api.list_namespaced_config_map(namespace)
+    rv = cms.metadata.resource_version
+    print("WATCHING", file=sys.stderr, flush=True)
+    seen = []
+    w = watch.Watch()
+    for ev in w.stream(
+        api.list_namespaced_config_map, namespace=namespace, resource_version=rv, timeout_seconds=8
+    ):
+        seen.append({"type": ev["type"], "name": ev["object"].metadata.name, "rv": ev["object"].metadata.resource_version})
+        if len({s["name"] for s in seen}) >= 3:
+            w.stop()
+
+    print(
+        json.dumps(
+            {
+                "pods": names,
+                "listRV": pods.metadata.resource_version,
+                "read": {"name": read.metadata.name, "uid": read.metadata.uid, "labels": read.metadata.labels},
+                "events": seen,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
