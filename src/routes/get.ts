@@ -16,7 +16,6 @@ import { mergeColumns, toFleetRow } from '../merge/table.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Target } from '../upstreams/fanout.ts';
-import { readStatus } from './respond.ts';
 
 /** subresources whose bodies are not Kubernetes objects: relayed byte for byte, streaming */
 const RAW_SUBRESOURCES = new Set(['log', 'proxy']);

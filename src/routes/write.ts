@@ -19,9 +19,8 @@ import { parse as parseYaml } from 'yaml';
 import type { FleetDeps } from '../app.ts';
 import { decodeName } from '../merge/names.ts';
 import { negotiate } from '../merge/negotiate.ts';
-import { type FleetView, fleetName, toFleetObject } from '../merge/objects.ts';
+import { type FleetView, fleetName } from '../merge/objects.ts';
 import { decodeEnvelope, isProtobufBody, PROTOBUF_MEDIA_TYPE, readObjectMeta } from '../merge/protobuf.ts';
-import { compositeWith, prepareMembership } from '../merge/rv.ts';
 import {
   CLUSTER_LABEL,
   rewriteFieldSelectorNames,
@@ -40,7 +39,6 @@ import {
   type WriteContext,
 } from '../merge/writes.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
-import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Target } from '../upstreams/fanout.ts';
 import { fleetAnswer, type Owner, ownerQuery, resolveOwner } from './get.ts';
 

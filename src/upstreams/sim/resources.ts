@@ -150,7 +150,8 @@ function respondObject(ctx: Ctx, obj: KubeObject, status = 200): Response {
 
 function selectorOf(ctx: Ctx): Selector {
   const fields = parseFieldSelector(ctx.q.get('fieldSelector'), ctx.def.resource);
-  if (ctx.info.name !== undefined) fields.push({ field: 'metadata.name', operator: '=', value: ctx.info.name });
+  if (ctx.info.name !== undefined)
+    fields.push({ field: 'metadata.name', operator: '=', value: ctx.info.name });
   return { labels: parseLabelSelector(ctx.q.get('labelSelector')), fields };
 }
 
