@@ -88,7 +88,7 @@ describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
     await until(() => openUpstreamWatches(sims) === 0, 30_000, 'upstream watches closed');
   });
 
-  it('kubectl wait and rollout status return when the cluster makes the change', async () => {
+  it('kubectl wait, rollout status and delete --wait return when the cluster makes the change', async () => {
     const m2 = sims.members.get('member2')!;
     m2.create(PODS, {
       metadata: { name: 'waited', namespace: ns },
@@ -124,6 +124,20 @@ describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
     ]);
     expect(rs.stderr).toBe('');
     expect(rs.stdout).toContain('deployment "web.clusterspace.member2" successfully rolled out');
+
+    // delete waits (a watch narrowed to the fleet name) until the cluster has removed the pod
+    const del = await k.run([
+      'delete',
+      'pod',
+      'waited.clusterspace.member2',
+      '-n',
+      ns,
+      '--wait',
+      '--timeout=30s',
+    ]);
+    expect(del.stderr).toBe('');
+    expect(del.stdout.trim()).toBe(`pod "waited.clusterspace.member2" deleted from ${ns} namespace`);
+    expect(m2.get(PODS, ns, 'waited')).toBeUndefined();
   });
 
   it('a client-node informer converges to the union, through cuts, a 410 and a cluster restart', async () => {
