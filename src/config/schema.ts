@@ -6,7 +6,7 @@
  * are resolved to inline data by the platform before validation of the resolved form, so everything
  * below `ResolvedConfig` is plain data that both runtimes can use.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   auditSchema,
   authenticationSchema,

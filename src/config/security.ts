@@ -6,7 +6,7 @@
  * Names follow kube-apiserver's flags where one exists (`--oidc-username-claim` → `usernameClaim`,
  * `--requestheader-allowed-names` → `allowedNames`, `--token-auth-file` → `staticTokens.file`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Asymmetric JWS algorithms only: never `none`, never a shared secret (HS*) for a public issuer. */
 export const JWT_ALGORITHMS = [
