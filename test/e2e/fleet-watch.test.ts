@@ -13,6 +13,8 @@ import { Kubectl } from '../helpers/kubectl.ts';
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 const PODS = { group: '', version: 'v1', resource: 'pods' };
 const DEPLOY = { group: 'apps', version: 'v1', resource: 'deployments' };
+/** how long the randomized run writes and cuts, per runtime (FLEET_SOAK_MS overrides) */
+const SOAK_MS = Number(process.env.FLEET_SOAK_MS ?? 45_000);
 
 async function until(cond: () => boolean, timeoutMs = 30_000, what = 'condition'): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -205,63 +207,67 @@ describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
     );
   });
 
-  it('random writes and cuts in every cluster: the informer ends equal to the clusters, nothing lost', async () => {
-    const kc = new k8s.KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'fleet', server: fleet.url, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'fleet', cluster: 'fleet', user: 'u' }],
-      currentContext: 'fleet',
-    });
-    const core = kc.makeApiClient(k8s.CoreV1Api);
-    const space = `${ns}-soak`;
-    for (const sim of [sims.karmada, ...sims.members.values()])
-      sim.create({ group: '', version: 'v1', resource: 'namespaces' }, { metadata: { name: space } });
-    const informer = k8s.makeInformer(kc, `/api/v1/namespaces/${space}/configmaps`, () =>
-      core.listNamespacedConfigMap({ namespace: space }),
-    );
-    let stopped = false;
-    informer.on('error', () => {
-      if (!stopped) setTimeout(() => void (stopped || informer.start().catch(() => {})), 200);
-    });
-    await informer.start();
-    // deterministic pseudo-random sequence: a failure can be replayed
-    let seed = 20261129;
-    const rnd = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
-    const clusters = [...sims.members.keys()];
-    const deadline = Date.now() + Number(process.env.FLEET_SOAK_MS ?? 20_000);
-    let ops = 0;
-    try {
-      while (Date.now() < deadline) {
-        const sim = sims.members.get(clusters[rnd(clusters.length)]!)!;
-        const name = `o${rnd(25)}`;
-        const cur = sim.get(CM, space, name);
-        const op = rnd(10);
-        if (op < 4) {
-          if (cur) sim.update(CM, { ...cur, data: { v: String(ops) } } as KubeObject);
-          else sim.create(CM, { metadata: { name, namespace: space }, data: { v: String(ops) } });
-        } else if (op < 7) {
-          if (cur) sim.remove(CM, space, name);
-        } else if (op < 8) {
-          sim.cutWatches();
-        }
-        ops++;
-        if (ops % 20 === 0) await new Promise((r) => setTimeout(r, 15));
-      }
-      await until(
-        () => sameMaps(cacheOf(informer), unionOf(sims, space)),
-        30_000,
-        `informer equal to the clusters after ${ops} operations`,
+  it(
+    'random writes and cuts in every cluster: the informer ends equal to the clusters, nothing lost',
+    async () => {
+      const kc = new k8s.KubeConfig();
+      kc.loadFromOptions({
+        clusters: [{ name: 'fleet', server: fleet.url, skipTLSVerify: true }],
+        users: [{ name: 'u' }],
+        contexts: [{ name: 'fleet', cluster: 'fleet', user: 'u' }],
+        currentContext: 'fleet',
+      });
+      const core = kc.makeApiClient(k8s.CoreV1Api);
+      const space = `${ns}-soak`;
+      for (const sim of [sims.karmada, ...sims.members.values()])
+        sim.create({ group: '', version: 'v1', resource: 'namespaces' }, { metadata: { name: space } });
+      const informer = k8s.makeInformer(kc, `/api/v1/namespaces/${space}/configmaps`, () =>
+        core.listNamespacedConfigMap({ namespace: space }),
       );
-    } finally {
-      stopped = true;
-      await informer.stop();
-    }
-    expect(ops).toBeGreaterThan(200);
-  });
+      let stopped = false;
+      informer.on('error', () => {
+        if (!stopped) setTimeout(() => void (stopped || informer.start().catch(() => {})), 200);
+      });
+      await informer.start();
+      // deterministic pseudo-random sequence: a failure can be replayed
+      let seed = 20261129;
+      const rnd = (n: number) => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed % n;
+      };
+      const clusters = [...sims.members.keys()];
+      const deadline = Date.now() + SOAK_MS;
+      let ops = 0;
+      try {
+        while (Date.now() < deadline) {
+          const sim = sims.members.get(clusters[rnd(clusters.length)]!)!;
+          const name = `o${rnd(25)}`;
+          const cur = sim.get(CM, space, name);
+          const op = rnd(10);
+          if (op < 4) {
+            if (cur) sim.update(CM, { ...cur, data: { v: String(ops) } } as KubeObject);
+            else sim.create(CM, { metadata: { name, namespace: space }, data: { v: String(ops) } });
+          } else if (op < 7) {
+            if (cur) sim.remove(CM, space, name);
+          } else if (op < 8) {
+            sim.cutWatches();
+          }
+          ops++;
+          if (ops % 20 === 0) await new Promise((r) => setTimeout(r, 15));
+        }
+        await until(
+          () => sameMaps(cacheOf(informer), unionOf(sims, space)),
+          30_000,
+          `informer equal to the clusters after ${ops} operations`,
+        );
+      } finally {
+        stopped = true;
+        await informer.stop();
+      }
+      expect(ops).toBeGreaterThan(200);
+    },
+    SOAK_MS + 60_000,
+  );
 
   it('every event carries a decimal composite RV; a watch from another fleet’s RV gets a 410 ERROR', async () => {
     const res = await fetch(
