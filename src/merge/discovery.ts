@@ -28,6 +28,8 @@
  * it is asked for. No I/O here; the handlers are in src/routes/discovery.ts.
  */
 
+import { type MediaRange, parseAccept } from './negotiate.ts';
+
 // ---------------------------------------------------------------------------------------------------
 // Document shapes (only what the merge reads; everything else is carried through untouched)
 
@@ -543,49 +545,9 @@ export function openAPIClustersFor(servers: readonly OpenAPIServer[], hash: stri
 // ---------------------------------------------------------------------------------------------------
 // Content negotiation (kube-apiserver's, restricted to what the fleet writes: JSON)
 
-export interface MediaRange {
-  type: string;
-  subtype: string;
-  params: Record<string, string>;
-  q: number;
-}
-
-/**
- * Parses an Accept header into media ranges in the order kube-apiserver tries them (goautoneg): by q,
- * then concrete types before wildcards, otherwise as sent. Ranges with q=0 are refused ranges: dropped.
- */
-export function parseAccept(header: string | null | undefined): MediaRange[] {
-  const ranges: Array<MediaRange & { i: number }> = [];
-  for (const part of (header ?? '').split(',')) {
-    const [mt = '', ...rest] = part.split(';');
-    const [type = '', subtype = ''] = mt.trim().toLowerCase().split('/');
-    if (!type) continue;
-    const params: Record<string, string> = {};
-    let q = 1;
-    for (const p of rest) {
-      const eq = p.indexOf('=');
-      if (eq < 0) continue;
-      const k = p.slice(0, eq).trim().toLowerCase();
-      const v = p
-        .slice(eq + 1)
-        .trim()
-        .replace(/^"(.*)"$/, '$1');
-      if (k === 'q') {
-        const n = Number(v);
-        q = Number.isFinite(n) ? Math.min(Math.max(n, 0), 1) : 1;
-      } else params[k] = v;
-    }
-    if (q > 0) ranges.push({ type, subtype, params, q, i: ranges.length });
-  }
-  ranges.sort(
-    (a, b) =>
-      b.q - a.q ||
-      (a.type === '*' ? 1 : 0) - (b.type === '*' ? 1 : 0) ||
-      (a.subtype === '*' ? 1 : 0) - (b.subtype === '*' ? 1 : 0) ||
-      a.i - b.i,
-  );
-  return ranges.map(({ i: _i, ...r }) => r);
-}
+// the one Accept parser (negotiate.ts), re-exported for the discovery route
+export type { MediaRange };
+export { parseAccept };
 
 export type DiscoveryForm = { kind: 'legacy' } | { kind: 'aggregated'; version: AggregatedVersion };
 
