@@ -122,7 +122,16 @@ function writeStreamed(res: Response, out: ServerResponse): Response | undefined
         const { value, done } = await reader.read();
         if (done) return void out.end();
         if (!out.write(value))
-          await new Promise<void>((r) => out.once('drain', () => r()).once('close', () => r()));
+          await new Promise<void>((r) => {
+            // whichever comes first; the other listener is removed, so long bodies do not pile them up
+            const done = () => {
+              out.off('drain', done);
+              out.off('close', done);
+              r();
+            };
+            out.once('drain', done);
+            out.once('close', done);
+          });
         if (out.destroyed) return;
       }
     };
@@ -151,7 +160,8 @@ export class UndiciTransport implements Transport {
         // the client's own timeout covers time to headers; bodies (watch, logs -f) may stay open for hours
         headersTimeout: 0,
         bodyTimeout: 0,
-        connections: 256,
+        // no cap: every merged watch holds one upstream connection per cluster for as long as it runs
+        // (HTTP/1.1), so a capped pool would leave the watch after the cap waiting forever
       });
       this.agents.set(ep.poolKey, agent);
     }

@@ -17,7 +17,18 @@ import { RequestPathError } from '../../request/info.ts';
 import { UpstreamError } from '../../upstreams/client.ts';
 import { MembershipError } from '../../upstreams/membership.ts';
 
-export function errorToResponse(err: unknown): Response {
+/** A request its client abandoned (an upstream call aborted with it): nothing went wrong on our side. */
+function isClientGone(err: unknown, signal?: AbortSignal): boolean {
+  const name = (err as { name?: string; code?: string })?.name;
+  return (
+    !!signal?.aborted && (name === 'AbortError' || (err as { code?: string })?.code === 'UND_ERR_ABORTED')
+  );
+}
+
+export function errorToResponse(err: unknown, signal?: AbortSignal): Response {
+  // kube logs nothing for a client that left mid-request either; the answer goes nowhere (499, nginx's
+  // "client closed request", for any access log in between)
+  if (isClientGone(err, signal)) return new Response(null, { status: 499 });
   if (err instanceof RequestPathError)
     return statusResponse(err.code === 404 ? failure(404, 'NotFound', err.message) : badRequest(err.message));
   if (err instanceof UpstreamError)
@@ -30,4 +41,4 @@ export function errorToResponse(err: unknown): Response {
   return statusResponse(internalError('the fleet-apiserver failed to handle this request'));
 }
 
-export const recovery: ErrorHandler = (err) => errorToResponse(err);
+export const recovery: ErrorHandler = (err, c) => errorToResponse(err, c.req.raw.signal);
