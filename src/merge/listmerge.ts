@@ -12,9 +12,11 @@
  * point at the same RV: no item lost or repeated, each cluster read at the RV it started with.
  */
 import { parseItem, type SplitEvent } from './jsonsplit.ts';
-import { type FleetView, toFleetObject } from './objects.ts';
+import { type FleetView, toFleetItemText } from './objects.ts';
 import { compositeWith, encodeComposite, type Membership } from './rv.ts';
 import { type MergedColumns, toFleetRow } from './table.ts';
+
+const textDecoder = new TextDecoder();
 
 /** Items are sent in pieces of about this many characters: fewer, larger writes; a list is not a stream. */
 const FLUSH_AT = 32 * 1024;
@@ -96,11 +98,14 @@ export async function* mergeList(input: ListMergeInput, sources: ListSource[]): 
         }
         consumed++;
         if (consumed <= s.skip) continue;
-        const item = parseItem(bytes) as Record<string, any>;
+        // Table rows are small and every cell may move: parsed whole; list items are spliced (only
+        // their metadata is parsed, spec and status are copied as they came)
         const out = table
-          ? toFleetRow(view, item, table, si, s.cluster, rvFor)
-          : toFleetObject(view, item, s.cluster, rvFor);
-        buf += (emitted === 0 ? '' : ',') + JSON.stringify(out);
+          ? JSON.stringify(
+              toFleetRow(view, parseItem(bytes) as Record<string, any>, table, si, s.cluster, rvFor),
+            )
+          : toFleetItemText(view, textDecoder.decode(bytes), s.cluster, rvFor);
+        buf += (emitted === 0 ? '' : ',') + out;
         emitted++;
         if (buf.length >= FLUSH_AT) {
           yield buf;

@@ -73,3 +73,104 @@ export function stripMarkers(obj: Obj): Obj {
   }
   return obj;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// byte-level splicing for list items: the edge bills CPU, and a pod is mostly spec and status, which the
+// fleet never changes. Only the metadata member is parsed and rewritten; the rest is copied as it came.
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function skipWs(t: string, i: number): number {
+  let c = t.charCodeAt(i);
+  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = t.charCodeAt(++i);
+  return i;
+}
+
+/** index just past the string starting at `i` (a quote) */
+function skipString(t: string, i: number): number {
+  for (i++; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c === BACKSLASH) i++;
+    else if (c === QUOTE) return i + 1;
+  }
+  return -1;
+}
+
+/** index just past the JSON value starting at `i` (the text is valid JSON: the splitter checked it) */
+function skipValue(t: string, i: number): number {
+  const c = t.charCodeAt(i);
+  if (c === QUOTE) return skipString(t, i);
+  if (c === 0x7b || c === 0x5b) {
+    let depth = 0;
+    for (; i < t.length; i++) {
+      const d = t.charCodeAt(i);
+      if (d === QUOTE) {
+        i = skipString(t, i) - 1;
+        if (i < 0) return -1;
+      } else if (d === 0x7b || d === 0x5b) depth++;
+      else if (d === 0x7d || d === 0x5d) {
+        if (--depth === 0) return i + 1;
+      }
+    }
+    return -1;
+  }
+  // number or literal: up to the next delimiter
+  for (; i < t.length; i++) {
+    const d = t.charCodeAt(i);
+    if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x0a || d === 0x0d || d === 0x09)
+      return i;
+  }
+  return i;
+}
+
+/** top-level members that refer to other objects by name: such items take the full-parse path */
+const REFERRING = new Set(['involvedObject', 'regarding', 'related']);
+
+/**
+ * The metadata member's value range in a JSON object's text, or undefined when the object has none or
+ * refers to other objects by name (events), which the caller then rewrites in full.
+ */
+function metadataRange(t: string): [number, number] | undefined {
+  let i = skipWs(t, 0);
+  if (t.charCodeAt(i) !== 0x7b) return undefined;
+  let found: [number, number] | undefined;
+  i = skipWs(t, i + 1);
+  if (t.charCodeAt(i) === 0x7d) return undefined;
+  for (;;) {
+    if (t.charCodeAt(i) !== QUOTE) return undefined;
+    const keyEnd = skipString(t, i);
+    if (keyEnd < 0) return undefined;
+    const raw = t.slice(i + 1, keyEnd - 1);
+    const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+    i = skipWs(t, keyEnd);
+    if (t.charCodeAt(i) !== 0x3a) return undefined;
+    const start = skipWs(t, i + 1);
+    const end = skipValue(t, start);
+    if (end < 0) return undefined;
+    if (REFERRING.has(key)) return undefined;
+    if (key === 'metadata' && t.charCodeAt(start) === 0x7b) found = [start, end];
+    i = skipWs(t, end);
+    const c = t.charCodeAt(i);
+    if (c === 0x2c) i = skipWs(t, i + 1);
+    else if (c === 0x7d) return found;
+    else return undefined;
+  }
+}
+
+/**
+ * One list item's JSON text in the fleet view: the same result as toFleetObject on the parsed item, but
+ * only `metadata` is parsed and re-serialized; every other byte is copied.
+ */
+export function toFleetItemText(
+  view: FleetView,
+  text: string,
+  cluster: string,
+  resourceVersion?: (own: string) => string,
+): string {
+  const range = metadataRange(text);
+  if (!range) return JSON.stringify(toFleetObject(view, JSON.parse(text) as Obj, cluster, resourceVersion));
+  const holder = { metadata: JSON.parse(text.slice(range[0], range[1])) as Obj };
+  toFleetObject(view, holder, cluster, resourceVersion);
+  return text.slice(0, range[0]) + JSON.stringify(holder.metadata) + text.slice(range[1]);
+}
