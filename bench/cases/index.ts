@@ -1,0 +1,31 @@
+/** Every benchmark case, in the order they run. Add new ones here (see ./types.ts). */
+import { authnCase } from './authn.ts';
+import { execCase } from './exec.ts';
+import { mergedListCase, mergedListMemoryCase } from './merged-list.ts';
+import { mergedWatchCase } from './merged-watch.ts';
+import { configmapCase, podListCase } from './passthrough.ts';
+import type { BenchCase } from './types.ts';
+
+export const CASES: BenchCase[] = [
+  configmapCase,
+  podListCase,
+  authnCase,
+  mergedListCase,
+  mergedListMemoryCase,
+  mergedWatchCase,
+  execCase,
+];
+
+export function findCase(name: string): BenchCase | undefined {
+  return CASES.find((c) => c.name === name);
+}
+
+/**
+ * `--only` selection: comma-separated names or prefixes (`passthrough` selects both passthrough cases); a
+ * full name selects that case only (`merged-list` is not also `merged-list-memory`).
+ */
+export function selectCases(only: string[] | undefined): BenchCase[] {
+  if (!only?.length) return CASES;
+  const names = new Set(CASES.map((c) => c.name));
+  return CASES.filter((c) => only.some((o) => c.name === o || (!names.has(o) && c.name.startsWith(o))));
+}

@@ -1,0 +1,588 @@
+/**
+ * Merged watch (issue 5): 1,000 concurrent merged watches over 3 simulated clusters through the fleet's root
+ * URL (`…/configmaps?watch=true&resourceVersion=<the list's composite RV>`, static members, federation off),
+ * against 1,000 direct watches on one cluster, open at the same time.
+ *
+ * Every watch has a namespace of its own (`bf-<i>` through the fleet, `bd-<i>` direct), so an event reaches
+ * exactly one watcher: 1,000 events/s in total is one event per second per watch, the load of 1,000 idle-ish
+ * informers rather than 1,000 copies of one stream (that would be a million deliveries per second, which
+ * neither the simulated clusters nor the fleet can do on two cores). Events are ConfigMap updates written
+ * by a driver inside the simulated clusters' process (an upstream action of this case, over the harness's
+ * IPC channel) at a fixed rate; each carries its write time (`data.t`, CLOCK_MONOTONIC in ms, the same clock
+ * in every process) and the watcher computes the delay when the line arrives.
+ *
+ * Figures: added delivery delay p50/p99 (fleet − direct, same rate, alternating phases), memory per idle
+ * merged watch (fleet RSS and heap after GC, before and after opening them, ÷ 1,000), and the rate the fleet
+ * relays at saturation (bursts written as fast as the simulated clusters can, delivered rate at the
+ * watchers). Targets: added p99 ≤ 5 ms at 1,000 events/s; ≤ 64 KiB per idle merged watch.
+ *
+ * The simulated clusters' bookmark interval is set to 60 s for the case (kube-apiserver's is about a minute;
+ * the simulator's 1 s default would make 3,000 upstream watches send 3,000 bookmarks a second).
+ */
+import { Agent, type ClientRequest, get, type IncomingMessage } from 'node:http';
+import type { SimCluster } from '../../src/upstreams/sim/index.ts';
+import { censusDelta, heapCensus } from '../lib/heapsnap.ts';
+import { procMemory } from '../lib/proc.ts';
+import { formatProfile } from '../lib/profile.ts';
+import { fmt, table } from '../lib/report.ts';
+import { median, percentile, processCpuMs, Samples } from '../lib/stats.ts';
+import type { BenchCase, CaseContext, CustomResult, GoalCheck, UpstreamContext } from './types.ts';
+
+const MEMBERS = ['member1', 'member2', 'member3'];
+const DIRECT_MEMBER = 'member1';
+const CM_GVR = { group: '', version: 'v1', resource: 'configmaps' };
+const CM_NAME = 'tick';
+export const WATCH_GOAL = { addedP99Ms: 5, bytesPerWatch: 64 * 1024, rate: 1000 };
+
+/** a watch that has no response headers by then is counted as failed (the measurement goes on without it) */
+const OPEN_TIMEOUT_MS = 15_000;
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+const nsOf = (set: 'f' | 'd', i: number) => `b${set}-${i}`;
+
+// ------------------------------------------------------------------------------------------ upstream side
+
+interface DriveSpec {
+  set: 'f' | 'd';
+  clusters: string[];
+  /** the watches (namespace indexes) that are open: events go to these only */
+  watchers: number[];
+  /** events per second; 0 = as fast as possible (a burst of `total`) */
+  rate: number;
+  durationS?: number;
+  total?: number;
+}
+
+interface DriveResult {
+  sent: number;
+  startMs: number;
+  endMs: number;
+  /** largest lag of the driver behind its schedule (fixed rate) */
+  maxLagMs: number;
+}
+
+let savedBookmarkMs: number | undefined;
+let prepared = 0;
+
+function sims(ctx: UpstreamContext): SimCluster[] {
+  return MEMBERS.map((m) => {
+    const s = ctx.sims.members.get(m);
+    if (!s) throw new Error(`bench: simulated ${m} is missing`);
+    return s;
+  });
+}
+
+let seq = 0;
+function write(sim: SimCluster, namespace: string): void {
+  sim.update(CM_GVR, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: CM_NAME, namespace },
+    data: { t: nowMs().toFixed(3), seq: String(seq++) },
+  });
+}
+
+function drive(ctx: UpstreamContext, spec: DriveSpec): Promise<DriveResult> {
+  const byName = new Map(sims(ctx).map((s) => [s.name, s]));
+  const targets = spec.clusters.map((c) => byName.get(c)!);
+  // the simulator keeps 20,000 events of history and, past that, compacts on every write (a walk over every
+  // object): a long run would measure that instead of the watches. Each drive starts with an empty history.
+  for (const sim of byName.values()) sim.compact();
+  let k = 0;
+  const next = () => {
+    // event k: watcher k mod W, cluster ⌊k / W⌋ mod C (every watcher hears from every cluster in turn)
+    const w = spec.watchers.length;
+    const i = spec.watchers[k % w]!;
+    const sim = targets[Math.floor(k / w) % targets.length]!;
+    write(sim, nsOf(spec.set, i));
+    k++;
+  };
+  const startMs = nowMs();
+  if (spec.rate === 0) {
+    const total = spec.total ?? 10_000;
+    return new Promise((resolve) => {
+      // batches, so the clusters' sockets flush between them
+      const step = () => {
+        for (let b = 0; b < 100 && k < total; b++) next();
+        if (k < total) setImmediate(step);
+        else resolve({ sent: k, startMs, endMs: nowMs(), maxLagMs: 0 });
+      };
+      step();
+    });
+  }
+  const endAt = startMs + (spec.durationS ?? 5) * 1000;
+  let maxLagMs = 0;
+  return new Promise((resolve) => {
+    const tick = () => {
+      const now = nowMs();
+      const due = Math.min(
+        Math.floor(((Math.min(now, endAt) - startMs) / 1000) * spec.rate),
+        Math.round(((endAt - startMs) / 1000) * spec.rate),
+      );
+      if (due - k > 1) maxLagMs = Math.max(maxLagMs, ((due - k) / spec.rate) * 1000);
+      while (k < due) next();
+      if (now >= endAt) {
+        clearInterval(timer);
+        resolve({ sent: k, startMs, endMs: nowMs(), maxLagMs });
+      }
+    };
+    const timer = setInterval(tick, 2);
+  });
+}
+
+const upstreamActions = {
+  prepare(ctx: UpstreamContext, { watchers }: { watchers: number }) {
+    const all = sims(ctx);
+    for (const sim of all) {
+      savedBookmarkMs ??= sim.options.bookmarkIntervalMs;
+      sim.options.bookmarkIntervalMs = 60_000;
+      for (let i = 0; i < watchers; i++) {
+        for (const set of sim.name === DIRECT_MEMBER ? (['f', 'd'] as const) : (['f'] as const))
+          sim.create(CM_GVR, {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: CM_NAME, namespace: nsOf(set, i) },
+            data: { t: '0', seq: '0' },
+          });
+      }
+    }
+    prepared = watchers;
+    return null;
+  },
+  drive,
+  openWatches(ctx: UpstreamContext) {
+    return Object.fromEntries(sims(ctx).map((s) => [s.name, s.openWatches()]));
+  },
+};
+
+function teardown(ctx: UpstreamContext): void {
+  for (const sim of sims(ctx)) {
+    if (savedBookmarkMs !== undefined) sim.options.bookmarkIntervalMs = savedBookmarkMs;
+    for (let i = 0; i < prepared; i++)
+      for (const set of ['f', 'd'] as const) sim.remove(CM_GVR, nsOf(set, i), CM_NAME);
+    sim.compact();
+  }
+  prepared = 0;
+}
+
+// ------------------------------------------------------------------------------------------ watcher side (load process)
+
+interface WatcherSet {
+  reqs: ClientRequest[];
+  agent: Agent;
+}
+
+const sets = new Map<string, WatcherSet>();
+let recording: { delays: Samples; received: number; lastMs: number; firstMs: number } | undefined;
+let received = 0;
+let otherLines = 0;
+
+function onLine(line: string, at: number): void {
+  const m = /"t":"(\d+(?:\.\d+)?)"/.exec(line);
+  if (!m || !line.startsWith('{"type":"MODIFIED"')) {
+    if (line.trim()) otherLines++;
+    return;
+  }
+  received++;
+  if (!recording) return;
+  const t = Number(m[1]);
+  if (t === 0) return;
+  recording.delays.push(at - t);
+  recording.received++;
+  if (at > recording.lastMs) recording.lastMs = at;
+  if (at < recording.firstMs) recording.firstMs = at;
+}
+
+interface OpenResult {
+  opened: number;
+  /** indexes (into `urls`) of the watches that answered 200 */
+  openedIdx: number[];
+  failed: number;
+  withWarnings: number;
+  firstError?: string;
+  ms: number;
+}
+
+const loadActions = {
+  /** opens one streaming GET per URL; resolves when every one has its response headers (or failed) */
+  open({ key, urls, timeoutMs }: { key: string; urls: string[]; timeoutMs: number }): Promise<OpenResult> {
+    const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
+    const set: WatcherSet = { reqs: [], agent };
+    sets.set(key, set);
+    const t0 = performance.now();
+    let opened = 0;
+    const openedIdx: number[] = [];
+    let failed = 0;
+    let withWarnings = 0;
+    let firstError: string | undefined;
+    return new Promise((resolve) => {
+      let pending = urls.length;
+      const done = () => {
+        if (--pending === 0)
+          resolve({
+            opened,
+            openedIdx: openedIdx.sort((a, b) => a - b),
+            failed,
+            withWarnings,
+            firstError,
+            ms: performance.now() - t0,
+          });
+      };
+      for (const [idx, url] of urls.entries()) {
+        let settled = false;
+        const settle = (ok: boolean, err?: string) => {
+          if (settled) return;
+          settled = true;
+          if (ok) {
+            opened++;
+            openedIdx.push(idx);
+          } else {
+            failed++;
+            firstError ??= err;
+          }
+          done();
+        };
+        const req = get(url, { agent, headers: { Accept: 'application/json' } }, (res: IncomingMessage) => {
+          if (res.statusCode !== 200) {
+            settle(false, `HTTP ${res.statusCode}`);
+            res.resume();
+            return;
+          }
+          if (res.headers.warning) withWarnings++;
+          settle(true);
+          res.setEncoding('utf8');
+          let buf = '';
+          res.on('data', (chunk: string) => {
+            const at = nowMs();
+            buf += chunk;
+            let nl = buf.indexOf('\n');
+            while (nl >= 0) {
+              onLine(buf.slice(0, nl), at);
+              buf = buf.slice(nl + 1);
+              nl = buf.indexOf('\n');
+            }
+          });
+          res.on('error', () => {});
+        });
+        req.setTimeout(timeoutMs, () => {
+          settle(false, `no answer within ${timeoutMs} ms`);
+          req.destroy();
+        });
+        req.on('error', (e) => settle(false, e.message));
+        set.reqs.push(req);
+      }
+    });
+  },
+  record() {
+    recording = { delays: new Samples(), received: 0, lastMs: 0, firstMs: Number.POSITIVE_INFINITY };
+    return null;
+  },
+  /** waits until `expect` events were recorded (or `graceMs` passed since the last one), then reports */
+  async stop({ expect, graceMs }: { expect: number; graceMs: number }) {
+    const r = recording;
+    if (!r) throw new Error('not recording');
+    const t0 = nowMs();
+    let last = r.received;
+    let lastChange = t0;
+    while (r.received < expect) {
+      await new Promise((res) => setTimeout(res, 20));
+      if (r.received !== last) {
+        last = r.received;
+        lastChange = nowMs();
+      } else if (nowMs() - lastChange > graceMs) break;
+    }
+    recording = undefined;
+    const sorted = r.delays.sorted();
+    return {
+      received: r.received,
+      firstMs: r.firstMs,
+      lastMs: r.lastMs,
+      p50: percentile(sorted, 50),
+      p90: percentile(sorted, 90),
+      p99: percentile(sorted, 99),
+      max: percentile(sorted, 100),
+    };
+  },
+  close({ key }: { key: string }) {
+    const set = sets.get(key);
+    if (!set) return 0;
+    for (const r of set.reqs) r.destroy();
+    set.agent.destroy();
+    sets.delete(key);
+    return set.reqs.length;
+  },
+  counters() {
+    return { received, otherLines };
+  },
+};
+
+type Stats = Awaited<ReturnType<typeof loadActions.stop>>;
+
+// ------------------------------------------------------------------------------------------ the case
+
+async function listRv(url: string): Promise<string> {
+  const res = await fetch(`${url}/api/v1/configmaps?limit=1`, { headers: { Accept: 'application/json' } });
+  const body = (await res.json()) as { metadata?: { resourceVersion?: string } };
+  const rv = body.metadata?.resourceVersion;
+  if (!res.ok || !rv) throw new Error(`list ${url}: HTTP ${res.status}, no resourceVersion`);
+  return rv;
+}
+
+async function runWatch(ctx: CaseContext): Promise<CustomResult> {
+  const fleet = ctx.env.fleets.merged?.url;
+  if (!fleet) throw new Error('bench: the merged fleet is not running');
+  const direct = ctx.env.memberUrls[DIRECT_MEMBER]!;
+  const W = Number(process.env.BENCH_WATCHES) || 1000;
+  const quick = ctx.opts.quick;
+  const phaseS = quick ? 1.5 : 3;
+  const rounds = ctx.opts.rounds;
+  const lines: string[] = [];
+  const goals: GoalCheck[] = [];
+  const pid = ctx.fleetProcess.pid;
+
+  await ctx.upstream('prepare', { watchers: W });
+  const fleetRv = await listRv(fleet);
+  const directRv = await listRv(direct);
+  const watchUrl = (base: string, set: 'f' | 'd', i: number, rv: string) =>
+    `${base}/api/v1/namespaces/${nsOf(set, i)}/configmaps?watch=true&resourceVersion=${rv}`;
+
+  try {
+    // memory: the fleet after full GCs and a pause, before and after opening the merged watches (idle)
+    const settled = async () => {
+      await ctx.fleetMemory(true);
+      await new Promise((r) => setTimeout(r, 500));
+      const heap = await ctx.fleetMemory(true);
+      return { heap, rss: procMemory(pid)?.rss ?? Number.NaN };
+    };
+    const { heap: mem0, rss: rss0 } = await settled();
+    const snap0 = await ctx.profile?.heapSnapshot('before-watches');
+    const fOpen = await ctx.load<OpenResult>('open', {
+      key: 'fleet',
+      urls: Array.from({ length: W }, (_, i) => watchUrl(fleet, 'f', i, fleetRv)),
+      timeoutMs: OPEN_TIMEOUT_MS,
+    });
+    ctx.log(
+      `   ${fOpen.opened}/${W} merged watches open in ${(fOpen.ms / 1000).toFixed(1)} s` +
+        (fOpen.withWarnings ? `, ${fOpen.withWarnings} with a Warning (a cluster missing)` : '') +
+        (fOpen.failed ? `, ${fOpen.failed} failed (${fOpen.firstError})` : ''),
+    );
+    await new Promise((r) => setTimeout(r, quick ? 1000 : 3000));
+    const { heap: mem1, rss: rss1 } = await settled();
+    const snap1 = await ctx.profile?.heapSnapshot('with-watches');
+    // where an idle merged watch's heap goes (with --profile): growth by constructor between the snapshots
+    const census = snap0 && snap1 ? censusDelta(heapCensus(snap0), heapCensus(snap1), 20) : undefined;
+    const upstreamWatches = await ctx.upstream<Record<string, number>>('openWatches');
+    const dOpen = await ctx.load<OpenResult>('open', {
+      key: 'direct',
+      urls: Array.from({ length: W }, (_, i) => watchUrl(direct, 'd', i, directRv)),
+      timeoutMs: OPEN_TIMEOUT_MS,
+    });
+    ctx.log(`   ${dOpen.opened}/${W} direct watches open in ${(dOpen.ms / 1000).toFixed(1)} s`);
+
+    // per merged watch that opened (any that did not are still pending in the fleet, and counted in)
+    const nOpen = Math.max(1, fOpen.opened);
+    const perWatchRss = (rss1 - rss0) / nOpen;
+    const perWatchHeap = (mem1.heapUsed - mem0.heapUsed) / nOpen;
+    const perWatchExternal = (mem1.external - mem0.external) / nOpen;
+    // RSS moves in pages and GC returns them lazily: small deltas are noise; the JS side (heap + external)
+    // is exact after a full GC but misses native memory. The goal takes the larger of the two.
+    const perWatch = Math.max(perWatchRss, perWatchHeap + perWatchExternal);
+    const watchersOf = (set: 'f' | 'd') => (set === 'f' ? fOpen.openedIdx : dOpen.openedIdx);
+    if (!fOpen.opened || !dOpen.opened) throw new Error('no watch opened');
+
+    // latency at the fixed rate: direct and fleet phases alternate
+    const phase = async (set: 'f' | 'd'): Promise<Stats & { sent: number; maxLagMs: number }> => {
+      await ctx.load('record');
+      const d = await ctx.upstream<DriveResult>('drive', {
+        set,
+        clusters: set === 'f' ? MEMBERS : [DIRECT_MEMBER],
+        watchers: watchersOf(set),
+        rate: WATCH_GOAL.rate,
+        durationS: phaseS,
+      } satisfies DriveSpec);
+      const s = await ctx.load<Stats>('stop', { expect: d.sent, graceMs: 2000 });
+      return { ...s, sent: d.sent, maxLagMs: d.maxLagMs };
+    };
+    const results: Record<'f' | 'd', Array<Stats & { sent: number; maxLagMs: number }>> = { f: [], d: [] };
+    const cpu: Record<'f' | 'd', number[]> = { f: [], d: [] };
+    await ctx.profile?.start();
+    for (let r = 0; r < rounds; r++) {
+      for (const set of r % 2 ? (['f', 'd'] as const) : (['d', 'f'] as const)) {
+        const c0 = ctx.fleetProcess.shared ? null : processCpuMs(pid);
+        const res = await phase(set);
+        const c1 = ctx.fleetProcess.shared ? null : processCpuMs(pid);
+        if (c0 !== null && c1 !== null) cpu[set].push(((c1 - c0) / phaseS / 1000) * 100);
+        results[set].push(res);
+        ctx.log(
+          `   round ${r + 1}/${rounds}  ${set === 'f' ? 'fleet ' : 'direct'} ${res.received}/${res.sent} events` +
+            `  delay p50 ${res.p50.toFixed(2)} ms  p99 ${res.p99.toFixed(2)} ms  max ${res.max.toFixed(1)} ms` +
+            (res.maxLagMs > 20 ? `  (driver lagged up to ${res.maxLagMs.toFixed(0)} ms)` : ''),
+        );
+      }
+    }
+    const profile = await ctx.profile?.stop('events');
+    const med = (set: 'f' | 'd', k: 'p50' | 'p99' | 'max') => median(results[set].map((x) => x[k]));
+    const addedP50 = median(results.f.map((f, i) => f.p50 - results.d[i]!.p50));
+    const addedP99 = median(results.f.map((f, i) => f.p99 - results.d[i]!.p99));
+    const lost = (set: 'f' | 'd') => results[set].reduce((n, x) => n + (x.sent - x.received), 0);
+
+    // saturation: bursts written as fast as the clusters can; delivered rate at the watchers
+    const burst = quick ? 5000 : 15_000;
+    const sat: Record<'f' | 'd', { sent: number; writeRate: number; deliveredRate: number; p99: number }> =
+      {} as never;
+    for (const set of ['d', 'f'] as const) {
+      await ctx.load('record');
+      const d = await ctx.upstream<DriveResult>('drive', {
+        set,
+        clusters: set === 'f' ? MEMBERS : [DIRECT_MEMBER],
+        watchers: watchersOf(set),
+        rate: 0,
+        total: burst,
+      } satisfies DriveSpec);
+      const s = await ctx.load<Stats>('stop', { expect: d.sent, graceMs: 3000 });
+      sat[set] = {
+        sent: d.sent,
+        writeRate: d.sent / ((d.endMs - d.startMs) / 1000),
+        deliveredRate: s.received / ((s.lastMs - d.startMs) / 1000),
+        p99: s.p99,
+      };
+      ctx.log(
+        `   burst ${set === 'f' ? 'fleet ' : 'direct'}: ${s.received}/${d.sent} events, written at ${sat[set].writeRate.toFixed(0)}/s, delivered at ${sat[set].deliveredRate.toFixed(0)}/s, delay p99 ${s.p99.toFixed(0)} ms`,
+      );
+    }
+
+    lines.push(
+      `   ${fOpen.opened}/${W} merged watches open through ${fleet} (3 clusters, static members, federation off), ` +
+        `${dOpen.opened}/${W} direct watches on ${DIRECT_MEMBER}; events go to open watches only;`,
+      `  ` +
+        `one namespace per watch, ConfigMap updates at ${WATCH_GOAL.rate}/s in total (${phaseS} s phases, ${rounds} round(s), alternating)`,
+      `   open upstream watches in the simulated clusters with the merged ones open: ${Object.entries(
+        upstreamWatches,
+      )
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')} (expected ${W} each)`,
+      '',
+      table(
+        ['target', 'events', 'lost', 'delay p50 ms', 'delay p99 ms', 'max ms', 'fleet CPU %'],
+        (['d', 'f'] as const).map((set) => [
+          set === 'f' ? 'fleet (merged)' : 'direct',
+          String(results[set].reduce((n, x) => n + x.received, 0)),
+          String(lost(set)),
+          fmt.ms(med(set, 'p50')),
+          fmt.ms(med(set, 'p99')),
+          fmt.ms(med(set, 'max')),
+          cpu[set].length ? median(cpu[set]).toFixed(0) : '-',
+        ]),
+      ),
+      `   added by the fleet (paired by round, median): p50 ${fmt.signedMs(addedP50)}, p99 ${fmt.signedMs(addedP99)}`,
+      '',
+      `   memory, fleet process after GC: RSS ${fmt.bytes(rss0)} → ${fmt.bytes(rss1)} with ${fOpen.opened} merged watches open: ` +
+        `${fmt.bytes(perWatchRss)} per watch; V8 heap ${fmt.bytes(mem0.heapUsed)} → ${fmt.bytes(mem1.heapUsed)}: ${fmt.bytes(perWatchHeap)} per watch (+ external ${fmt.bytes(perWatchExternal)})` +
+        (fOpen.opened < W
+          ? ` (the ${W - fOpen.opened} that never opened are still pending in the fleet and counted in)`
+          : ''),
+      '',
+      table(
+        ['burst', 'events', 'written /s', 'delivered /s', 'delay p99 ms'],
+        (['d', 'f'] as const).map((set) => [
+          set === 'f' ? 'fleet (merged)' : 'direct',
+          String(sat[set].sent),
+          sat[set].writeRate.toFixed(0),
+          sat[set].deliveredRate.toFixed(0),
+          fmt.ms(sat[set].p99),
+        ]),
+      ),
+      `   (bursts: ${burst} updates written as fast as the simulated clusters' process can, one watcher each; ` +
+        `delivered = events received ÷ time from the first write to the last delivery)`,
+    );
+    const limitedBySims = sat.f.deliveredRate >= 0.9 * sat.f.writeRate;
+    if (limitedBySims)
+      lines.push(
+        `   the fleet kept up with the simulated clusters' writes: its saturation is above ${sat.f.deliveredRate.toFixed(0)}/s on this machine`,
+      );
+    if (profile) lines.push(formatProfile(profile));
+    if (census) {
+      const n = Math.max(1, fOpen.opened);
+      lines.push(
+        '',
+        `   fleet heap growth with ${fOpen.opened} idle merged watches open, by constructor (heap snapshots ${snap0} → ${snap1}):`,
+        table(
+          ['constructor / kind', 'count per watch', 'bytes per watch'],
+          census.map((e) => [e.name, (e.count / n).toFixed(1), fmt.bytes(e.size / n)]),
+        ),
+      );
+    }
+    goals.push(
+      {
+        goal: `added event delay p99 ≤ ${WATCH_GOAL.addedP99Ms} ms at ${WATCH_GOAL.rate} events/s over ${W} merged watches`,
+        ok:
+          Number.isFinite(addedP99) && lost('f') === 0 && fOpen.opened === W
+            ? addedP99 <= WATCH_GOAL.addedP99Ms
+            : false,
+        detail:
+          `${fmt.signedMs(addedP99)} (fleet p99 ${fmt.ms(med('f', 'p99'))} ms, direct ${fmt.ms(med('d', 'p99'))} ms)` +
+          (fOpen.opened < W ? `; only ${fOpen.opened}/${W} merged watches opened` : '') +
+          (lost('f') ? `; ${lost('f')} events LOST` : ''),
+      },
+      {
+        goal: `memory per idle merged watch ≤ ${fmt.bytes(WATCH_GOAL.bytesPerWatch)}`,
+        ok: Number.isFinite(perWatch) ? perWatch <= WATCH_GOAL.bytesPerWatch : undefined,
+        detail: `${fmt.bytes(perWatch)} (RSS ${fmt.bytes(perWatchRss)}, V8 heap + external ${fmt.bytes(perWatchHeap + perWatchExternal)})${fOpen.opened < W ? ` — over the ${fOpen.opened} that opened` : ''}`,
+      },
+      {
+        goal: 'events/s the fleet relays at saturation (no target)',
+        ok: undefined,
+        info: true,
+        detail:
+          `${limitedBySims ? '≥ ' : ''}${sat.f.deliveredRate.toFixed(0)}/s through the fleet vs ${sat.d.deliveredRate.toFixed(0)}/s direct` +
+          (limitedBySims ? ' (the simulated clusters were the limit)' : ''),
+      },
+    );
+    const failed = fOpen.failed + dOpen.failed;
+    return {
+      text: lines.join('\n'),
+      goals,
+      figures: {
+        watches: W,
+        rate: WATCH_GOAL.rate,
+        phaseS,
+        open: {
+          fleet: { ...fOpen, openedIdx: undefined },
+          direct: { ...dOpen, openedIdx: undefined },
+          upstreamWatches,
+        },
+        latency: { fleet: results.f, direct: results.d, addedP50, addedP99 },
+        fleetCpuPercent: { fleet: cpu.f, direct: cpu.d },
+        memory: {
+          rss0,
+          rss1,
+          perWatch,
+          perWatchRss,
+          perWatchHeap,
+          perWatchExternal,
+          heap0: mem0,
+          heap1: mem1,
+        },
+        saturation: sat,
+        heapGrowthByConstructor: census,
+      },
+      ...(failed
+        ? { error: `${failed} watch(es) failed to open: ${fOpen.firstError ?? dOpen.firstError}` }
+        : {}),
+    };
+  } finally {
+    await ctx.load('close', { key: 'fleet' });
+    await ctx.load('close', { key: 'direct' });
+  }
+}
+
+export const mergedWatchCase: BenchCase = {
+  name: 'merged-watch',
+  title:
+    '1,000 merged watches over 3 clusters vs 1,000 direct: added event delay, memory per watch, saturation',
+  members: 3,
+  fleets: ['merged'],
+  teardown,
+  run: runWatch,
+  upstreamActions,
+  loadActions,
+};

@@ -1,0 +1,237 @@
+/**
+ * Per-cluster passthrough (`/clusterspaces/<member>/…`): the fleet as a plain reverse proxy, compared
+ * with the member itself and with Go's httputil.ReverseProxy in front of the same member.
+ */
+import type { KubeObject, SimCluster } from '../../src/upstreams/sim/index.ts';
+import type { BenchCase, BenchEnv, Target, UpstreamContext } from './types.ts';
+
+export const NAMESPACE = 'bench';
+const MEMBER = 'member1';
+const ACCEPT_JSON = { Accept: 'application/json' };
+
+function member(ctx: UpstreamContext, name = MEMBER): SimCluster {
+  const sim = ctx.sims.members.get(name);
+  if (!sim) throw new Error(`bench: simulated member ${name} is missing`);
+  return sim;
+}
+
+function ensureNamespace(sim: SimCluster): void {
+  try {
+    sim.create(
+      { group: '', version: 'v1', resource: 'namespaces' },
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: NAMESPACE, labels: { 'kubernetes.io/metadata.name': NAMESPACE } },
+      },
+    );
+  } catch {
+    // already there (another case made it)
+  }
+}
+
+/**
+ * The same request three (or four) ways: straight to the member, through the Go reference proxy, through
+ * the fleet in static mode (both proxies front the member's own URL), and optionally through the fleet in
+ * Karmada mode (member reached via the simulated control plane's cluster proxy: one more hop).
+ */
+export async function passthroughTargets(
+  env: BenchEnv,
+  kubePath: string,
+  headers: Record<string, string> = ACCEPT_JSON,
+  memberName = MEMBER,
+): Promise<Target[]> {
+  const direct = env.memberUrls[memberName];
+  if (!direct) throw new Error(`bench: no URL for member ${memberName}`);
+  const prefixed = `/clusterspaces/${memberName}${kubePath}`;
+  const targets: Target[] = [
+    { name: 'direct', url: direct + kubePath, headers, note: `${memberName}'s own URL` },
+  ];
+  const go = await env.goProxy(memberName);
+  if (go)
+    targets.push({
+      name: 'go',
+      url: go.url + prefixed,
+      headers,
+      proxyPid: go.pid,
+      note: `httputil.ReverseProxy → ${memberName}'s own URL`,
+    });
+  if (env.fleets.static)
+    targets.push({
+      name: 'fleet',
+      url: env.fleets.static.url + prefixed,
+      headers,
+      proxyPid: env.fleets.static.pid,
+      note: `fleet, static members → ${memberName}'s own URL`,
+    });
+  if (env.fleets.karmada)
+    targets.push({
+      name: 'fleet-karmada',
+      url: env.fleets.karmada.url + prefixed,
+      headers,
+      proxyPid: env.fleets.karmada.pid,
+      note: `fleet, Karmada members → control plane's cluster proxy → ${memberName}`,
+    });
+  return targets;
+}
+
+export const configmapCase: BenchCase = {
+  name: 'passthrough-configmap',
+  title: `GET one small ConfigMap through /clusterspaces/${MEMBER}`,
+  setup(ctx) {
+    const sim = member(ctx);
+    ensureNamespace(sim);
+    sim.create(
+      { group: '', version: 'v1', resource: 'configmaps' },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'small', namespace: NAMESPACE, labels: { app: 'bench' } },
+        data: { 'app.properties': 'color=blue\nmode=fast\n', greeting: 'hello' },
+      },
+    );
+  },
+  teardown(ctx) {
+    member(ctx).remove({ group: '', version: 'v1', resource: 'configmaps' }, NAMESPACE, 'small');
+  },
+  targets: (env) => passthroughTargets(env, `/api/v1/namespaces/${NAMESPACE}/configmaps/small`),
+};
+
+export const POD_COUNT = 1000;
+
+/** A pod as a ReplicaSet makes it, with the status a running kubelet reports (≈ 2.5 KB of JSON). */
+export function benchPod(i: number): KubeObject {
+  const rs = `web-${Math.floor(i / 100)}-7d9f8c6b5`;
+  const name = `${rs}-${i.toString(36).padStart(5, 'x')}`;
+  const started = new Date(Date.UTC(2026, 0, 1, 0, 0, i % 3600)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      generateName: `${rs}-`,
+      namespace: NAMESPACE,
+      labels: { app: 'web', tier: 'frontend', 'pod-template-hash': '7d9f8c6b5', shard: String(i % 10) },
+      annotations: { 'kubectl.kubernetes.io/restartedAt': '2026-01-01T00:00:00Z' },
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: rs,
+          uid: `5b0c6a1e-0000-4000-8000-${String(i).padStart(12, '0')}`,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: {
+      containers: [
+        {
+          name: 'web',
+          image: 'registry.k8s.io/nginx-slim:0.27',
+          ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
+          env: [
+            { name: 'POD_NAME', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
+            { name: 'LOG_LEVEL', value: 'info' },
+          ],
+          resources: { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } },
+          readinessProbe: {
+            httpGet: { path: '/healthz', port: 8080, scheme: 'HTTP' },
+            periodSeconds: 10,
+            timeoutSeconds: 1,
+            successThreshold: 1,
+            failureThreshold: 3,
+          },
+          volumeMounts: [
+            {
+              name: 'kube-api-access',
+              readOnly: true,
+              mountPath: '/var/run/secrets/kubernetes.io/serviceaccount',
+            },
+          ],
+          terminationMessagePath: '/dev/termination-log',
+          terminationMessagePolicy: 'File',
+          imagePullPolicy: 'IfNotPresent',
+        },
+      ],
+      volumes: [
+        {
+          name: 'kube-api-access',
+          projected: {
+            defaultMode: 420,
+            sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } }],
+          },
+        },
+      ],
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 30,
+      dnsPolicy: 'ClusterFirst',
+      serviceAccountName: 'default',
+      nodeName: `node-${i % 20}`,
+      schedulerName: 'default-scheduler',
+      tolerations: [
+        {
+          key: 'node.kubernetes.io/not-ready',
+          operator: 'Exists',
+          effect: 'NoExecute',
+          tolerationSeconds: 300,
+        },
+        {
+          key: 'node.kubernetes.io/unreachable',
+          operator: 'Exists',
+          effect: 'NoExecute',
+          tolerationSeconds: 300,
+        },
+      ],
+      priority: 0,
+      enableServiceLinks: true,
+      preemptionPolicy: 'PreemptLowerPriority',
+    },
+    status: {
+      phase: 'Running',
+      conditions: [
+        'PodReadyToStartContainers',
+        'Initialized',
+        'Ready',
+        'ContainersReady',
+        'PodScheduled',
+      ].map((type) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: started })),
+      hostIP: `10.0.${i % 20}.1`,
+      podIP: `10.244.${Math.floor(i / 250)}.${(i % 250) + 2}`,
+      podIPs: [{ ip: `10.244.${Math.floor(i / 250)}.${(i % 250) + 2}` }],
+      startTime: started,
+      containerStatuses: [
+        {
+          name: 'web',
+          state: { running: { startedAt: started } },
+          lastState: {},
+          ready: true,
+          restartCount: 0,
+          image: 'registry.k8s.io/nginx-slim:0.27',
+          imageID:
+            'registry.k8s.io/nginx-slim@sha256:7a2e7a2a0f4b9b0e4c1e1b9e1f6f7c0d1a2b3c4d5e6f708192a3b4c5d6e7f809',
+          containerID: `containerd://${i.toString(16).padStart(64, '0')}`,
+          started: true,
+        },
+      ],
+      qosClass: 'Burstable',
+    },
+  };
+}
+
+export const podListCase: BenchCase = {
+  name: 'passthrough-podlist',
+  title: `LIST ${POD_COUNT} pods (one namespace) through /clusterspaces/${MEMBER}`,
+  setup(ctx) {
+    const sim = member(ctx);
+    ensureNamespace(sim);
+    for (let i = 0; i < POD_COUNT; i++)
+      sim.create({ group: '', version: 'v1', resource: 'pods' }, benchPod(i));
+  },
+  teardown(ctx) {
+    const sim = member(ctx);
+    for (let i = 0; i < POD_COUNT; i++)
+      sim.remove({ group: '', version: 'v1', resource: 'pods' }, NAMESPACE, benchPod(i).metadata.name!);
+  },
+  targets: (env) => passthroughTargets(env, `/api/v1/namespaces/${NAMESPACE}/pods`),
+};

@@ -1,0 +1,404 @@
+/**
+ * `npm run bench`: the fleet against the same request sent straight to the upstream and through Go's
+ * httputil.ReverseProxy, on the same machine, in the same run. Settings: see bench/lib/options.ts.
+ *
+ * Processes (default layout `isolated`): this harness only orchestrates; the simulated clusters, the fleet
+ * and the load generator (autocannon) each run in a helper process of their own, and the Go proxy in its
+ * own, so no two of them share an event loop. Within a round the targets are interleaved (and the order
+ * rotates from round to round); medians over rounds are reported, because a 2-core machine is noisy.
+ *
+ * Cases of another shape (a merged list measured answer by answer, memory peaks, a thousand watch streams,
+ * exec sessions) drive their own load (`BenchCase.run`): they get the same processes and run their own
+ * actions inside them over the same IPC channel (bench/cases/types.ts).
+ *
+ * Output: progress, one table per case, the goal check, and a final `BENCH_JSON {…}` line. Exit status 1
+ * when a case failed (could not run, or what it measured failed: a list that did not complete, a watch
+ * that never opened).
+ */
+import { mkdirSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CASES, selectCases } from './cases/index.ts';
+import type {
+  BenchCase,
+  BenchEnv,
+  CaseContext,
+  CustomResult,
+  FleetVariant,
+  ProcessRef,
+  Target,
+} from './cases/types.ts';
+import { buildGoProxy, GO_INSTALL_HINT, type GoProxy, startGoProxy } from './lib/goproxy.ts';
+import { type Host, startHost } from './lib/host.ts';
+import type { LoadResult } from './lib/load.ts';
+import { type BenchOptions, parseOptions, UsageError } from './lib/options.ts';
+import { formatProfile, summarizeProfile } from './lib/profile.ts';
+import type { Role } from './lib/protocol.ts';
+import {
+  type CaseResult,
+  compare,
+  formatCase,
+  formatGoals,
+  jsonLine,
+  type RoundFigures,
+  summarizeTarget,
+} from './lib/report.ts';
+import { processCpuMs } from './lib/stats.ts';
+
+const log = (s: string) => process.stdout.write(`${s}\n`);
+
+/** One request per target before measuring: it must answer 2xx; its body size is reported. */
+async function preflight(t: Target): Promise<number> {
+  const res = await fetch(t.url, { method: t.method ?? 'GET', headers: t.headers });
+  const body = new Uint8Array(await res.arrayBuffer());
+  if (res.status < 200 || res.status > 299)
+    throw new Error(
+      `${t.name}: ${t.url} answered ${res.status}: ${new TextDecoder().decode(body.slice(0, 300))}`,
+    );
+  return body.byteLength;
+}
+
+function rotate<T>(xs: T[], by: number): T[] {
+  const k = xs.length ? by % xs.length : 0;
+  return [...xs.slice(k), ...xs.slice(0, k)];
+}
+
+function cpuPerRequestUs(
+  pid: number | undefined,
+  before: number | null,
+  res: LoadResult,
+): number | undefined {
+  if (pid === undefined || before === null || res.ok === 0) return undefined;
+  const after = processCpuMs(pid);
+  return after === null ? undefined : ((after - before) * 1000) / res.ok;
+}
+
+async function runCase(
+  c: BenchCase,
+  opts: BenchOptions,
+  env: BenchEnv,
+  hostFor: (r: Role) => Host,
+  /** processes whose CPU time belongs to one role only (so per-request CPU can be attributed) */
+  attributable: Set<number>,
+  profileDir: string | undefined,
+): Promise<CaseResult> {
+  const upstream = hostFor('upstream');
+  const load = hostFor('load');
+  const upstreamPid = attributable.has(upstream.pid) ? upstream.pid : undefined;
+  await upstream.call('upstream.setup', { case: c.name });
+  try {
+    if (c.run) return await runCustomCase(c, opts, env, hostFor, profileDir);
+    if (!c.targets) throw new Error(`case ${c.name} has neither targets nor run`);
+    const targets = await c.targets(env);
+    const bytes = new Map<string, number>();
+    for (const t of targets) bytes.set(t.name, await preflight(t));
+    const direct = bytes.get('direct');
+    for (const [name, n] of bytes)
+      if (direct !== undefined && n !== direct)
+        log(`   note: ${name} returned ${n} bytes, direct ${direct} (bodies differ)`);
+
+    const rounds = new Map<string, RoundFigures[]>(targets.map((t) => [t.name, []]));
+    const fleetHost = hostFor('fleet');
+    if (profileDir) await fleetHost.call('profile.start', null);
+    for (let r = 0; r < opts.rounds; r++) {
+      for (const t of rotate(targets, r)) {
+        const spec = { url: t.url, method: t.method, headers: t.headers, connections: opts.connections };
+        if (opts.warmupS > 0) await load.call('load.run', { ...spec, durationS: opts.warmupS });
+        const proxyPid = t.proxyPid !== undefined && attributable.has(t.proxyPid) ? t.proxyPid : undefined;
+        const p0 = proxyPid !== undefined ? processCpuMs(proxyPid) : null;
+        const u0 = upstreamPid !== undefined ? processCpuMs(upstreamPid) : null;
+        const res = await load.call('load.run', { ...spec, durationS: opts.durationS });
+        const fig: RoundFigures = {
+          load: res,
+          proxyCpuUs: cpuPerRequestUs(proxyPid, p0, res),
+          upstreamCpuUs: cpuPerRequestUs(upstreamPid, u0, res),
+        };
+        if (opts.latencyDurationS > 0)
+          fig.single = await load.call('load.run', {
+            ...spec,
+            connections: 1,
+            durationS: opts.latencyDurationS,
+          });
+        rounds.get(t.name)!.push(fig);
+        const bad = res.non2xx + res.errors + res.timeouts;
+        log(
+          `   round ${r + 1}/${opts.rounds}  ${t.name.padEnd(14)} ${res.rps.toFixed(0).padStart(7)} req/s` +
+            `  p50 ${res.latency.p50.toFixed(2)} ms  p99 ${res.latency.p99.toFixed(2)} ms` +
+            (fig.single
+              ? `  | 1 conn p50 ${fig.single.latency.p50.toFixed(2)} p99 ${fig.single.latency.p99.toFixed(2)} ms`
+              : '') +
+            (bad ? `  | FAILED ${bad} (${JSON.stringify(res.statusCodes)}, errors ${res.errors})` : ''),
+        );
+      }
+    }
+    let profile: CaseResult['profile'];
+    if (profileDir) {
+      const { path } = await fleetHost.call('profile.stop', {
+        path: join(profileDir, `${c.name}.cpuprofile`),
+      });
+      profile = { path, shared: fleetHost.roles.length > 1, ...summarizeProfile(path) };
+    }
+    const results = targets.map((t) =>
+      summarizeTarget(t.name, t.url, t.note, bytes.get(t.name) ?? 0, rounds.get(t.name)!),
+    );
+    return { name: c.name, title: c.title, targets: results, comparisons: compare(results), profile };
+  } finally {
+    await upstream.call('upstream.teardown', { case: c.name });
+  }
+}
+
+/** A case that drives its own load: it gets the processes and runs its actions in them. */
+async function runCustomCase(
+  c: BenchCase,
+  opts: BenchOptions,
+  env: BenchEnv,
+  hostFor: (r: Role) => Host,
+  profileDir: string | undefined,
+): Promise<CaseResult> {
+  const fleetHost = hostFor('fleet');
+  const action = (role: 'upstream' | 'load') => (name: string, arg?: unknown) =>
+    hostFor(role).call('case.action', { case: c.name, role, action: name, arg }) as Promise<never>;
+  const ctx: CaseContext = {
+    env,
+    opts,
+    log,
+    upstream: action('upstream'),
+    load: action('load'),
+    fleetProcess: { pid: fleetHost.pid, shared: fleetHost.roles.length > 1 },
+    upstreamProcess: { pid: hostFor('upstream').pid, shared: hostFor('upstream').roles.length > 1 },
+    fleetMemory: (gc = true) => fleetHost.call('proc.memory', { gc }),
+    profile: profileDir
+      ? {
+          start: async () => {
+            await fleetHost.call('profile.start', null);
+          },
+          stop: async (label) => {
+            const { path } = await fleetHost.call('profile.stop', {
+              path: join(profileDir, `${c.name}-${label}.cpuprofile`),
+            });
+            return { path, shared: fleetHost.roles.length > 1, ...summarizeProfile(path) };
+          },
+          heapSnapshot: async (label) =>
+            (
+              await fleetHost.call('proc.heapSnapshot', {
+                path: join(profileDir, `${c.name}-${label}.heapsnapshot`),
+              })
+            ).path,
+        }
+      : undefined,
+  };
+  let custom: CustomResult;
+  try {
+    custom = await c.run!(ctx);
+  } catch (err) {
+    return {
+      name: c.name,
+      title: c.title,
+      targets: [],
+      comparisons: [],
+      error: (err as Error).stack ?? (err as Error).message,
+    };
+  }
+  return {
+    name: c.name,
+    title: c.title,
+    targets: [],
+    comparisons: [],
+    custom,
+    ...(custom.error ? { error: custom.error } : {}),
+  };
+}
+
+async function main(): Promise<number> {
+  const opts = parseOptions(process.argv.slice(2), process.env);
+  if (opts.list) {
+    for (const c of CASES) log(`${c.name.padEnd(28)} ${c.title}`);
+    return 0;
+  }
+  const cases = selectCases(opts.only);
+  if (!cases.length) {
+    log(
+      `bench: no case matches --only=${opts.only?.join(',')}; cases: ${CASES.map((c) => c.name).join(', ')}`,
+    );
+    return 2;
+  }
+
+  const load0 = loadavg();
+  log(`# fleet-apiserver bench`);
+  log(
+    `   node ${process.version}, ${cpus().length} cores, load average ${load0.map((x) => x.toFixed(2)).join(' ')}` +
+      (load0[0]! > cpus().length * 0.5 ? '  (machine busy: expect noise)' : ''),
+  );
+  log(
+    `   ${opts.rounds} round(s) × (${opts.warmupS} s warm-up + ${opts.durationS} s at ${opts.connections} connections` +
+      (opts.latencyDurationS > 0 ? ` + ${opts.latencyDurationS} s at 1 connection` : '') +
+      `) per target, targets interleaved`,
+  );
+  log(
+    `   fleet in static mode: members listed with their own URLs, so the fleet and the Go proxy both front the member directly` +
+      (opts.karmada ? "; fleet-karmada goes through the control plane's cluster proxy" : ''),
+  );
+
+  let go: { binary: string; version: string } | undefined;
+  const built = buildGoProxy();
+  if ('missing' in built) log(`   ${GO_INSTALL_HINT}`);
+  else {
+    go = built;
+    log(`   reference: ${go.version}, net/http/httputil.ReverseProxy (bench/goproxy/main.go)`);
+  }
+  if (opts.fleetNodeArgs.length) log(`   fleet process Node flags: ${opts.fleetNodeArgs.join(' ')}`);
+  log(
+    `   processes: ${opts.groups.map((g) => g.join('+')).join(' | ')}${go ? ' | go proxy' : ''}  (layout ${opts.layout})`,
+  );
+
+  const profileDir = resolve('.cache/bench-profiles', new Date().toISOString().replace(/[:.]/g, '-'));
+  if (opts.profile) mkdirSync(profileDir, { recursive: true });
+  const hosts: Host[] = [];
+  const goProxies = new Map<string, GoProxy>();
+  const killGo = () => {
+    for (const g of goProxies.values())
+      try {
+        process.kill(g.pid);
+      } catch {
+        // already gone
+      }
+  };
+  process.once('exit', killGo);
+  for (const sig of ['SIGINT', 'SIGTERM'] as const)
+    process.once(sig, () => {
+      killGo();
+      process.exit(130);
+    });
+
+  const results: CaseResult[] = [];
+  try {
+    for (const g of opts.groups)
+      hosts.push(
+        await startHost(g, [
+          ...(g.includes('fleet') ? opts.fleetNodeArgs : []),
+          // the simulated clusters hold up to 10 × 10,000 pods (merged-list-memory) and serialize whole lists
+          ...(g.includes('upstream') ? ['--max-old-space-size=8192'] : []),
+        ]),
+      );
+    const hostFor = (role: Role) => hosts.find((h) => h.roles.includes(role))!;
+    const attributable = new Set(hosts.filter((h) => h.roles.length === 1).map((h) => h.pid));
+
+    const memberCount = Math.max(1, ...cases.map((c) => c.members ?? 1));
+    const members = Array.from({ length: memberCount }, (_, i) => `member${i + 1}`);
+    const up = await hostFor('upstream').call('upstream.start', { members });
+    const fleetHost = hostFor('fleet');
+    const fleets: Partial<Record<FleetVariant, ProcessRef>> = {};
+    const variants = new Set<FleetVariant>(['static']);
+    if (opts.karmada) variants.add('karmada');
+    for (const c of cases) for (const v of c.fleets ?? []) variants.add(v);
+    for (const variant of variants) {
+      const { url } = await fleetHost.call('fleet.start', { variant, config: up.configs[variant] });
+      fleets[variant] = { url, pid: fleetHost.pid };
+    }
+    const env: BenchEnv = {
+      memberUrls: up.memberUrls,
+      karmadaUrl: up.karmadaUrl,
+      fleets,
+      fleetConfigs: up.configs,
+      async goProxy(member) {
+        if (!go) return undefined;
+        let g = goProxies.get(member);
+        if (!g) {
+          const target = up.memberUrls[member];
+          if (!target) throw new Error(`bench: no member ${member}`);
+          g = await startGoProxy(go.binary, target, `/clusterspaces/${member}`);
+          goProxies.set(member, g);
+          attributable.add(g.pid);
+        }
+        return { url: g.url, pid: g.pid };
+      },
+    };
+
+    for (const c of cases) {
+      log(`\n== ${c.name}: ${c.title}`);
+      let res: CaseResult;
+      try {
+        res = await runCase(c, opts, env, hostFor, attributable, opts.profile ? profileDir : undefined);
+      } catch (err) {
+        res = { name: c.name, title: c.title, targets: [], comparisons: [], error: (err as Error).message };
+      }
+      results.push(res);
+      log(formatCase(res, opts.connections));
+      if (res.profile) log(formatProfile(res.profile));
+    }
+  } finally {
+    await Promise.all([...goProxies.values()].map((g) => g.stop()));
+    goProxies.clear();
+    await Promise.all(hosts.map((h) => h.exit()));
+  }
+
+  log(formatGoals(results));
+  log('');
+  log(
+    jsonLine({
+      version: 1,
+      date: new Date().toISOString(),
+      settings: {
+        durationS: opts.durationS,
+        warmupS: opts.warmupS,
+        rounds: opts.rounds,
+        connections: opts.connections,
+        latencyDurationS: opts.latencyDurationS,
+        layout: opts.layout,
+        fleetNodeArgs: opts.fleetNodeArgs,
+        fleetMode: opts.karmada ? 'static+karmada' : 'static',
+      },
+      env: {
+        node: process.version,
+        go: go?.version ?? null,
+        cores: cpus().length,
+        loadavgStart: load0,
+        loadavgEnd: loadavg(),
+      },
+      cases: results.map((c) => ({
+        name: c.name,
+        title: c.title,
+        error: c.error,
+        targets: c.targets.map((t) => ({
+          name: t.name,
+          bytes: t.bytes,
+          ...t.median,
+          rpsMin: t.rpsMin,
+          rpsMax: t.rpsMax,
+          failures: t.failures,
+          rounds: t.rounds.map((r) => ({
+            rps: r.load.rps,
+            p50: r.load.latency.p50,
+            p99: r.load.latency.p99,
+            singleP50: r.single?.latency.p50,
+            singleP99: r.single?.latency.p99,
+            proxyCpuUs: r.proxyCpuUs,
+            upstreamCpuUs: r.upstreamCpuUs,
+          })),
+        })),
+        comparisons: c.comparisons,
+        goals: c.custom?.goals,
+        figures: c.custom?.figures,
+        profile: c.profile && {
+          path: c.profile.path,
+          busyMs: c.profile.busyMs,
+          byArea: c.profile.byArea.slice(0, 10),
+          topFunctions: c.profile.topFunctions.slice(0, 10),
+        },
+      })),
+    }),
+  );
+  return results.some((c) => c.error) ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    console.error(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,62 @@
+/**
+ * Keeps `npm run bench` from rotting: runs the harness as `npm run bench` does (its own helper processes,
+ * autocannon, the Go proxy when Go is installed) on two cheap cases in --quick mode: a request/response case
+ * driven by autocannon, and a self-driven one (exec: actions in the load process over the IPC channel).
+ * Asserts a clean exit and a parsable BENCH_JSON line with real figures, not the figures themselves.
+ */
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+
+interface BenchJson {
+  cases: Array<{
+    name: string;
+    error?: string;
+    targets: Array<{ name: string; rps: number | null; failures: number }>;
+    figures?: { rounds?: Array<Array<{ target: string; execP50Ms: number; portForwardMiBps: number }>> };
+  }>;
+}
+
+function runBench(args: string[]): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], {
+      env: { ...process.env, BENCH_ONLY: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    p.stdout.on('data', (d) => {
+      out += d;
+    });
+    p.stderr.on('data', (d) => {
+      out += d;
+    });
+    const timer = setTimeout(() => p.kill('SIGKILL'), 55_000);
+    p.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+describe('npm run bench', () => {
+  it('runs a quick passthrough and exec case and prints a BENCH_JSON line with non-zero figures', async () => {
+    const { code, out } = await runBench(['--quick', '--only=passthrough-configmap,exec']);
+    expect(code, out).toBe(0);
+    const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));
+    expect(line, out).toBeDefined();
+    const json = JSON.parse(line!.slice('BENCH_JSON '.length)) as BenchJson;
+
+    const passthrough = json.cases.find((c) => c.name === 'passthrough-configmap');
+    expect(passthrough?.error, out).toBeUndefined();
+    for (const name of ['direct', 'fleet']) {
+      const t = passthrough!.targets.find((x) => x.name === name);
+      expect(t?.rps, `${name} throughput`).toBeGreaterThan(0);
+      expect(t?.failures).toBe(0);
+    }
+
+    const exec = json.cases.find((c) => c.name === 'exec');
+    expect(exec?.error, out).toBeUndefined();
+    const fleet = exec!.figures!.rounds![0]!.find((r) => r.target === 'fleet');
+    expect(fleet?.execP50Ms).toBeGreaterThan(0);
+    expect(fleet?.portForwardMiBps).toBeGreaterThan(0);
+  }, 60_000);
+});
