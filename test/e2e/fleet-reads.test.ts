@@ -2,9 +2,9 @@
  * The merged fleet view through the root URL, with real kubectl 1.35 and @kubernetes/client-node, on
  * Node and in workerd: every cluster's objects as one cluster's, each with its cluster visible.
  */
-import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
+import { clientNode } from '../helpers/clientnode.ts';
 import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
 
@@ -151,14 +151,7 @@ describe.each(RUNTIMES)('fleet reads on %s', (runtime) => {
   });
 
   it('@kubernetes/client-node lists pods across the fleet and gets one by fleet name', async () => {
-    const kc = new k8s.KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'fleet', server: fleet.url, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'fleet', cluster: 'fleet', user: 'u' }],
-      currentContext: 'fleet',
-    });
-    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const { core } = clientNode(fleet.url);
     const list = await core.listPodForAllNamespaces();
     const names = list.items.map((p) => `${p.metadata!.namespace}/${p.metadata!.name}`).sort();
     expect(names).toEqual(allPods(sims));

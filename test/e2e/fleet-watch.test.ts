@@ -7,6 +7,7 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
 import type { KubeObject } from '../../src/upstreams/sim/index.ts';
+import { clientNode } from '../helpers/clientnode.ts';
 import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
 
@@ -143,14 +144,7 @@ describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
   });
 
   it('a client-node informer converges to the union, through cuts, a 410 and a cluster restart', async () => {
-    const kc = new k8s.KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'fleet', server: fleet.url, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'fleet', cluster: 'fleet', user: 'u' }],
-      currentContext: 'fleet',
-    });
-    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const { kc, core } = clientNode(fleet.url);
     const path = `/api/v1/namespaces/${ns}/configmaps`;
     const informer = k8s.makeInformer(kc, path, () => core.listNamespacedConfigMap({ namespace: ns }));
     let stopped = false;
@@ -210,14 +204,7 @@ describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
   it(
     'random writes and cuts in every cluster: the informer ends equal to the clusters, nothing lost',
     async () => {
-      const kc = new k8s.KubeConfig();
-      kc.loadFromOptions({
-        clusters: [{ name: 'fleet', server: fleet.url, skipTLSVerify: true }],
-        users: [{ name: 'u' }],
-        contexts: [{ name: 'fleet', cluster: 'fleet', user: 'u' }],
-        currentContext: 'fleet',
-      });
-      const core = kc.makeApiClient(k8s.CoreV1Api);
+      const { kc, core } = clientNode(fleet.url);
       const space = `${ns}-soak`;
       for (const sim of [sims.karmada, ...sims.members.values()])
         sim.create({ group: '', version: 'v1', resource: 'namespaces' }, { metadata: { name: space } });
