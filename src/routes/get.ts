@@ -57,6 +57,38 @@ export async function resolveOwner(
   return { search: true, plain: d.name };
 }
 
+/**
+ * A plain name looked up in every cluster (federation off): found once → its owner; nowhere → NotFound
+ * (naming the clusters that could not be asked); in several → 409 Conflict listing the fleet names to use.
+ */
+export function ownerAmong(
+  deps: FleetDeps,
+  info: RequestInfo,
+  plain: string,
+  hits: Target[],
+  unreachable: string[],
+): Owner | Status {
+  const view: FleetView = { federation: deps.config.federation };
+  if (hits.length === 1) return { target: hits[0]!, plain, fleet: fleetName(view, plain, hits[0]!.cluster) };
+  if (hits.length === 0) {
+    const nf = notFound(info.resource, info.apiGroup, plain);
+    if (unreachable.length) nf.message += ` (clusters not reachable: ${unreachable.join(', ')})`;
+    return nf;
+  }
+  const names = hits.map((t) => fleetName(view, plain, t.cluster));
+  return failure(
+    409,
+    'Conflict',
+    `${info.resource} "${plain}" exists in several clusters; name one of them: ${names.join(', ')}`,
+    {
+      name: plain,
+      ...(info.apiGroup ? { group: info.apiGroup } : {}),
+      kind: info.resource,
+      causes: names.map((n) => ({ reason: 'FieldValueDuplicate', field: 'metadata.name', message: n })),
+    },
+  );
+}
+
 /** The query to send upstream: a composite resourceVersion becomes the owning cluster's own. */
 export function ownerQuery(url: URL, membership: string[], cluster: string): URLSearchParams | Status {
   const out = new URLSearchParams(url.search);
@@ -116,30 +148,17 @@ export async function getRoute(
       ok: true;
       res: Response;
     }>;
-    if (hits.length > 1) {
-      await Promise.all(hits.map((h) => h.res.body?.cancel()));
-      const names = hits.map((h) => fleetName(view, owner.plain, h.target.cluster));
-      return statusResponse(
-        failure(
-          409,
-          'Conflict',
-          `${info.resource} "${owner.plain}" exists in several clusters; name one of them: ${names.join(', ')}`,
-          {
-            name: owner.plain,
-            ...(info.apiGroup ? { group: info.apiGroup } : {}),
-            kind: info.resource,
-            causes: names.map((n) => ({ reason: 'FieldValueDuplicate', field: 'metadata.name', message: n })),
-          },
-        ),
-      );
-    }
     for (const o of outcomes) if (o.ok && !o.res.ok) await o.res.body?.cancel();
-    if (hits.length === 0) {
-      const down = outcomes.filter((o) => !o.ok);
-      const nf = notFound(info.resource, info.apiGroup, owner.plain);
-      if (down.length)
-        nf.message += ` (clusters not reachable: ${down.map((o) => o.target.cluster).join(', ')})`;
-      return statusResponse(nf);
+    const decided = ownerAmong(
+      deps,
+      info,
+      owner.plain,
+      hits.map((h) => h.target),
+      outcomes.filter((o) => !o.ok).map((o) => o.target.cluster),
+    );
+    if ('code' in decided) {
+      await Promise.all(hits.map((h) => h.res.body?.cancel()));
+      return statusResponse(decided);
     }
     found = { target: hits[0]!.target, res: hits[0]!.res };
   } else {

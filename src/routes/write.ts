@@ -19,7 +19,7 @@ import { parse as parseYaml } from 'yaml';
 import type { FleetDeps } from '../app.ts';
 import { decodeName } from '../merge/names.ts';
 import { negotiate } from '../merge/negotiate.ts';
-import { type FleetView, fleetName } from '../merge/objects.ts';
+import type { FleetView } from '../merge/objects.ts';
 import { decodeEnvelope, isProtobufBody, PROTOBUF_MEDIA_TYPE, readObjectMeta } from '../merge/protobuf.ts';
 import {
   CLUSTER_LABEL,
@@ -27,7 +27,7 @@ import {
   SelectorError,
   splitClusterSelector,
 } from '../merge/selectors.ts';
-import { badRequest, failure, notFound, qualified, type Status, statusResponse } from '../merge/status.ts';
+import { badRequest, failure, qualified, type Status, statusResponse } from '../merge/status.ts';
 import {
   deleteOptionsForCluster,
   jsonPatchForCluster,
@@ -40,7 +40,7 @@ import {
 } from '../merge/writes.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
 import { fanOut, fleetMembership, type Target } from '../upstreams/fanout.ts';
-import { fleetAnswer, type Owner, ownerQuery, resolveOwner } from './get.ts';
+import { fleetAnswer, type Owner, ownerAmong, ownerQuery, resolveOwner } from './get.ts';
 
 /** subresources whose request and response bodies are not Kubernetes objects: relayed as they are */
 const RAW_SUBRESOURCES = new Set(['proxy']);
@@ -337,7 +337,6 @@ export async function locateOwner(
   plain: string,
   signal: AbortSignal,
 ): Promise<Owner | Status> {
-  const view: FleetView = { federation: deps.config.federation };
   const probe = { ...info, subresource: '', extra: [] };
   const outcomes = await fanOut(deps, targets, () => ({
     method: 'GET',
@@ -349,25 +348,12 @@ export async function locateOwner(
     signal,
   }));
   await Promise.all(outcomes.map((o) => (o.ok ? o.res.body?.cancel() : undefined)));
-  const hits = outcomes.filter((o) => o.ok && o.res.ok).map((o) => o.target);
-  if (hits.length === 1) return { target: hits[0]!, plain, fleet: fleetName(view, plain, hits[0]!.cluster) };
-  if (hits.length === 0) {
-    const nf = notFound(info.resource, info.apiGroup, plain);
-    const down = outcomes.filter((o) => !o.ok).map((o) => o.target.cluster);
-    if (down.length) nf.message += ` (clusters not reachable: ${down.join(', ')})`;
-    return nf;
-  }
-  const names = hits.map((t) => fleetName(view, plain, t.cluster));
-  return failure(
-    409,
-    'Conflict',
-    `${info.resource} "${plain}" exists in several clusters; name one of them: ${names.join(', ')}`,
-    {
-      name: plain,
-      ...(info.apiGroup ? { group: info.apiGroup } : {}),
-      kind: info.resource,
-      causes: names.map((n) => ({ reason: 'FieldValueDuplicate', field: 'metadata.name', message: n })),
-    },
+  return ownerAmong(
+    deps,
+    info,
+    plain,
+    outcomes.filter((o) => o.ok && o.res.ok).map((o) => o.target),
+    outcomes.filter((o) => !o.ok).map((o) => o.target.cluster),
   );
 }
 
