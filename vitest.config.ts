@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // servers and drive real kubectl and client libraries over HTTP, live in test/.
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'sim/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,

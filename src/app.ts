@@ -12,7 +12,7 @@ import { Hono } from 'hono';
 import { AuditLog } from './auth/audit.ts';
 import { buildAuthn } from './auth/authenticator.ts';
 import { ConfigError, type FleetConfig } from './config/schema.ts';
-import { failure, statusResponse } from './merge/status.ts';
+import { failure, statusResponse } from './kube/status.ts';
 import { type AuditVariables, audit } from './middleware/audit/index.ts';
 import { type AuthnVariables, authentication } from './middleware/authn/index.ts';
 import { authorization } from './middleware/authz/index.ts';

@@ -8,7 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { createApp, type FleetDeps } from './app.ts';
 import { ConfigError, parseConfig } from './config/schema.ts';
 import { buildFleet } from './fleet.ts';
-import { serviceUnavailable, statusResponse } from './merge/status.ts';
+import { serviceUnavailable, statusResponse } from './kube/status.ts';
 import { workerPlatform } from './platform/worker.ts';
 import { parseRequestInfo } from './request/info.ts';
 import { watchStream } from './routes/watch.ts';

@@ -20,7 +20,7 @@
  * the simulator's 1 s default would make 3,000 upstream watches send 3,000 bookmarks a second).
  */
 import { Agent, type ClientRequest, get, type IncomingMessage } from 'node:http';
-import type { SimCluster } from '../../src/upstreams/sim/index.ts';
+import type { SimCluster } from '../../sim/index.ts';
 import { censusDelta, heapCensus } from '../lib/heapsnap.ts';
 import { procMemory } from '../lib/proc.ts';
 import { formatProfile } from '../lib/profile.ts';

@@ -2,7 +2,7 @@
  * Per-cluster passthrough (`/clusterspaces/<member>/…`): the fleet as a plain reverse proxy, compared
  * with the member itself and with Go's httputil.ReverseProxy in front of the same member.
  */
-import type { KubeObject, SimCluster } from '../../src/upstreams/sim/index.ts';
+import type { KubeObject, SimCluster } from '../../sim/index.ts';
 import type { BenchCase, BenchEnv, Target, UpstreamContext } from './types.ts';
 
 export const NAMESPACE = 'bench';

@@ -3,9 +3,10 @@
  * server on its own loopback port, and the fleet configuration that points at them. Used by `npm start`
  * without configuration, by `npm run dev:worker`, and by the tests.
  */
+
+import { createSimFleet, type SimCluster, type SimKarmada } from '../../sim/index.ts';
 import type { FleetConfigInput } from '../../src/config/schema.ts';
 import { type ServedHandle, serveFetch } from '../../src/platform/node.ts';
-import { createSimFleet, type SimCluster, type SimKarmada } from '../../src/upstreams/sim/index.ts';
 import { serveSimUpgrades } from './sim-upgrade.ts';
 
 export interface SimFleetOptions {

@@ -1,13 +1,13 @@
 /**
  * HTTP/1.1 upgrades for a simulated cluster served on Node (exec, attach, port-forward): the WebSocket
  * handshake and framing (`ws`) or a raw SPDY/3.1 connection, around the protocol sessions of
- * src/upstreams/sim/exec.ts. Used by deploy/node/demo.ts for every simulated cluster it serves.
+ * sim/exec.ts. Used by deploy/node/demo.ts for every simulated cluster it serves.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import type { SimUpgrade } from '../../src/upstreams/sim/exec.ts';
-import type { SimCluster } from '../../src/upstreams/sim/index.ts';
+import type { SimUpgrade } from '../../sim/exec.ts';
+import type { SimCluster } from '../../sim/index.ts';
 import { requestFromIncoming, writeRawResponse } from './upgrade.ts';
 
 const plans = new WeakMap<IncomingMessage, SimUpgrade>();

@@ -19,7 +19,7 @@ import { request as httpRequest, type IncomingMessage, type Server, STATUS_CODES
 import { request as httpsRequest } from 'node:https';
 import { isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { internalError, statusResponse } from '../../src/merge/status.ts';
+import { internalError, statusResponse } from '../../src/kube/status.ts';
 import { SPLICED, UPGRADE_RELAY } from '../../src/routes/connect.ts';
 import type { ResolvedEndpoint } from '../../src/upstreams/endpoint.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from '../../src/upstreams/transport.ts';

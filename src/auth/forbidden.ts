@@ -9,7 +9,7 @@
  * A reason, when there is one, follows after ": ". Shared by the fleet's own filters and the simulated
  * clusters' RBAC, so both speak the same words.
  */
-import { failure, type Status, statusResponse } from '../merge/status.ts';
+import { failure, type Status, statusResponse } from '../kube/status.ts';
 
 export interface Attributes {
   user: string;

@@ -7,7 +7,7 @@
  * never forwarded.
  */
 
-import type { Status } from '../merge/status.ts';
+import type { Status } from '../kube/status.ts';
 import { forbidden } from './forbidden.ts';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, type Identity } from './identity.ts';
 import { type AuthnRequest, headerValues } from './request.ts';

@@ -18,8 +18,8 @@
  * 50 clusters with 10-digit RVs and a 200-character upstream token: ≈ 1.2 KB.
  */
 
+import { badRequest, expired, type Status } from '../kube/status.ts';
 import { asMembership, base64urlDecode, base64urlEncode, type Membership } from './rv.ts';
-import { badRequest, expired, type Status } from './status.ts';
 
 export interface ContinueState {
   /** index of the cluster the next page starts in, in the sorted membership */

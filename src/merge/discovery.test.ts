@@ -29,7 +29,7 @@ import {
 
 // real kube-apiserver documents (kubernetes/kubernetes api/discovery/), kept with the simulated catalog
 const fixture = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../upstreams/sim/catalog/testdata/${name}`, import.meta.url), 'utf8'));
+  JSON.parse(readFileSync(new URL(`../../sim/catalog/testdata/${name}`, import.meta.url), 'utf8'));
 const AGG: APIGroupDiscoveryList = fixture('aggregated_v2.json');
 const APIS: APIGroupList = fixture('apis.json');
 const CORE_V1: APIResourceList = fixture('api__v1.json');

@@ -28,7 +28,7 @@
  * it is asked for. No I/O here; the handlers are in src/routes/discovery.ts.
  */
 
-import { type MediaRange, parseAccept } from './negotiate.ts';
+import { type MediaRange, parseAccept } from '../kube/negotiate.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Document shapes (only what the merge reads; everything else is carried through untouched)

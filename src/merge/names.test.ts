@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { conflict, notFound } from '../kube/status.ts';
 import {
   decodeName,
   encodeName,
@@ -8,7 +9,6 @@ import {
   rewriteStatusMessage,
   rewriteStatusNames,
 } from './names.ts';
-import { conflict, notFound } from './status.ts';
 
 const clusterName = fc
   .stringMatching(/^[a-z0-9]([-a-z0-9]{0,46}[a-z0-9])?$/)

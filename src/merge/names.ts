@@ -14,7 +14,7 @@
  * decodes to cluster `karmada` (the control plane, explicitly); `.clusterspace.all` does not decode.
  */
 
-import type { Status } from './status.ts';
+import type { Status } from '../kube/status.ts';
 
 export const CLUSTERSPACE_SEPARATOR = '.clusterspace.';
 /** Karmada's limit on Cluster names. */

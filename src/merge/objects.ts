@@ -10,8 +10,9 @@
  * In (client → cluster, for writes): markers are stripped and names decoded (see stripMarkers).
  * Pure and in place: the caller owns the parsed object.
  */
+
+import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { encodeName } from './names.ts';
-import { CLUSTER_LABEL } from './selectors.ts';
 
 export const CLUSTER_ANNOTATION = CLUSTER_LABEL;
 

@@ -37,7 +37,7 @@
  * SIZE. Integer form: 10 + Σ(2 + digits). 50 clusters with 10-digit RVs: 610 characters.
  */
 
-import { badRequest, expired, failure, type Status } from './status.ts';
+import { badRequest, expired, failure, type Status } from '../kube/status.ts';
 
 // ---------------------------------------------------------------------------------------------
 // apimachinery CompareResourceVersion

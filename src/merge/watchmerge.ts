@@ -9,9 +9,10 @@
  * WatchList (sendInitialEvents): the clusters' own "initial events end" bookmarks are held back; one fleet
  * bookmark with the annotation follows once every cluster has sent its initial events.
  */
+
+import { expired, type Status } from '../kube/status.ts';
 import { type FleetView, toFleetObject } from './objects.ts';
 import { compositeWith, decodeComposite, encodeComposite, type Membership } from './rv.ts';
-import { expired, type Status } from './status.ts';
 import { type ColumnDefinition, type MergedColumns, toFleetRow } from './table.ts';
 
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';

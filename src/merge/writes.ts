@@ -18,12 +18,13 @@
  * - `kubectl.kubernetes.io/last-applied-configuration` is an object too: its name and markers are
  *   rewritten the same way, so client-side apply's three-way merge stays consistent in every cluster.
  */
+
+import { CLUSTER_LABEL } from '../kube/selectors.ts';
+import { badRequest, type Status } from '../kube/status.ts';
 import { decodeName } from './names.ts';
 import { stripMarkers } from './objects.ts';
 import { editProtobufObjectMeta, ProtobufError } from './protobuf.ts';
 import { type Membership, ownResourceVersion } from './rv.ts';
-import { CLUSTER_LABEL } from './selectors.ts';
-import { badRequest, type Status } from './status.ts';
 
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 /** kube-apiserver's limit on request bodies (DefaultMaxRequestSizeBytes, 3 MiB) */

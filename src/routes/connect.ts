@@ -16,9 +16,9 @@
  */
 import type { Context } from 'hono';
 import type { FleetDeps } from '../app.ts';
+import { badRequest, type Status, statusResponse } from '../kube/status.ts';
 import { rewriteStatusNames } from '../merge/names.ts';
 import { type FleetView, fleetName } from '../merge/objects.ts';
-import { badRequest, type Status, statusResponse } from '../merge/status.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';

@@ -19,6 +19,7 @@
 import type { Context } from 'hono';
 import type { FleetDeps } from '../app.ts';
 import type { Identity } from '../auth/identity.ts';
+import { failure, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import {
   AGGREGATED_UPSTREAM_ACCEPT,
   type AggregatedVersion,
@@ -45,7 +46,6 @@ import {
   type OpenAPIV3Root,
   openAPIClustersFor,
 } from '../merge/discovery.ts';
-import { failure, serviceUnavailable, statusResponse } from '../merge/status.ts';
 import type { RequestInfo } from '../request/info.ts';
 import { forwardableResponseHeaders, UpstreamError } from '../upstreams/client.ts';
 import { fanOut, type Target, warningHeader } from '../upstreams/fanout.ts';

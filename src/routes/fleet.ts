@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { FleetDeps } from '../app.ts';
-import { failure, statusResponse } from '../merge/status.ts';
+import { failure, statusResponse } from '../kube/status.ts';
 import type { RequestInfo } from '../request/info.ts';
 import { clusterspaceTargets, type Target } from '../upstreams/fanout.ts';
 import { CONNECT_SUBRESOURCES, connectRoute } from './connect.ts';

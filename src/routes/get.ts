@@ -7,11 +7,11 @@
  */
 import type { Context } from 'hono';
 import type { FleetDeps } from '../app.ts';
+import { negotiate } from '../kube/negotiate.ts';
+import { badRequest, failure, notFound, type Status, statusResponse } from '../kube/status.ts';
 import { decodeName, rewriteStatusNames } from '../merge/names.ts';
-import { negotiate } from '../merge/negotiate.ts';
 import { type FleetView, fleetName, toFleetObject } from '../merge/objects.ts';
 import { compositeWith, ownResourceVersion, prepareMembership } from '../merge/rv.ts';
-import { badRequest, failure, notFound, type Status, statusResponse } from '../merge/status.ts';
 import { mergeColumns, toFleetRow } from '../merge/table.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';

@@ -9,18 +9,18 @@
  */
 import type { Context } from 'hono';
 import type { FleetDeps } from '../app.ts';
-import { continueErrorStatus, decodeContinue, encodeContinue } from '../merge/continue.ts';
-import { type SplitEvent, splitListStream } from '../merge/jsonsplit.ts';
-import { type ListSource, mergeList } from '../merge/listmerge.ts';
-import { negotiate } from '../merge/negotiate.ts';
-import { planResourceVersion, prepareMembership } from '../merge/rv.ts';
+import { negotiate } from '../kube/negotiate.ts';
 import {
   CLUSTER_LABEL,
   rewriteFieldSelectorNames,
   SelectorError,
   splitClusterSelector,
-} from '../merge/selectors.ts';
-import { failure, type Status, serviceUnavailable, statusResponse } from '../merge/status.ts';
+} from '../kube/selectors.ts';
+import { failure, type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
+import { continueErrorStatus, decodeContinue, encodeContinue } from '../merge/continue.ts';
+import { type SplitEvent, splitListStream } from '../merge/jsonsplit.ts';
+import { type ListSource, mergeList } from '../merge/listmerge.ts';
+import { planResourceVersion, prepareMembership } from '../merge/rv.ts';
 import { mergeColumns } from '../merge/table.ts';
 import type { RequestInfo } from '../request/info.ts';
 import { fanOut, fleetMembership, type Outcome, type Target, warningHeader } from '../upstreams/fanout.ts';

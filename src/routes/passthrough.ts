@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { FleetDeps } from '../app.ts';
-import { failure, statusResponse } from '../merge/status.ts';
+import { failure, statusResponse } from '../kube/status.ts';
 import { queryBool, type RequestInfo } from '../request/info.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';

@@ -1,7 +1,7 @@
 /**
  * Small helpers the fleet routes share to read upstream answers and write their own.
  */
-import type { Status } from '../merge/status.ts';
+import type { Status } from '../kube/status.ts';
 
 /** The Status in an upstream error body, or undefined when the body is not one (e.g. `404 page not found`). */
 export async function readStatus(res: Response): Promise<Status | undefined> {

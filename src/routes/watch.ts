@@ -14,10 +14,10 @@
  */
 import type { Context } from 'hono';
 import type { FleetDeps } from '../app.ts';
-import { negotiate } from '../merge/negotiate.ts';
+import { negotiate } from '../kube/negotiate.ts';
+import { rewriteFieldSelectorNames, SelectorError, splitClusterSelector } from '../kube/selectors.ts';
+import { failure, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import { planResourceVersion, prepareMembership, type UpstreamRVParams } from '../merge/rv.ts';
-import { rewriteFieldSelectorNames, SelectorError, splitClusterSelector } from '../merge/selectors.ts';
-import { failure, serviceUnavailable, statusResponse } from '../merge/status.ts';
 import { type ColumnDefinition, type MergedColumns, mergeColumns } from '../merge/table.ts';
 import { type MergeStep, type WatchEvent, WatchMerger } from '../merge/watchmerge.ts';
 import { queryBool, type RequestInfo } from '../request/info.ts';

@@ -17,17 +17,17 @@
 import type { Context } from 'hono';
 import { parse as parseYaml } from 'yaml';
 import type { FleetDeps } from '../app.ts';
-import { decodeName } from '../merge/names.ts';
-import { negotiate } from '../merge/negotiate.ts';
-import type { FleetView } from '../merge/objects.ts';
-import { decodeEnvelope, isProtobufBody, PROTOBUF_MEDIA_TYPE, readObjectMeta } from '../merge/protobuf.ts';
+import { negotiate } from '../kube/negotiate.ts';
 import {
   CLUSTER_LABEL,
   rewriteFieldSelectorNames,
   SelectorError,
   splitClusterSelector,
-} from '../merge/selectors.ts';
-import { badRequest, failure, qualified, type Status, statusResponse } from '../merge/status.ts';
+} from '../kube/selectors.ts';
+import { badRequest, failure, qualified, type Status, statusResponse } from '../kube/status.ts';
+import { decodeName } from '../merge/names.ts';
+import type { FleetView } from '../merge/objects.ts';
+import { decodeEnvelope, isProtobufBody, PROTOBUF_MEDIA_TYPE, readObjectMeta } from '../merge/protobuf.ts';
 import {
   deleteOptionsForCluster,
   jsonPatchForCluster,

@@ -6,7 +6,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
-import type { KubeObject } from '../../src/upstreams/sim/index.ts';
+import type { KubeObject } from '../../sim/index.ts';
 import { clientNode } from '../helpers/clientnode.ts';
 import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
 import { Kubectl } from '../helpers/kubectl.ts';

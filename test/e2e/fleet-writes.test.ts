@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
-import type { KubeObject, SimCluster } from '../../src/upstreams/sim/index.ts';
+import type { KubeObject, SimCluster } from '../../sim/index.ts';
 import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
 import { inProcessFleet } from '../helpers/inprocess.ts';
 import { Kubectl } from '../helpers/kubectl.ts';

@@ -8,6 +8,7 @@ import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
+import type { SimCluster } from '../../sim/index.ts';
 import { decodeContinue, encodeContinue } from '../../src/merge/continue.ts';
 import {
   decodeComposite,
@@ -17,7 +18,6 @@ import {
   prepareMembership,
 } from '../../src/merge/rv.ts';
 import { kubePathWithName, parseRequestInfo, RequestPathError } from '../../src/request/info.ts';
-import type { SimCluster } from '../../src/upstreams/sim/index.ts';
 import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
 import { inProcessFleet } from '../helpers/inprocess.ts';
 

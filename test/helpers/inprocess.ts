@@ -2,11 +2,12 @@
  * The fleet app wired to simulated clusters in-process (no sockets): for property-style tests that run
  * hundreds of requests. The transport is the Fetch one the worker uses, routed by host to each sim.
  */
+
+import { createSimFleet, type SimCluster, type SimKarmada } from '../../sim/index.ts';
 import { createApp } from '../../src/app.ts';
 import { type FleetConfigInput, parseConfig } from '../../src/config/schema.ts';
 import { buildFleet } from '../../src/fleet.ts';
 import type { Platform } from '../../src/platform/types.ts';
-import { createSimFleet, type SimCluster, type SimKarmada } from '../../src/upstreams/sim/index.ts';
 import { fetchTransport } from '../../src/upstreams/transport.ts';
 
 export interface InProcessFleet {

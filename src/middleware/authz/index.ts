@@ -10,7 +10,7 @@ import { type Attributes, forbidden } from '../../auth/forbidden.ts';
 import type { Identity } from '../../auth/identity.ts';
 import { FleetPolicy } from '../../auth/policy.ts';
 import type { PolicyConfig } from '../../config/security.ts';
-import { statusResponse } from '../../merge/status.ts';
+import { statusResponse } from '../../kube/status.ts';
 import type { RequestInfo } from '../../request/info.ts';
 
 export function attributesOf(info: RequestInfo, who: Identity): Attributes {

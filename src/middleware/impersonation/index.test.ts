@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { SimRule } from '../../../sim/rbac.ts';
 import { inProcessFleet } from '../../../test/helpers/inprocess.ts';
 import { impersonatedIdentity, impersonationChecks, parseImpersonation } from '../../auth/impersonate.ts';
 import { UpstreamClient } from '../../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../../upstreams/endpoint.ts';
-import type { SimRule } from '../../upstreams/sim/rbac.ts';
 
 const TOKENS = 'alice-token,alice,a-1,"dev"\n';
 const may = (resources: string[], names: string[], extra: Partial<SimRule> = {}): SimRule => ({

@@ -23,7 +23,7 @@ import {
   subjectAccessReview,
 } from '../../auth/impersonate.ts';
 import { transportFacts } from '../../auth/request.ts';
-import { badRequest, statusResponse } from '../../merge/status.ts';
+import { badRequest, statusResponse } from '../../kube/status.ts';
 import type { ResolvedEndpoint } from '../../upstreams/endpoint.ts';
 
 export type ImpersonationVariables = {

@@ -7,7 +7,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { LimitsConfig } from '../../config/security.ts';
-import { failure, statusResponse } from '../../merge/status.ts';
+import { failure, statusResponse } from '../../kube/status.ts';
 
 function tooLarge(max: number): Response {
   return statusResponse(failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${max}`));

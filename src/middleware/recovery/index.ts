@@ -12,7 +12,7 @@ import {
   internalError,
   serviceUnavailable,
   statusResponse,
-} from '../../merge/status.ts';
+} from '../../kube/status.ts';
 import { RequestPathError } from '../../request/info.ts';
 import { UpstreamError } from '../../upstreams/client.ts';
 import { MembershipError } from '../../upstreams/membership.ts';

@@ -1,6 +1,6 @@
 /**
  * The catalog of a simulated kube-apiserver: which resources it serves, its discovery documents,
- * Table printers, OpenAPI documents and sample objects. The engine (src/upstreams/sim/*.ts) uses it
+ * Table printers, OpenAPI documents and sample objects. The engine (sim/*.ts) uses it
  * only through the Catalog interface in ./types.ts.
  */
 import { aggregated, apiGroup, apiGroupList, apiResourceList, legacyApi, versionInfo } from './discovery.ts';

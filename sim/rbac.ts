@@ -14,8 +14,8 @@
  * Without `rbac` a cluster allows everything (and answers every review with allowed), as before.
  * Non-resource paths (discovery, version, OpenAPI) are open to every user, like system:discovery.
  */
-import { forbidden } from '../../auth/forbidden.ts';
-import { failure, statusResponse } from '../../merge/status.ts';
+import { forbidden } from '../src/auth/forbidden.ts';
+import { failure, statusResponse } from '../src/kube/status.ts';
 import { jsonResponse } from './http.ts';
 import { parseResourcePath } from './paths.ts';
 

@@ -17,8 +17,8 @@
  * handshake and calls `simUpgrade` for the protocol.
  */
 
-import { badRequest, failure, notFound, type Status } from '../../merge/status.ts';
-import { queryBool } from '../../request/info.ts';
+import { badRequest, failure, notFound, type Status } from '../src/kube/status.ts';
+import { queryBool } from '../src/request/info.ts';
 import type { KubeObject } from './catalog/types.ts';
 import type { SimCluster } from './cluster.ts';
 import { parseResourcePath } from './paths.ts';

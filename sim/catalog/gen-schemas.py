@@ -5,7 +5,7 @@ Source: the model classes of @kubernetes/client-node (generated from the Kuberne
 field names, types and formats from dist/gen/models/*.js, descriptions from the *.d.ts doc comments.
 Only the types in EXPANDED get properties; every other referenced type becomes a permissive object
 (x-kubernetes-preserve-unknown-fields), so validation never rejects a valid manifest.
-Run from the repository root: python3 src/upstreams/sim/catalog/gen-schemas.py
+Run from the repository root: python3 sim/catalog/gen-schemas.py
 """
 import json, re, os
 

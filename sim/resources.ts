@@ -14,7 +14,7 @@ import {
   notFound,
   qualified,
   success,
-} from '../../merge/status.ts';
+} from '../src/kube/status.ts';
 import type { KubeObject, ResourceDef, SubresourceDef } from './catalog/types.ts';
 import type { SimCluster } from './cluster.ts';
 import {

@@ -1,6 +1,6 @@
 /**
- * The contract between the simulated apiserver's engine (src/upstreams/sim/*.ts: store, list, watch,
- * patch, tables, faults) and its catalog (src/upstreams/sim/catalog/: which resources a cluster serves,
+ * The contract between the simulated apiserver's engine (sim/*.ts: store, list, watch,
+ * patch, tables, faults) and its catalog (sim/catalog/: which resources a cluster serves,
  * their discovery documents, Table printers, OpenAPI documents and sample objects).
  *
  * Everything here is Web-standard TypeScript: the simulated clusters run in Node and in workerd.

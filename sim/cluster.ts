@@ -7,7 +7,7 @@
  * `handle()` is the overridable seam: SimKarmada intercepts its proxy paths there.
  */
 
-import { failure, internalError, statusResponse } from '../../merge/status.ts';
+import { failure, internalError, statusResponse } from '../src/kube/status.ts';
 import { buildCatalog } from './catalog/index.ts';
 import type { Catalog, KubeObject, ResourceDef } from './catalog/types.ts';
 import { Controllers } from './controllers.ts';

@@ -9,7 +9,7 @@
  * the 400 BadRequest to answer.
  */
 
-import { type DecodedName, decodeName } from './names.ts';
+import { type DecodedName, decodeName } from '../merge/names.ts';
 import { badRequest, type Status } from './status.ts';
 
 /** The label key that selects clusters. */

@@ -2,7 +2,7 @@
  * Parse a resource path once, the way kube-apiserver's RequestInfoFactory does, so every handler reads
  * the same parsed result.
  */
-import { queryBool } from '../../request/info.ts';
+import { queryBool } from '../src/request/info.ts';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 

@@ -3,8 +3,8 @@
  * relays (`container`, `tailLines`, `sinceSeconds`, `limitBytes`, `timestamps`, `previous`, `follow`).
  */
 
-import { badRequest } from '../../merge/status.ts';
-import { queryBool } from '../../request/info.ts';
+import { badRequest } from '../src/kube/status.ts';
+import { queryBool } from '../src/request/info.ts';
 import type { KubeObject } from './catalog/types.ts';
 import { StatusError } from './http.ts';
 

@@ -12,13 +12,13 @@ import {
   type MediaRange,
   parseAccept as parseAcceptRanges,
   parseMediaType,
-} from '../../merge/negotiate.ts';
-import { failure, type Status, statusResponse } from '../../merge/status.ts';
+} from '../src/kube/negotiate.ts';
+import { failure, type Status, statusResponse } from '../src/kube/status.ts';
 
 export type { MediaRange };
 export { acceptsJson, parseMediaType };
 
-/** The client's Accept ranges (src/merge/negotiate.ts); no header means anything. */
+/** The client's Accept ranges (src/kube/negotiate.ts); no header means anything. */
 export function parseAccept(header: string | null): MediaRange[] {
   const ranges = parseAcceptRanges(header);
   return ranges.length ? ranges : [{ type: '*', subtype: '*', params: {}, q: 1 }];

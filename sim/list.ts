@@ -5,7 +5,7 @@
  * The continue token has the real shape: base64url(JSON {"v":"meta.k8s.io/v1","rv":N,"start":"<key>\u0000"}).
  */
 
-import { badRequest, expired, failure, invalid, type Status } from '../../merge/status.ts';
+import { badRequest, expired, failure, invalid, type Status } from '../src/kube/status.ts';
 import type { KubeObject, ResourceDef } from './catalog/types.ts';
 import { objectResponse, StatusError, type Target } from './http.ts';
 import { groupVersion, present } from './objects.ts';

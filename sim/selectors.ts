@@ -1,6 +1,6 @@
 /**
  * Label and field selectors for the simulated apiserver: parsed by the fleet's own parser
- * (src/merge/selectors.ts, apimachinery's grammar and messages), matched here against objects, with the
+ * (src/kube/selectors.ts, apimachinery's grammar and messages), matched here against objects, with the
  * kind-specific fields each resource supports.
  */
 
@@ -11,15 +11,15 @@ import {
   parseFieldSelector as parseFields,
   parseLabelSelector as parseLabels,
   SelectorError,
-} from '../../merge/selectors.ts';
-import { badRequest } from '../../merge/status.ts';
+} from '../src/kube/selectors.ts';
+import { badRequest } from '../src/kube/status.ts';
 import type { KubeObject } from './catalog/types.ts';
 import { StatusError } from './http.ts';
 
 /** Labels of an object (absent: none). */
 export type Labels = Record<string, string> | undefined;
 
-/** The fleet's own parser (src/merge/selectors.ts): one grammar, one set of error messages. */
+/** The fleet's own parser (src/kube/selectors.ts): one grammar, one set of error messages. */
 function asStatus<T>(f: () => T): T {
   try {
     return f();

@@ -7,8 +7,8 @@
  * selectors turn transitions into ADDED/DELETED; bookmarks; WatchList (sendInitialEvents).
  */
 
-import { expired, type Status } from '../../merge/status.ts';
-import { queryBool } from '../../request/info.ts';
+import { expired, type Status } from '../src/kube/status.ts';
+import { queryBool } from '../src/request/info.ts';
 import type { KubeObject, ResourceDef } from './catalog/types.ts';
 import { StatusError, type Target } from './http.ts';
 import { parseRv, tooLargeResourceVersion, validateListOptions } from './list.ts';
