@@ -13,35 +13,19 @@ import { AuditLog } from './auth/audit.ts';
 import { buildAuthn } from './auth/authenticator.ts';
 import { ConfigError, type FleetConfig } from './config/schema.ts';
 import { failure, statusResponse } from './kube/status.ts';
-import { type AuditVariables, audit } from './middleware/audit/index.ts';
-import { type AuthnVariables, authentication } from './middleware/authn/index.ts';
+import { audit } from './middleware/audit/index.ts';
+import { authentication } from './middleware/authn/index.ts';
 import { authorization } from './middleware/authz/index.ts';
-import { type ImpersonationVariables, impersonation } from './middleware/impersonation/index.ts';
+import { impersonation } from './middleware/impersonation/index.ts';
 import { limits } from './middleware/limits/index.ts';
 import { recovery } from './middleware/recovery/index.ts';
-import { type InfoVariables, requestInfo } from './middleware/requestinfo/index.ts';
+import { requestInfo } from './middleware/requestinfo/index.ts';
 import { fleetRoute } from './routes/fleet.ts';
 import { live, ready } from './routes/health.ts';
 import { passthrough } from './routes/passthrough.ts';
+import type { FleetDeps, FleetEnv } from './types.ts';
 import type { UpstreamClient } from './upstreams/client.ts';
 import type { Membership } from './upstreams/membership.ts';
-import type { RelayFetcher } from './upstreams/relay.ts';
-
-export interface FleetDeps {
-  config: FleetConfig;
-  membership: Membership;
-  client: UpstreamClient;
-  /** gzip large merged answers here (Node) or leave it to the runtime (Workers) */
-  gzipResponses: boolean;
-  /** simultaneous upstream connections one request may hold (Workers: 6); wider fan-outs use `relay` */
-  maxConnectionsPerRequest: number;
-  /** the fleet's own relay entrypoint (Workers service binding), for fan-outs wider than the budget */
-  relay?: RelayFetcher;
-}
-
-export type FleetEnv = {
-  Variables: InfoVariables & AuthnVariables & AuditVariables & ImpersonationVariables;
-};
 
 export function createApp(deps: FleetDeps): Hono<FleetEnv> {
   const app = new Hono<FleetEnv>();

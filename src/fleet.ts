@@ -2,7 +2,7 @@
  * Assembles a fleet from validated configuration and a platform: resolves credentials, builds the
  * upstream client and the membership source. Runs once per process (Node) or isolate (worker).
  */
-import type { FleetDeps } from './app.ts';
+
 import { endpointFromKubeconfig } from './config/kubeconfig.ts';
 import {
   ConfigError,
@@ -14,6 +14,7 @@ import {
 } from './config/schema.ts';
 import { resolveSecurityFiles } from './config/security.ts';
 import type { Platform } from './platform/types.ts';
+import type { FleetDeps } from './types.ts';
 import { UpstreamClient } from './upstreams/client.ts';
 import { type ResolvedEndpoint, resolveEndpoint } from './upstreams/endpoint.ts';
 import { Membership, type MembershipSource } from './upstreams/membership.ts';

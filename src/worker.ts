@@ -5,13 +5,14 @@
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
 import { parse as parseYaml } from 'yaml';
-import { createApp, type FleetDeps } from './app.ts';
+import { createApp } from './app.ts';
 import { ConfigError, parseConfig } from './config/schema.ts';
 import { buildFleet } from './fleet.ts';
 import { serviceUnavailable, statusResponse } from './kube/status.ts';
 import { workerPlatform } from './platform/worker.ts';
 import { parseRequestInfo } from './request/info.ts';
 import { watchStream } from './routes/watch.ts';
+import type { FleetDeps } from './types.ts';
 import { fanOut } from './upstreams/fanout.ts';
 import { handleRelay } from './upstreams/relay.ts';
 

@@ -3,8 +3,9 @@
  * Node-side tests) and `worker.ts` (imported by the worker entry) implement it; nothing else in src/
  * touches a runtime-specific API.
  */
+
+import type { RelayFetcher } from '../types.ts';
 import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
-import type { RelayFetcher } from '../upstreams/relay.ts';
 import type { Transport } from '../upstreams/transport.ts';
 
 export interface Platform {

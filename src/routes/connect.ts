@@ -15,11 +15,11 @@
  * `400 Upgrade request required`, as kube-apiserver does).
  */
 import type { Context } from 'hono';
-import type { FleetDeps } from '../app.ts';
 import { badRequest, type Status, statusResponse } from '../kube/status.ts';
 import { rewriteStatusNames } from '../merge/names.ts';
 import { type FleetView, fleetName } from '../merge/objects.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
+import type { FleetDeps } from '../types.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { fleetMembership, type Target } from '../upstreams/fanout.ts';

@@ -17,7 +17,6 @@
  * another request started — see src/upstreams/membership.ts).
  */
 import type { Context } from 'hono';
-import type { FleetDeps } from '../app.ts';
 import type { Identity } from '../auth/identity.ts';
 import { failure, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import {
@@ -47,6 +46,7 @@ import {
   openAPIClustersFor,
 } from '../merge/discovery.ts';
 import type { RequestInfo } from '../request/info.ts';
+import type { FleetDeps } from '../types.ts';
 import { forwardableResponseHeaders, UpstreamError } from '../upstreams/client.ts';
 import { fanOut, type Target, warningHeader } from '../upstreams/fanout.ts';
 

@@ -4,9 +4,9 @@
  * resolves the clusterspace to its clusters, and hands over to the verb's route.
  */
 import type { Context } from 'hono';
-import type { FleetDeps } from '../app.ts';
 import { failure, statusResponse } from '../kube/status.ts';
 import type { RequestInfo } from '../request/info.ts';
+import type { FleetDeps } from '../types.ts';
 import { clusterspaceTargets, type Target } from '../upstreams/fanout.ts';
 import { CONNECT_SUBRESOURCES, connectRoute } from './connect.ts';
 import { discoveryRoute } from './discovery.ts';

@@ -6,7 +6,6 @@
  * back in the fleet view. Streamed subresources (logs) are relayed as they come.
  */
 import type { Context } from 'hono';
-import type { FleetDeps } from '../app.ts';
 import { negotiate } from '../kube/negotiate.ts';
 import { badRequest, failure, notFound, type Status, statusResponse } from '../kube/status.ts';
 import { decodeName, rewriteStatusNames } from '../merge/names.ts';
@@ -14,6 +13,7 @@ import { type FleetView, fleetName, toFleetObject } from '../merge/objects.ts';
 import { compositeWith, ownResourceVersion, prepareMembership } from '../merge/rv.ts';
 import { mergeColumns, toFleetRow } from '../merge/table.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
+import type { FleetDeps } from '../types.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Target } from '../upstreams/fanout.ts';
 

@@ -4,7 +4,7 @@
  * fleet has neither membership nor the `karmada` clusterspace.
  */
 import type { Context } from 'hono';
-import type { FleetDeps } from '../app.ts';
+import type { FleetDeps } from '../types.ts';
 
 function checkBody(name: string, checks: Array<[string, string | undefined]>, verbose: boolean): string {
   const failed = checks.filter(([, err]) => err !== undefined);

@@ -8,7 +8,6 @@
  * out with a Warning (strict mode: 503).
  */
 import type { Context } from 'hono';
-import type { FleetDeps } from '../app.ts';
 import { negotiate } from '../kube/negotiate.ts';
 import {
   CLUSTER_LABEL,
@@ -23,6 +22,7 @@ import { type ListSource, mergeList } from '../merge/listmerge.ts';
 import { planResourceVersion, prepareMembership } from '../merge/rv.ts';
 import { mergeColumns } from '../merge/table.ts';
 import type { RequestInfo } from '../request/info.ts';
+import type { FleetDeps } from '../types.ts';
 import { fanOut, fleetMembership, type Outcome, type Target, warningHeader } from '../upstreams/fanout.ts';
 import { acceptsGzip, generatorStream, gzipIfLarge, readStatus, streamResponse } from './respond.ts';
 

@@ -4,9 +4,9 @@
  * headers and body come back unchanged and streamed, so watch and `logs -f` arrive event by event.
  */
 import type { Context } from 'hono';
-import type { FleetDeps } from '../app.ts';
 import { failure, statusResponse } from '../kube/status.ts';
 import { queryBool, type RequestInfo } from '../request/info.ts';
+import type { FleetDeps } from '../types.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { isUpgradeRequest, relayUpgrade } from './connect.ts';

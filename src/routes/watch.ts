@@ -13,7 +13,6 @@
  *   the merged columnDefinitions and the Cluster column.
  */
 import type { Context } from 'hono';
-import type { FleetDeps } from '../app.ts';
 import { negotiate } from '../kube/negotiate.ts';
 import { rewriteFieldSelectorNames, SelectorError, splitClusterSelector } from '../kube/selectors.ts';
 import { failure, serviceUnavailable, statusResponse } from '../kube/status.ts';
@@ -21,6 +20,7 @@ import { planResourceVersion, prepareMembership, type UpstreamRVParams } from '.
 import { type ColumnDefinition, type MergedColumns, mergeColumns } from '../merge/table.ts';
 import { type MergeStep, type WatchEvent, WatchMerger } from '../merge/watchmerge.ts';
 import { queryBool, type RequestInfo } from '../request/info.ts';
+import type { FleetDeps } from '../types.ts';
 import { UpstreamError } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, splitForBudget, type Target, warningHeader } from '../upstreams/fanout.ts';
 import { relayWatch } from '../upstreams/relay.ts';

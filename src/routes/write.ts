@@ -16,7 +16,6 @@
  */
 import type { Context } from 'hono';
 import { parse as parseYaml } from 'yaml';
-import type { FleetDeps } from '../app.ts';
 import { negotiate } from '../kube/negotiate.ts';
 import {
   CLUSTER_LABEL,
@@ -39,6 +38,7 @@ import {
   type WriteContext,
 } from '../merge/writes.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
+import type { FleetDeps } from '../types.ts';
 import { fanOut, fleetMembership, type Target } from '../upstreams/fanout.ts';
 import { fleetAnswer, type Owner, ownerAmong, ownerQuery, resolveOwner } from './get.ts';
 

@@ -4,8 +4,9 @@
  * Order is the fleet's deterministic cluster order: the control plane (`karmada`, when federation is on)
  * first, then members by name. Merged answers list items in this order.
  */
-import type { FleetDeps } from '../app.ts';
+
 import type { Identity } from '../auth/identity.ts';
+import type { FleetDeps } from '../types.ts';
 import { type SendOptions, UpstreamError } from './client.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
 import { type RelayMode, relayGroup } from './relay.ts';

@@ -17,16 +17,16 @@
  *     head before it streams items in order, and nothing but heads is ever held in memory.
  *   - `stream`: frames as they come (watches, whose events interleave).
  */
-import type { FleetDeps } from '../app.ts';
+
 import type { UpstreamIdentity } from '../auth/identity.ts';
 import { ListSplitter } from '../merge/jsonsplit.ts';
+import type { FleetDeps, RelayFetcher } from '../types.ts';
 import { type SendOptions, UpstreamError, type UpstreamFailure } from './client.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
 
 export type RelayMode = 'list' | 'stream' | 'watch';
 
 /** Calls the fleet's own relay entrypoint (a service binding's fetch). */
-export type RelayFetcher = (req: Request) => Promise<Response>;
 
 export interface RelayRequest {
   mode: RelayMode;

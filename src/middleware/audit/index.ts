@@ -4,16 +4,9 @@
  * collected by the request's upstream client (see ../impersonation), refusals by the filter that refused.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { FleetEnv } from '../../app.ts';
 import { type AuditEvent, type AuditLog, type ClusterCall, identityFields } from '../../auth/audit.ts';
 import { decodeName } from '../../merge/names.ts';
-
-export type AuditVariables = {
-  /** every upstream answer of this request (cluster, code) */
-  auditCalls: ClusterCall[];
-  /** why a filter of the fleet refused the request */
-  refusal: string;
-};
+import type { FleetEnv } from '../../types.ts';
 
 function event(c: Context<FleetEnv>, code: number): AuditEvent {
   const info = c.get('info');

@@ -2,7 +2,6 @@ import { Hono } from 'hono';
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inProcessFleet } from '../../../test/helpers/inprocess.ts';
-import type { FleetEnv } from '../../app.ts';
 import { AuditLog } from '../../auth/audit.ts';
 import { bearerToken, buildAuthn, TokenCache } from '../../auth/authenticator.ts';
 import { mapClaims } from '../../auth/jwt.ts';
@@ -10,6 +9,7 @@ import { type ClientCertificate, TRANSPORT_FACTS, type TransportFacts } from '..
 import { parseTokenCsv, StaticTokenAuthenticator } from '../../auth/static.ts';
 import { parseConfig } from '../../config/schema.ts';
 import { authenticationSchema, oidcSchema, resolveSecurityFiles } from '../../config/security.ts';
+import type { FleetEnv } from '../../types.ts';
 import { authentication } from './index.ts';
 
 const ISSUER = 'https://issuer.example';

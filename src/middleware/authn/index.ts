@@ -4,22 +4,13 @@
  * and nothing is sent to any cluster. The reason goes to the log and the audit line, never to the caller.
  */
 import type { MiddlewareHandler } from 'hono';
-import type { FleetEnv } from '../../app.ts';
 import type { AuditLog } from '../../auth/audit.ts';
 import type { Authn } from '../../auth/authenticator.ts';
 import { unauthorizedResponse } from '../../auth/forbidden.ts';
 import type { Identity } from '../../auth/identity.ts';
 import { transportFacts } from '../../auth/request.ts';
+import type { FleetEnv } from '../../types.ts';
 import { auditRefusal } from '../audit/index.ts';
-
-export type AuthnVariables = {
-  /** the authenticated caller */
-  user: Identity;
-  /** how: `oidc:<issuer>`, `x509`, …; and the bearer token when a token authenticated the caller */
-  authn: { via: string; bearer?: string };
-  /** when the request arrived (ms since the epoch, and a monotonic mark for latency) */
-  received: { at: number; mark: number };
-};
 
 export function authentication(authn: Authn, audit: AuditLog): MiddlewareHandler<FleetEnv> {
   return async (c, next) => {

@@ -5,13 +5,13 @@
  * any cluster.
  */
 import type { MiddlewareHandler } from 'hono';
-import type { FleetEnv } from '../../app.ts';
 import { type Attributes, forbidden } from '../../auth/forbidden.ts';
 import type { Identity } from '../../auth/identity.ts';
 import { FleetPolicy } from '../../auth/policy.ts';
 import type { PolicyConfig } from '../../config/security.ts';
 import { statusResponse } from '../../kube/status.ts';
 import type { RequestInfo } from '../../request/info.ts';
+import type { FleetEnv } from '../../types.ts';
 
 export function attributesOf(info: RequestInfo, who: Identity): Attributes {
   if (!info.isResourceRequest) return { user: who.user, verb: info.verb, path: info.kubePath };

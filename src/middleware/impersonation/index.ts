@@ -11,7 +11,6 @@
  *    own token in passthrough mode). A route has no client without it, so it cannot forget the caller.
  */
 import type { MiddlewareHandler } from 'hono';
-import type { FleetDeps, FleetEnv } from '../../app.ts';
 import type { Authn } from '../../auth/authenticator.ts';
 import { forbidden, unauthorizedResponse } from '../../auth/forbidden.ts';
 import { ANONYMOUS_USER, type Identity, type UpstreamIdentity } from '../../auth/identity.ts';
@@ -24,16 +23,8 @@ import {
 } from '../../auth/impersonate.ts';
 import { transportFacts } from '../../auth/request.ts';
 import { badRequest, statusResponse } from '../../kube/status.ts';
+import type { FleetDeps, FleetEnv } from '../../types.ts';
 import type { ResolvedEndpoint } from '../../upstreams/endpoint.ts';
-
-export type ImpersonationVariables = {
-  /** the identity this request acts as: the caller, or whom the caller may impersonate */
-  identity: Identity;
-  /** what goes upstream for it */
-  upstream: UpstreamIdentity;
-  /** the fleet as this request may use it: `client` is bound to `upstream` */
-  deps: FleetDeps;
-};
 
 const SAR_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 

@@ -3,9 +3,8 @@
  * it instead of looking at the URL again.
  */
 import type { MiddlewareHandler } from 'hono';
-import { parseRequestInfo, type RequestInfo } from '../../request/info.ts';
-
-export type InfoVariables = { info: RequestInfo };
+import { parseRequestInfo } from '../../request/info.ts';
+import type { InfoVariables } from '../../types.ts';
 
 export const requestInfo: MiddlewareHandler<{ Variables: InfoVariables }> = async (c, next) => {
   const url = new URL(c.req.url);
