@@ -25,6 +25,26 @@ export interface FleetDeps {
   relay?: RelayFetcher;
 }
 
+/**
+ * What asking clusters needs (src/upstreams/fanout.ts `fanOut`): the bound client, the connection budget
+ * and the relay that serves fan-outs wider than it.
+ */
+export type FanOutDeps = Pick<FleetDeps, 'client' | 'maxConnectionsPerRequest' | 'relay'>;
+
+/** What knowing the fleet's clusters needs (`fleetTargets`, `fleetMembership`, `clusterspaceTargets`). */
+export interface ClustersDeps {
+  membership: Membership;
+  config: Pick<FleetConfig, 'federation'>;
+}
+
+/** How merged answers look and fail: the fleet view (federation) and strict mode. */
+export interface ViewDeps {
+  config: Pick<FleetConfig, 'federation' | 'strict'>;
+}
+
+/** What one-cluster requests need: the bound client and where the clusters are. */
+export type ClientDeps = Pick<FleetDeps, 'client' | 'membership'>;
+
 /** Set by middleware/requestinfo: the path parsed once. */
 export type InfoVariables = { info: RequestInfo };
 
