@@ -1,0 +1,24 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { concatBytes } from './bytes.ts';
+
+describe('concatBytes', () => {
+  it('joins any parts back to back', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 12 }), (parts) => {
+        const out = concatBytes(parts);
+        expect([...out]).toEqual(parts.flatMap((p) => [...p]));
+        // the announced total is accepted when right
+        expect([...concatBytes(parts, out.length)]).toEqual([...out]);
+      }),
+    );
+  });
+
+  it('refuses a wrong announced total (a miscounting reader is a bug, not a short body)', () => {
+    expect(() => concatBytes([new Uint8Array([1, 2])], 3)).toThrow(RangeError);
+  });
+
+  it('gives an empty array for no parts', () => {
+    expect(concatBytes([]).length).toBe(0);
+  });
+});

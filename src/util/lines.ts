@@ -1,0 +1,111 @@
+/**
+ * Newline-delimited streams (watch events, `logs -f`, the relay's frame heads) as Web TransformStreams.
+ *
+ * Lines are split on the byte 0x0a before decoding: in UTF-8 that byte never occurs inside a multi-byte
+ * character, so a chunk boundary anywhere (even mid-character) cannot corrupt a line. A trailing `\r` is
+ * dropped (kube's framing is `\n`, but proxies in between may write `\r\n`); blank lines are skipped, as
+ * client-go's decoder does.
+ */
+import { concatBytes } from './bytes.ts';
+
+export interface LineOptions {
+  /**
+   * The longest line accepted, in bytes (without the newline). A longer one errors the stream instead of
+   * buffering without bound: one upstream that never sends a newline must not hold the fleet's memory.
+   */
+  maxLineBytes?: number;
+}
+
+export class LineTooLongError extends Error {
+  override name = 'LineTooLongError';
+}
+
+/**
+ * The splitter both streams share: `push` every chunk, `end` once; `onLine` gets each non-blank line.
+ * Throws LineTooLongError past `maxLineBytes`.
+ */
+function splitter(opts: LineOptions, onLine: (line: string) => void) {
+  const max = opts.maxLineBytes ?? Number.POSITIVE_INFINITY;
+  const dec = new TextDecoder();
+  // the incomplete line so far, as the chunks it came in (joined once, when its newline arrives)
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const emit = (bytes: Uint8Array) => {
+    let end = bytes.length;
+    if (end > 0 && bytes[end - 1] === 0x0d) end--;
+    const text = dec.decode(bytes.subarray(0, end));
+    if (text.trim() !== '') onLine(text);
+  };
+  const tooLong = () => new LineTooLongError(`line longer than ${max} bytes`);
+  return {
+    push(chunk: Uint8Array): void {
+      let from = 0;
+      for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, from)) {
+        const piece = chunk.subarray(from, nl);
+        if (pendingBytes + piece.length > max) throw tooLong();
+        if (pending.length === 0) emit(piece);
+        else {
+          pending.push(piece);
+          const whole = concatBytes(pending, pendingBytes + piece.length);
+          pending = [];
+          pendingBytes = 0;
+          emit(whole);
+        }
+        from = nl + 1;
+      }
+      if (from < chunk.length) {
+        const rest = chunk.subarray(from);
+        pendingBytes += rest.length;
+        if (pendingBytes > max) throw tooLong();
+        // the caller may reuse its buffer once this returns: keep a copy
+        pending.push(rest.slice());
+      }
+    },
+    end(): void {
+      if (pending.length === 0) return;
+      const whole = concatBytes(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      emit(whole);
+    },
+  };
+}
+
+/** Bytes → one string per non-blank line; a last line without a newline is emitted at the end. */
+export function lines(opts: LineOptions = {}): TransformStream<Uint8Array, string> {
+  let split!: ReturnType<typeof splitter>;
+  return new TransformStream<Uint8Array, string>({
+    start(out) {
+      split = splitter(opts, (line) => out.enqueue(line));
+    },
+    transform: (chunk) => split.push(chunk),
+    flush: () => split.end(),
+  });
+}
+
+export class NotJsonError extends Error {
+  override name = 'NotJsonError';
+}
+
+/**
+ * Bytes → one parsed value per line. A line that is not JSON errors the stream with a NotJsonError
+ * (carrying at most 80 characters of it), so a caller can tell a broken upstream from a closed one.
+ */
+export function ndjson<T = unknown>(opts: LineOptions = {}): TransformStream<Uint8Array, T> {
+  let split!: ReturnType<typeof splitter>;
+  return new TransformStream<Uint8Array, T>({
+    start(out) {
+      split = splitter(opts, (line) => {
+        let v: T;
+        try {
+          v = JSON.parse(line) as T;
+        } catch {
+          throw new NotJsonError(`not a JSON line: ${JSON.stringify(line.slice(0, 80))}`);
+        }
+        out.enqueue(v);
+      });
+    },
+    transform: (chunk) => split.push(chunk),
+    flush: () => split.end(),
+  });
+}
