@@ -1,0 +1,169 @@
+/**
+ * The plan of a merged watch: which clusters are asked, the query each cluster's upstream watch gets on
+ * open and on resume, the RV each starts from, and how long the stream may last. Pure: no I/O; a request
+ * that cannot be planned answers a Status (a 400 as a response, a foreign or garbage composite RV as the
+ * one ERROR event kube answers with a 200).
+ */
+import type { Status } from '../kube/status.ts';
+import { type Membership, planResourceVersion, type UpstreamRVParams } from '../merge/rv.ts';
+import { queryBool } from '../request/info.ts';
+import { chooseClusters } from './targets.ts';
+
+/** query parameters the fleet sets per cluster; the rest of the client's query goes upstream as sent */
+const PLANNED = new Set([
+  'labelSelector',
+  'fieldSelector',
+  'resourceVersion',
+  'resourceVersionMatch',
+  'sendInitialEvents',
+  'timeoutSeconds',
+  'watch',
+  'limit',
+  'continue',
+]);
+
+/**
+ * The longest `timeoutSeconds` a timer can hold: Node and browsers fire at once past 2^31−1 ms, so a
+ * larger value would end the watch immediately instead of never.
+ */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+export interface WatchPlan<T extends { cluster: string }> {
+  /** the clusters asked, in fleet order */
+  chosen: T[];
+  /** WatchList: initial events, then one fleet bookmark with `k8s.io/initial-events-end` */
+  sendInitialEvents: boolean;
+  /** the client takes bookmarks */
+  allowBookmarks: boolean;
+  /** each cluster's starting RV for the merger ("" = unknown until its first event) */
+  startRVs: Map<string, string>;
+  /** when the stream ends by itself (ms), already clamped to what a timer can hold; undefined: never */
+  timeoutMs: number | undefined;
+  /** the label selector every cluster gets ('' for none) */
+  labelForward: string;
+  /** the query of `cluster`'s upstream watch: the planned start, or a resume from `resumeRV` */
+  watchQuery(cluster: string, resumeRV?: string): URLSearchParams;
+  /** the query of a one-row Table list (the column probe of a Table watch) */
+  probeQuery(): URLSearchParams;
+  /** the query of a plain list of `cluster` (WatchList on a cluster without it: list, then watch) */
+  listQuery(cluster: string): URLSearchParams;
+  /** the query of a relay group's own merged watch: the client's, or a resume from `resumeRV` */
+  groupQuery(resumeRV?: string): URLSearchParams;
+}
+
+export type WatchPlanResult<T extends { cluster: string }> =
+  | { ok: true; plan: WatchPlan<T> }
+  /** answer this Status as the response */
+  | { ok: false; respond: Status }
+  /** answer 200 with this Status as the one ERROR event (kube's answer to an unusable RV) */
+  | { ok: false; errorEvent: Status };
+
+export interface WatchPlanInput<T extends { cluster: string }> {
+  query: URLSearchParams;
+  /** the clusters of the clusterspace, in fleet order */
+  targets: readonly T[];
+  /** the fleet's membership, prepared (src/merge/rv.ts) */
+  membership: Membership;
+  plainNameCluster: string | undefined;
+}
+
+/** The timer delay for `timeoutSeconds`: undefined for none/invalid, at most what a timer can hold. */
+export function watchTimeoutMs(param: string | null): number | undefined {
+  const s = Number(param);
+  if (!Number.isFinite(s) || s <= 0) return undefined;
+  return Math.min(s * 1000, MAX_TIMEOUT_MS);
+}
+
+export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T>): WatchPlanResult<T> {
+  const q = input.query;
+  const choice = chooseClusters({
+    labelSelector: q.get('labelSelector'),
+    fieldSelector: q.get('fieldSelector'),
+    targets: input.targets,
+    plainNameCluster: input.plainNameCluster,
+  });
+  if ('code' in choice) return { ok: false, respond: choice };
+
+  const sendInitialEvents = queryBool(q, 'sendInitialEvents');
+  const rvParam = q.get('resourceVersion') ?? '';
+  const matchParam = q.get('resourceVersionMatch');
+  // WatchList sends resourceVersionMatch=NotOlderThan even with no resourceVersion ("" = most recent):
+  // valid for sendInitialEvents, so each cluster is asked the same way
+  const rv =
+    sendInitialEvents && rvParam === '' && matchParam === 'NotOlderThan'
+      ? {
+          ok: true as const,
+          perCluster: new Map<string, UpstreamRVParams>(
+            input.membership.names.map((n) => [n, { resourceVersionMatch: 'NotOlderThan' as const }]),
+          ),
+        }
+      : planResourceVersion('watch', input.membership, rvParam, matchParam);
+  if (!rv.ok)
+    return rv.kind === 'invalid' ? { ok: false, respond: rv.status } : { ok: false, errorEvent: rv.status };
+  const perCluster = rv.perCluster;
+
+  const base = () => {
+    const out = new URLSearchParams();
+    for (const [k, v] of q) if (!PLANNED.has(k)) out.append(k, v);
+    if (choice.labelForward) out.set('labelSelector', choice.labelForward);
+    return out;
+  };
+  const selected = (cluster: string) => {
+    const qs = base();
+    const f = choice.fieldFor(cluster);
+    if (f) qs.set('fieldSelector', f);
+    return qs;
+  };
+
+  const plan: WatchPlan<T> = {
+    chosen: choice.chosen,
+    sendInitialEvents,
+    allowBookmarks: queryBool(q, 'allowWatchBookmarks'),
+    // "0" (any) and "" (latest) start from each cluster's current state: the first event fills the entry
+    startRVs: new Map(
+      input.membership.names.map((n) => {
+        const r = perCluster.get(n)?.resourceVersion ?? '';
+        return [n, r === '0' ? '' : r];
+      }),
+    ),
+    timeoutMs: watchTimeoutMs(q.get('timeoutSeconds')),
+    labelForward: choice.labelForward,
+    watchQuery(cluster, resumeRV) {
+      const qs = selected(cluster);
+      qs.set('watch', 'true');
+      if (resumeRV !== undefined) {
+        if (resumeRV) qs.set('resourceVersion', resumeRV);
+      } else {
+        const p: UpstreamRVParams = perCluster.get(cluster) ?? {};
+        if (p.resourceVersion !== undefined) qs.set('resourceVersion', p.resourceVersion);
+        if (p.resourceVersionMatch !== undefined) qs.set('resourceVersionMatch', p.resourceVersionMatch);
+        if (sendInitialEvents) qs.set('sendInitialEvents', 'true');
+      }
+      // bookmarks keep each cluster's RV fresh even when the client did not ask for them
+      qs.set('allowWatchBookmarks', 'true');
+      return qs;
+    },
+    probeQuery() {
+      const qs = base();
+      qs.set('limit', '1');
+      return qs;
+    },
+    listQuery: selected,
+    groupQuery(resumeRV) {
+      // the group's own merged watch: the client's query (the group plans its own clusters' selectors)
+      const qs = new URLSearchParams(q);
+      qs.delete('timeoutSeconds');
+      qs.delete('labelSelector');
+      if (choice.labelForward) qs.set('labelSelector', choice.labelForward);
+      qs.set('watch', 'true');
+      qs.set('allowWatchBookmarks', 'true');
+      if (resumeRV !== undefined) {
+        qs.set('resourceVersion', resumeRV);
+        qs.delete('resourceVersionMatch');
+        qs.delete('sendInitialEvents');
+      }
+      return qs;
+    },
+  };
+  return { ok: true, plan };
+}

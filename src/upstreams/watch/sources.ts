@@ -1,0 +1,138 @@
+/**
+ * What a merged watch reads from: one cluster's upstream watch, or, when the clusters are more than one
+ * request may hold connections to (Workers), a group's merged watch through the fleet's own relay
+ * (src/upstreams/relay.ts). Each source opens its stream (planned start or resume) and hands its events
+ * to the merger; the resume loop (hold.ts) decides when to open.
+ */
+import type { UpstreamIdentity } from '../../auth/identity.ts';
+import type { ColumnDefinition } from '../../merge/table.ts';
+import type { MergeStep, WatchEvent, WatchMerger } from '../../merge/watchmerge.ts';
+import type { WatchPlan } from '../../plan/watch.ts';
+import type { RelayFetcher } from '../../types.ts';
+import type { UpstreamClient } from '../client.ts';
+import type { Target } from '../fanout.ts';
+import { relayWatch } from '../relay.ts';
+
+export interface Source {
+  label: string;
+  clusters: string[];
+  /** opens the stream: the planned start, or (`resume`) a resume from where it stood */
+  open(resume: boolean): Promise<Response>;
+  event(ev: WatchEvent): MergeStep;
+  /** nothing will come from it (not served, forbidden, cannot be held): stop waiting for its initial events */
+  gone(): MergeStep;
+  /** WatchList on a cluster without it: list, then watch from the list's RV */
+  listThenWatch?(emit: (step: MergeStep) => void): Promise<void>;
+}
+
+/** What every source of one merged watch shares. */
+export interface WatchContext {
+  plan: WatchPlan<Target>;
+  merger: WatchMerger;
+  client: UpstreamClient;
+  relay: RelayFetcher | undefined;
+  kubePath: string;
+  /** the client's request headers (the client filters what goes upstream) */
+  headers: Headers;
+  /** the Accept each cluster gets (negotiated) */
+  accept: string;
+  plainNameCluster: string | undefined;
+  /** aborts every upstream request of this watch */
+  signal: AbortSignal;
+}
+
+/** The client's headers as one upstream request of the watch sends them, with `accept`. */
+export function upstreamHeaders(client: Headers, accept: string): Headers {
+  const h = new Headers(client);
+  h.set('Accept', accept);
+  // streamed event by event: a compressed upstream body would hold events back
+  h.set('Accept-Encoding', 'identity');
+  return h;
+}
+
+export function clusterSource(ctx: WatchContext, t: Target): Source {
+  const { merger, plan } = ctx;
+  return {
+    label: `cluster ${t.cluster}`,
+    clusters: [t.cluster],
+    open(resume) {
+      const qs = plan.watchQuery(t.cluster, resume ? merger.clusterRV(t.cluster) : undefined);
+      return ctx.client.send(t.endpoint, {
+        method: 'GET',
+        path: `${ctx.kubePath}?${qs}`,
+        headers: upstreamHeaders(ctx.headers, ctx.accept),
+        signal: ctx.signal,
+      });
+    },
+    event: (ev) => merger.onEvent(t.cluster, ev),
+    gone: () => merger.clusterGone(t.cluster),
+    listThenWatch: (emit) => listThenWatch(ctx, t, emit),
+  };
+}
+
+export function groupSource(ctx: WatchContext, group: Target[], as: UpstreamIdentity | undefined): Source {
+  const { merger, plan } = ctx;
+  const clusters = group.map((t) => t.cluster);
+  // the group's own Table columns, from its first event
+  let columns: ColumnDefinition[] | undefined;
+  return {
+    label: `clusters ${clusters.join(', ')}`,
+    clusters,
+    open(resume) {
+      const qs = plan.groupQuery(resume ? merger.resourceVersion() : undefined);
+      return relayWatch(
+        ctx.relay!,
+        clusters,
+        `${ctx.kubePath}?${qs}`,
+        ctx.client.forwardable(upstreamHeaders(ctx.headers, ctx.headers.get('accept') ?? 'application/json')),
+        as,
+        ctx.plainNameCluster,
+        ctx.signal,
+      );
+    },
+    event(ev) {
+      if (ev.object?.kind === 'Table' && Array.isArray(ev.object.columnDefinitions))
+        columns = ev.object.columnDefinitions as ColumnDefinition[];
+      return merger.onGroupEvent(clusters, ev, columns);
+    },
+    gone() {
+      let step: MergeStep = { kind: 'emit', lines: [] };
+      for (const c of clusters) {
+        const s = merger.clusterGone(c);
+        if (s.kind === 'emit' && s.lines.length) step = s;
+      }
+      return step;
+    },
+  };
+}
+
+/** WatchList on a cluster that does not support it: its initial events from a list, then the watch. */
+async function listThenWatch(ctx: WatchContext, t: Target, emit: (step: MergeStep) => void): Promise<void> {
+  const { merger } = ctx;
+  let res: Response;
+  try {
+    res = await ctx.client.send(t.endpoint, {
+      method: 'GET',
+      path: `${ctx.kubePath}?${ctx.plan.listQuery(t.cluster)}`,
+      headers: upstreamHeaders(ctx.headers, 'application/json'),
+      signal: ctx.signal,
+    });
+  } catch {
+    emit(merger.clusterGone(t.cluster));
+    return;
+  }
+  if (!res.ok) {
+    await res.body?.cancel();
+    emit(merger.clusterGone(t.cluster));
+    return;
+  }
+  let list: { metadata?: { resourceVersion?: string }; items?: Array<Record<string, any>> };
+  try {
+    list = await res.json();
+  } catch {
+    emit(merger.clusterGone(t.cluster));
+    return;
+  }
+  for (const item of list.items ?? []) emit(merger.onEvent(t.cluster, { type: 'ADDED', object: item }));
+  emit(merger.initialFromList(t.cluster, list.metadata?.resourceVersion ?? ''));
+}

@@ -1,0 +1,127 @@
+/**
+ * The start of a merged watch: every source is opened at once and the response starts when each has
+ * answered. What the sources answered decides the response (Warning headers for those that failed, a 503
+ * in strict mode, kube's 404 when no cluster serves the resource) and how each source is then held.
+ */
+import { failure, type Status } from '../../kube/status.ts';
+import { type MergedColumns, mergeColumns } from '../../merge/table.ts';
+import type { MergeStep } from '../../merge/watchmerge.ts';
+import type { FleetDeps } from '../../types.ts';
+import { UpstreamError } from '../client.ts';
+import { fanOut, type Target } from '../fanout.ts';
+import { readStatusBody } from './events.ts';
+import type { Source } from './sources.ts';
+
+export type Start =
+  | { src: Source; res: Response }
+  | { src: Source; status: number; reason: string; statusBody?: Status | undefined };
+
+export async function openAll(sources: Source[]): Promise<Start[]> {
+  return Promise.all(
+    sources.map(async (src): Promise<Start> => {
+      try {
+        const res = await src.open(false);
+        if (res.ok) return { src, res };
+        const status = await readStatusBody(res);
+        return {
+          src,
+          status: status?.code ?? res.status,
+          reason: status?.message ?? `HTTP ${res.status}`,
+          statusBody: status,
+        };
+      } catch (err) {
+        if (err instanceof UpstreamError)
+          return { src, status: 0, reason: err.kind === 'timeout' ? 'timed out' : err.detail };
+        throw err;
+      }
+    }),
+  );
+}
+
+/** a 4xx other than 401/403 to a WatchList: the cluster may not support it (not worth a Warning) */
+function refusedWatchList(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 401 && status !== 403;
+}
+
+/** What the client is warned about: sources that failed, except "not served there" and WatchList fallbacks. */
+export function startWarnings(starts: Start[], sendInitialEvents: boolean): string[] {
+  const out: string[] = [];
+  for (const s of starts)
+    if (!('res' in s) && s.status !== 404 && !(sendInitialEvents && refusedWatchList(s.status)))
+      out.push(`${s.src.label}: ${s.reason}`);
+  return out;
+}
+
+/** kube's 404 when no chosen cluster serves the resource (not a 503: nothing is down). */
+export function noneServes(starts: Start[]): Status | undefined {
+  if (starts.length === 0 || !starts.every((s) => !('res' in s) && s.status === 404)) return undefined;
+  return (
+    (starts[0] as { statusBody?: Status }).statusBody ??
+    failure(404, 'NotFound', 'the server could not find the requested resource')
+  );
+}
+
+/** A relay group's own warnings (its clusters that failed) are the client's too. */
+export function groupWarnings(starts: Start[]): string[] {
+  return starts.flatMap((s) =>
+    'res' in s ? (s.res.headers.get('warning')?.split(/,\s*(?=299 )/) ?? []) : [],
+  );
+}
+
+export interface StartHandlers {
+  sendInitialEvents: boolean;
+  emit(step: MergeStep): void;
+  /** hold the source from this answer (or from a resume, when undefined) */
+  hold(src: Source, first: Response | undefined): void;
+}
+
+/** Sets one source going after the start, by what it answered. */
+export function startSource(s: Start, h: StartHandlers): void {
+  if ('res' in s) {
+    h.hold(s.src, s.res);
+    return;
+  }
+  const src = s.src;
+  if (s.status === 404 || s.status === 401 || s.status === 403) {
+    // not served there, or not for this caller: nothing will come from it
+    h.emit(src.gone());
+  } else if (h.sendInitialEvents && src.listThenWatch && refusedWatchList(s.status) && s.status !== 410) {
+    // no WatchList on this cluster: list, then watch from the list's RV
+    void src.listThenWatch(h.emit).then(() => h.hold(src, undefined));
+  } else if (s.status === 410) {
+    h.emit(src.event({ type: 'ERROR', object: s.statusBody ?? { code: 410 } }));
+  } else {
+    // down at start: it joins when it is back; a WatchList does not wait for it
+    if (h.sendInitialEvents) h.emit(src.gone());
+    h.hold(src, undefined);
+  }
+}
+
+/**
+ * Table watches: the merged columns before the first event (a one-row Table list per cluster; fanOut
+ * splits the probe when it is wider than the connection budget).
+ */
+export async function probeColumns(
+  deps: FleetDeps,
+  chosen: Target[],
+  path: string,
+  headers: Headers,
+  signal: AbortSignal,
+): Promise<MergedColumns> {
+  const outcomes = await fanOut(deps, chosen, () => ({ method: 'GET', path, headers, signal }));
+  const cols = await Promise.all(
+    outcomes.map(async (o) => {
+      if (!o.ok) return undefined;
+      if (!o.res.ok) {
+        await o.res.body?.cancel();
+        return undefined;
+      }
+      try {
+        return ((await o.res.json()) as { columnDefinitions?: [] }).columnDefinitions;
+      } catch {
+        return undefined;
+      }
+    }),
+  );
+  return mergeColumns(cols);
+}
