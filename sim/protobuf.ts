@@ -12,7 +12,7 @@ import {
   readMapEntry,
   WIRE_LEN,
   WIRE_VARINT,
-} from '../src/merge/protobuf.ts';
+} from '../src/kube/protobuf.ts';
 import type { KubeObject } from './catalog/types.ts';
 
 const td = new TextDecoder();

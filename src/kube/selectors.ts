@@ -9,7 +9,6 @@
  * the 400 BadRequest to answer.
  */
 
-import { type DecodedName, decodeName } from '../merge/names.ts';
 import { badRequest, type Status } from './status.ts';
 
 /** The label key that selects clusters. */
@@ -565,62 +564,3 @@ export function serializeFieldSelector(reqs: readonly FieldRequirement[]): strin
 
 /** Fields whose values are object names the fleet shows as fleet names. */
 export const NAME_FIELDS: ReadonlySet<string> = new Set(['metadata.name', 'involvedObject.name']);
-
-export type FieldNameRewrite =
-  | { matchesNothing: true }
-  | {
-      matchesNothing: false;
-      /** the one cluster the selector pins, if any: ask only it */
-      cluster: string | undefined;
-      /** the selector to send to `cluster` (plain names; canonical text, "" when empty) */
-      forwardFor(cluster: string): string;
-    };
-
-/**
- * Rewrites fleet names in `metadata.name` / `involvedObject.name` terms:
- * - `=` with `<n>.clusterspace.<c>`: forwards `=<n>` and pins cluster `c`; two different pinned clusters
- *   (or a fleet name and `plainNameCluster` disagreeing) → `matchesNothing`: answer an empty list;
- * - `!=` with `<n>.clusterspace.<c>`: forwarded as `!=<n>` to cluster `c` only (elsewhere every object's
- *   fleet name differs anyway, so the term is dropped there);
- * - plain values: forwarded unchanged to every cluster, unless `plainNameCluster` is given (federation on:
- *   a plain name means the control plane), in which case `=` pins that cluster and `!=` applies only there.
- * Other terms are forwarded unchanged. Throws {@link SelectorError} for an invalid selector.
- */
-export function rewriteFieldSelectorNames(
-  selector: string | undefined | null,
-  opts: { decode?: (name: string) => DecodedName; plainNameCluster?: string } = {},
-): FieldNameRewrite {
-  const decode = opts.decode ?? decodeName;
-  const reqs = selector ? parseFieldSelector(selector) : [];
-  type Term = { req: FieldRequirement; only?: string };
-  const terms: Term[] = [];
-  let pinned: string | undefined;
-  let conflict = false;
-  const pin = (c: string) => {
-    if (pinned !== undefined && pinned !== c) conflict = true;
-    pinned = c;
-  };
-  for (const req of reqs) {
-    if (!NAME_FIELDS.has(req.field)) {
-      terms.push({ req });
-      continue;
-    }
-    const d = decode(req.value);
-    const cluster = d.cluster ?? opts.plainNameCluster;
-    const plain = { ...req, value: d.name };
-    if (cluster === undefined) terms.push({ req });
-    else if (req.operator === '=') {
-      pin(cluster);
-      terms.push({ req: plain });
-    } else terms.push({ req: plain, only: cluster });
-  }
-  if (conflict) return { matchesNothing: true };
-  return {
-    matchesNothing: false,
-    cluster: pinned,
-    forwardFor: (cluster: string) =>
-      serializeFieldSelector(
-        terms.filter((t) => t.only === undefined || t.only === cluster).map((t) => t.req),
-      ),
-  };
-}

@@ -1,48 +1,15 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  concat,
   decodeEnvelope,
-  editProtobufObjectMeta,
   encodeEnvelope,
   lenField,
   mapEntry,
   ProtobufError,
-  readFields,
   readObjectMeta,
-  varint,
   varintField,
-} from './protobuf.ts';
-
-describe('protobuf wire format', () => {
-  it('varints round-trip (up to 2^53)', () => {
-    fc.assert(
-      fc.property(fc.maxSafeNat(), (n) => {
-        const f = readFields(varintField(1, n));
-        expect(f).toHaveLength(1);
-        expect(f[0]!.varint).toBe(n);
-      }),
-    );
-    expect([...varint(300)]).toEqual([0xac, 0x02]);
-  });
-
-  it('reads fields of every wire type and refuses truncated input', () => {
-    const msg = concat([
-      varintField(1, 150),
-      new Uint8Array([(2 << 3) | 1, 1, 2, 3, 4, 5, 6, 7, 8]),
-      lenField(3, 'abc'),
-      new Uint8Array([(4 << 3) | 5, 1, 2, 3, 4]),
-    ]);
-    expect(readFields(msg).map((f) => [f.num, f.wire])).toEqual([
-      [1, 0],
-      [2, 1],
-      [3, 2],
-      [4, 5],
-    ]);
-    expect(() => readFields(msg.subarray(0, msg.length - 1))).toThrow(ProtobufError);
-    expect(() => readFields(new Uint8Array([0x0b]))).toThrow(ProtobufError); // wire type 3 (groups)
-  });
-});
+} from '../kube/protobuf.ts';
+import { concatBytes as concat } from '../util/bytes.ts';
+import { editProtobufObjectMeta } from './protobuf.ts';
 
 describe('editProtobufObjectMeta', () => {
   const meta = concat([

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { concat, decodeEnvelope, encodeEnvelope, lenField, mapEntry, readObjectMeta } from './protobuf.ts';
+import { decodeEnvelope, encodeEnvelope, lenField, mapEntry, readObjectMeta } from '../kube/protobuf.ts';
+import { concatBytes as concat } from '../util/bytes.ts';
 import { encodeComposite } from './rv.ts';
 import {
   deleteOptionsForCluster,

@@ -19,11 +19,12 @@
  *   rewritten the same way, so client-side apply's three-way merge stays consistent in every cluster.
  */
 
+import { ProtobufError } from '../kube/protobuf.ts';
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { badRequest, type Status } from '../kube/status.ts';
 import { decodeName } from './names.ts';
 import { stripMarkers } from './objects.ts';
-import { editProtobufObjectMeta, ProtobufError } from './protobuf.ts';
+import { editProtobufObjectMeta } from './protobuf.ts';
 import { type Membership, ownResourceVersion } from './rv.ts';
 
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';

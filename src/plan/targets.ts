@@ -8,13 +8,9 @@
  *   plain name.
  * Pure: no I/O, no framework; a bad selector is a 400 Status returned, never thrown.
  */
-import {
-  CLUSTER_LABEL,
-  rewriteFieldSelectorNames,
-  SelectorError,
-  splitClusterSelector,
-} from '../kube/selectors.ts';
+import { CLUSTER_LABEL, SelectorError, splitClusterSelector } from '../kube/selectors.ts';
 import type { Status } from '../kube/status.ts';
+import { rewriteFieldSelectorNames } from '../merge/fieldnames.ts';
 
 /** A label selector no object matches: asks a cluster for a collection's kind and columns, and no items. */
 export const MATCHES_NOTHING = `${CLUSTER_LABEL},!${CLUSTER_LABEL}`;

@@ -1,0 +1,70 @@
+/**
+ * Fleet names (`<name>.clusterspace.<cluster>`) inside field selectors: which cluster a selector pins,
+ * and what each cluster is sent. The selector grammar itself is Kubernetes' (src/kube/selectors.ts).
+ */
+import {
+  type FieldRequirement,
+  NAME_FIELDS,
+  parseFieldSelector,
+  serializeFieldSelector,
+} from '../kube/selectors.ts';
+import { type DecodedName, decodeName } from './names.ts';
+
+export type FieldNameRewrite =
+  | { matchesNothing: true }
+  | {
+      matchesNothing: false;
+      /** the one cluster the selector pins, if any: ask only it */
+      cluster: string | undefined;
+      /** the selector to send to `cluster` (plain names; canonical text, "" when empty) */
+      forwardFor(cluster: string): string;
+    };
+
+/**
+ * Rewrites fleet names in `metadata.name` / `involvedObject.name` terms:
+ * - `=` with `<n>.clusterspace.<c>`: forwards `=<n>` and pins cluster `c`; two different pinned clusters
+ *   (or a fleet name and `plainNameCluster` disagreeing) → `matchesNothing`: answer an empty list;
+ * - `!=` with `<n>.clusterspace.<c>`: forwarded as `!=<n>` to cluster `c` only (elsewhere every object's
+ *   fleet name differs anyway, so the term is dropped there);
+ * - plain values: forwarded unchanged to every cluster, unless `plainNameCluster` is given (federation on:
+ *   a plain name means the control plane), in which case `=` pins that cluster and `!=` applies only there.
+ * Other terms are forwarded unchanged. Throws {@link SelectorError} for an invalid selector.
+ */
+export function rewriteFieldSelectorNames(
+  selector: string | undefined | null,
+  opts: { decode?: (name: string) => DecodedName; plainNameCluster?: string } = {},
+): FieldNameRewrite {
+  const decode = opts.decode ?? decodeName;
+  const reqs = selector ? parseFieldSelector(selector) : [];
+  type Term = { req: FieldRequirement; only?: string };
+  const terms: Term[] = [];
+  let pinned: string | undefined;
+  let conflict = false;
+  const pin = (c: string) => {
+    if (pinned !== undefined && pinned !== c) conflict = true;
+    pinned = c;
+  };
+  for (const req of reqs) {
+    if (!NAME_FIELDS.has(req.field)) {
+      terms.push({ req });
+      continue;
+    }
+    const d = decode(req.value);
+    const cluster = d.cluster ?? opts.plainNameCluster;
+    const plain = { ...req, value: d.name };
+    if (cluster === undefined) terms.push({ req });
+    else if (req.operator === '=') {
+      pin(cluster);
+      terms.push({ req: plain });
+    } else terms.push({ req: plain, only: cluster });
+  }
+  if (conflict) return { matchesNothing: true };
+  return {
+    matchesNothing: false,
+    cluster: pinned,
+    forwardFor: (cluster: string) =>
+      serializeFieldSelector(
+        terms.filter((t) => t.only === undefined || t.only === cluster).map((t) => t.req),
+      ),
+  };
+}
