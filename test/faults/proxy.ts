@@ -180,8 +180,14 @@ export async function startFaultProxy(target: string, opts: FaultProxyOptions = 
     const rec = record(req);
     const fault = pick(rec);
     if (fault) rec.fault = faultName(fault);
-    if (fault?.kind === 'refuse') return void sock.destroy();
-    if (fault?.kind === 'rst') return void sock.resetAndDestroy();
+    if (fault?.kind === 'refuse') {
+      sock.destroy();
+      return;
+    }
+    if (fault?.kind === 'rst') {
+      sock.resetAndDestroy();
+      return;
+    }
     if (fault?.kind === 'status') {
       const body = fault.body === null ? '' : (fault.body ?? statusBody(fault.code, fault.message));
       sock.end(
@@ -329,10 +335,14 @@ class Wire {
   head(text: string): void {
     const f = this.fault;
     const buf = Buffer.from(text);
-    if (f?.kind === 'garbage' && f.where === 'head') return this.finish('end');
+    if (f?.kind === 'garbage' && f.where === 'head') {
+      this.finish('end');
+      return;
+    }
     if ((f?.kind === 'stall' || f?.kind === 'cut' || f?.kind === 'rstAfter') && f.phase === 'headers') {
       this.raw(buf.subarray(0, f.bytes), 'headers');
-      return this.finish(f.kind === 'stall' ? 'stall' : f.kind === 'cut' ? 'end' : 'rst');
+      this.finish(f.kind === 'stall' ? 'stall' : f.kind === 'cut' ? 'end' : 'rst');
+      return;
     }
     this.raw(buf, 'headers');
   }
@@ -340,11 +350,15 @@ class Wire {
   body(src: http.IncomingMessage, chunked: boolean, gz: Gzip | undefined): void {
     const f = this.fault;
     if (this.stopped) return;
-    if (f?.kind === 'eofAfterHeaders') return this.finish('end');
+    if (f?.kind === 'eofAfterHeaders') {
+      this.finish('end');
+      return;
+    }
     if (f?.kind === 'garbage') {
       const junk = Buffer.from(f.bytes ?? '\x00\xff<html>not json}}\n');
       this.raw(chunked ? frame(junk) : junk, 'body');
-      return this.finish('end');
+      this.finish('end');
+      return;
     }
     const emit = (piece: Buffer) => {
       if (piece.length) this.enqueue(chunked ? frame(piece) : piece);
@@ -433,7 +447,8 @@ class Wire {
       const room = f.bytes - this.bodyBytes;
       if (buf.length >= room) {
         this.raw(buf.subarray(0, room), 'body');
-        return this.finish(f.kind === 'stall' ? 'stall' : f.kind === 'cut' ? 'end' : 'rst');
+        this.finish(f.kind === 'stall' ? 'stall' : f.kind === 'cut' ? 'end' : 'rst');
+        return;
       }
     }
     if (f?.kind === 'drip') {
