@@ -8,8 +8,10 @@
  * wins. A presented bearer token that no token authenticator accepts is refused (kube's "invalid bearer
  * token"), so a bad token is a 401 even with anonymous access on, never a silent downgrade.
  */
+
 import { ConfigError } from '../config/schema.ts';
 import type { AuthenticationConfig, FrontProxyConfig } from '../config/security.ts';
+import { TtlCache } from '../util/ttlcache.ts';
 import { ANONYMOUS, type Identity, withAuthenticatedGroup } from './identity.ts';
 import { JwtVerifier, type JwtVerifierOptions, mapClaims, peekIssuer, TokenError } from './jwt.ts';
 import { type AuthnRequest, headerValues } from './request.ts';
@@ -117,39 +119,23 @@ type OkStep = Extract<Step, { kind: 'ok' }>;
  * values only (Workers: no request awaits another's I/O).
  */
 export class TokenCache {
-  private readonly entries = new Map<string, { until: number; step: OkStep }>();
+  private readonly entries: TtlCache<OkStep>;
 
-  constructor(
-    private readonly ttlMs: number,
-    private readonly max = 4096,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(ttlMs: number, max = 4096, now: () => number = Date.now) {
+    this.entries = new TtlCache(ttlMs, max, now);
+  }
 
   get enabled(): boolean {
-    return this.ttlMs > 0;
+    return this.entries.enabled;
   }
 
   get(key: string): OkStep | undefined {
-    if (!this.enabled) return undefined;
-    const e = this.entries.get(key);
-    if (!e) return undefined;
-    if (this.now() >= e.until) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return e.step;
+    return this.entries.get(key);
   }
 
   put(key: string, step: OkStep, expiresAt?: number): void {
-    if (!this.enabled) return;
-    const until = Math.min(this.now() + this.ttlMs, expiresAt ?? Number.POSITIVE_INFINITY);
-    if (until <= this.now()) return;
-    this.entries.set(key, { until, step: { kind: 'ok', identity: step.identity, via: step.via } });
-    while (this.entries.size > this.max) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.entries.delete(oldest);
-    }
+    // only what a later request needs: never the token's claims beyond the identity
+    this.entries.set(key, { kind: 'ok', identity: step.identity, via: step.via }, expiresAt);
   }
 }
 

@@ -8,6 +8,7 @@
  */
 
 import type { Status } from '../kube/status.ts';
+import { TtlCache } from '../util/ttlcache.ts';
 import { forbidden } from './forbidden.ts';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, type Identity } from './identity.ts';
 import { type AuthnRequest, headerValues } from './request.ts';
@@ -163,28 +164,20 @@ export type Review = (
  * started. Bounded: the oldest entries go first.
  */
 export class ReviewCache {
-  private readonly entries = new Map<string, { at: number; allowed: boolean; reason?: string }>();
+  private readonly entries: TtlCache<{ allowed: boolean; reason?: string }>;
 
-  constructor(
-    private readonly ttlMs: number,
-    private readonly max = 2048,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(ttlMs: number, max = 2048, now: () => number = Date.now) {
+    this.entries = new TtlCache(ttlMs, max, now);
+  }
 
   wrap(scope: string, review: Review): Review {
-    if (this.ttlMs <= 0) return review;
+    if (!this.entries.enabled) return review;
     return async (who, attrs) => {
       const key = JSON.stringify([scope, who.user, who.groups, who.uid ?? '', who.extra ?? {}, attrs]);
       const hit = this.entries.get(key);
-      if (hit && this.now() - hit.at < this.ttlMs) return hit;
+      if (hit) return hit;
       const answer = await review(who, attrs);
-      this.entries.delete(key);
-      this.entries.set(key, { at: this.now(), ...answer });
-      while (this.entries.size > this.max) {
-        const oldest = this.entries.keys().next().value;
-        if (oldest === undefined) break;
-        this.entries.delete(oldest);
-      }
+      this.entries.set(key, answer);
       return answer;
     };
   }

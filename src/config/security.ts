@@ -6,7 +6,9 @@
  * Names follow kube-apiserver's flags where one exists (`--oidc-username-claim` → `usernameClaim`,
  * `--requestheader-allowed-names` → `allowedNames`, `--token-auth-file` → `staticTokens.file`).
  */
+
 import * as z from 'zod';
+import { base64Encode } from '../util/base64.ts';
 
 /** Asymmetric JWS algorithms only: never `none`, never a shared secret (HS*) for a public issuer. */
 export const JWT_ALGORITHMS = [
@@ -279,7 +281,6 @@ export function resolveSecurityFiles<
       );
     if (config.serving) throw fail('config.serving: Workers terminate TLS themselves; remove serving');
   }
-  const b64 = (s: string) => btoa(s);
   const out = { ...config, authentication: { ...a } };
   if (a.staticTokens?.file !== undefined)
     out.authentication.staticTokens = {
@@ -287,20 +288,24 @@ export function resolveSecurityFiles<
     };
   if (a.x509?.clientCA)
     out.authentication.x509 = {
-      clientCAData: b64(platform.files.readText(a.x509.clientCA, 'config.authentication.x509.clientCA')),
+      clientCAData: base64Encode(
+        platform.files.readText(a.x509.clientCA, 'config.authentication.x509.clientCA'),
+      ),
     };
   if (a.frontProxy?.clientCA) {
     const { clientCA, ...rest } = a.frontProxy;
     out.authentication.frontProxy = {
       ...rest,
-      clientCAData: b64(platform.files.readText(clientCA, 'config.authentication.frontProxy.clientCA')),
+      clientCAData: base64Encode(
+        platform.files.readText(clientCA, 'config.authentication.frontProxy.clientCA'),
+      ),
     };
   }
   if (config.serving && (config.serving.certFile || config.serving.keyFile)) {
     const s = config.serving;
     out.serving = {
-      certData: s.certData ?? b64(platform.files.readText(s.certFile!, 'config.serving.certFile')),
-      keyData: s.keyData ?? b64(platform.files.readText(s.keyFile!, 'config.serving.keyFile')),
+      certData: s.certData ?? base64Encode(platform.files.readText(s.certFile!, 'config.serving.certFile')),
+      keyData: s.keyData ?? base64Encode(platform.files.readText(s.keyFile!, 'config.serving.keyFile')),
     };
   }
   return out;

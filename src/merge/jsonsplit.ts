@@ -19,6 +19,7 @@
  * Item bytes are a view (`subarray`) of the input chunk when the item lies within one chunk, a fresh copy
  * otherwise: the caller may keep them as long as the chunks it fed are not reused.
  */
+import { concatBytes } from '../util/bytes.ts';
 
 export type SplitEvent =
   | { type: 'head'; value: Record<string, unknown> }
@@ -91,16 +92,6 @@ function isWs(c: number): boolean {
 }
 function isHex(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
-}
-
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
 
 /**
@@ -190,7 +181,7 @@ export class ListSplitter {
     if (this.capPartsLen === 0) return chunk.subarray(this.capStart, end);
     const last = chunk.subarray(this.capStart, end);
     this.capParts.push(last);
-    const out = concat(this.capParts, this.capPartsLen + last.length);
+    const out = concatBytes(this.capParts, this.capPartsLen + last.length);
     this.capParts.pop();
     return out;
   }

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { base64urlDecode, base64urlEncode } from '../util/base64.ts';
 import {
-  base64urlDecode,
-  base64urlEncode,
   compareResourceVersion,
   compositeWith,
   decodeComposite,

@@ -38,6 +38,10 @@
  */
 
 import { badRequest, expired, failure, type Status } from '../kube/status.ts';
+import { base64urlDecode, base64urlEncode } from '../util/base64.ts';
+
+const textEncoder = new TextEncoder();
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
 
 // ---------------------------------------------------------------------------------------------
 // apimachinery CompareResourceVersion
@@ -237,7 +241,7 @@ function parseComposite(s: string): Parsed | undefined {
     return { digest: s.slice(1, 1 + DIGEST_LEN), rvs };
   }
   if (s.startsWith(OPAQUE_PREFIX)) {
-    const bytes = base64urlDecode(s, OPAQUE_PREFIX.length);
+    const bytes = base64urlDecode(s.slice(OPAQUE_PREFIX.length));
     if (!bytes) return undefined;
     let arr: unknown;
     try {
@@ -417,54 +421,4 @@ export function ownResourceVersion(
     kind: 'invalid',
     status: badRequest(`invalid resourceVersion ${JSON.stringify(composite)}: ${why}`),
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// base64url (no padding), shared with continue.ts
-
-const textEncoder = new TextEncoder();
-const strictDecoder = new TextDecoder('utf-8', { fatal: true });
-const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-const B64REV = new Int8Array(128).fill(-1);
-for (let i = 0; i < 64; i++) B64REV[B64.charCodeAt(i)] = i;
-
-export function base64urlEncode(bytes: Uint8Array): string {
-  let out = '';
-  const n = bytes.length;
-  let i = 0;
-  for (; i + 2 < n; i += 3) {
-    const v = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    out += B64[v >>> 18]! + B64[(v >>> 12) & 63]! + B64[(v >>> 6) & 63]! + B64[v & 63]!;
-  }
-  if (i < n) {
-    const b0 = bytes[i]!;
-    const b1 = i + 1 < n ? bytes[i + 1]! : 0;
-    const v = (b0 << 16) | (b1 << 8);
-    out += B64[v >>> 18]! + B64[(v >>> 12) & 63]!;
-    if (i + 1 < n) out += B64[(v >>> 6) & 63]!;
-  }
-  return out;
-}
-
-/** Strict: only the url alphabet, no padding, zero trailing bits; undefined otherwise. */
-export function base64urlDecode(s: string, from = 0): Uint8Array | undefined {
-  const len = s.length - from;
-  if (len < 0 || len % 4 === 1) return undefined;
-  const out = new Uint8Array(Math.floor((len * 3) / 4));
-  let o = 0;
-  let acc = 0;
-  let bits = 0;
-  for (let i = from; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    const v = c < 128 ? B64REV[c]! : -1;
-    if (v < 0) return undefined;
-    acc = ((acc << 6) | v) & 0xffffff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[o++] = (acc >>> bits) & 0xff;
-    }
-  }
-  if (bits > 0 && (acc & ((1 << bits) - 1)) !== 0) return undefined;
-  return out;
 }

@@ -2,7 +2,9 @@
  * A resolved upstream endpoint: everything needed to reach one API server, as plain data both runtimes
  * understand. Built from the validated config by the platform (which alone may read files).
  */
+
 import type { Endpoint } from '../config/schema.ts';
+import { base64Decode } from '../util/base64.ts';
 
 export interface ResolvedEndpoint {
   /** clusterspace this endpoint serves: 'karmada' or a member name */
@@ -30,9 +32,12 @@ export interface FileReader {
   readText(path: string, field: string): string;
 }
 
+const utf8 = new TextDecoder();
+
+/** PEM text from a kubeconfig `…Data` field (base64 of the PEM file). */
 function b64decode(data: string, field: string): string {
   try {
-    return atob(data.replace(/\s+/g, ''));
+    return utf8.decode(base64Decode(data));
   } catch {
     throw new Error(`${field}: not valid base64`);
   }
