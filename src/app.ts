@@ -20,7 +20,7 @@ import { impersonation } from './middleware/impersonation/index.ts';
 import { limits } from './middleware/limits/index.ts';
 import { recovery } from './middleware/recovery/index.ts';
 import { requestInfo } from './middleware/requestinfo/index.ts';
-import { fleetRoute } from './routes/fleet.ts';
+import { fleetRoute } from './routes/index.ts';
 import { live, ready } from './routes/health.ts';
 import { passthrough } from './routes/passthrough.ts';
 import type { FleetDeps, FleetEnv } from './types.ts';

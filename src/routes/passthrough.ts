@@ -4,27 +4,12 @@
  * headers and body come back unchanged and streamed, so watch and `logs -f` arrive event by event.
  */
 import type { Context } from 'hono';
-import { failure, statusResponse } from '../kube/status.ts';
 import { queryBool, type RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { isUpgradeRequest, relayUpgrade } from './connect.ts';
-
-/** 404 for a clusterspace that names no cluster, listing the ones that exist. */
-export async function unknownClusterspace(
-  deps: FleetDeps,
-  cs: string,
-  signal: AbortSignal,
-): Promise<Response> {
-  const names = ['all', 'karmada', ...(await deps.membership.members(signal)).map((m) => m.name)];
-  return statusResponse(
-    failure(404, 'NotFound', `clusterspace "${cs}" not found; known clusterspaces: ${names.join(', ')}`, {
-      name: cs,
-      kind: 'clusterspaces',
-    }),
-  );
-}
+import { unknownClusterspace } from './respond.ts';
 
 /**
  * Responses that stream (watch, follow logs, chunked bodies of unknown length) are marked

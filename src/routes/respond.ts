@@ -1,7 +1,14 @@
 /**
- * Small helpers the fleet routes share to read upstream answers and write their own.
+ * Helpers the fleet routes share to read upstream answers and write their own. Not a route: any route
+ * may import it, and it imports no route.
  */
-import type { Status } from '../kube/status.ts';
+import { failure, type Status, statusResponse } from '../kube/status.ts';
+import { rewriteStatusNames } from '../merge/names.ts';
+import { type FleetView, fleetName, toFleetObject } from '../merge/objects.ts';
+import { compositeWith, prepareMembership } from '../merge/rv.ts';
+import { mergeColumns, toFleetRow } from '../merge/table.ts';
+import type { ClientDeps } from '../types.ts';
+import { forwardableResponseHeaders } from '../upstreams/client.ts';
 
 /** The Status in an upstream error body, or undefined when the body is not one (e.g. `404 page not found`). */
 export async function readStatus(res: Response): Promise<Status | undefined> {
@@ -105,4 +112,72 @@ export function generatorStream(body: AsyncGenerator<string>): ReadableStream<Ui
       await body.return(undefined);
     },
   });
+}
+
+/** 404 for a clusterspace that names no cluster, listing the ones that exist. */
+export async function unknownClusterspace(
+  deps: Pick<ClientDeps, 'membership'>,
+  cs: string,
+  signal: AbortSignal,
+): Promise<Response> {
+  const names = ['all', 'karmada', ...(await deps.membership.members(signal)).map((m) => m.name)];
+  return statusResponse(
+    failure(404, 'NotFound', `clusterspace "${cs}" not found; known clusterspaces: ${names.join(', ')}`, {
+      name: cs,
+      kind: 'clusterspaces',
+    }),
+  );
+}
+
+/**
+ * An upstream answer about one object (or one cluster's list of them), shown in the fleet view: names,
+ * composite RVs, the cluster label and Table rows. A Status names the object by its fleet name. `raw`
+ * (logs, proxy): a successful body is relayed byte for byte, streaming.
+ */
+export async function fleetAnswer(
+  view: FleetView,
+  membership: readonly string[],
+  cluster: string,
+  plain: string,
+  res: Response,
+  raw = false,
+): Promise<Response> {
+  const fleet = fleetName(view, plain, cluster);
+  if (raw && res.ok) {
+    const headers = forwardableResponseHeaders(res.headers);
+    if (!res.headers.has('content-length')) headers.set('Content-Encoding', 'identity');
+    return new Response(res.body, { status: res.status, headers });
+  }
+  const headers = forwardableResponseHeaders(res.headers);
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  const text = await res.text();
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return new Response(text, { status: res.status, headers });
+  }
+  if (body?.kind === 'Status') body = rewriteStatusNames(body as Status, plain, fleet);
+  else if (res.ok && body && typeof body === 'object') toFleetBody(view, membership, cluster, body);
+  return new Response(JSON.stringify(body), { status: res.status, headers });
+}
+
+/** One cluster's object, Table or list, rewritten in place into the fleet view. */
+function toFleetBody(view: FleetView, membership: readonly string[], cluster: string, body: any): void {
+  const m = prepareMembership(membership);
+  const base = new Map(m.names.map((n) => [n, '']));
+  const rvFor = compositeWith(m, base, cluster);
+  if (body.kind === 'Table' && Array.isArray(body.rows)) {
+    const merged = mergeColumns([body.columnDefinitions]);
+    body.columnDefinitions = merged.columns;
+    body.rows = body.rows.map((r: any) => toFleetRow(view, r, merged, 0, cluster, rvFor));
+    if (body.metadata?.resourceVersion) body.metadata.resourceVersion = rvFor(body.metadata.resourceVersion);
+  } else if (Array.isArray(body.items)) {
+    // one cluster's list (deletecollection answers with the deleted items)
+    for (const item of body.items) toFleetObject(view, item, cluster, rvFor);
+    if (body.metadata?.resourceVersion) body.metadata.resourceVersion = rvFor(body.metadata.resourceVersion);
+  } else {
+    toFleetObject(view, body, cluster, rvFor);
+  }
 }

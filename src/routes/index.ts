@@ -1,34 +1,25 @@
 /**
- * The fleet API: the vanilla API at the root URL (clusterspace `all`), `/clusterspaces/all/…`, and the
- * in-path forms (`…/clusterspaces/<cs>/<resource>…`). Parses nothing itself: it reads the RequestInfo,
- * resolves the clusterspace to its clusters, and hands over to the verb's route.
+ * The fleet API's dispatcher: the vanilla API at the root URL (clusterspace `all`), `/clusterspaces/all/…`,
+ * and the in-path forms (`…/clusterspaces/<cs>/<resource>…`). Parses nothing itself: it reads the
+ * RequestInfo, resolves the clusterspace to its clusters, and hands over to the verb's route.
+ *
+ * The one rule between the files of this folder: a route (a file that exports a handler) imports no other
+ * route. This file is the only one in src/routes/ that imports routes; `respond.ts` (writing answers) and
+ * `locate.ts` (finding an object's cluster) are helpers that any route may import and that import no route.
  */
 import type { Context } from 'hono';
 import { failure, statusResponse } from '../kube/status.ts';
+import { plainNameClusterFor } from '../plan/owner.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
-import { clusterspaceTargets, type Target } from '../upstreams/fanout.ts';
+import { clusterspaceTargets } from '../upstreams/fanout.ts';
 import { CONNECT_SUBRESOURCES, connectRoute } from './connect.ts';
 import { discoveryRoute } from './discovery.ts';
 import { getRoute } from './get.ts';
 import { listRoute } from './list.ts';
-import { unknownClusterspace } from './passthrough.ts';
+import { unknownClusterspace } from './respond.ts';
 import { watchRoute } from './watch.ts';
 import { writeRoute } from './write.ts';
-
-/**
- * Which cluster a plain (suffix-less) name means: the one cluster of a single-cluster clusterspace; with
- * federation on, the control plane; otherwise none (it is looked up in every cluster).
- */
-export function plainNameClusterFor(
-  deps: FleetDeps,
-  info: RequestInfo,
-  targets: Target[],
-): string | undefined {
-  const cs = info.clusterspace ?? 'all';
-  if (cs !== 'all') return targets[0]?.cluster;
-  return deps.config.federation ? 'karmada' : undefined;
-}
 
 export async function fleetRoute(c: Context, deps: FleetDeps, info: RequestInfo): Promise<Response> {
   const cs = info.clusterspace ?? 'all';
@@ -39,7 +30,7 @@ export async function fleetRoute(c: Context, deps: FleetDeps, info: RequestInfo)
     const r = await discoveryRoute(c, deps, info, targets);
     return r ?? statusResponse(failure(404, 'NotFound', 'the server could not find the requested resource'));
   }
-  const plainNameCluster = plainNameClusterFor(deps, info, targets);
+  const plainNameCluster = plainNameClusterFor({ federation: deps.config.federation }, cs, targets);
   // exec, attach, portforward: an upgrade relayed to the owning cluster, whatever the method
   if (info.name && CONNECT_SUBRESOURCES.has(info.subresource))
     return connectRoute(c, deps, info, targets, plainNameCluster);

@@ -1,0 +1,97 @@
+/**
+ * Which one cluster a write goes to, when it is not the owner of a named object (src/plan/owner.ts):
+ * - create: the cluster of the fleet name in `metadata.name` (or `generateName`), else the URL's
+ *   clusterspace, else (plain name, `all`) the plain-name cluster (the control plane with federation on),
+ *   and a 400 saying how to name the cluster with federation off;
+ * - deletecollection: only with a clusterspace naming one cluster (in-path form, or `karmada`); across
+ *   the fleet it is a 405. Its selectors are the fleet's: the cluster label and fleet names are resolved
+ *   for that cluster (src/plan/targets.ts).
+ * Pure: every refusal is a Status returned.
+ */
+import { badRequest, failure, qualified, type Status } from '../kube/status.ts';
+import { decodeName } from '../merge/names.ts';
+import type { RequestInfo } from '../request/info.ts';
+import { chooseClusters, MATCHES_NOTHING } from './targets.ts';
+
+function nameTheCluster(
+  info: Pick<RequestInfo, 'resource' | 'apiGroup'>,
+  name: string,
+  generate: boolean,
+  targets: readonly { cluster: string }[],
+): Status {
+  const clusters = targets.map((t) => t.cluster).join(', ');
+  const what = generate ? `generateName "${name}"` : `the name "${name}"`;
+  const example = generate ? `${name}.clusterspace.<cluster>` : `${name || '<name>'}.clusterspace.<cluster>`;
+  return badRequest(
+    `${what} does not say which cluster to create the ${qualified(info.resource, info.apiGroup)} in (federation is off): ` +
+      `set metadata.${generate ? 'generateName' : 'name'} to "${example}" (clusters: ${clusters}), ` +
+      `or create it through /clusterspaces/<cluster>/… or …/clusterspaces/<cluster>/${info.resource}`,
+  );
+}
+
+/** The cluster a create goes to, from the names in its body, the clusterspace and the plain-name cluster. */
+export function createTarget<T extends { cluster: string }>(
+  info: Pick<RequestInfo, 'resource' | 'apiGroup' | 'clusterspace'>,
+  names: { name: string; generateName: string },
+  targets: readonly T[],
+  plainNameCluster: string | undefined,
+): T | Status {
+  const given = names.name || names.generateName;
+  const named = decodeName(given).cluster;
+  const cs = info.clusterspace ?? 'all';
+  const csCluster = cs !== 'all' ? targets[0]?.cluster : undefined;
+  if (named !== undefined) {
+    if (csCluster !== undefined && named !== csCluster)
+      return badRequest(
+        `the name "${given}" names cluster "${named}", which contradicts the clusterspace "${cs}"`,
+      );
+    const target = targets.find((t) => t.cluster === named);
+    return (
+      target ??
+      badRequest(
+        `the name "${given}" names cluster "${named}", which is not in the fleet (clusters: ${targets.map((t) => t.cluster).join(', ')})`,
+      )
+    );
+  }
+  const cluster = csCluster ?? plainNameCluster;
+  const target = cluster === undefined ? undefined : targets.find((t) => t.cluster === cluster);
+  return target ?? nameTheCluster(info, given, !names.name && !!names.generateName, targets);
+}
+
+/** The one cluster a deletecollection may go to, or the 405 that says to name one. */
+export function deleteCollectionTarget<T extends { cluster: string }>(
+  info: Pick<RequestInfo, 'resource' | 'apiGroup' | 'clusterspace'>,
+  targets: readonly T[],
+): T | Status {
+  const cs = info.clusterspace ?? 'all';
+  if (cs !== 'all' && targets.length === 1) return targets[0]!;
+  return failure(
+    405,
+    'MethodNotAllowed',
+    `deletecollection is not supported on resources of kind "${qualified(info.resource, info.apiGroup)}" across the fleet; ` +
+      `address one cluster: /clusterspaces/<cluster>/… or …/clusterspaces/<cluster>/${info.resource}`,
+    { ...(info.apiGroup ? { group: info.apiGroup } : {}), kind: info.resource },
+  );
+}
+
+/**
+ * `query` with the fleet's selectors resolved for `cluster` (the only one asked): cluster-label terms
+ * and fleet names removed or rewritten; selectors that leave this cluster out match nothing, so nothing
+ * is deleted. Changes `query` in place.
+ */
+export function selectorsForCluster(query: URLSearchParams, cluster: string): URLSearchParams | Status {
+  const choice = chooseClusters({
+    labelSelector: query.get('labelSelector'),
+    fieldSelector: query.get('fieldSelector'),
+    targets: [{ cluster }],
+    plainNameCluster: cluster,
+  });
+  if ('code' in choice) return choice;
+  const label = choice.chosen.length === 0 ? MATCHES_NOTHING : choice.labelForward;
+  if (label) query.set('labelSelector', label);
+  else query.delete('labelSelector');
+  const field = choice.fieldFor(cluster);
+  if (field) query.set('fieldSelector', field);
+  else query.delete('fieldSelector');
+  return query;
+}
