@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { concatBytes } from '../../util/bytes.ts';
+import { Demux, failureFrame, frame } from './protocol.ts';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** the frames as a body cut into chunks of `size` bytes (frame heads and payloads split anywhere) */
+function chunked(frames: Uint8Array[], size: number): ReadableStream<Uint8Array> {
+  const all = concatBytes(frames);
+  let at = 0;
+  return new ReadableStream({
+    pull(c) {
+      if (at >= all.length) return c.close();
+      c.enqueue(all.slice(at, at + size));
+      at += size;
+    },
+  });
+}
+
+describe('relay frames', () => {
+  it('demultiplexes interleaved answers in order, whatever the chunking', async () => {
+    for (const size of [1, 3, 7, 1024]) {
+      const frames = [
+        frame('H', 0, enc.encode('{"status":200}')),
+        frame('H', 1, enc.encode('{"status":404}')),
+        frame('B', 1, enc.encode('b1')),
+        frame('B', 0, enc.encode('a1\n')),
+        frame('E', 1),
+        frame('B', 0, enc.encode('a2')),
+        failureFrame(0, 'unreachable', 'cut'),
+      ];
+      const d = new Demux(chunked(frames, size), 2);
+      const zero: string[] = [];
+      const one: string[] = [];
+      const read = async (i: number, into: string[]) => {
+        for (let f = await d.next(i); f; f = await d.next(i)) into.push(`${f.kind}:${dec.decode(f.payload)}`);
+      };
+      await Promise.all([read(0, zero), read(1, one)]);
+      expect(zero).toEqual(['H:{"status":200}', 'B:a1\n', 'B:a2', 'X:{"kind":"unreachable","detail":"cut"}']);
+      expect(one).toEqual(['H:{"status":404}', 'B:b1', 'E:']);
+    }
+  });
+
+  it('refuses a body that is not frames', async () => {
+    const d = new Demux(chunked([enc.encode('HTTP/1.1 200 OK\n')], 64), 1);
+    await expect(d.next(0)).rejects.toThrow(/bad frame header/);
+  });
+});

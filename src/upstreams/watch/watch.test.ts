@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import type { MergeStep, WatchEvent } from '../../merge/watchmerge.ts';
+import { Backoff } from './backoff.ts';
+import { watchEvents } from './events.ts';
+import { holdSource } from './hold.ts';
+import { WatchOutput } from './output.ts';
+import type { Source } from './sources.ts';
+
+const enc = new TextEncoder();
+
+function body(chunks: string[], end: 'close' | 'error' = 'close'): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(c) {
+      for (const x of chunks) c.enqueue(enc.encode(x));
+      if (end === 'close') c.close();
+      else c.error(new TypeError('terminated'));
+    },
+  });
+}
+
+async function collect(b: ReadableStream<Uint8Array>): Promise<{ events: WatchEvent[]; error?: unknown }> {
+  const events: WatchEvent[] = [];
+  try {
+    for await (const ev of watchEvents(b)) events.push(ev);
+    return { events };
+  } catch (error) {
+    return { events, error };
+  }
+}
+
+describe('watchEvents', () => {
+  it('reads events split anywhere across chunks, blank lines skipped', async () => {
+    const line = (n: number) => JSON.stringify({ type: 'ADDED', object: { n } });
+    const all = `${line(1)}\n\n${line(2)}\n${line(3)}`;
+    const r = await collect(body([all.slice(0, 7), all.slice(7, 40), all.slice(40)]));
+    expect(r.error).toBeUndefined();
+    expect(r.events.map((e) => e.object.n)).toEqual([1, 2, 3]);
+  });
+
+  it('breaks on what is not a JSON watch event, after the good events', async () => {
+    const good = `${JSON.stringify({ type: 'ADDED', object: { n: 1 } })}\n`;
+    for (const bad of ['<html>oops</html>\n', '42\n', '{"type":"ADDED"}\n']) {
+      const r = await collect(body([good, bad]));
+      expect(r.events).toHaveLength(1);
+      expect(r.error).toBeInstanceOf(Error);
+    }
+  });
+});
+
+describe('Backoff', () => {
+  it('doubles to the cap with jitter, never under half the current delay, and resets', () => {
+    const lo = new Backoff({ initialMs: 100, maxMs: 1_000, random: () => 0 });
+    expect([1, 2, 3, 4, 5, 6].map(() => lo.next())).toEqual([50, 100, 200, 400, 500, 500]);
+    expect(lo.failures).toBe(6);
+    lo.reset();
+    expect(lo.failures).toBe(0);
+    expect(lo.next()).toBe(50);
+    const hi = new Backoff({ initialMs: 100, maxMs: 1_000, random: () => 0.999 });
+    expect(hi.next()).toBeCloseTo(99.95);
+  });
+});
+
+describe('holdSource', () => {
+  it('reconnects a stream that opens and ends at once at a bounded rate, backing off', async () => {
+    let opens = 0;
+    const src: Source = {
+      label: 'cluster x',
+      clusters: ['x'],
+      open: async () => {
+        opens++;
+        return new Response(body([]), { status: 200 });
+      },
+      event: (): MergeStep => ({ kind: 'emit', lines: [] }),
+      gone: (): MergeStep => ({ kind: 'emit', lines: [] }),
+    };
+    const ac = new AbortController();
+    const out = new WatchOutput(
+      { timeoutMs: undefined, heartbeatLine: () => undefined, onClose: () => ac.abort() },
+      () => {},
+    );
+    const held = holdSource(src, new Response(body([]), { status: 200 }), out, {
+      signal: ac.signal,
+      backoff: new Backoff({ initialMs: 20, maxMs: 200, random: () => 0.5 }),
+    });
+    await new Promise((r) => setTimeout(r, 1_000));
+    out.close();
+    await held;
+    // delays 15, 30, 60, 120, 150, 150, …: about 9 reconnects in a second, not thousands
+    expect(opens).toBeGreaterThanOrEqual(3);
+    expect(opens).toBeLessThanOrEqual(12);
+  });
+
+  it('ends the merged stream on a 410 at resume, with the ERROR the source makes of it', async () => {
+    const lines: string[] = [];
+    const src: Source = {
+      label: 'cluster x',
+      clusters: ['x'],
+      open: async () =>
+        new Response(JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired' }), { status: 410 }),
+      event: (ev): MergeStep => ({ kind: 'expired', line: `${JSON.stringify(ev)}\n` }),
+      gone: (): MergeStep => ({ kind: 'emit', lines: [] }),
+    };
+    const ac = new AbortController();
+    const out = new WatchOutput(
+      { timeoutMs: undefined, heartbeatLine: () => undefined, onClose: () => ac.abort() },
+      () => {},
+    );
+    const reading = (async () => {
+      const r = out.body.getReader();
+      for (;;) {
+        const { value, done } = await r.read();
+        if (done) return;
+        lines.push(new TextDecoder().decode(value));
+      }
+    })();
+    await holdSource(src, undefined, out, { signal: ac.signal });
+    await reading;
+    expect(out.closed).toBe(true);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!).object.code).toBe(410);
+  });
+});
