@@ -2,11 +2,12 @@
  * The merged fleet view through the root URL, with real kubectl 1.35 and @kubernetes/client-node, on
  * Node and in workerd: every cluster's objects as one cluster's, each with its cluster visible.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ServedSimFleet } from '../../deploy/node/demo.ts';
 import { clientNode } from '../helpers/clientnode.ts';
-import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
+import { RUNTIMES } from '../helpers/fleet.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
+import { useSimFleet } from '../helpers/simfleet.ts';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
 
@@ -19,18 +20,11 @@ function allPods(sims: ServedSimFleet): string[] {
 }
 
 describe.each(RUNTIMES)('fleet reads on %s', (runtime) => {
-  let sims: ServedSimFleet;
-  let fleet: RunningFleet;
+  const f = useSimFleet(runtime);
   let k: Kubectl;
 
-  beforeAll(async () => {
-    sims = await startSimFleet();
-    fleet = await startFleet(runtime, sims.karmadaConfig());
-    k = new Kubectl(fleet.url);
-  });
-  afterAll(async () => {
-    await fleet?.stop();
-    await sims?.close();
+  beforeAll(() => {
+    k = f.kubectl();
   });
 
   it('get pods -A shows every cluster’s pods with fleet names and a CLUSTER column', async () => {
@@ -44,7 +38,7 @@ describe.each(RUNTIMES)('fleet reads on %s', (runtime) => {
       .map((l) => l.split(/\s+/))
       .map(([ns, name]) => `${ns}/${name}`)
       .sort();
-    expect(got).toEqual(allPods(sims));
+    expect(got).toEqual(allPods(f.sims));
     for (const l of lines.slice(1)) {
       const [, name, cluster] = l.split(/\s+/);
       expect(name!.endsWith(`.clusterspace.${cluster}`)).toBe(true);
@@ -67,13 +61,13 @@ describe.each(RUNTIMES)('fleet reads on %s', (runtime) => {
         .map((l) => l.trim().split(/\s+/).join('/'))
         .sort();
     expect(set(b.stdout)).toEqual(set(a.stdout));
-    expect(set(a.stdout)).toEqual(allPods(sims));
+    expect(set(a.stdout)).toEqual(allPods(f.sims));
   });
 
   it('-o json of the list carries the cluster annotation and label, and decimal resourceVersions', async () => {
     const r = await k.run(['get', 'pods', '-A', '-o', 'json']);
     const list = JSON.parse(r.stdout) as { metadata: { resourceVersion: string }; items: any[] };
-    expect(list.items.length).toBe(allPods(sims).length);
+    expect(list.items.length).toBe(allPods(f.sims).length);
     for (const p of list.items) {
       const cluster = p.metadata.labels['fleet.karmada.io/cluster'];
       expect(p.metadata.annotations['fleet.karmada.io/cluster']).toBe(cluster);
@@ -98,7 +92,7 @@ describe.each(RUNTIMES)('fleet reads on %s', (runtime) => {
       .split('\n')
       .map((s) => s.trim());
     expect(names).toEqual([...names].sort());
-    expect(names.length).toBe(allPods(sims).length);
+    expect(names.length).toBe(allPods(f.sims).length);
   });
 
   it('-l app=web and -l fleet.karmada.io/cluster=member2 filter', async () => {
@@ -121,14 +115,14 @@ describe.each(RUNTIMES)('fleet reads on %s', (runtime) => {
       .split('\n')
       .map((l) => l.trim().split(/\s+/));
     expect(new Set(rows2.map((r) => r[1]))).toEqual(new Set(['member2']));
-    expect(rows2.length).toBe(sims.members.get('member2')!.list(PODS).length);
+    expect(rows2.length).toBe(f.sims.members.get('member2')!.list(PODS).length);
     // the cluster term never reaches a cluster
-    const seen = sims.members.get('member2')!.requests.filter((x) => x.url.includes('labelSelector'));
+    const seen = f.sims.members.get('member2')!.requests.filter((x) => x.url.includes('labelSelector'));
     expect(seen.some((x) => decodeURIComponent(x.url).includes('fleet.karmada.io'))).toBe(false);
   });
 
   it('get pod <fleet name> -o yaml and describe pod <fleet name> with its events', async () => {
-    const pod = sims.members
+    const pod = f.sims.members
       .get('member1')!
       .list(PODS)
       .find((p) => p.metadata.name!.startsWith('web-'))!;
@@ -151,10 +145,10 @@ describe.each(RUNTIMES)('fleet reads on %s', (runtime) => {
   });
 
   it('@kubernetes/client-node lists pods across the fleet and gets one by fleet name', async () => {
-    const { core } = clientNode(fleet.url);
+    const { core } = clientNode(f.url);
     const list = await core.listPodForAllNamespaces();
     const names = list.items.map((p) => `${p.metadata!.namespace}/${p.metadata!.name}`).sort();
-    expect(names).toEqual(allPods(sims));
+    expect(names).toEqual(allPods(f.sims));
     const one = list.items.find((p) => p.metadata!.name!.endsWith('.clusterspace.member3'))!;
     const got = await core.readNamespacedPod({
       name: one.metadata!.name!,
@@ -165,7 +159,7 @@ describe.each(RUNTIMES)('fleet reads on %s', (runtime) => {
   });
 
   it('with a member down, kubectl prints the rest and the warning; a tampered RV is a 410', async () => {
-    sims.members.get('member3')!.faults.down = true;
+    f.sims.members.get('member3')!.faults.down = true;
     try {
       const r = await k.run(['get', 'pods', '-A', '--no-headers', '-o', 'custom-columns=N:.metadata.name']);
       expect(r.code).toBe(0);
@@ -174,34 +168,22 @@ describe.each(RUNTIMES)('fleet reads on %s', (runtime) => {
       expect(names.every((n) => !n.endsWith('.clusterspace.member3'))).toBe(true);
       expect(names.some((n) => n.endsWith('.clusterspace.member2'))).toBe(true);
     } finally {
-      sims.members.get('member3')!.faults.down = false;
+      f.sims.members.get('member3')!.faults.down = false;
     }
-    const res = await fetch(
-      `${fleet.url}/api/v1/pods?resourceVersion=1234567&resourceVersionMatch=NotOlderThan`,
-    );
+    const res = await fetch(`${f.url}/api/v1/pods?resourceVersion=1234567&resourceVersionMatch=NotOlderThan`);
     expect(res.status).toBe(410);
     expect(((await res.json()) as { reason: string }).reason).toBe('Expired');
   });
 });
 
 describe.each(RUNTIMES)('fleet reads with federation off and strict mode on %s', (runtime) => {
-  let sims: ServedSimFleet;
-  let fleet: RunningFleet;
-  let strict: RunningFleet;
-
-  beforeAll(async () => {
-    sims = await startSimFleet();
-    fleet = await startFleet(runtime, sims.karmadaConfig({ federation: false }));
-    strict = await startFleet(runtime, sims.karmadaConfig({ strict: true }));
-  });
-  afterAll(async () => {
-    await fleet?.stop();
-    await strict?.stop();
-    await sims?.close();
+  const f = useSimFleet(runtime, {
+    config: (sims) => sims.karmadaConfig({ federation: false }),
+    extra: { strict: (sims) => sims.karmadaConfig({ strict: true }) },
   });
 
   it('a plain name in one cluster resolves; in two it is a 409 listing the fleet names', async () => {
-    const k = new Kubectl(fleet.url);
+    const k = new Kubectl(f.url);
     const only = await k.run(['get', 'deploy', 'api', '-n', 'shop', '-o', 'jsonpath={.metadata.name}']);
     expect(only.stderr).toBe('');
     expect(only.stdout).toBe('api.clusterspace.member3');
@@ -213,16 +195,16 @@ describe.each(RUNTIMES)('fleet reads with federation off and strict mode on %s',
   });
 
   it('strict mode answers 503 when a member is down', async () => {
-    sims.members.get('member2')!.faults.down = true;
+    f.sims.members.get('member2')!.faults.down = true;
     try {
-      const res = await fetch(`${strict.url}/api/v1/pods`);
+      const res = await fetch(`${f.extra('strict').url}/api/v1/pods`);
       expect(res.status).toBe(503);
       const s = (await res.json()) as { kind: string; reason: string; message: string };
       expect(s.kind).toBe('Status');
       expect(s.reason).toBe('ServiceUnavailable');
       expect(s.message).toContain('member2');
     } finally {
-      sims.members.get('member2')!.faults.down = false;
+      f.sims.members.get('member2')!.faults.down = false;
     }
   });
 });
