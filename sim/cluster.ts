@@ -7,7 +7,6 @@
  * `handle()` is the overridable seam: SimKarmada intercepts its proxy paths there.
  */
 
-import { failure, internalError, statusResponse } from '../src/kube/status.ts';
 import { buildCatalog } from './catalog/index.ts';
 import type { Catalog, KubeObject, ResourceDef } from './catalog/types.ts';
 import { Controllers } from './controllers.ts';
@@ -19,6 +18,7 @@ import { type Gvr, groupVersion, microTimestamp, randomSuffix, timestamp } from 
 import { parseResourcePath } from './paths.ts';
 import { type SimRbac, simAuthorize } from './rbac.ts';
 import { handleResource } from './resources.ts';
+import { internalError, statusFor, statusResponse } from './status.ts';
 import { clone, grKey, objectKey, Store } from './store.ts';
 import type { OpenWatch } from './watch.ts';
 
@@ -156,7 +156,7 @@ export class SimCluster {
     if (fail && !HEALTH_PATHS.test(url.pathname) && (fail.count === undefined || fail.count > 0)) {
       if (fail.count !== undefined) fail.count--;
       res = statusResponse(
-        failure(fail.code, fail.reason as never, fail.message ?? `simulated failure: ${fail.reason}`),
+        statusFor(fail.code, fail.reason, fail.message ?? `simulated failure: ${fail.reason}`),
       );
     } else {
       try {

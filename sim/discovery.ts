@@ -11,6 +11,7 @@ import {
   pageNotFound,
   parseAccept,
   statusResponse,
+  textResponse,
 } from './http.ts';
 
 function hashHex(s: string): string {
@@ -63,10 +64,11 @@ function serveRoot(catalog: Catalog, req: Request, which: 'legacy' | 'apis'): Re
   const v = aggregatedVersion(req.headers.get('accept'));
   if (v === undefined) return statusResponse(notAcceptable());
   if (v === 'legacy') {
-    const body = JSON.stringify(which === 'legacy' ? catalog.legacyApi() : catalog.apiGroupList());
+    const body = `${JSON.stringify(which === 'legacy' ? catalog.legacyApi() : catalog.apiGroupList())}\n`;
     return withEtag(req, body, 'application/json');
   }
-  const body = JSON.stringify(catalog.aggregated(which, v));
+  // the serializer's json.Encoder ends the document with a newline, as for every API object
+  const body = `${JSON.stringify(catalog.aggregated(which, v))}\n`;
   return withEtag(req, body, `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`);
 }
 
@@ -83,7 +85,9 @@ function wantsJson(accept: string | null): boolean {
 export function serveDiscovery(catalog: Catalog, req: Request, path: string): Response | undefined {
   const p = path.length > 1 ? path.replace(/\/+$/, '') : path;
   const accept = req.headers.get('accept');
-  if (p === '/version') return jsonResponse(catalog.version());
+  if (p === '/version')
+    // the version handler writes json.MarshalIndent output (two spaces, no trailing newline)
+    return textResponse(JSON.stringify(catalog.version(), null, 2), 200, 'application/json');
   if (p === '/api') return serveRoot(catalog, req, 'legacy');
   if (p === '/apis') return serveRoot(catalog, req, 'apis');
   let m = /^\/api\/([^/]+)$/.exec(p);

@@ -17,12 +17,11 @@
  * handshake and calls `simUpgrade` for the protocol.
  */
 
-import { badRequest, failure, notFound, type Status } from '../src/kube/status.ts';
-import { queryBool } from '../src/request/info.ts';
 import type { KubeObject } from './catalog/types.ts';
 import type { SimCluster } from './cluster.ts';
-import { parseResourcePath } from './paths.ts';
+import { parseResourcePath, queryBool } from './paths.ts';
 import { SpdyServer } from './spdy.ts';
+import { badRequest, failure, notFound, type Status } from './status.ts';
 import { grKey, objectKey } from './store.ts';
 
 export const STREAM_STDIN = 0;

@@ -1,55 +1,35 @@
 /**
  * Wire helpers for the simulated kube-apiserver: response headers, JSON bodies, content negotiation.
  *
- * kube-apiserver negotiates with goautoneg: media ranges sorted by q, then specificity (concrete type,
- * concrete subtype, more parameters), stable otherwise. kubectl relies on that to get a Table first and
- * a plain object as the fallback.
+ * Negotiation itself is in negotiate.ts.
  */
 
 import { stringify as toYaml } from 'yaml';
 import {
   acceptsJson,
+  type Encoding,
   type MediaRange,
-  parseAccept as parseAcceptRanges,
+  negotiateTarget,
+  parseAccept,
   parseMediaType,
-} from '../src/kube/negotiate.ts';
-import { failure, type Status, statusResponse } from '../src/kube/status.ts';
+  type Target,
+} from './negotiate.ts';
+import { failure, type Status, statusResponse } from './status.ts';
 
-export type { MediaRange };
-export { acceptsJson, parseMediaType };
-
-/** The client's Accept ranges (src/kube/negotiate.ts); no header means anything. */
-export function parseAccept(header: string | null): MediaRange[] {
-  const ranges = parseAcceptRanges(header);
-  return ranges.length ? ranges : [{ type: '*', subtype: '*', params: {}, q: 1 }];
-}
-
-export type Target =
-  | { as: 'object'; yaml?: boolean }
-  | { as: 'Table'; version: string }
-  | { as: 'PartialObjectMetadata'; version: string }
-  | { as: 'PartialObjectMetadataList'; version: string };
+export type { Encoding, MediaRange, Target };
+export { acceptsJson, parseAccept, parseMediaType };
 
 /**
- * Pick the response form for a resource request, or a 406 Status.
- * `list` tells whether the request returns a collection (PartialObjectMetadataList is only valid there).
+ * Pick the response form for a resource request, or a 406 Status (negotiate.ts). `list`: the request returns
+ * a collection; `protobuf`: the kind can be answered in protobuf (built-in kinds, once their codec exists).
  */
-export function negotiateResource(accept: string | null, list: boolean, watch: boolean): Target | Status {
-  for (const r of parseAccept(accept)) {
-    const yaml = r.type === 'application' && r.subtype === 'yaml';
-    if (!acceptsJson(r) && !(yaml && !watch)) continue;
-    const as = r.params['as'];
-    if (!as) return yaml ? { as: 'object', yaml: true } : { as: 'object' };
-    if (r.params['g'] !== 'meta.k8s.io' || yaml) continue;
-    const version = r.params['v'] ?? '';
-    if (version !== 'v1' && version !== 'v1beta1') continue;
-    if (as === 'Table') return { as: 'Table', version };
-    if (as === 'PartialObjectMetadata' && (!list || watch)) return { as: 'PartialObjectMetadata', version };
-    if (as === 'PartialObjectMetadataList' && list) {
-      return watch ? { as: 'PartialObjectMetadata', version } : { as: 'PartialObjectMetadataList', version };
-    }
-  }
-  return notAcceptable();
+export function negotiateResource(
+  accept: string | null,
+  list: boolean,
+  watch: boolean,
+  protobuf = false,
+): Target | Status {
+  return negotiateTarget(accept, { list, watch, protobuf }) ?? notAcceptable();
 }
 
 export function notAcceptable(): Status {
@@ -74,7 +54,8 @@ export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit)
   const h = new Headers(headers);
   if (!h.has('Content-Type')) h.set('Content-Type', 'application/json');
   h.set('Cache-Control', 'no-cache, private');
-  return new Response(JSON.stringify(body), { status, headers: h });
+  // Go's json.Encoder, which kube-apiserver's serializer writes with, ends every value with a newline
+  return new Response(`${JSON.stringify(body)}\n`, { status, headers: h });
 }
 
 /** A resource body in the negotiated encoding: JSON, or YAML when the client asked for application/yaml. */

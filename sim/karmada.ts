@@ -10,7 +10,7 @@
  * message `dial tcp <ip>:6443: connect: connection refused`.
  */
 
-import { notFound, type Status, statusResponse } from '../src/kube/status.ts';
+import { notFound, type Status, statusResponse } from './status.ts';
 import { clusterNumber, karmadaClusterObject } from './catalog/samples.ts';
 import type { KubeObject } from './catalog/types.ts';
 import { SimCluster, type SimClusterOptions } from './cluster.ts';

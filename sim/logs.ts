@@ -3,10 +3,10 @@
  * relays (`container`, `tailLines`, `sinceSeconds`, `limitBytes`, `timestamps`, `previous`, `follow`).
  */
 
-import { badRequest } from '../src/kube/status.ts';
-import { queryBool } from '../src/request/info.ts';
 import type { KubeObject } from './catalog/types.ts';
 import { StatusError } from './http.ts';
+import { queryBool } from './paths.ts';
+import { badRequest } from './status.ts';
 
 interface Line {
   time: Date;

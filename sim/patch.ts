@@ -9,7 +9,7 @@
  *   `applyMerge` below.
  */
 
-import { badRequest, failure } from '../src/kube/status.ts';
+import { badRequest, failure } from './status.ts';
 import { StatusError } from './http.ts';
 
 type Json = unknown;

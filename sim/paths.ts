@@ -2,7 +2,16 @@
  * Parse a resource path once, the way kube-apiserver's RequestInfoFactory does, so every handler reads
  * the same parsed result.
  */
-import { queryBool } from '../src/request/info.ts';
+
+/**
+ * A boolean query parameter as apimachinery's conversion (Convert_Slice_string_To_bool) reads it: absent is
+ * false; `0` and any case of `false` are false; anything else, the empty string included, is true.
+ */
+export function queryBool(q: URLSearchParams, name: string): boolean {
+  const v = q.get(name);
+  if (v === null) return false;
+  return !(v === '0' || v.toLowerCase() === 'false');
+}
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 

@@ -14,10 +14,10 @@
  * Without `rbac` a cluster allows everything (and answers every review with allowed), as before.
  * Non-resource paths (discovery, version, OpenAPI) are open to every user, like system:discovery.
  */
-import { forbidden } from '../src/auth/forbidden.ts';
-import { failure, statusResponse } from '../src/kube/status.ts';
+
 import { jsonResponse } from './http.ts';
 import { parseResourcePath } from './paths.ts';
+import { failure, forbidden, statusResponse } from './status.ts';
 
 export interface SimRule {
   verbs: string[];

@@ -66,7 +66,7 @@ describe('watch', () => {
     const s = sim();
     s.create(CM, cm('a'));
     s.compact();
-    const want = readFileSync('/work/shared/fixtures/kube-wire/watch_error_410_expired.jsonl', 'utf8');
+    const want = readFileSync(new URL('./testdata/watch_error_410_expired.jsonl', import.meta.url), 'utf8');
     const res = await s.fetch(new Request('http://sim/api/v1/configmaps?watch=true&resourceVersion=1'));
     expect(res.status).toBe(200);
     const body = await res.text();
