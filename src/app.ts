@@ -10,8 +10,7 @@
  */
 import { Hono } from 'hono';
 import { AuditLog } from './auth/audit.ts';
-import { buildAuthn } from './auth/authenticator.ts';
-import { ConfigError, type FleetConfig } from './config/schema.ts';
+import { assertCanAdmit, buildAuthn } from './auth/authenticator.ts';
 import { failure, statusResponse } from './kube/status.ts';
 import { audit } from './middleware/audit/index.ts';
 import { authentication } from './middleware/authn/index.ts';
@@ -20,12 +19,10 @@ import { impersonation } from './middleware/impersonation/index.ts';
 import { limits } from './middleware/limits/index.ts';
 import { recovery } from './middleware/recovery/index.ts';
 import { requestInfo } from './middleware/requestinfo/index.ts';
-import { fleetRoute } from './routes/index.ts';
 import { live, ready } from './routes/health.ts';
+import { fleetRoute } from './routes/index.ts';
 import { passthrough } from './routes/passthrough.ts';
 import type { FleetDeps, FleetEnv } from './types.ts';
-import type { UpstreamClient } from './upstreams/client.ts';
-import type { Membership } from './upstreams/membership.ts';
 
 export function createApp(deps: FleetDeps): Hono<FleetEnv> {
   const app = new Hono<FleetEnv>();
@@ -40,10 +37,7 @@ export function createApp(deps: FleetDeps): Hono<FleetEnv> {
 
   // identity and hardening (src/auth/, README "Security"): limits before anything parses the request
   const authn = buildAuthn(deps.config.authentication);
-  if (!authn.canAdmit)
-    throw new ConfigError(
-      'config.authentication: no authenticator is configured and anonymous access is off, so every request would be refused; configure oidc, edge, staticTokens, x509 or frontProxy, or set anonymous.enabled: true (callers then act as system:anonymous in every cluster)',
-    );
+  assertCanAdmit(authn);
   const auditLog = new AuditLog(deps.config.audit.enabled);
   app.use(limits(deps.config.limits));
   app.use(requestInfo);

@@ -151,6 +151,17 @@ export function describeAuthentication(config: AuthenticationConfig): string[] {
   return out.length ? out : ['none (every request is refused)'];
 }
 
+/**
+ * Refuses a configuration under which no request could ever be admitted: better a clear startup error
+ * than a fleet that answers 401 to everyone.
+ */
+export function assertCanAdmit(authn: Pick<Authn, 'canAdmit'>): void {
+  if (!authn.canAdmit)
+    throw new ConfigError(
+      'config.authentication: no authenticator is configured and anonymous access is off, so every request would be refused; configure oidc, edge, staticTokens, x509 or frontProxy, or set anonymous.enabled: true (callers then act as system:anonymous in every cluster)',
+    );
+}
+
 export function buildAuthn(config: AuthenticationConfig, opts: JwtVerifierOptions = {}): Authn {
   for (const [i, c] of [...config.oidc, ...(config.edge ? [config.edge] : [])].entries()) {
     const keys = c.jwksUrl ?? (c.jwks ? undefined : c.issuer);

@@ -5,7 +5,7 @@
  * never cross), the fleet's own credential, the caller's identity as Impersonate-* headers, and the
  * per-request timeout (until response headers: watch and log streams are long-lived by design).
  */
-import { type Identity, impersonationHeaders, type UpstreamIdentity } from '../auth/identity.ts';
+import { impersonationHeaders, type UpstreamIdentity } from '../auth/identity.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
 import { HeadersTimeoutError, type Transport } from './transport.ts';
 
@@ -60,7 +60,6 @@ export interface SendOptions {
   body?: ReadableStream<Uint8Array> | Uint8Array | string | null;
   /** aborts the upstream request (the caller went away) */
   signal?: AbortSignal;
-  identity?: Identity;
   /** an upgrade (exec, attach, port-forward): Upgrade is kept and Connection says so */
   upgrade?: boolean;
   /** send through this transport instead of the platform's (the Node entry's socket-splicing upgrade relay) */
@@ -138,8 +137,8 @@ export class UpstreamClient {
   ) {}
 
   /**
-   * A client for one request: every call it sends carries this caller's identity, whatever the call site
-   * passes as `identity`. The app hands routes only such a client, so no route can forget the caller.
+   * A client for one request: every call it sends carries this caller's identity, the only way an
+   * identity goes upstream. The app hands routes only such a client, so no route can forget the caller.
    */
   forCaller(binding: CallerBinding): UpstreamClient {
     return new UpstreamClient(this.transport, binding);
@@ -165,12 +164,8 @@ export class UpstreamClient {
    * token, or the caller's own in passthrough mode) and the identity header lines (one per group). For
    * callers that dial the upstream themselves (the Node upgrade relay); `send` uses it too.
    */
-  credentials(
-    endpoint: ResolvedEndpoint,
-    identity?: Identity,
-  ): { authorization?: string; headerLines: Array<[string, string]> } {
-    const as: UpstreamIdentity | undefined =
-      this.binding?.as ?? (identity ? { mode: 'impersonate', identity } : undefined);
+  credentials(endpoint: ResolvedEndpoint): { authorization?: string; headerLines: Array<[string, string]> } {
+    const as: UpstreamIdentity | undefined = this.binding?.as;
     if (as?.mode === 'passthrough') {
       // the caller's own credential instead of the fleet's; a client certificate would authenticate the
       // fleet instead (kube tries x509 before tokens), so such an endpoint must never get here
@@ -197,7 +192,7 @@ export class UpstreamClient {
     if (opts.upgrade) keepUpgrade(headers, opts.headers);
     // Content-Length stays only for a body relayed as received; a body the fleet built gets its own
     if (!(opts.body instanceof ReadableStream)) headers.delete('content-length');
-    const cred = this.credentials(endpoint, opts.identity);
+    const cred = this.credentials(endpoint);
     if (cred.authorization) headers.set('Authorization', cred.authorization);
 
     const onAnswer = this.binding?.onAnswer;

@@ -5,8 +5,7 @@
  * first, then members by name. Merged answers list items in this order.
  */
 
-import type { Identity } from '../auth/identity.ts';
-import type { FleetDeps } from '../types.ts';
+import type { ClustersDeps, FanOutDeps } from '../types.ts';
 import { type SendOptions, UpstreamError } from './client.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
 import { type RelayMode, relayGroup } from './relay.ts';
@@ -22,7 +21,7 @@ export interface Target {
  * Every cluster of the fleet view (`all`): with federation, the control plane and the members; without,
  * the members only.
  */
-export async function fleetTargets(deps: FleetDeps, signal?: AbortSignal): Promise<Target[]> {
+export async function fleetTargets(deps: ClustersDeps, signal?: AbortSignal): Promise<Target[]> {
   const members = await deps.membership.members(signal);
   const out: Target[] = [];
   if (deps.config.federation)
@@ -36,7 +35,7 @@ export async function fleetTargets(deps: FleetDeps, signal?: AbortSignal): Promi
  * `karmada` is always addressable, federation or not: it is the control plane.
  */
 export async function clusterspaceTargets(
-  deps: FleetDeps,
+  deps: ClustersDeps,
   clusterspace: string,
   signal?: AbortSignal,
 ): Promise<Target[] | undefined> {
@@ -48,7 +47,7 @@ export async function clusterspaceTargets(
 }
 
 /** The names every composite RV and continue token of this fleet is made for (sorted by rv.ts). */
-export async function fleetMembership(deps: FleetDeps, signal?: AbortSignal): Promise<string[]> {
+export async function fleetMembership(deps: ClustersDeps, signal?: AbortSignal): Promise<string[]> {
   return (await fleetTargets(deps, signal)).map((t) => t.cluster);
 }
 
@@ -64,12 +63,14 @@ export type Outcome =
  * Wider than the per-request connection budget (Workers: 6), the targets are split into groups asked
  * through the fleet's own relay (src/upstreams/relay.ts); `mode` says how the relay orders the bodies:
  * `list` (heads first, then each body in turn) or `stream` (as they come, for watches).
+ *
+ * Who the requests go as is the bound client's business (middleware/impersonation): there is no second
+ * way to pass an identity here, so no call site can send as anyone but the caller.
  */
 export async function fanOut(
-  deps: FleetDeps,
+  deps: FanOutDeps,
   targets: Target[],
   request: (t: Target) => SendOptions,
-  identity?: Identity,
   mode: RelayMode = 'list',
 ): Promise<Outcome[]> {
   const groups = splitForBudget(deps, targets);
@@ -77,7 +78,7 @@ export async function fanOut(
     const relay = deps.relay;
     // the relay invocation sends as this caller: the bound client's identity travels with the group
     // (never the caller's raw credential headers: they are filtered here already)
-    const as = deps.client.caller ?? (identity ? { mode: 'impersonate' as const, identity } : undefined);
+    const as = deps.client.caller;
     const answers = await Promise.all(
       groups.map((g) => {
         const reqs = g.map(request).map((r) => ({ ...r, headers: deps.client.forwardable(r.headers) }));
@@ -96,7 +97,7 @@ export async function fanOut(
   return Promise.all(
     targets.map(async (target): Promise<Outcome> => {
       try {
-        const res = await deps.client.send(target.endpoint, { ...request(target), identity });
+        const res = await deps.client.send(target.endpoint, request(target));
         return { target, ok: true, res };
       } catch (err) {
         if (err instanceof UpstreamError) return { target, ok: false, error: err };
@@ -111,7 +112,10 @@ export async function fanOut(
  * as they are (or there is no relay to send groups through). At most `budget` groups while that keeps
  * each within the budget (budget² clusters); wider, groups grow and split again in the relay.
  */
-export function splitForBudget(deps: FleetDeps, targets: Target[]): Target[][] | undefined {
+export function splitForBudget(
+  deps: Pick<FanOutDeps, 'maxConnectionsPerRequest' | 'relay'>,
+  targets: Target[],
+): Target[][] | undefined {
   const budget = deps.maxConnectionsPerRequest;
   if (targets.length <= budget || !deps.relay) return undefined;
   const size = targets.length <= budget * budget ? budget : Math.ceil(targets.length / budget);

@@ -38,7 +38,7 @@ export class Membership {
   constructor(
     readonly controlPlane: ResolvedEndpoint,
     private readonly source: MembershipSource,
-    private readonly client: UpstreamClient,
+    private readonly client: Pick<UpstreamClient, 'send'>,
     private readonly now: () => number = Date.now,
   ) {}
 

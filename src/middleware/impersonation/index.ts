@@ -24,14 +24,19 @@ import {
 import { transportFacts } from '../../auth/request.ts';
 import { badRequest, statusResponse } from '../../kube/status.ts';
 import type { FleetDeps, FleetEnv } from '../../types.ts';
+import type { UpstreamClient } from '../../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../../upstreams/endpoint.ts';
 
 const SAR_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 
 /** Asks `endpoint` with the fleet's own credential (the unbound client): may `who` do `attrs`? */
-function reviewAt(deps: FleetDeps, endpoint: ResolvedEndpoint, signal: AbortSignal): Review {
+function reviewAt(
+  client: Pick<UpstreamClient, 'send'>,
+  endpoint: ResolvedEndpoint,
+  signal: AbortSignal,
+): Review {
   return async (who, attrs) => {
-    const res = await deps.client.send(endpoint, {
+    const res = await client.send(endpoint, {
       method: 'POST',
       path: SAR_PATH,
       headers: new Headers({ 'Content-Type': 'application/json', Accept: 'application/json' }),
@@ -57,6 +62,10 @@ function reviewAt(deps: FleetDeps, endpoint: ResolvedEndpoint, signal: AbortSign
   };
 }
 
+/**
+ * Takes the whole FleetDeps on purpose: this filter is where the per-request copy is made (the same deps
+ * with the client bound to the caller), so every route gets exactly the fleet minus the unbound client.
+ */
 export function impersonation(deps: FleetDeps, authn: Authn): MiddlewareHandler<FleetEnv> {
   const cfg = deps.config.callerImpersonation;
   const mode = deps.config.upstreamIdentity.mode;
@@ -84,7 +93,7 @@ export function impersonation(deps: FleetDeps, authn: Authn): MiddlewareHandler<
       const cs = c.get('info').clusterspace;
       if (cfg.reviewOn === 'target' && cs !== undefined && cs !== 'all')
         endpoint = (await deps.membership.endpointFor(cs, c.req.raw.signal)) ?? endpoint;
-      const review = cache.wrap(endpoint.name, reviewAt(deps, endpoint, c.req.raw.signal));
+      const review = cache.wrap(endpoint.name, reviewAt(deps.client, endpoint, c.req.raw.signal));
       const r = await authorizeImpersonation(user, parsed.requested, review);
       if (!r.ok) {
         c.set('refusal', `impersonation: ${r.status.message}`);
