@@ -10,11 +10,11 @@
  * message `dial tcp <ip>:6443: connect: connection refused`.
  */
 
-import { notFound, type Status, statusResponse } from './status.ts';
 import { clusterNumber, karmadaClusterObject } from './catalog/samples.ts';
 import type { KubeObject } from './catalog/types.ts';
 import { SimCluster, type SimClusterOptions } from './cluster.ts';
 import { timestamp } from './objects.ts';
+import { notFound, type Status, statusResponse } from './status.ts';
 import { grKey, objectKey } from './store.ts';
 
 const CLUSTERS = { group: 'cluster.karmada.io', version: 'v1alpha1', resource: 'clusters' };

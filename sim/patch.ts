@@ -9,8 +9,8 @@
  *   `applyMerge` below.
  */
 
-import { badRequest, failure } from './status.ts';
 import { StatusError } from './http.ts';
+import { badRequest, failure } from './status.ts';
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;

@@ -57,7 +57,9 @@ describe('label selector grammar (apimachinery labels.Parse)', () => {
   it("refuses with kube-apiserver's messages", () => {
     expect(refusal('a=b,')).toBe("found '', expected: identifier after ','");
     expect(refusal(',a')).toBe("found ',', expected: !, identifier, or 'end of string'");
-    expect(refusal('a b')).toBe("unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt");
+    expect(refusal('a b')).toBe(
+      "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt",
+    );
     expect(refusal('a=b c')).toBe("found 'c', expected: ',' or 'end of string'");
     // a negative number is not a valid label value, so Gt/Lt cannot take one (NewRequirement checks both)
     expect(refusal('a<-2')).toContain('values[0][a]: Invalid value: "-2": a valid label');
