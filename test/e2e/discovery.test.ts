@@ -5,11 +5,11 @@
  * what a missing cluster does to all of it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
 import type { FleetConfigInput } from '../../src/config/schema.ts';
 import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
 import { inProcessFleet } from '../helpers/inprocess.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
+import { useSimFleet } from '../helpers/simfleet.ts';
 
 const AGG_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 const AGG_V2BETA1 = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
@@ -40,18 +40,11 @@ function get(url: string, headers: Record<string, string> = {}): Promise<Respons
 }
 
 describe.each(RUNTIMES)('merged discovery on %s', (runtime) => {
-  let sims: ServedSimFleet;
-  let fleet: RunningFleet;
+  const f = useSimFleet(runtime);
   let k: Kubectl;
 
-  beforeAll(async () => {
-    sims = await startSimFleet();
-    fleet = await startFleet(runtime, sims.karmadaConfig());
-    k = new Kubectl(fleet.url);
-  });
-  afterAll(async () => {
-    await fleet?.stop();
-    await sims?.close();
+  beforeAll(() => {
+    k = f.kubectl();
   });
 
   it('kubectl api-resources lists every cluster’s resources, the one-member CRD and the control plane’s', async () => {
@@ -91,13 +84,13 @@ describe.each(RUNTIMES)('merged discovery on %s', (runtime) => {
   it('kubectl get of the CRD returns the objects of the clusters that serve it (control plane and member2)', async () => {
     // the control plane holds the CRD too (templates for propagation); of the members only member2 does
     const want = [
-      ...sims.karmada.list(WIDGETS).map((w) => `${w.metadata.namespace}/${w.metadata.name}`),
-      ...sims.members
+      ...f.sims.karmada.list(WIDGETS).map((w) => `${w.metadata.namespace}/${w.metadata.name}`),
+      ...f.sims.members
         .get('member2')!
         .list(WIDGETS)
         .map((w) => `${w.metadata.namespace}/${w.metadata.name}.clusterspace.member2`),
     ].sort();
-    expect(sims.members.get('member2')!.list(WIDGETS).length).toBeGreaterThan(0);
+    expect(f.sims.members.get('member2')!.list(WIDGETS).length).toBeGreaterThan(0);
     const r = await k.run(['get', 'widgets', '-A', ...NAMES]);
     expect(r.stderr).toBe('');
     expect(lines(r.stdout)).toEqual(want);
@@ -105,7 +98,7 @@ describe.each(RUNTIMES)('merged discovery on %s', (runtime) => {
 
   it('aggregated discovery: exact Content-Type, ETag, Vary: Accept, If-None-Match → 304', async () => {
     for (const path of ['/api', '/apis']) {
-      const r = await get(fleet.url + path, { Accept: KUBECTL_ACCEPT });
+      const r = await get(f.url + path, { Accept: KUBECTL_ACCEPT });
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toBe(AGG_V2);
       expect(r.headers.get('vary')).toBe('Accept');
@@ -115,21 +108,21 @@ describe.each(RUNTIMES)('merged discovery on %s', (runtime) => {
       expect(body.kind).toBe('APIGroupDiscoveryList');
       expect(body.apiVersion).toBe('apidiscovery.k8s.io/v2');
 
-      const again = await get(fleet.url + path, { Accept: KUBECTL_ACCEPT, 'If-None-Match': etag });
+      const again = await get(f.url + path, { Accept: KUBECTL_ACCEPT, 'If-None-Match': etag });
       expect(again.status).toBe(304);
       expect(await again.text()).toBe('');
       expect(again.headers.get('etag')).toBe(etag);
-      const stale = await get(fleet.url + path, { Accept: KUBECTL_ACCEPT, 'If-None-Match': '"0"' });
+      const stale = await get(f.url + path, { Accept: KUBECTL_ACCEPT, 'If-None-Match': '"0"' });
       expect(stale.status).toBe(200);
       await stale.body?.cancel();
     }
-    const v2beta1 = await get(`${fleet.url}/apis`, { Accept: `${AGG_V2BETA1},application/json` });
+    const v2beta1 = await get(`${f.url}/apis`, { Accept: `${AGG_V2BETA1},application/json` });
     expect(v2beta1.headers.get('content-type')).toBe(AGG_V2BETA1);
     expect(((await v2beta1.json()) as AggregatedList).apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
   });
 
   it('aggregated /apis holds every group in a sensible order; the one-member group-version too', async () => {
-    const body = (await (await get(`${fleet.url}/apis`, { Accept: AGG_V2 })).json()) as AggregatedList;
+    const body = (await (await get(`${f.url}/apis`, { Accept: AGG_V2 })).json()) as AggregatedList;
     const names = body.items.map((i) => i.metadata.name);
     expect(names.slice(0, 2)).toEqual(['apiregistration.k8s.io', 'apps']);
     for (const g of ['cluster.karmada.io', 'example.fleet.io'])
@@ -140,7 +133,7 @@ describe.each(RUNTIMES)('merged discovery on %s', (runtime) => {
   });
 
   it('legacy documents: /api, /apis, /apis/<g>, /apis/<g>/<v>; unknown group-version 404', async () => {
-    const api = await get(`${fleet.url}/api`, { Accept: 'application/json' });
+    const api = await get(`${f.url}/api`, { Accept: 'application/json' });
     expect(api.headers.get('content-type')).toBe('application/json');
     const versions = (await api.json()) as {
       kind: string;
@@ -150,9 +143,9 @@ describe.each(RUNTIMES)('merged discovery on %s', (runtime) => {
     expect(versions.kind).toBe('APIVersions');
     expect(versions.versions).toEqual(['v1']);
     // the fleet's own address, never an upstream's
-    expect(JSON.stringify(versions.serverAddressByClientCIDRs)).toContain(new URL(fleet.url).host);
+    expect(JSON.stringify(versions.serverAddressByClientCIDRs)).toContain(new URL(f.url).host);
 
-    const apis = (await (await get(`${fleet.url}/apis`)).json()) as {
+    const apis = (await (await get(`${f.url}/apis`)).json()) as {
       kind: string;
       groups: Array<{ name: string; preferredVersion: { groupVersion: string } }>;
     };
@@ -160,28 +153,28 @@ describe.each(RUNTIMES)('merged discovery on %s', (runtime) => {
     expect(apis.groups.find((g) => g.name === 'example.fleet.io')?.preferredVersion.groupVersion).toBe(
       'example.fleet.io/v1',
     );
-    const group = (await (await get(`${fleet.url}/apis/example.fleet.io`)).json()) as {
+    const group = (await (await get(`${f.url}/apis/example.fleet.io`)).json()) as {
       kind: string;
       name: string;
     };
     expect(group).toMatchObject({ kind: 'APIGroup', name: 'example.fleet.io' });
-    const list = (await (await get(`${fleet.url}/apis/example.fleet.io/v1`)).json()) as {
+    const list = (await (await get(`${f.url}/apis/example.fleet.io/v1`)).json()) as {
       kind: string;
       resources: Array<{ name: string }>;
     };
     expect(list.kind).toBe('APIResourceList');
     expect(list.resources.map((r) => r.name)).toContain('widgets');
-    const core = (await (await get(`${fleet.url}/api/v1`)).json()) as { resources: Array<{ name: string }> };
+    const core = (await (await get(`${f.url}/api/v1`)).json()) as { resources: Array<{ name: string }> };
     expect(core.resources.filter((r) => r.name === 'pods')).toHaveLength(1);
 
-    const missing = await get(`${fleet.url}/apis/nope.example.io/v1`);
+    const missing = await get(`${f.url}/apis/nope.example.io/v1`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404 });
   });
 
   it('/clusterspaces/all answers the same merged discovery', async () => {
-    const a = await get(`${fleet.url}/apis`, { Accept: AGG_V2 });
-    const b = await get(`${fleet.url}/clusterspaces/all/apis`, { Accept: AGG_V2 });
+    const a = await get(`${f.url}/apis`, { Accept: AGG_V2 });
+    const b = await get(`${f.url}/clusterspaces/all/apis`, { Accept: AGG_V2 });
     expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
     expect(await b.text()).toBe(await a.text());
   });
@@ -190,12 +183,12 @@ describe.each(RUNTIMES)('merged discovery on %s', (runtime) => {
     const r = await k.run(['version', '-o', 'json']);
     expect(r.code).toBe(0);
     const v = JSON.parse(r.stdout) as { serverVersion: { gitVersion: string } };
-    const direct = (await (await fetch(`${sims.karmadaUrl}/version`)).json()) as { gitVersion: string };
+    const direct = (await (await fetch(`${f.sims.karmadaUrl}/version`)).json()) as { gitVersion: string };
     expect(v.serverVersion.gitVersion).toBe(direct.gitVersion);
   });
 
   it('OpenAPI v3: merged root with relative URLs; each group-version document from a cluster that has it', async () => {
-    const root = (await (await get(`${fleet.url}/openapi/v3`)).json()) as {
+    const root = (await (await get(`${f.url}/openapi/v3`)).json()) as {
       paths: Record<string, { serverRelativeURL: string }>;
     };
     for (const gv of [
@@ -206,18 +199,18 @@ describe.each(RUNTIMES)('merged discovery on %s', (runtime) => {
     ])
       expect(root.paths[gv]?.serverRelativeURL).toMatch(new RegExp(`^/openapi/v3/${gv}\\?hash=[0-9A-F]+$`));
     const url = root.paths['apis/example.fleet.io/v1']!.serverRelativeURL;
-    const doc = await get(fleet.url + url, { Accept: 'application/json' });
+    const doc = await get(f.url + url, { Accept: 'application/json' });
     expect(doc.status).toBe(200);
     expect(doc.headers.get('cache-control')).toBe('public, immutable');
     expect(JSON.stringify(await doc.json())).toContain('How many parts the widget has.');
     // through the prefix form, the same relative URL works under the client's base path
-    const viaAll = await get(`${fleet.url}/clusterspaces/all${url}`, { Accept: 'application/json' });
+    const viaAll = await get(`${f.url}/clusterspaces/all${url}`, { Accept: 'application/json' });
     expect(viaAll.status).toBe(200);
     await viaAll.body?.cancel();
   });
 
   it('OpenAPI v2 is passed through from a cluster', async () => {
-    const r = await get(`${fleet.url}/openapi/v2`, { Accept: 'application/json' });
+    const r = await get(`${f.url}/openapi/v2`, { Accept: 'application/json' });
     expect(r.status).toBe(200);
     const doc = (await r.json()) as { swagger: string; definitions: Record<string, unknown> };
     expect(doc.swagger).toBe('2.0');
@@ -227,7 +220,7 @@ describe.each(RUNTIMES)('merged discovery on %s', (runtime) => {
   describe('members only (federation off)', () => {
     let members: RunningFleet;
     beforeAll(async () => {
-      members = await startFleet(runtime, sims.karmadaConfig({ federation: false }));
+      members = await startFleet(runtime, f.sims.karmadaConfig({ federation: false }));
     });
     afterAll(async () => {
       await members?.stop();
@@ -247,7 +240,7 @@ describe.each(RUNTIMES)('merged discovery on %s', (runtime) => {
       const g = await km.run(['get', 'widgets', '-A', ...NAMES]);
       expect(g.stderr).toBe('');
       expect(lines(g.stdout)).toEqual(
-        sims.members
+        f.sims.members
           .get('member2')!
           .list(WIDGETS)
           .map((w) => `${w.metadata.namespace}/${w.metadata.name}.clusterspace.member2`)
@@ -261,12 +254,12 @@ describe.each(RUNTIMES)('merged discovery on %s', (runtime) => {
     let degraded: RunningFleet;
     let strict: RunningFleet;
     beforeAll(async () => {
-      degraded = await startFleet(runtime, sims.karmadaConfig());
-      strict = await startFleet(runtime, sims.karmadaConfig({ strict: true }));
-      sims.members.get('member3')!.faults.down = true;
+      degraded = await startFleet(runtime, f.sims.karmadaConfig());
+      strict = await startFleet(runtime, f.sims.karmadaConfig({ strict: true }));
+      f.sims.members.get('member3')!.faults.down = true;
     });
     afterAll(async () => {
-      sims.members.get('member3')!.faults.down = false;
+      f.sims.members.get('member3')!.faults.down = false;
       await degraded?.stop();
       await strict?.stop();
     });
