@@ -4,11 +4,13 @@
  * RequestInfo, resolves the clusterspace to its clusters, and hands over to the verb's route.
  *
  * The one rule between the files of this folder: a route (a file that exports a handler) imports no other
- * route. This file is the only one in src/routes/ that imports routes; `respond.ts` (writing answers) and
- * `locate.ts` (finding an object's cluster) are helpers that any route may import and that import no route.
+ * route. This file is the only one in src/routes/ that imports routes; `respond.ts` (writing answers),
+ * `locate.ts` (finding an object's cluster) and `gather.ts` (asking every cluster for a discovery
+ * document) are helpers that any route may import and that import no route.
  */
 import type { Context } from 'hono';
 import { failure, statusResponse } from '../kube/status.ts';
+import { classifyDiscovery, isOpenAPIPath } from '../plan/discovery.ts';
 import { plainNameClusterFor } from '../plan/owner.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
@@ -17,6 +19,7 @@ import { CONNECT_SUBRESOURCES, connectRoute } from './connect.ts';
 import { discoveryRoute } from './discovery.ts';
 import { getRoute } from './get.ts';
 import { listRoute } from './list.ts';
+import { openapiRoute } from './openapi.ts';
 import { unknownClusterspace } from './respond.ts';
 import { watchRoute } from './watch.ts';
 import { writeRoute } from './write.ts';
@@ -27,8 +30,12 @@ export async function fleetRoute(c: Context, deps: FleetDeps, info: RequestInfo)
   if (!targets) return unknownClusterspace(deps, cs, c.req.raw.signal);
 
   if (!info.isResourceRequest) {
-    const r = await discoveryRoute(c, deps, info, targets);
-    return r ?? statusResponse(failure(404, 'NotFound', 'the server could not find the requested resource'));
+    const path = classifyDiscovery(info.kubePath);
+    if (!path)
+      return statusResponse(failure(404, 'NotFound', 'the server could not find the requested resource'));
+    return isOpenAPIPath(path)
+      ? openapiRoute(c, deps, info, targets, path)
+      : discoveryRoute(c, deps, info, targets, path);
   }
   const plainNameCluster = plainNameClusterFor({ federation: deps.config.federation }, cs, targets);
   // exec, attach, portforward: an upgrade relayed to the owning cluster, whatever the method
