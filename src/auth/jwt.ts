@@ -84,26 +84,42 @@ export class JwtVerifier {
     return this.keys;
   }
 
-  /** Verifies signature, algorithm, issuer, audience and time claims; returns the payload or throws TokenError. */
-  async verify(token: string): Promise<JWTPayload> {
+  /**
+   * Verifies signature, algorithm, issuer, audience and time claims; returns the payload or throws
+   * TokenError. Time, as kube-apiserver's OIDC authenticator: `exp` is required (a token without one
+   * would be good forever), `nbf` and `iat` are honoured when present; all three with the configured
+   * clock skew. A token issued in the future (beyond the skew) is refused: no honest issuer mints one.
+   */
+  async verify(token: string, now: () => number = Date.now): Promise<JWTPayload> {
     const keys = await this.keySet();
+    const skew = this.config.clockSkewSeconds;
+    const at = new Date(now());
+    let payload: JWTPayload;
     try {
-      const { payload } = await jwtVerify(token, keys, {
+      ({ payload } = await jwtVerify(token, keys, {
         issuer: this.config.issuer,
         audience: this.config.audiences,
         algorithms: [...this.config.algorithms],
-        clockTolerance: this.config.clockSkewSeconds,
-      });
-      return payload;
+        clockTolerance: skew,
+        requiredClaims: ['exp'],
+        currentDate: at,
+      }));
     } catch (e) {
       throw new TokenError(describeJoseError(e));
     }
+    // jose checks that a present iat is a number, and its age only when told a maximum age
+    if (typeof payload.iat === 'number' && payload.iat > Math.floor(at.getTime() / 1000) + skew)
+      throw new TokenError('token was issued in the future (iat)');
+    return payload;
   }
 }
 
 function describeJoseError(e: unknown): string {
   if (e instanceof errors.JWTExpired) return 'token has expired';
-  if (e instanceof errors.JWTClaimValidationFailed) return `claim ${e.claim} is not acceptable (${e.reason})`;
+  if (e instanceof errors.JWTClaimValidationFailed)
+    return e.reason === 'missing'
+      ? `claim ${e.claim} is required`
+      : `claim ${e.claim} is not acceptable (${e.reason})`;
   if (e instanceof errors.JOSEAlgNotAllowed) return 'token signed with an algorithm that is not allowed';
   if (e instanceof errors.JWSSignatureVerificationFailed) return 'signature verification failed';
   if (e instanceof errors.JWKSNoMatchingKey) return 'no key in the key set matches the token';
