@@ -9,14 +9,14 @@
  */
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject, SimCluster } from '../../sim/index.ts';
 import { UpstreamClient } from '../../src/upstreams/client.ts';
 import type { ResolvedEndpoint } from '../../src/upstreams/endpoint.ts';
 import type { UpstreamRequest } from '../../src/upstreams/transport.ts';
-import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
-import { Kubectl } from '../helpers/kubectl.ts';
+import { RUNTIMES } from '../helpers/fleet.ts';
+import type { Kubectl } from '../helpers/kubectl.ts';
+import { useSimFleet } from '../helpers/simfleet.ts';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
 const WS_OFF = { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false', KUBECTL_PORT_FORWARD_WEBSOCKETS: 'false' };
@@ -63,8 +63,7 @@ function upgradeAnswer(
 }
 
 describe.each(RUNTIMES)('exec, attach, port-forward and logs on %s', (runtime) => {
-  let sims: ServedSimFleet;
-  let fleet: RunningFleet;
+  const f = useSimFleet(runtime);
   let k: Kubectl;
   let k2: Kubectl;
   let m2: SimCluster;
@@ -72,12 +71,10 @@ describe.each(RUNTIMES)('exec, attach, port-forward and logs on %s', (runtime) =
   let fleetPod: string;
   let podName: string;
 
-  beforeAll(async () => {
-    sims = await startSimFleet();
-    fleet = await startFleet(runtime, sims.karmadaConfig());
-    k = new Kubectl(fleet.url);
-    k2 = new Kubectl(`${fleet.url}/clusterspaces/member2`);
-    m2 = sims.members.get('member2')!;
+  beforeAll(() => {
+    k = f.kubectl();
+    k2 = f.kubectl('/clusterspaces/member2');
+    m2 = f.member('member2');
     pod = m2
       .list(PODS)
       .find(
@@ -89,10 +86,6 @@ describe.each(RUNTIMES)('exec, attach, port-forward and logs on %s', (runtime) =
     podName = pod.metadata.name!;
     fleetPod = `${podName}.clusterspace.member2`;
   });
-  afterAll(async () => {
-    await fleet?.stop();
-    await sims?.close();
-  });
 
   it('exec -- echo hi prints hi (root URL by fleet name, /clusterspaces/member2 by plain name)', async () => {
     const a = await k.run(['-n', 'shop', 'exec', fleetPod, '--', 'echo', 'hi']);
@@ -102,7 +95,7 @@ describe.each(RUNTIMES)('exec, attach, port-forward and logs on %s', (runtime) =
     // the exec reached member2, and only member2
     const execs = (s: SimCluster) => s.requests.filter((r) => r.url.includes('/exec?')).length;
     expect(execs(m2)).toBe(2);
-    expect(execs(sims.members.get('member1')!) + execs(sims.members.get('member3')!)).toBe(0);
+    expect(execs(f.sims.members.get('member1')!) + execs(f.sims.members.get('member3')!)).toBe(0);
   });
 
   it('exec -i round-trips stdin; a command’s exit code comes back; built-ins work', async () => {
@@ -128,7 +121,7 @@ describe.each(RUNTIMES)('exec, attach, port-forward and logs on %s', (runtime) =
     expect(nf.code).not.toBe(0);
     expect(nf.stderr).toContain('pods "nosuch.clusterspace.member2" not found');
     const path = `/api/v1/namespaces/shop/pods/${fleetPod}/exec?command=echo&stdout=true`;
-    const bad = await upgradeAnswer(`${fleet.url}${path}`, {
+    const bad = await upgradeAnswer(`${f.url}${path}`, {
       Upgrade: 'websocket',
       'Sec-WebSocket-Version': '13',
       'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
