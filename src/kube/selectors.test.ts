@@ -237,6 +237,12 @@ describe('splitClusterSelector', () => {
       [CLUSTER_LABEL, clusters, ''],
       [`!${CLUSTER_LABEL},tier`, [], 'tier'],
       [`${CLUSTER_LABEL}=m1,${CLUSTER_LABEL}=m2`, [], ''],
+      // apimachinery's parseValues reads "()" as the set {""} (its own doc example is "z notin ()"), and
+      // NewRequirement accepts it: kube-apiserver answers 200, so the fleet does too. No cluster is named
+      // "", so `notin ()` keeps every cluster and `in ()` keeps none.
+      [`${CLUSTER_LABEL} notin ()`, clusters, ''],
+      [`${CLUSTER_LABEL} in ()`, [], ''],
+      [`${CLUSTER_LABEL} notin (),app notin ()`, clusters, 'app notin ()'],
     ];
     for (const [sel, want, fwd] of cases)
       expect(splitClusterSelector(sel, clusters), sel).toEqual({ clusters: want, forward: fwd });
