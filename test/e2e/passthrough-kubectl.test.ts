@@ -7,27 +7,20 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
-import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RUNTIMES } from '../helpers/fleet.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
+import { useSimFleet } from '../helpers/simfleet.ts';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' };
 
 describe.each(RUNTIMES)('kubectl through /clusterspaces/<cluster> on %s', (runtime) => {
-  let sims: ServedSimFleet;
-  let fleet: RunningFleet;
+  const f = useSimFleet(runtime);
   let k: Kubectl;
 
-  beforeAll(async () => {
-    sims = await startSimFleet();
-    fleet = await startFleet(runtime, sims.karmadaConfig());
-    k = new Kubectl(`${fleet.url}/clusterspaces/member1`);
-  });
-  afterAll(async () => {
-    await fleet?.stop();
-    await sims?.close();
+  beforeAll(() => {
+    k = f.kubectl('/clusterspaces/member1');
   });
 
   it('get pods -A lists exactly member1’s pods', async () => {
@@ -46,7 +39,7 @@ describe.each(RUNTIMES)('kubectl through /clusterspaces/<cluster> on %s', (runti
       .split('\n')
       .map((l) => l.trim().split(/\s+/).join('/'))
       .sort();
-    const want = sims.members
+    const want = f.sims.members
       .get('member1')!
       .list(PODS)
       .map((p) => `${p.metadata.namespace}/${p.metadata.name}`)
@@ -63,7 +56,7 @@ describe.each(RUNTIMES)('kubectl through /clusterspaces/<cluster> on %s', (runti
   });
 
   it('get pod X -o yaml returns that pod', async () => {
-    const pod = sims.members.get('member1')!.list(PODS)[0]!;
+    const pod = f.sims.members.get('member1')!.list(PODS)[0]!;
     const r = await k.run(['get', 'pod', pod.metadata.name!, '-n', pod.metadata.namespace!, '-o', 'yaml']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`name: ${pod.metadata.name}`);
@@ -86,18 +79,18 @@ describe.each(RUNTIMES)('kubectl through /clusterspaces/<cluster> on %s', (runti
     let r = await k.run(['apply', '-f', file]);
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe(`configmap/${name} created`);
-    expect(sims.members.get('member1')!.get(CONFIGMAPS, 'default', name)?.data).toEqual({ key: 'one' });
-    expect(sims.members.get('member2')!.get(CONFIGMAPS, 'default', name)).toBeUndefined();
+    expect(f.sims.members.get('member1')!.get(CONFIGMAPS, 'default', name)?.data).toEqual({ key: 'one' });
+    expect(f.sims.members.get('member2')!.get(CONFIGMAPS, 'default', name)).toBeUndefined();
 
     writeFileSync(file, manifest('two'));
     r = await k.run(['apply', '-f', file]);
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe(`configmap/${name} configured`);
-    expect(sims.members.get('member1')!.get(CONFIGMAPS, 'default', name)?.data).toEqual({ key: 'two' });
+    expect(f.sims.members.get('member1')!.get(CONFIGMAPS, 'default', name)?.data).toEqual({ key: 'two' });
 
     r = await k.run(['delete', 'configmap', name, '-n', 'default']);
     expect(r.stdout.trim()).toBe(`configmap "${name}" deleted from default namespace`);
-    expect(sims.members.get('member1')!.get(CONFIGMAPS, 'default', name)).toBeUndefined();
+    expect(f.sims.members.get('member1')!.get(CONFIGMAPS, 'default', name)).toBeUndefined();
   });
 
   it('get --raw /version answers with the member’s version', async () => {
@@ -110,10 +103,10 @@ describe.each(RUNTIMES)('kubectl through /clusterspaces/<cluster> on %s', (runti
     const w = k.spawn(['get', 'pods', '-n', 'default', '-w']);
     try {
       // an empty namespace prints nothing until the first event: wait for the watch to reach the member
-      const m1 = sims.members.get('member1')!;
+      const m1 = f.sims.members.get('member1')!;
       await until(() => m1.openWatches() > 0);
       const name = `watched-${runtime}`;
-      const other = new Kubectl(`${fleet.url}/clusterspaces/member1`);
+      const other = new Kubectl(`${f.url}/clusterspaces/member1`);
       const r = await other.run(['run', name, '--image=nginx:1.27', '-n', 'default']);
       expect(r.stdout.trim()).toBe(`pod/${name} created`);
       await w.waitFor(new RegExp(`${name}\\s+\\d/\\d\\s+\\w+`));
@@ -123,7 +116,7 @@ describe.each(RUNTIMES)('kubectl through /clusterspaces/<cluster> on %s', (runti
   });
 
   it('the karmada clusterspace is the control plane itself', async () => {
-    const kk = new Kubectl(`${fleet.url}/clusterspaces/karmada`);
+    const kk = new Kubectl(`${f.url}/clusterspaces/karmada`);
     const r = await kk.run(['get', 'clusters.cluster.karmada.io', '-o', 'name']);
     expect(r.stderr).toBe('');
     expect(r.stdout.trim().split('\n').sort()).toEqual([
@@ -134,9 +127,9 @@ describe.each(RUNTIMES)('kubectl through /clusterspaces/<cluster> on %s', (runti
   });
 
   it('a down member answers a Status within its timeout, kubectl prints it', async () => {
-    sims.members.get('member3')!.faults.down = true;
+    f.sims.members.get('member3')!.faults.down = true;
     try {
-      const k3 = new Kubectl(`${fleet.url}/clusterspaces/member3`);
+      const k3 = new Kubectl(`${f.url}/clusterspaces/member3`);
       const t0 = Date.now();
       const r = await k3.run(['get', 'pods', '-n', 'default', '--request-timeout=20s']);
       expect(Date.now() - t0).toBeLessThan(20_000);
@@ -145,7 +138,7 @@ describe.each(RUNTIMES)('kubectl through /clusterspaces/<cluster> on %s', (runti
         /Error from server \((ServiceUnavailable|InternalError)\)|unavailable|refused/i,
       );
     } finally {
-      sims.members.get('member3')!.faults.down = false;
+      f.sims.members.get('member3')!.faults.down = false;
     }
   });
 });
