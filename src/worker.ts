@@ -9,7 +9,8 @@ import { createApp } from './app.ts';
 import { ConfigError, parseConfig } from './config/schema.ts';
 import { buildFleet } from './fleet.ts';
 import { serviceUnavailable, statusResponse } from './kube/status.ts';
-import { workerPlatform } from './platform/worker.ts';
+import { UPGRADE_RELAY } from './platform/types.ts';
+import { workerPlatform, workerUpgradeRelay } from './platform/worker.ts';
 import { parseRequestInfo } from './request/info.ts';
 import { watchStream } from './routes/watch.ts';
 import type { FleetDeps } from './types.ts';
@@ -17,7 +18,7 @@ import { fanOut } from './upstreams/fanout.ts';
 import { handleRelay } from './upstreams/relay.ts';
 
 type App = ReturnType<typeof createApp>;
-type Built = { app: App; deps: FleetDeps } | { error: string };
+type Built = { app: App; deps: FleetDeps; env: Record<string, unknown> } | { error: string };
 let built: Built | undefined;
 
 function build(env: Record<string, unknown>): Built {
@@ -33,7 +34,8 @@ function build(env: Record<string, unknown>): Built {
     }
     const config = parseConfig(raw, 'FLEET_CONFIG');
     const deps = buildFleet(config, workerPlatform(env));
-    return { app: createApp(deps), deps };
+    // what the app sees as its env: the bindings, and the runtime's upgrade relay (platform seam)
+    return { app: createApp(deps), deps, env: { ...env, [UPGRADE_RELAY]: workerUpgradeRelay() } };
   } catch (e) {
     // a worker cannot refuse to start: it answers every request with the configuration error instead
     const message = e instanceof ConfigError ? e.message : `fleet failed to start: ${(e as Error).message}`;
@@ -46,9 +48,21 @@ export default {
   fetch(request: Request, env: Record<string, unknown>, ctx: unknown): Response | Promise<Response> {
     built ??= build(env);
     if ('error' in built) return statusResponse(serviceUnavailable(`invalid configuration: ${built.error}`));
-    return built.app.fetch(request, env, ctx as never);
+    return built.app.fetch(withoutExpect(request), built.env, ctx as never);
   },
 };
+
+/**
+ * `Expect` is the receiving server's business and never goes upstream (a cluster's 100 could not reach
+ * the client; undici-based upstreams refuse the header). workerd sends no interim 100 itself: a client
+ * waits its own timeout (curl: 1 s), then sends the body, which the fleet reads within its limits.
+ */
+function withoutExpect(request: Request): Request {
+  if (!request.headers.has('expect')) return request;
+  const headers = new Headers(request.headers);
+  headers.delete('expect');
+  return new Request(request, { headers });
+}
 
 /**
  * The relay entrypoint: reachable only through the FLEET_RELAY service binding (named entrypoints are

@@ -9,6 +9,7 @@ import { TRANSPORT_FACTS } from '../../src/auth/request.ts';
 import type { FleetConfig } from '../../src/config/schema.ts';
 import { buildFleet } from '../../src/fleet.ts';
 import { nodePlatform, type ServedHandle, serveFetch } from '../../src/platform/node.ts';
+import { RAW_TARGET } from '../../src/request/target.ts';
 import { httpsOptions, transportFactsFor } from './tls.ts';
 import { attachUpgradeRelay } from './upgrade.ts';
 
@@ -57,7 +58,11 @@ export async function startNodeFleet(opts: NodeFleetOptions): Promise<NodeFleet>
   const facts = transportFactsFor(deps.config);
   const served = await serveFetch(
     async (req, env) => {
-      const res = await app.fetch(req, { [TRANSPORT_FACTS]: facts(env.incoming) });
+      const res = await app.fetch(req, {
+        [TRANSPORT_FACTS]: facts(env.incoming),
+        // the target as sent: @hono/node-server's URL has dot segments resolved already
+        [RAW_TARGET]: env.incoming.url ?? '/',
+      });
       // a body refused for its size (by Content-Length) is still arriving: read it away first
       if (res.status === 413) await discardBody(env.incoming, 4 * deps.config.limits.maxBodyBytes);
       return res;

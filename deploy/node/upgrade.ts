@@ -3,8 +3,8 @@
  *
  * node:http hands upgrade requests to the 'upgrade' event, outside the request handler. The request still
  * goes through the app (the whole middleware chain, the routing, the refusals): it is rebuilt as a Web
- * Request and given to `app.fetch` with a per-request Transport in the env (src/routes/connect.ts,
- * UPGRADE_RELAY). When the route sends the upgrade upstream through it, the relay dials the cluster with
+ * Request and given to `app.fetch` with this socket's UpgradeRelay in the env (the contract:
+ * src/platform/types.ts). When the route opens the upgrade upstream through it, the relay dials the cluster with
  * node:http(s) (the endpoint's CA and client certificate, a fresh connection: an upgraded socket is never
  * pooled) and:
  * - on 101, writes the upstream's status line and headers to the client as they came, then pipes the two
@@ -20,7 +20,8 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { internalError, statusResponse } from '../../src/kube/status.ts';
-import { SPLICED, UPGRADE_RELAY } from '../../src/routes/connect.ts';
+import { UPGRADE_RELAY, type UpgradeRelay } from '../../src/platform/types.ts';
+import { RAW_TARGET } from '../../src/request/target.ts';
 import type { ResolvedEndpoint } from '../../src/upstreams/endpoint.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from '../../src/upstreams/transport.ts';
 
@@ -93,8 +94,11 @@ function splice(client: Duplex, upstream: Socket): void {
   upstream.pipe(client);
 }
 
-/** The relay for one client socket: a Transport that dials with node:http(s) and splices on 101. */
-function socketRelay(client: Duplex, head: Buffer, onSpliced: () => void): Transport {
+/** Responses that stand for "the sockets are spliced": never written to the client. */
+const SPLICED = new WeakSet<Response>();
+
+/** The transport for one client socket: dials with node:http(s) and splices on 101. */
+function socketTransport(client: Duplex, head: Buffer, onSpliced: () => void): Transport {
   return {
     send(endpoint: ResolvedEndpoint, r: UpstreamRequest): Promise<Response> {
       return new Promise<Response>((resolve, reject) => {
@@ -180,6 +184,21 @@ function socketRelay(client: Duplex, head: Buffer, onSpliced: () => void): Trans
   };
 }
 
+/**
+ * The UpgradeRelay of one client socket: every upgrade (WebSocket, SPDY/3.1) is relayed as it came,
+ * headers included; on 101 the sockets are already spliced and the joined response is never written.
+ */
+function socketRelay(client: Duplex, head: Buffer, onSpliced: () => void): UpgradeRelay {
+  const via = socketTransport(client, head, onSpliced);
+  return {
+    refusal: () => undefined,
+    async relay(req, open) {
+      const res = await open({ method: req.method, headers: req.headers, via });
+      return SPLICED.has(res) ? { joined: res } : { answer: res };
+    },
+  };
+}
+
 type AppFetch = (req: Request, env: Record<string, unknown>) => Response | Promise<Response>;
 
 /** Serves upgrade requests of `server` through the app, with the relay above. */
@@ -197,6 +216,8 @@ export function attachUpgradeRelay(server: Server, fetch: AppFetch): void {
           incoming: req,
           outgoing: undefined,
           [UPGRADE_RELAY]: relay,
+          // the target as sent: the path checks refuse dot segments before anything resolves them
+          [RAW_TARGET]: req.url ?? '/',
         });
         if (spliced || SPLICED.has(res)) return;
         await writeRawResponse(socket, res);

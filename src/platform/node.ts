@@ -13,13 +13,15 @@ import {
   type IncomingMessage,
   type Server,
   type ServerResponse,
+  STATUS_CODES,
 } from 'node:http';
 import { createServer as createHttpsServer, type ServerOptions as HttpsOptions } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { Agent, type Dispatcher, request } from 'undici';
 import { ConfigError } from '../config/schema.ts';
+import { failure } from '../kube/status.ts';
 import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from '../upstreams/transport.ts';
 import type { Platform } from './types.ts';
@@ -40,6 +42,16 @@ export const nodeFiles: FileReader = {
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
 /**
+ * undici's errors as the neutral ones the rest of src/ knows: an aborted request (the caller went away)
+ * is the Web-standard AbortError on every runtime, so nothing above the seam matches undici's codes.
+ */
+function neutralError(err: unknown): unknown {
+  if ((err as { code?: string })?.code === 'UND_ERR_ABORTED')
+    return new DOMException((err as Error).message || 'the request was aborted', 'AbortError');
+  return err;
+}
+
+/**
  * A Node Readable as a Web ReadableStream. Not `Readable.toWeb`: on Node 20 it crashes the process
  * ("Controller is already closed") when the client disconnects mid-body. Cancelling destroys the source,
  * which closes the upstream request (a watch stops at once).
@@ -57,7 +69,7 @@ export function toWebStream(source: Readable): ReadableStream<Uint8Array> {
           if (done) controller.close();
           else controller.enqueue(value as Uint8Array);
         } catch (err) {
-          controller.error(err);
+          controller.error(neutralError(err));
         }
       },
       cancel() {
@@ -199,7 +211,7 @@ export class UndiciTransport implements Transport {
         (err as { code?: string }).code === 'UND_ERR_CONNECT_TIMEOUT'
       )
         throw new HeadersTimeoutError('no response headers in time');
-      throw err;
+      throw neutralError(err);
     }
     const out = new Headers();
     for (const [k, v] of Object.entries(r.headers)) {
@@ -257,6 +269,57 @@ export interface ServedHandle {
   close(graceMs?: number): Promise<void>;
 }
 
+/**
+ * How long Node waits for a request head, and for a whole request (head and body), before it answers
+ * 408 itself: a slow client holds a socket for this long at most. The whole-request bound sits above the
+ * fleet's own body deadline (src/middleware/limits), which answers first for a body the fleet reads;
+ * Node's catches a body nobody reads (a refused request's). Neither affects a response: a watch runs on.
+ */
+export const HEADERS_TIMEOUT_MS = 30_000;
+export const REQUEST_TIMEOUT_MS = 90_000;
+
+/** Node's parser errors (node:http `clientError`), as the Status a Kubernetes client can read. */
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'RequestHeaderFieldsTooLarge', 'request header fields too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Timeout', 'the request was not received in time'],
+};
+
+/** A Status written straight on the socket, which is then closed (the parser cannot go on after it). */
+function rawStatus(socket: Duplex, code: number, reason: string, message: string): void {
+  const body = JSON.stringify(failure(code, reason as never, message));
+  socket.end(
+    `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ''}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  // as Node's own handler: nothing to say to a socket that is gone, or one a response is already on
+  const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [code, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? [
+    400,
+    'BadRequest',
+    `malformed HTTP request (${err.code ?? 'parse error'})`,
+  ];
+  rawStatus(socket, code, reason, message);
+}
+
+/**
+ * `Expect` is answered here, by the server that reads the body, and never goes further: undici refuses
+ * to send it ("expect header not supported"), and a 100 from a cluster could not reach the client anyway.
+ */
+function dropExpect(req: IncomingMessage): void {
+  if (req.headers.expect === undefined) return;
+  delete req.headers.expect;
+  // @hono/node-server builds the Request's headers from rawHeaders
+  for (let i = req.rawHeaders.length - 2; i >= 0; i -= 2)
+    if (req.rawHeaders[i]!.toLowerCase() === 'expect') req.rawHeaders.splice(i, 2);
+}
+
 /** Serves a Web fetch handler over real HTTP(S) on Node. Port 0 lets the OS pick a free one. */
 export async function serveFetch(
   fetch: (req: Request, env: NodeRequestEnv) => Response | Promise<Response>,
@@ -274,15 +337,27 @@ export async function serveFetch(
       req.socket.destroy();
       return;
     }
+    dropExpect(req);
     void listener(req, res);
   };
   const head = opts.maxHeaderSize ? { maxHeaderSize: opts.maxHeaderSize } : {};
   const server: Server = opts.tls
     ? createHttpsServer({ ...opts.tls, ...head }, handler)
     : createHttpServer(head, handler);
-  // long watches: never time out a request on the server side
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
+  // Expect: 100-continue: the body is read by this server (within the fleet's limits), so it may come
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    res.writeContinue();
+    handler(req, res);
+  });
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify(
+      failure(417, 'ExpectationFailed' as never, `unsupported expectation: ${req.headers.expect}`),
+    );
+    res.writeHead(417, { 'Content-Type': 'application/json', Connection: 'close' }).end(body);
+  });
+  server.on('clientError', answerClientError);
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.keepAliveTimeout = 65_000;
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {

@@ -24,3 +24,48 @@ export interface Platform {
   /** refuse, at startup, an endpoint the runtime cannot reach as configured (e.g. a private CA on Workers) */
   checkEndpoint(endpoint: ResolvedEndpoint, where: string): void;
 }
+
+/**
+ * The key under which a runtime entry puts the request's {@link UpgradeRelay} into the env it hands
+ * `app.fetch` (Hono's `c.env`): per request on Node (it owns the client's socket), per isolate on Workers.
+ * A request without one (in-process tests, the worker's relay entrypoint) cannot be upgraded.
+ */
+export const UPGRADE_RELAY = 'fleetUpgradeRelay';
+
+/** How the route asks for the upstream upgrade: the upstream client builds the rest (hygiene, credential). */
+export interface UpgradeOpen {
+  method: string;
+  headers: Headers;
+  /** the transport that dials (a socket-splicing one on Node); the platform's own when absent */
+  via?: Transport;
+}
+
+/**
+ * What a route that relays exec, attach or port-forward needs of the runtime (the routing, the refusals
+ * and the upstream headers stay the route's). Implemented by deploy/node/upgrade.ts (raw HTTP/1.1
+ * upgrades: WebSocket and SPDY/3.1 spliced as bytes) and ./worker.ts (WebSocket messages relayed through
+ * a WebSocketPair).
+ */
+export interface UpgradeRelay {
+  /**
+   * Why this runtime cannot relay this request (a message for a 400 Status), or undefined when it can.
+   * Decided before anything is sent upstream.
+   */
+  refusal(req: Request): string | undefined;
+  /**
+   * Opens the upstream upgrade through `open` and joins it to the client. `joined`: the response the
+   * entry gives the client (on Node the sockets are already spliced and the entry writes nothing);
+   * `answer`: the upstream did not upgrade, its answer is the route's to pass on (so kubectl can fall
+   * back from WebSocket to SPDY).
+   */
+  relay(
+    req: Request,
+    open: (o: UpgradeOpen) => Promise<Response>,
+  ): Promise<{ joined: Response } | { answer: Response }>;
+}
+
+/** The request's upgrade relay, if the runtime entry provided one. */
+export function upgradeRelayOf(env: unknown): UpgradeRelay | undefined {
+  const r = (env as Record<string, unknown> | undefined)?.[UPGRADE_RELAY] as UpgradeRelay | undefined;
+  return r && typeof r.relay === 'function' ? r : undefined;
+}

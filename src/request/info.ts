@@ -87,7 +87,8 @@ function decodeSegment(seg: string): string {
   return s;
 }
 
-function splitPath(rawPath: string): { segs: string[]; raw: string[] } {
+/** The decoded segments of a raw (percent-encoded) path, with every refusal of {@link decodeSegment}. */
+export function splitPath(rawPath: string): { segs: string[]; raw: string[] } {
   if (!rawPath.startsWith('/')) throw new RequestPathError(400, 'path must be absolute');
   const trimmed = rawPath.replace(/^\/+/, '').replace(/\/+$/, '');
   if (trimmed === '') return { segs: [], raw: [] };

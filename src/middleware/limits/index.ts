@@ -1,74 +1,85 @@
 /**
- * Request limits, checked before anything parses the request: URL length (414), header count and size
- * (431), body size (413, kube-apiserver's own 3 MiB by default). A body with Content-Length over the limit
- * is refused before it is read (and streams on untouched when within it); a chunked one is read up to the
- * limit, then refused, and what the client still sends is read away (bounded) so that it gets the 413
- * rather than a reset connection. Every refusal is a Kubernetes Status; nothing reaches a cluster.
+ * Request limits, checked before anything parses the request, and the body's intake.
+ *
+ * `limits` (first in the chain, before authentication): the raw request target (dot segments and
+ * encoded slashes, before any normalisation: src/request/target.ts), URL length (414), header count and
+ * size (431), a declared body size (413, kube-apiserver's own 3 MiB by default). It never reads the body:
+ * the body is only wrapped so that whoever reads it later gets at most the limit, within a deadline
+ * (src/request/body.ts), chunked or not. So an unauthenticated client that starts an endless body holds
+ * a socket, not memory.
+ *
+ * `bodyIntake` (after authentication): a body of unknown length (chunked) is read whole here, up to the
+ * limit, so that an oversized one is refused with a 413 before any cluster sees the request (a streamed
+ * passthrough would otherwise have started upstream); what the client still sends is read away
+ * (bounded) so that it gets the 413 rather than a reset connection. Bodies with a Content-Length stream
+ * on untouched (the runtime enforces their length). Every refusal is a Kubernetes Status.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { LimitsConfig } from '../../config/security.ts';
 import { failure, statusResponse } from '../../kube/status.ts';
+import { BodyTimeoutError, BodyTooLargeError, limitBody } from '../../request/body.ts';
+import { checkRawTarget, rawTargetOf } from '../../request/target.ts';
+import { readLimited } from '../../util/body.ts';
+
+/**
+ * How long a request body may take to arrive once reading starts. kubectl gives a whole request 32 s
+ * (`?timeout=32s`) and kube-apiserver's default request timeout is 60 s; 3 MiB in 60 s is 50 KiB/s.
+ */
+export const BODY_TIMEOUT_MS = 60_000;
 
 function tooLarge(max: number): Response {
   return statusResponse(failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${max}`));
 }
 
-/** Reads a body of unknown length up to `max` bytes: the bytes, or undefined when it is larger. */
-async function readUpTo(
-  c: Context,
-  body: ReadableStream<Uint8Array>,
-  max: number,
-): Promise<Uint8Array | undefined> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      // read away what is still coming (up to 4× the limit), so the client is around to read the 413
-      let rest = size;
-      let ended = false;
-      while (!ended && rest <= 4 * max) {
-        const r = await reader.read().catch(() => ({ done: true, value: undefined }));
-        ended = r.done;
-        rest += r.value?.byteLength ?? 0;
-      }
-      // cancelling an ended body would close a connection that can carry the next request
-      if (!ended) await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const ch of chunks) {
-    out.set(ch, at);
-    at += ch.byteLength;
-  }
-  // a new Request from its parts (Node's incoming-request adapter is no Request one can copy)
+function bodyTimeout(ms: number): Response {
+  return statusResponse(
+    failure(408, 'Timeout', `the request body was not received within ${Math.round(ms / 1000)}s`),
+  );
+}
+
+/** Replaces the request's body, keeping everything else (Node's request adapter cannot be copied). */
+function withBody(c: Context, body: ReadableStream<Uint8Array> | Uint8Array): void {
   const raw = c.req.raw;
   c.req.raw = new Request(raw.url, {
     method: raw.method,
     headers: raw.headers,
-    body: out,
+    body,
     signal: raw.signal,
-  });
-  return out;
+    ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+  } as RequestInit);
 }
 
-export function limits(cfg: LimitsConfig): MiddlewareHandler {
+/** The request target as the client sent it: the runtime's raw one (Node), else the URL's path and query. */
+function requestTarget(c: Context): string {
+  const raw = rawTargetOf(c.env);
+  if (raw !== undefined) return raw;
+  const url = c.req.url;
+  const at = url.indexOf('/', url.indexOf('//') + 2);
+  return at < 0 ? '/' : url.slice(at);
+}
+
+export interface LimitsOptions {
+  /** how long a body may take to arrive once reading starts */
+  bodyTimeoutMs?: number;
+  /**
+   * true when {@link bodyIntake} runs after authentication and reads bodies of unknown length there;
+   * false (the default, for a chain without it): they are read whole here, before authentication
+   */
+  intakeAfterAuthentication?: boolean;
+}
+
+export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): MiddlewareHandler {
   const max = cfg.maxBodyBytes;
+  const bodyTimeoutMs = opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
+  const intake = opts.intakeAfterAuthentication ? undefined : bodyIntake(cfg, bodyTimeoutMs);
   return async (c, next) => {
-    const url = c.req.url;
-    // path and query as the client sent them (the origin is ours)
-    const at = url.indexOf('/', url.indexOf('//') + 2);
-    const target = at < 0 ? 1 : url.length - at;
-    if (target > cfg.maxUrlBytes)
+    const target = requestTarget(c);
+    if (target.length > cfg.maxUrlBytes)
       return statusResponse(
         failure(414, 'RequestURITooLong' as never, `request URI too long: limit is ${cfg.maxUrlBytes} bytes`),
       );
+    // throws RequestPathError (a 400 Status, via recovery) for dot segments and encoded slashes
+    checkRawTarget(target);
     let count = 0;
     let bytes = 0;
     c.req.raw.headers.forEach((v, k) => {
@@ -84,14 +95,49 @@ export function limits(cfg: LimitsConfig): MiddlewareHandler {
         ),
       );
     // decided from the headers where possible: touching the body would start reading it
-    const len = c.req.raw.headers.get('content-length');
-    if (len !== null && !c.req.raw.headers.has('transfer-encoding')) {
+    const headers = c.req.raw.headers;
+    const len = headers.get('content-length');
+    const declared = len !== null && !headers.has('transfer-encoding');
+    if (declared) {
       if (!/^\d+$/.test(len)) return statusResponse(failure(400, 'BadRequest', 'invalid Content-Length'));
-      // the body streams on as it comes (passthrough relays it); the runtime enforces its length
-      return Number(len) > max ? tooLarge(max) : next();
+      if (Number(len) > max) return tooLarge(max);
     }
     const body = c.req.raw.body;
-    if (!body) return next();
-    return (await readUpTo(c, body, max)) ? next() : tooLarge(max);
+    // a declared length is the runtime's to enforce; the deadline holds for every body
+    if (body)
+      withBody(c, limitBody(body, { maxBytes: declared ? undefined : max, timeoutMs: bodyTimeoutMs }));
+    const refused = intake ? await intake(c, next) : await next();
+    if (refused instanceof Response) return refused;
+    // a route that read the body and let the wrapper's error through: the refusal is this filter's own
+    if (c.error instanceof BodyTooLargeError) c.res = tooLarge(max);
+    else if (c.error instanceof BodyTimeoutError) c.res = bodyTimeout(bodyTimeoutMs);
+  };
+}
+
+/** See the module comment: reads a body of unknown length whole, once the caller is known. */
+export function bodyIntake(cfg: LimitsConfig, bodyTimeoutMs = BODY_TIMEOUT_MS): MiddlewareHandler {
+  const max = cfg.maxBodyBytes;
+  return async (c, next) => {
+    const raw = c.req.raw;
+    const body = raw.body;
+    if (!body || (raw.headers.has('content-length') && !raw.headers.has('transfer-encoding'))) return next();
+    const deadline = AbortSignal.timeout(bodyTimeoutMs);
+    const r = await readLimited(body, max, {
+      drainBytes: 4 * max,
+      signal: AbortSignal.any([deadline, raw.signal]),
+    }).catch((err: unknown) => {
+      // the wrapper from `limits` fails the same way, whichever notices first
+      const name = (err as { name?: string })?.name;
+      if (name === 'BodyTooLargeError') return { ok: false as const, reason: 'too-large' as const };
+      if (name === 'BodyTimeoutError') return { ok: false as const, reason: 'timeout' as const };
+      throw err;
+    });
+    if (r.ok) {
+      withBody(c, r.bytes);
+      return next();
+    }
+    if (r.reason === 'too-large') return tooLarge(max);
+    // the client went away (its signal): nobody reads this answer; the deadline: a 408
+    return bodyTimeout(bodyTimeoutMs);
   };
 }

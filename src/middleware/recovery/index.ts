@@ -13,16 +13,17 @@ import {
   serviceUnavailable,
   statusResponse,
 } from '../../kube/status.ts';
+import { BodyTimeoutError, BodyTooLargeError } from '../../request/body.ts';
 import { RequestPathError } from '../../request/info.ts';
 import { UpstreamError } from '../../upstreams/client.ts';
 import { MembershipError } from '../../upstreams/membership.ts';
 
-/** A request its client abandoned (an upstream call aborted with it): nothing went wrong on our side. */
+/**
+ * A request its client abandoned (an upstream call aborted with it): nothing went wrong on our side.
+ * Transports report an abort as the Web-standard AbortError (src/platform/node.ts maps undici's own).
+ */
 function isClientGone(err: unknown, signal?: AbortSignal): boolean {
-  const name = (err as { name?: string; code?: string })?.name;
-  return (
-    !!signal?.aborted && (name === 'AbortError' || (err as { code?: string })?.code === 'UND_ERR_ABORTED')
-  );
+  return !!signal?.aborted && (err as { name?: string })?.name === 'AbortError';
 }
 
 export function errorToResponse(err: unknown, signal?: AbortSignal): Response {
@@ -31,6 +32,10 @@ export function errorToResponse(err: unknown, signal?: AbortSignal): Response {
   if (isClientGone(err, signal)) return new Response(null, { status: 499 });
   if (err instanceof RequestPathError)
     return statusResponse(err.code === 404 ? failure(404, 'NotFound', err.message) : badRequest(err.message));
+  // a body read by a route after the limits middleware wrapped it (src/request/body.ts)
+  if (err instanceof BodyTooLargeError)
+    return statusResponse(failure(413, 'RequestEntityTooLarge', err.message));
+  if (err instanceof BodyTimeoutError) return statusResponse(failure(408, 'Timeout', err.message));
   if (err instanceof UpstreamError)
     return statusResponse(
       err.kind === 'timeout' ? gatewayTimeout(err.message) : serviceUnavailable(err.message),
