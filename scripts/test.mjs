@@ -1,5 +1,7 @@
 // `npm test`: every check, in the order a reviewer would run them, then one summary line.
-//   1. strict type-check (tsc)   2. lint + format check (biome)   3. all tests (vitest: unit + e2e, Node + workerd)
+//   1. strict type-check (tsc), then src/ with Workers' types only (tsconfig.worker.json: a Node API in code
+//      the worker bundles fails here)   2. lint + format check (biome)   3. all tests (vitest: unit + e2e,
+//      Node + workerd)
 // Ends with `tests: N passed, M failed, K skipped` (the line CI reads) and exits non-zero on any failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -18,6 +20,7 @@ function step(name, cmd, args) {
 let ok = true;
 if (!extra.length) {
   ok = step('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']) && ok;
+  ok = step('typecheck (Workers types)', 'npx', ['tsc', '-p', 'tsconfig.worker.json', '--noEmit']) && ok;
   ok = step('lint', 'npx', ['biome', 'check', '.']) && ok;
 }
 mkdirSync('.cache', { recursive: true });
