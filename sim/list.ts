@@ -9,6 +9,7 @@ import { badRequest, expired, failure, invalid, type Status } from '../src/kube/
 import type { KubeObject, ResourceDef } from './catalog/types.ts';
 import { objectResponse, StatusError, type Target } from './http.ts';
 import { groupVersion, present } from './objects.ts';
+import { protobufResponse } from './protobuf.ts';
 import { type Selector, selectorEmpty, selectorMatches } from './selectors.ts';
 import type { Store } from './store.ts';
 import { parseIncludeObject, partialObjectMetadata, toTable } from './table.ts';
@@ -208,7 +209,11 @@ export function serveList(store: Store, gr: string, r: ListRequest): Response {
     meta['continue'] = encodeContinue(snapshotRv, lastKey);
     if (selectorEmpty(r.selector)) meta['remainingItemCount'] = remaining;
   }
-  return objectResponse(r.target, renderList(r, items, meta));
+  const body = renderList(r, items, meta);
+  if (r.target.encoding === 'protobuf' && r.target.as !== 'Table') {
+    return protobufResponse(body, 200, () => objectResponse(r.target, body));
+  }
+  return objectResponse(r.target, body);
 }
 
 export function renderList(r: ListRequest, items: KubeObject[], meta: Record<string, unknown>): unknown {

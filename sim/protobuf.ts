@@ -1,100 +1,113 @@
 /**
- * Protobuf request bodies (`application/vnd.kubernetes.protobuf`, what client-go ≥ 1.32 and kubectl 1.35
- * send for built-in kinds, e.g. `kubectl create configmap`). A real apiserver decodes any built-in kind; the
- * simulator decodes the kinds whose schema it carries (ConfigMap, k8s.io/api core/v1 generated.proto:
- * metadata = 1, data = 2, binaryData = 3, immutable = 4) and answers 415 for the others.
+ * `application/vnd.kubernetes.protobuf` in the simulated clusters, as kube-apiserver speaks it: request
+ * bodies of every built-in kind (what kubectl 1.35 and client-go send), answers and watch streams for
+ * clients that ask for protobuf first. The codec and the wire schema (Kubernetes 1.35's generated.proto)
+ * are in proto/; this module turns their errors into kube's Statuses.
  */
 
+import type { KubeObject } from './catalog/types.ts';
+import { StatusError, unsupportedMediaType } from './http.ts';
+import { ValueError, WireError } from './proto/codec.ts';
 import {
   decodeEnvelope,
-  fieldString,
-  readFields,
-  readMapEntry,
-  WIRE_LEN,
-  WIRE_VARINT,
-} from '../src/kube/protobuf.ts';
-import type { KubeObject } from './catalog/types.ts';
+  decodeUnknown,
+  encodeObject,
+  encodeWatchFrame,
+  messageOf,
+  PROTOBUF,
+  UnknownKindError,
+} from './proto/envelope.ts';
+import { badRequest } from './status.ts';
 
-const td = new TextDecoder();
+export { PROTOBUF };
 
-function base64(bytes: Uint8Array): string {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
+/** Does kube serve this kind in protobuf (built-in kinds do; custom resources do not)? */
+export function hasProtobuf(apiVersion: string, kind: string): boolean {
+  return messageOf(apiVersion, kind) !== undefined;
+}
+
+/** apiserver's summarizeData: the first 30 bytes, as text for a JSON-looking body, else hex. */
+function summarize(body: Uint8Array): string {
+  if (body.length === 0) return '<empty>';
+  const head = body.subarray(0, 30);
+  const more = body.length > 30 ? ' ...' : '';
+  if (body[0] === 0x7b) return new TextDecoder().decode(head) + more;
+  return Array.from(head, (b) => b.toString(16).padStart(2, '0')).join('') + more;
 }
 
 /**
- * ObjectMeta (meta/v1 generated.proto), the fields a client sets on writes. Go's generated marshaller
- * writes empty strings too; like the apiserver's JSON (omitempty), they are left out.
+ * The object of a protobuf request body for a `kind` resource at `apiVersion`. Errors are kube's
+ * (handlers/rest.go transformDecodeError): a body that is not an envelope is "unrecognized", one whose
+ * envelope names a kind but whose message does not decode "cannot be handled as a <Kind>"; both 400.
+ * A kind with no protobuf (a custom resource) is a 415, as its serializer list has none.
  */
-function objectMeta(buf: Uint8Array, start: number, end: number): KubeObject['metadata'] {
-  const md: Record<string, any> = {};
-  for (const f of readFields(buf, start, end)) {
-    if (f.wire !== WIRE_LEN && f.num !== 7) continue;
-    switch (f.num) {
-      case 1:
-        if (f.valueEnd > f.valueStart) md.name = fieldString(buf, f);
-        break;
-      case 2:
-        if (f.valueEnd > f.valueStart) md.generateName = fieldString(buf, f);
-        break;
-      case 3:
-        if (f.valueEnd > f.valueStart) md.namespace = fieldString(buf, f);
-        break;
-      case 5:
-        if (f.valueEnd > f.valueStart) md.uid = fieldString(buf, f);
-        break;
-      case 6:
-        if (f.valueEnd > f.valueStart) md.resourceVersion = fieldString(buf, f);
-        break;
-      case 11:
-      case 12: {
-        const { key, value } = readMapEntry(buf, f);
-        const k = f.num === 11 ? 'labels' : 'annotations';
-        md[k] = { ...(md[k] ?? {}), [key]: td.decode(value) };
-        break;
-      }
-      case 13: {
-        const ref: Record<string, unknown> = {};
-        for (const r of readFields(buf, f.valueStart, f.valueEnd)) {
-          if (r.num === 1) ref.kind = fieldString(buf, r);
-          else if (r.num === 3) ref.name = fieldString(buf, r);
-          else if (r.num === 4) ref.uid = fieldString(buf, r);
-          else if (r.num === 5) ref.apiVersion = fieldString(buf, r);
-          else if (r.num === 6 && r.wire === WIRE_VARINT) ref.controller = r.varint === 1;
-          else if (r.num === 7 && r.wire === WIRE_VARINT) ref.blockOwnerDeletion = r.varint === 1;
-        }
-        md.ownerReferences = [...(md.ownerReferences ?? []), ref];
-        break;
-      }
-      case 14:
-        md.finalizers = [...(md.finalizers ?? []), fieldString(buf, f)];
-        break;
+export function readProtobufBody(body: Uint8Array, apiVersion: string, kind: string): KubeObject {
+  if (!hasProtobuf(apiVersion, kind)) {
+    throw new StatusError(unsupportedMediaType(['application/json', 'application/yaml']));
+  }
+  let u: ReturnType<typeof decodeEnvelope>;
+  try {
+    u = decodeEnvelope(body);
+  } catch (e) {
+    throw new StatusError(
+      badRequest(
+        `the object provided is unrecognized (must be of type ${kind}): ${(e as Error).message} (${summarize(body)})`,
+      ),
+    );
+  }
+  // copyKindDefaults: an envelope without apiVersion/kind takes the route's
+  if (!u.apiVersion) u.apiVersion = apiVersion;
+  if (!u.kind) u.kind = kind;
+  const version = u.apiVersion.slice(u.apiVersion.indexOf('/') + 1);
+  try {
+    const obj = decodeUnknown(u) as KubeObject;
+    if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
+    return obj;
+  } catch (e) {
+    const why =
+      e instanceof UnknownKindError
+        ? `no kind "${u.kind}" is registered for version "${u.apiVersion}"`
+        : (e as Error).message;
+    if (e instanceof UnknownKindError || e instanceof WireError || e instanceof ValueError) {
+      throw new StatusError(
+        badRequest(`${u.kind} in version "${version}" cannot be handled as a ${kind}: ${why}`),
+      );
     }
+    throw e;
   }
-  return md;
 }
 
-function configMap(raw: Uint8Array): KubeObject {
-  const obj: KubeObject & Record<string, any> = { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} };
-  for (const f of readFields(raw)) {
-    if (f.num === 1 && f.wire === WIRE_LEN) obj.metadata = objectMeta(raw, f.valueStart, f.valueEnd);
-    else if ((f.num === 2 || f.num === 3) && f.wire === WIRE_LEN) {
-      const { key, value } = readMapEntry(raw, f);
-      const k = f.num === 2 ? 'data' : 'binaryData';
-      obj[k] = { ...(obj[k] ?? {}), [key]: f.num === 2 ? td.decode(value) : base64(value) };
-    } else if (f.num === 4 && f.wire === WIRE_VARINT) obj.immutable = f.varint === 1;
+/** The protobuf bytes of an object, list or Status; undefined when its kind has none or it does not fit the schema. */
+export function encodeProtobuf(obj: unknown): Uint8Array | undefined {
+  try {
+    return encodeObject(obj as Record<string, unknown>);
+  } catch (e) {
+    if (e instanceof UnknownKindError || e instanceof ValueError) return undefined;
+    throw e;
   }
-  return obj;
 }
 
-const DECODERS: Record<string, (raw: Uint8Array) => KubeObject> = {
-  'v1/ConfigMap': configMap,
-};
+/**
+ * An answer in protobuf. An object the schema cannot carry (an extra field of the wrong type the
+ * simulator's own store let through) is answered in JSON instead: client-go reads either by Content-Type.
+ */
+export function protobufResponse(obj: unknown, status = 200, fallback: () => Response): Response {
+  const bytes = encodeProtobuf(obj);
+  if (!bytes) return fallback();
+  return new Response(bytes as Uint8Array<ArrayBuffer>, {
+    status,
+    headers: { 'Content-Type': PROTOBUF, 'Cache-Control': 'no-cache, private' },
+  });
+}
 
-/** The object of a protobuf body, undefined for a kind the simulator cannot decode; throws ProtobufError. */
-export function decodeProtobufObject(body: Uint8Array): KubeObject | undefined {
-  const env = decodeEnvelope(body);
-  const decode = DECODERS[`${env.apiVersion}/${env.kind}`];
-  return decode?.(env.raw);
+export const PROTOBUF_WATCH = `${PROTOBUF};stream=watch`;
+
+/** One length-delimited frame of a protobuf watch; undefined if the object does not encode (the caller sends JSON's ERROR instead). */
+export function watchFrame(type: string, object: unknown): Uint8Array | undefined {
+  try {
+    return encodeWatchFrame(type, object as Record<string, unknown>);
+  } catch (e) {
+    if (e instanceof UnknownKindError || e instanceof ValueError) return undefined;
+    throw e;
+  }
 }

@@ -50,7 +50,7 @@ import {
 } from './objects.ts';
 import { applyMerge, jsonPatch, mergePatch, parseJsonBody, strategicMergePatch } from './patch.ts';
 import type { ResourceInfo } from './paths.ts';
-import { decodeProtobufObject } from './protobuf.ts';
+import { hasProtobuf, protobufResponse, readProtobufBody } from './protobuf.ts';
 import { parseFieldSelector, parseLabelSelector, type Selector, selectorMatches } from './selectors.ts';
 import { clone, grKey, objectKey } from './store.ts';
 import { parseIncludeObject, partialObjectMetadata, toTable } from './table.ts';
@@ -120,7 +120,8 @@ export async function handleResource(
 }
 
 function target(ctx: Ctx, list: boolean, watch = false): Target {
-  const t = negotiateResource(ctx.req.headers.get('accept'), list, watch);
+  const proto = hasProtobuf(groupVersion(ctx.def.group, ctx.info.version), ctx.def.kind);
+  const t = negotiateResource(ctx.req.headers.get('accept'), list, watch, proto);
   if ('kind' in t) throw new StatusError(t);
   return t;
 }
@@ -144,7 +145,12 @@ function respondObject(ctx: Ctx, obj: KubeObject, status = 200): Response {
       status,
     );
   }
-  if (t.as === 'PartialObjectMetadata') return jsonResponse(partialObjectMetadata(full, t.version), status);
+  if (t.as === 'PartialObjectMetadata') {
+    const pom = partialObjectMetadata(full, t.version);
+    if (t.encoding === 'protobuf') return protobufResponse(pom, status, () => jsonResponse(pom, status));
+    return jsonResponse(pom, status);
+  }
+  if (t.encoding === 'protobuf') return protobufResponse(full, status, () => objectResponse(t, full, status));
   return objectResponse(t, full, status);
 }
 
@@ -229,15 +235,10 @@ async function readObject(ctx: Ctx): Promise<KubeObject> {
   return obj;
 }
 
-/** A protobuf body (protobuf.ts decodes the kinds the simulator knows; the others are a 415). */
+/** A protobuf body (protobuf.ts: every built-in kind; a custom resource's is a 415). */
 async function readProtobuf(ctx: Ctx): Promise<KubeObject> {
-  let obj: KubeObject | undefined;
-  try {
-    obj = decodeProtobufObject(new Uint8Array(await ctx.req.arrayBuffer()));
-  } catch (e) {
-    throw new StatusError(badRequest(`error decoding protobuf body: ${(e as Error).message}`));
-  }
-  if (!obj) throw new StatusError(unsupportedMediaType(['application/json', 'application/yaml']));
+  const body = new Uint8Array(await ctx.req.arrayBuffer());
+  const obj = readProtobufBody(body, groupVersion(ctx.def.group, ctx.info.version), ctx.def.kind);
   checkTypeMeta(ctx, obj);
   return obj;
 }
@@ -720,7 +721,7 @@ function toScale(obj: KubeObject & Record<string, any>): KubeObject & Record<str
 async function scale(ctx: Ctx, verb: string): Promise<Response> {
   const old = currentOrNotFound(ctx) as KubeObject & Record<string, any>;
   const current = toScale(old);
-  if (verb === 'get') return jsonResponse(current);
+  if (verb === 'get') return scaleAnswer(ctx, current);
   let next: KubeObject & Record<string, any>;
   if (verb === 'update') {
     next = (await readObjectLoose(ctx)) as KubeObject & Record<string, any>;
@@ -746,10 +747,21 @@ async function scale(ctx: Ctx, verb: string): Promise<Response> {
   else delete target.metadata.resourceVersion;
   const updated = doUpdate(ctx, old, target, 'main', fieldManager(ctx), 'Update') as KubeObject &
     Record<string, any>;
-  return jsonResponse(toScale(updated));
+  return scaleAnswer(ctx, toScale(updated));
+}
+
+/** A Scale in the encoding the client asked for first (autoscaling/v1 Scale has a protobuf form). */
+function scaleAnswer(ctx: Ctx, scale: KubeObject): Response {
+  const t = target(ctx, false);
+  if (t.encoding === 'protobuf') return protobufResponse(scale, 200, () => jsonResponse(scale));
+  return jsonResponse(scale);
 }
 
 async function readObjectLoose(ctx: Ctx): Promise<KubeObject> {
+  const ct = parseMediaType(ctx.req.headers.get('content-type') || 'application/json');
+  if (`${ct.type}/${ct.subtype}` === 'application/vnd.kubernetes.protobuf') {
+    return readProtobufBody(new Uint8Array(await ctx.req.arrayBuffer()), 'autoscaling/v1', 'Scale');
+  }
   const text = await ctx.req.text();
   try {
     const o = JSON.parse(text);

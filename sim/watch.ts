@@ -13,6 +13,7 @@ import type { KubeObject, ResourceDef } from './catalog/types.ts';
 import { StatusError, type Target } from './http.ts';
 import { parseRv, tooLargeResourceVersion, validateListOptions } from './list.ts';
 import { groupVersion, present } from './objects.ts';
+import { PROTOBUF_WATCH, watchFrame } from './protobuf.ts';
 import { type Selector, selectorMatches } from './selectors.ts';
 import type { Store, StoreEvent } from './store.ts';
 import { type IncludeObject, parseIncludeObject, partialObjectMetadata, toTable } from './table.ts';
@@ -53,6 +54,10 @@ export function serveWatch(store: Store, gr: string, r: WatchRequest): Response 
   const bookmarks = queryBool(q, 'allowWatchBookmarks');
   const timeoutSeconds = Number(q.get('timeoutSeconds') ?? '0');
   const include: IncludeObject = parseIncludeObject(q.get('includeObject')) ?? 'Metadata';
+  // Typed watches in protobuf: length-delimited WatchEvent frames (Tables stay JSON, as kube has no Table protobuf).
+  const proto = r.target.encoding === 'protobuf' && r.target.as !== 'Table';
+  const frame = (type: string, object: unknown): Uint8Array =>
+    (proto && watchFrame(type, object)) || encoder.encode(`${JSON.stringify({ type, object })}\n`);
 
   // Decide what to replay before any byte goes out, so a 504/400 is still a plain HTTP error.
   const current = store.resourceVersion;
@@ -136,7 +141,7 @@ export function serveWatch(store: Store, gr: string, r: WatchRequest): Response 
 
   const send = (type: WatchEventType, object: unknown) => {
     if (closed) return;
-    controller.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`));
+    controller.enqueue(frame(type, object));
     if (type === 'BOOKMARK' || type === 'ERROR') return;
     events++;
     const limit = r.cutAfter();
@@ -176,7 +181,7 @@ export function serveWatch(store: Store, gr: string, r: WatchRequest): Response 
     start(c) {
       controller = c;
       if (tooOld) {
-        controller.enqueue(encoder.encode(`${JSON.stringify({ type: 'ERROR', object: tooOld })}\n`));
+        controller.enqueue(frame('ERROR', tooOld));
         closed = true;
         controller.close();
         return;
@@ -212,7 +217,7 @@ export function serveWatch(store: Store, gr: string, r: WatchRequest): Response 
   return new Response(stream, {
     status: 200,
     headers: {
-      'Content-Type': 'application/json',
+      'Content-Type': proto ? PROTOBUF_WATCH : 'application/json',
       'Cache-Control': 'no-cache, private',
       'Transfer-Encoding': 'chunked',
     },
