@@ -19,7 +19,9 @@
 
 import type { KubeObject } from './catalog/types.ts';
 import type { SimCluster } from './cluster.ts';
+import { MemFs } from './memfs.ts';
 import { parseResourcePath, queryBool } from './paths.ts';
+import { hasProgram, runProgram, type ShellHost } from './shell.ts';
 import { SpdyServer } from './spdy.ts';
 import { badRequest, failure, notFound, type Status } from './status.ts';
 import { grKey, objectKey } from './store.ts';
@@ -210,136 +212,128 @@ interface PodCtx {
   container: Record<string, any>;
 }
 
-function files(ctx: PodCtx): Map<string, string[] | string> {
+/** The image's files: a small Linux root, the pod's hostname, hosts and resolver files. */
+function seedFiles(fs: MemFs, ctx: PodCtx): void {
   const name = ctx.pod.metadata.name ?? '';
-  return new Map<string, string[] | string>([
-    ['/', ['bin', 'dev', 'etc', 'home', 'proc', 'root', 'run', 'sys', 'tmp', 'usr', 'var']],
-    ['/etc', ['hostname', 'hosts', 'os-release', 'resolv.conf']],
-    ['/etc/hostname', `${name}\n`],
-    ['/etc/hosts', `127.0.0.1\tlocalhost\n${ctx.pod.status?.podIP ?? '10.244.0.2'}\t${name}\n`],
-    ['/etc/os-release', 'NAME="Simulated Linux"\nID=sim\nVERSION_ID="1.0"\n'],
-    [
-      '/etc/resolv.conf',
-      `search ${ctx.pod.metadata.namespace}.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n`,
-    ],
-    ['/tmp', []],
-    ['/home', []],
-  ]);
+  for (const d of ['bin', 'dev', 'etc', 'home', 'proc', 'root', 'run', 'sys', 'tmp', 'usr', 'var'])
+    fs.mkdir(`/${d}`);
+  fs.writeFile('/etc/hostname', `${name}\n`);
+  fs.writeFile('/etc/hosts', `127.0.0.1\tlocalhost\n${ctx.pod.status?.podIP ?? '10.244.0.2'}\t${name}\n`);
+  fs.writeFile('/etc/os-release', 'NAME="Simulated Linux"\nID=sim\nVERSION_ID="1.0"\n');
+  fs.writeFile(
+    '/etc/resolv.conf',
+    `search ${ctx.pod.metadata.namespace}.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n`,
+  );
 }
 
-function environment(ctx: PodCtx): string[] {
-  const env = [
-    'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-    `HOSTNAME=${ctx.pod.metadata.name}`,
-  ];
-  for (const e of ctx.container.env ?? []) if (typeof e.value === 'string') env.push(`${e.name}=${e.value}`);
-  env.push('KUBERNETES_SERVICE_HOST=10.96.0.1', 'KUBERNETES_SERVICE_PORT=443', 'HOME=/root');
+/** One filesystem per container (pod uid + container name), alive as long as the simulated cluster. */
+const filesystems = new WeakMap<SimCluster, Map<string, MemFs>>();
+
+function containerFs(ctx: PodCtx): MemFs {
+  let byContainer = filesystems.get(ctx.sim);
+  if (!byContainer) {
+    byContainer = new Map();
+    filesystems.set(ctx.sim, byContainer);
+  }
+  const key = `${ctx.pod.metadata.namespace}/${ctx.pod.metadata.name}/${ctx.pod.metadata.uid}/${ctx.container.name}`;
+  let fs = byContainer.get(key);
+  if (!fs) {
+    fs = new MemFs(() => ctx.sim.clock());
+    seedFiles(fs, ctx);
+    byContainer.set(key, fs);
+  }
+  return fs;
+}
+
+function environment(ctx: PodCtx): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    HOSTNAME: ctx.pod.metadata.name ?? '',
+  };
+  for (const e of ctx.container.env ?? []) if (typeof e.value === 'string') env[e.name] = e.value;
+  Object.assign(env, { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443', HOME: '/root' });
   return env;
 }
 
-/** `date` as coreutils prints it in UTC: `Tue Jan  2 15:04:05 UTC 2024`. */
-function dateString(d: Date): string {
-  const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${days[d.getUTCDay()]} ${months[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} UTC ${d.getUTCFullYear()}`;
+/** stdin as the shell reads it: chunks in order, null once the client half-closed (or sent none). */
+function stdinReader(io: ProcIO): () => Promise<Uint8Array | null> {
+  const queue: Array<Uint8Array | null> = [];
+  let waiting: ((c: Uint8Array | null) => void) | undefined;
+  let ended = false;
+  io.onStdin((chunk) => {
+    if (waiting) {
+      const w = waiting;
+      waiting = undefined;
+      w(chunk);
+    } else queue.push(chunk);
+  });
+  return () => {
+    if (ended) return Promise.resolve(null);
+    const next = queue.shift();
+    if (next !== undefined) {
+      if (next === null) ended = true;
+      return Promise.resolve(next);
+    }
+    return new Promise((resolve) => {
+      waiting = (c) => {
+        if (c === null) ended = true;
+        resolve(c);
+      };
+    });
+  };
 }
 
-/** Splits a shell command line on blanks, honouring single and double quotes. */
-function words(line: string): string[] {
-  const out: string[] = [];
-  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  for (let m = re.exec(line); m; m = re.exec(line)) out.push(m[1] ?? m[2] ?? m[3] ?? '');
-  return out;
-}
+class Killed extends Error {}
 
+/**
+ * Starts the exec'd program in the container's shell (shell.ts). A program the image does not have is the
+ * runtime's failure to start it (a Status, not an exit code), as containerd reports it through the kubelet.
+ */
 function runCommand(argv: string[], io: ProcIO, ctx: PodCtx): void {
-  const [cmd = '', ...args] = argv;
-  const fs = files(ctx);
-  switch (cmd.replace(/^\/(usr\/)?bin\//, '')) {
-    case 'echo': {
-      const noNewline = args[0] === '-n';
-      io.stdout(`${(noNewline ? args.slice(1) : args).join(' ')}${noNewline ? '' : '\n'}`);
-      io.exit(0);
-      return;
-    }
-    case 'cat': {
-      if (args.length === 0 || (args.length === 1 && args[0] === '-')) {
-        io.onStdin((chunk) => {
-          if (chunk === null) io.exit(0);
-          else io.stdout(chunk);
-        });
-        return;
-      }
-      let code = 0;
-      for (const a of args) {
-        const f = fs.get(a);
-        if (typeof f === 'string') io.stdout(f);
-        else {
-          io.stderr(`cat: ${a}: ${f ? 'Is a directory' : 'No such file or directory'}\n`);
-          code = 1;
-        }
-      }
-      io.exit(code);
-      return;
-    }
-    case 'ls': {
-      const paths = args.filter((a) => !a.startsWith('-'));
-      let code = 0;
-      for (const p of paths.length ? paths : ['/']) {
-        const f = fs.get(p.length > 1 ? p.replace(/\/+$/, '') : p);
-        if (f === undefined) {
-          io.stderr(`ls: cannot access '${p}': No such file or directory\n`);
-          code = 2;
-        } else io.stdout(typeof f === 'string' ? `${p}\n` : f.map((x) => `${x}\n`).join(''));
-      }
-      io.exit(code);
-      return;
-    }
-    case 'env':
-    case 'printenv':
-      io.stdout(
-        environment(ctx)
-          .map((e) => `${e}\n`)
-          .join(''),
-      );
-      io.exit(0);
-      return;
-    case 'date':
-      io.stdout(`${dateString(ctx.sim.clock())}\n`);
-      io.exit(0);
-      return;
-    case 'hostname':
-      io.stdout(`${ctx.pod.metadata.name}\n`);
-      io.exit(0);
-      return;
-    case 'true':
-      io.exit(0);
-      return;
-    case 'false':
-      io.exit(1);
-      return;
-    case 'exit':
-      io.exit(Number(args[0] ?? 0) || 0);
-      return;
-    case 'sleep': {
-      const ms = Math.max(0, Number(args[0] ?? 0) * 1000) || 0;
-      const stop = ctx.sim.timer(() => io.exit(0), ms);
-      io.onKill(stop);
-      return;
-    }
-    case 'sh':
-    case 'bash':
-      // `sh -c '<line>'` runs the line; an interactive shell echoes what comes in, like `cat`
-      runCommand(args[0] === '-c' && args[1] !== undefined ? words(args[1]) : ['cat'], io, ctx);
-      return;
+  const cmd = argv[0] ?? '';
+  if (!hasProgram(cmd)) {
+    io.fail(
+      failure(
+        500,
+        'InternalError',
+        `Internal error occurred: error executing command in container: failed to exec in container: OCI runtime exec failed: exec failed: unable to start container process: exec: "${cmd}": executable file not found in $PATH: unknown`,
+      ),
+    );
+    return;
   }
-  io.fail(
-    failure(
-      500,
-      'InternalError',
-      `Internal error occurred: error executing command in container: failed to exec in container: OCI runtime exec failed: exec failed: unable to start container process: exec: "${cmd}": executable file not found in $PATH: unknown`,
-    ),
+  const stops = new Set<() => void>();
+  let killed = false;
+  io.onKill(() => {
+    killed = true;
+    for (const s of stops) s();
+  });
+  const host: ShellHost = {
+    hostname: ctx.pod.metadata.name ?? '',
+    env: environment(ctx),
+    fs: containerFs(ctx),
+    now: () => ctx.sim.clock(),
+    sleep: (ms) =>
+      new Promise<void>((resolve, reject) => {
+        if (killed) return reject(new Killed());
+        let stop: () => void = () => {};
+        const cancel = () => reject(new Killed());
+        stop = ctx.sim.timer(() => {
+          stops.delete(cancel);
+          resolve();
+        }, ms);
+        stops.add(() => {
+          stop();
+          cancel();
+        });
+      }),
+  };
+  const read = stdinReader(io);
+  runProgram(host, argv, { stdout: (d) => io.stdout(d), stderr: (d) => io.stderr(d), read }).then(
+    (code) => io.exit(code),
+    (e) => {
+      if (!(e instanceof Killed))
+        io.fail(failure(500, 'InternalError', `Internal error occurred: ${String(e)}`));
+    },
   );
 }
 

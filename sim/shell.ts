@@ -1,0 +1,1010 @@
+/**
+ * A small POSIX-like shell for the simulated containers' `exec`. Pure: it sees the container only through
+ * {@link ShellHost} (files, environment, clock, timers) and talks through {@link ShellIO}.
+ *
+ * Grammar (a subset of POSIX sh, enough for what client libraries' end-to-end tests and kubectl run):
+ *   list     := and_or ((';' | '&' | newline) and_or)*
+ *   and_or   := pipeline (('&&' | '||') pipeline)*
+ *   pipeline := ['!'] command ('|' command)*
+ *   command  := simple | 'for' NAME 'in' word* (';'|newline) 'do' list 'done'
+ *             | 'if' list 'then' list ['else' list] 'fi' | '{' list '}'
+ *   simple   := (NAME=value)* word* redirection*      redirection := [n]'>' word | [n]'>>' word | '<' word | [n]'>&'n
+ * Words: single quotes, double quotes (with `$VAR`, `${VAR}`, `$?`, `$(…)` and backslash escapes inside),
+ * unquoted expansions split on blanks. Built-ins: echo, printf (%s, %d, \n), cat, env/printenv, true, false,
+ * exit, sleep, hostname, ls, date, pwd, cd, export, test/[, mkdir, rm, tar (tar.ts) and sh itself
+ * (`sh -c '…'`, or reading commands from stdin line by line). A missing command prints `sh: foo: not found`
+ * and sets 127, as BusyBox/dash do.
+ */
+
+import { type MemFs, normalize } from './memfs.ts';
+import { tarCommand } from './tar.ts';
+
+export interface ShellHost {
+  hostname: string;
+  env: Record<string, string>;
+  fs: MemFs;
+  now(): Date;
+  /** resolves after ms, or rejects when the session is killed */
+  sleep(ms: number): Promise<void>;
+}
+
+/** Byte streams of one command. `read()` gives the next stdin chunk, null at EOF. */
+export interface ShellIO {
+  stdout(d: Uint8Array): void;
+  stderr(d: Uint8Array): void;
+  read(): Promise<Uint8Array | null>;
+}
+
+const te = new TextEncoder();
+const td = new TextDecoder();
+
+// ---------------------------------------------------------------------------------------------- lexer
+
+type Part =
+  | { t: 'lit'; v: string; quoted: boolean }
+  | { t: 'var'; name: string; quoted: boolean }
+  | { t: 'sub'; src: string; quoted: boolean };
+interface Word {
+  parts: Part[];
+}
+type Tok = { k: 'word'; w: Word; raw: string } | { k: 'op'; v: string } | { k: 'nl' } | { k: 'end' };
+
+export class ShellSyntaxError extends Error {}
+
+const OPS = ['&&', '||', '>>', '>&', ';;', ';', '&', '|', '>', '<', '(', ')'];
+
+/** Tokens of a whole script. `raw` is the word as written (for reserved words and assignments). */
+export function lex(src: string): Tok[] {
+  const out: Tok[] = [];
+  let i = 0;
+  while (i < src.length) {
+    const c = src[i]!;
+    if (c === ' ' || c === '\t' || c === '\r') {
+      i++;
+      continue;
+    }
+    if (c === '\\' && src[i + 1] === '\n') {
+      i += 2;
+      continue;
+    }
+    if (c === '\n') {
+      out.push({ k: 'nl' });
+      i++;
+      continue;
+    }
+    if (c === '#') {
+      while (i < src.length && src[i] !== '\n') i++;
+      continue;
+    }
+    // a digit right before > is a file descriptor, as in 2>&1 (kept as part of the operator)
+    if (/[0-9]/.test(c) && (src[i + 1] === '>' || (src[i + 1] === '>' && src[i + 2] === '&'))) {
+      const op = src.startsWith('>>', i + 1) ? '>>' : src.startsWith('>&', i + 1) ? '>&' : '>';
+      out.push({ k: 'op', v: `${c}${op}` });
+      i += 1 + op.length;
+      continue;
+    }
+    const op = OPS.find((o) => src.startsWith(o, i));
+    if (op) {
+      out.push({ k: 'op', v: op });
+      i += op.length;
+      continue;
+    }
+    const start = i;
+    const [w, next] = readWord(src, i);
+    out.push({ k: 'word', w, raw: src.slice(start, next) });
+    i = next;
+  }
+  out.push({ k: 'end' });
+  return out;
+}
+
+function readWord(src: string, i: number): [Word, number] {
+  const parts: Part[] = [];
+  const lit = (v: string, quoted: boolean) => {
+    const last = parts[parts.length - 1];
+    if (last?.t === 'lit' && last.quoted === quoted) last.v += v;
+    else parts.push({ t: 'lit', v, quoted });
+  };
+  while (i < src.length) {
+    const c = src[i]!;
+    if (' \t\r\n;&|<>()'.includes(c)) break;
+    if (c === '\\') {
+      if (i + 1 < src.length) lit(src[i + 1]!, true);
+      i += 2;
+    } else if (c === "'") {
+      const end = src.indexOf("'", i + 1);
+      if (end < 0) throw new ShellSyntaxError('unterminated quoted string');
+      lit(src.slice(i + 1, end), true);
+      i = end + 1;
+    } else if (c === '"') {
+      i++;
+      let closed = false;
+      while (i < src.length) {
+        const d = src[i]!;
+        if (d === '"') {
+          closed = true;
+          i++;
+          break;
+        }
+        if (d === '\\' && '$`"\\\n'.includes(src[i + 1] ?? '')) {
+          if (src[i + 1] !== '\n') lit(src[i + 1]!, true);
+          i += 2;
+        } else if (d === '$') {
+          i = readDollar(src, i, parts, true, lit);
+        } else {
+          lit(d, true);
+          i++;
+        }
+      }
+      if (!closed) throw new ShellSyntaxError('unterminated quoted string');
+      if (parts.length === 0) lit('', true);
+    } else if (c === '$') {
+      i = readDollar(src, i, parts, false, lit);
+    } else {
+      lit(c, false);
+      i++;
+    }
+  }
+  return [{ parts }, i];
+}
+
+function readDollar(
+  src: string,
+  i: number,
+  parts: Part[],
+  quoted: boolean,
+  lit: (v: string, q: boolean) => void,
+): number {
+  const n = src[i + 1];
+  if (n === '(') {
+    // $( … ) with nesting and quotes skipped over
+    let depth = 1;
+    let j = i + 2;
+    while (j < src.length && depth > 0) {
+      const c = src[j]!;
+      if (c === "'") j = src.indexOf("'", j + 1);
+      else if (c === '(') depth++;
+      else if (c === ')') depth--;
+      if (j < 0) break;
+      j++;
+    }
+    if (depth !== 0 || j < 0) throw new ShellSyntaxError("unterminated command substitution, expected ')'");
+    parts.push({ t: 'sub', src: src.slice(i + 2, j - 1), quoted });
+    return j;
+  }
+  if (n === '{') {
+    const end = src.indexOf('}', i + 2);
+    if (end < 0) throw new ShellSyntaxError('bad substitution');
+    parts.push({ t: 'var', name: src.slice(i + 2, end), quoted });
+    return end + 1;
+  }
+  const m = /^([A-Za-z_][A-Za-z0-9_]*|[0-9?#$!@*])/.exec(src.slice(i + 1));
+  if (!m) {
+    lit('$', quoted);
+    return i + 1;
+  }
+  parts.push({ t: 'var', name: m[1]!, quoted });
+  return i + 1 + m[1]!.length;
+}
+
+// ---------------------------------------------------------------------------------------------- parser
+
+interface Redir {
+  fd: number;
+  op: '>' | '>>' | '<' | '>&';
+  target: Word;
+}
+type Cmd =
+  | { t: 'simple'; assigns: [string, Word][]; words: Word[]; redirs: Redir[] }
+  | { t: 'for'; name: string; items: Word[]; body: List }
+  | { t: 'if'; cond: List; then: List; else?: List }
+  | { t: 'group'; body: List };
+interface Pipeline {
+  negate: boolean;
+  cmds: Cmd[];
+}
+interface AndOr {
+  first: Pipeline;
+  rest: ['&&' | '||', Pipeline][];
+}
+type List = AndOr[];
+
+const RESERVED = new Set(['do', 'done', 'then', 'else', 'elif', 'fi', '}', 'in']);
+
+class Parser {
+  private at = 0;
+  constructor(private readonly toks: Tok[]) {}
+
+  private peek(): Tok {
+    return this.toks[this.at]!;
+  }
+  private isWord(raw: string): boolean {
+    const t = this.peek();
+    return t.k === 'word' && t.raw === raw;
+  }
+  private expectWord(raw: string): void {
+    if (!this.isWord(raw))
+      throw new ShellSyntaxError(`syntax error: unexpected ${describe(this.peek())} (expecting "${raw}")`);
+    this.at++;
+  }
+  private skipNewlines(): void {
+    while (this.peek().k === 'nl') this.at++;
+  }
+
+  script(): List {
+    const l = this.list(new Set());
+    if (this.peek().k !== 'end')
+      throw new ShellSyntaxError(`syntax error: unexpected ${describe(this.peek())}`);
+    return l;
+  }
+
+  /** and_or items until a reserved word of `stops` (not consumed) or the end. */
+  private list(stops: Set<string>): List {
+    const items: List = [];
+    while (true) {
+      this.skipNewlines();
+      const t = this.peek();
+      if (t.k === 'end' || (t.k === 'word' && stops.has(t.raw)) || (t.k === 'op' && t.v === ')'))
+        return items;
+      items.push(this.andOr());
+      const sep = this.peek();
+      if (sep.k === 'op' && (sep.v === ';' || sep.v === '&')) this.at++;
+      else if (sep.k !== 'nl' && sep.k !== 'end' && !(sep.k === 'word' && stops.has(sep.raw)))
+        throw new ShellSyntaxError(`syntax error: unexpected ${describe(sep)}`);
+    }
+  }
+
+  private andOr(): AndOr {
+    const first = this.pipeline();
+    const rest: AndOr['rest'] = [];
+    while (true) {
+      const t = this.peek();
+      if (t.k !== 'op' || (t.v !== '&&' && t.v !== '||')) return { first, rest };
+      this.at++;
+      this.skipNewlines();
+      rest.push([t.v, this.pipeline()]);
+    }
+  }
+
+  private pipeline(): Pipeline {
+    let negate = false;
+    if (this.isWord('!')) {
+      negate = true;
+      this.at++;
+    }
+    const cmds = [this.command()];
+    while (this.peek().k === 'op' && (this.peek() as { v: string }).v === '|') {
+      this.at++;
+      this.skipNewlines();
+      cmds.push(this.command());
+    }
+    return { negate, cmds };
+  }
+
+  private command(): Cmd {
+    const t = this.peek();
+    if (t.k === 'word' && t.raw === 'for') return this.forCmd();
+    if (t.k === 'word' && t.raw === 'if') return this.ifCmd();
+    if (t.k === 'word' && t.raw === '{') {
+      this.at++;
+      const body = this.list(new Set(['}']));
+      this.expectWord('}');
+      return { t: 'group', body };
+    }
+    return this.simple();
+  }
+
+  private forCmd(): Cmd {
+    this.at++;
+    const nameTok = this.peek();
+    if (nameTok.k !== 'word' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(nameTok.raw))
+      throw new ShellSyntaxError(`syntax error: bad for loop variable`);
+    this.at++;
+    const items: Word[] = [];
+    if (this.isWord('in')) {
+      this.at++;
+      while (this.peek().k === 'word') items.push((this.toks[this.at++] as { w: Word }).w);
+    }
+    const sep = this.peek();
+    if (sep.k === 'op' && sep.v === ';') this.at++;
+    this.skipNewlines();
+    this.expectWord('do');
+    const body = this.list(new Set(['done']));
+    this.expectWord('done');
+    return { t: 'for', name: nameTok.raw, items, body };
+  }
+
+  private ifCmd(): Cmd {
+    this.at++;
+    const cond = this.list(new Set(['then']));
+    this.expectWord('then');
+    const then = this.list(new Set(['else', 'elif', 'fi']));
+    let otherwise: List | undefined;
+    if (this.isWord('elif')) {
+      // elif is an if nested in the else branch
+      const nested = this.ifCmd();
+      return { t: 'if', cond, then, else: [{ first: { negate: false, cmds: [nested] }, rest: [] }] };
+    }
+    if (this.isWord('else')) {
+      this.at++;
+      otherwise = this.list(new Set(['fi']));
+    }
+    this.expectWord('fi');
+    return otherwise ? { t: 'if', cond, then, else: otherwise } : { t: 'if', cond, then };
+  }
+
+  private simple(): Cmd {
+    const assigns: [string, Word][] = [];
+    const words: Word[] = [];
+    const redirs: Redir[] = [];
+    while (true) {
+      const t = this.peek();
+      if (t.k === 'word') {
+        if (words.length === 0 && RESERVED.has(t.raw)) break;
+        const eq = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(t.raw);
+        if (words.length === 0 && eq) {
+          const [w] = readWord(t.raw, eq[0].length);
+          assigns.push([eq[1]!, w]);
+        } else words.push(t.w);
+        this.at++;
+        continue;
+      }
+      if (t.k === 'op' && /^[0-9]?(>|>>|>&)$|^<$/.test(t.v)) {
+        this.at++;
+        const target = this.peek();
+        if (target.k !== 'word') throw new ShellSyntaxError(`syntax error: unexpected ${describe(target)}`);
+        this.at++;
+        const fd = /^[0-9]/.test(t.v) ? Number(t.v[0]) : t.v === '<' ? 0 : 1;
+        redirs.push({ fd, op: t.v.replace(/^[0-9]/, '') as Redir['op'], target: target.w });
+        continue;
+      }
+      break;
+    }
+    if (words.length === 0 && assigns.length === 0 && redirs.length === 0)
+      throw new ShellSyntaxError(`syntax error: unexpected ${describe(this.peek())}`);
+    return { t: 'simple', assigns, words, redirs };
+  }
+}
+
+function describe(t: Tok): string {
+  if (t.k === 'end') return 'end of file';
+  if (t.k === 'nl') return 'newline';
+  if (t.k === 'op') return `"${t.v}"`;
+  return `"${t.raw}"`;
+}
+
+export function parse(src: string): List {
+  return new Parser(lex(src)).script();
+}
+
+// ---------------------------------------------------------------------------------------------- interpreter
+
+/** `exit N` unwinds to the shell's top. */
+class ExitSignal {
+  constructor(readonly code: number) {}
+}
+
+interface Frame {
+  vars: Record<string, string>;
+  cwd: string;
+  status: number;
+  host: ShellHost;
+}
+
+export type Builtin = (args: string[], io: ShellIO, f: Frame) => Promise<number>;
+
+export class Shell {
+  private readonly frame: Frame;
+  constructor(host: ShellHost) {
+    this.frame = { vars: { ...host.env, PWD: '/' }, cwd: '/', status: 0, host };
+  }
+
+  /** Runs a script to the end; the exit status (syntax errors: 2, as dash). */
+  async run(src: string, io: ShellIO): Promise<number> {
+    let ast: List;
+    try {
+      ast = parse(src);
+    } catch (e) {
+      if (!(e instanceof ShellSyntaxError)) throw e;
+      io.stderr(te.encode(`sh: ${e.message}\n`));
+      this.frame.status = 2;
+      return 2;
+    }
+    return this.list(ast, io);
+  }
+
+  get status(): number {
+    return this.frame.status;
+  }
+
+  private async list(items: List, io: ShellIO): Promise<number> {
+    for (const item of items) await this.andOr(item, io);
+    return this.frame.status;
+  }
+
+  private async andOr(a: AndOr, io: ShellIO): Promise<number> {
+    let s = await this.pipeline(a.first, io);
+    for (const [op, p] of a.rest) {
+      if ((op === '&&' && s === 0) || (op === '||' && s !== 0)) s = await this.pipeline(p, io);
+    }
+    return s;
+  }
+
+  /** Commands of a pipe run one after the other, each reading what the previous wrote. */
+  private async pipeline(p: Pipeline, io: ShellIO): Promise<number> {
+    let s = 0;
+    let input: ShellIO['read'] = io.read;
+    for (let i = 0; i < p.cmds.length; i++) {
+      const last = i === p.cmds.length - 1;
+      const captured: Uint8Array[] = [];
+      const stage: ShellIO = {
+        stdout: last ? io.stdout : (d) => captured.push(d),
+        stderr: io.stderr,
+        read: input,
+      };
+      s = await this.command(p.cmds[i]!, stage);
+      if (!last) input = readerOf(concat(captured));
+    }
+    if (p.negate) s = s === 0 ? 1 : 0;
+    this.frame.status = s;
+    return s;
+  }
+
+  private async command(c: Cmd, io: ShellIO): Promise<number> {
+    switch (c.t) {
+      case 'group':
+        return this.list(c.body, io);
+      case 'if':
+        if ((await this.list(c.cond, io)) === 0) return this.list(c.then, io);
+        if (c.else) return this.list(c.else, io);
+        this.frame.status = 0;
+        return 0;
+      case 'for': {
+        const items: string[] = [];
+        for (const w of c.items) items.push(...(await this.expand(w, io)));
+        this.frame.status = 0;
+        for (const v of items) {
+          this.frame.vars[c.name] = v;
+          await this.list(c.body, io);
+        }
+        return this.frame.status;
+      }
+      case 'simple':
+        return this.simple(c, io);
+    }
+  }
+
+  private async simple(c: Extract<Cmd, { t: 'simple' }>, io0: ShellIO): Promise<number> {
+    const argv: string[] = [];
+    for (const w of c.words) argv.push(...(await this.expand(w, io0)));
+    const assigned: [string, string][] = [];
+    for (const [k, w] of c.assigns) assigned.push([k, (await this.expand(w, io0, false)).join('')]);
+    let io: ShellIO;
+    try {
+      io = await this.redirect(c.redirs, io0);
+    } catch (e) {
+      if (!(e instanceof RedirError)) throw e;
+      io0.stderr(te.encode(`sh: ${e.message}\n`));
+      return 1;
+    }
+    if (argv.length === 0) {
+      for (const [k, v] of assigned) this.frame.vars[k] = v;
+      return 0;
+    }
+    const saved = assigned.map(([k]) => [k, this.frame.vars[k]] as const);
+    for (const [k, v] of assigned) this.frame.vars[k] = v;
+    try {
+      return await this.exec(argv, io);
+    } finally {
+      // assignments before a command are for that command only
+      if (assigned.length)
+        for (const [k, v] of saved) {
+          if (v === undefined) delete this.frame.vars[k];
+          else this.frame.vars[k] = v;
+        }
+      (io as { flush?: () => void }).flush?.();
+    }
+  }
+
+  private async redirect(redirs: Redir[], io: ShellIO): Promise<ShellIO> {
+    if (redirs.length === 0) return io;
+    const out: ShellIO & { flush?: () => void } = { ...io };
+    const flushes: Array<() => void> = [];
+    for (const r of redirs) {
+      const target = (await this.expand(r.target, io, false)).join('');
+      if (r.op === '>&') {
+        const to = target === '2' ? io.stderr : target === '1' ? io.stdout : undefined;
+        if (!to) throw new RedirError(`${target}: bad file descriptor`);
+        if (r.fd === 1) out.stdout = to;
+        else if (r.fd === 2) out.stderr = to;
+        continue;
+      }
+      const path = this.path(target);
+      if (r.op === '<') {
+        const data = this.frame.host.fs.readFile(path);
+        if (data === undefined) throw new RedirError(`can't open ${target}: no such file`);
+        out.read = readerOf(data);
+        continue;
+      }
+      if (target === '/dev/null') {
+        const sink = () => {};
+        if (r.fd === 1) out.stdout = sink;
+        else out.stderr = sink;
+        continue;
+      }
+      const chunks: Uint8Array[] = [];
+      const fs = this.frame.host.fs;
+      if (!fs.writeFile(path, r.op === '>>' ? (fs.readFile(path) ?? new Uint8Array()) : new Uint8Array()))
+        throw new RedirError(`can't create ${target}: nonexistent directory`);
+      const sink = (d: Uint8Array) => chunks.push(d);
+      if (r.fd === 1) out.stdout = sink;
+      else out.stderr = sink;
+      flushes.push(() => fs.writeFile(path, concat([fs.readFile(path) ?? new Uint8Array(), ...chunks])));
+    }
+    out.flush = () => {
+      for (const f of flushes) f();
+    };
+    return out;
+  }
+
+  private path(p: string): string {
+    return normalize(p.startsWith('/') ? p : `${this.frame.cwd}/${p}`);
+  }
+
+  /** Expands a word: variables, $(…), then field splitting of the unquoted results. */
+  private async expand(w: Word, io: ShellIO, split = true): Promise<string[]> {
+    const fields: string[] = [];
+    let cur = '';
+    let has = false;
+    for (const p of w.parts) {
+      let v: string;
+      if (p.t === 'lit') {
+        cur += p.v;
+        has = true;
+        continue;
+      }
+      if (p.t === 'var') v = this.variable(p.name);
+      else v = await this.substitute(p.src, io);
+      if (p.quoted || !split) {
+        cur += v;
+        has = true;
+        continue;
+      }
+      const pieces = v.split(/[ \t\n]+/);
+      for (let i = 0; i < pieces.length; i++) {
+        if (i > 0) {
+          if (has || cur) fields.push(cur);
+          cur = '';
+          has = false;
+        }
+        if (pieces[i]) {
+          cur += pieces[i];
+          has = true;
+        }
+      }
+    }
+    if (has || cur) fields.push(cur);
+    return fields;
+  }
+
+  private variable(name: string): string {
+    if (name === '?') return String(this.frame.status);
+    if (name === '$') return '1';
+    if (name === '#') return '0';
+    return this.frame.vars[name] ?? '';
+  }
+
+  /** $(…): a subshell whose stdout becomes the value, trailing newlines removed. */
+  private async substitute(src: string, io: ShellIO): Promise<string> {
+    const out: Uint8Array[] = [];
+    const sub = new Shell(this.frame.host);
+    Object.assign(sub.frame, { vars: { ...this.frame.vars }, cwd: this.frame.cwd });
+    let code: number;
+    try {
+      code = await sub.run(src, { stdout: (d) => out.push(d), stderr: io.stderr, read: io.read });
+    } catch (e) {
+      if (!(e instanceof ExitSignal)) throw e;
+      code = e.code;
+    }
+    this.frame.status = code;
+    return td.decode(concat(out)).replace(/\n+$/, '');
+  }
+
+  /** One command: a built-in, or `sh: x: not found` (127). */
+  async exec(argv: string[], io: ShellIO): Promise<number> {
+    const name = argv[0]!.replace(/^\/(usr\/)?(s?bin)\//, '');
+    const b = BUILTINS[name];
+    if (name === 'sh' || name === 'bash' || name === 'ash') return this.sh(argv.slice(1), io);
+    if (!b || (argv[0]!.includes('/') && !/^\/(usr\/)?s?bin\//.test(argv[0]!))) {
+      io.stderr(te.encode(`sh: ${argv[0]}: not found\n`));
+      return 127;
+    }
+    return b(argv.slice(1), io, this.frame);
+  }
+
+  /** `sh -c script [name args…]`, `sh script-file`, or commands read from stdin one line at a time. */
+  private async sh(args: string[], io: ShellIO): Promise<number> {
+    const sub = new Shell(this.frame.host);
+    Object.assign(sub.frame, { vars: { ...this.frame.vars }, cwd: this.frame.cwd });
+    return runShell(sub, args, io);
+  }
+}
+
+class RedirError extends Error {}
+
+/** The shell as a process: what `exec` starts. Resolves with the exit status. */
+export async function runShell(shell: Shell, args: string[], io: ShellIO): Promise<number> {
+  try {
+    const flags = args.filter((a) => /^-[a-z]+$/.test(a) && a !== '-c');
+    const rest = args.filter((a) => !flags.includes(a));
+    if (rest[0] === '-c') {
+      if (rest[1] === undefined) {
+        io.stderr(te.encode('sh: -c requires an argument\n'));
+        return 2;
+      }
+      return await shell.run(rest[1], io);
+    }
+    if (rest[0] !== undefined) {
+      const data = shell['frame'].host.fs.readFile(normalize(rest[0]));
+      if (data === undefined) {
+        io.stderr(te.encode(`sh: can't open '${rest[0]}': No such file or directory\n`));
+        return 2;
+      }
+      return await shell.run(td.decode(data), io);
+    }
+    return await interactive(shell, io);
+  } catch (e) {
+    if (e instanceof ExitSignal) return e.code;
+    throw e;
+  }
+}
+
+/** Reads stdin; each complete line (or block, for `for … done`) runs as soon as it is in. */
+async function interactive(shell: Shell, io: ShellIO): Promise<number> {
+  let pending = '';
+  let buffered = '';
+  const tryRun = async (final: boolean): Promise<void> => {
+    while (true) {
+      const nl = buffered.indexOf('\n');
+      if (nl < 0 && !final) return;
+      const line = nl < 0 ? buffered : buffered.slice(0, nl + 1);
+      buffered = nl < 0 ? '' : buffered.slice(nl + 1);
+      pending += line;
+      if (pending.trim() === '') {
+        pending = '';
+        if (nl < 0) return;
+        continue;
+      }
+      try {
+        parse(pending);
+      } catch (e) {
+        // an open `for`/`if`/quote: wait for more lines, unless the input is over
+        if (e instanceof ShellSyntaxError && /end of file|unterminated/.test(e.message) && !final) {
+          if (nl < 0) return;
+          continue;
+        }
+      }
+      const src = pending;
+      pending = '';
+      await shell.run(src, { ...io, read: async () => null });
+      if (nl < 0) return;
+    }
+  };
+  while (true) {
+    const chunk = await io.read();
+    if (chunk === null) break;
+    buffered += td.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
+    await tryRun(false);
+  }
+  await tryRun(true);
+  return shell.status;
+}
+
+// ---------------------------------------------------------------------------------------------- built-ins
+
+export function concat(chunks: Uint8Array[]): Uint8Array {
+  const n = chunks.reduce((a, c) => a + c.length, 0);
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const c of chunks) {
+    out.set(c, o);
+    o += c.length;
+  }
+  return out;
+}
+
+export function readerOf(data: Uint8Array): () => Promise<Uint8Array | null> {
+  let done = false;
+  return async () => {
+    if (done || data.length === 0) return null;
+    done = true;
+    return data;
+  };
+}
+
+async function readAll(io: ShellIO): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for (let c = await io.read(); c !== null; c = await io.read()) chunks.push(c);
+  return concat(chunks);
+}
+
+const say = (io: ShellIO, s: string) => io.stdout(te.encode(s));
+const complain = (io: ShellIO, s: string) => io.stderr(te.encode(s));
+const abs = (f: Frame, p: string) => normalize(p.startsWith('/') ? p : `${f.cwd}/${p}`);
+
+/** `date` as coreutils prints it in UTC: `Tue Jan  2 15:04:05 UTC 2024`. */
+export function dateString(d: Date): string {
+  const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${days[d.getUTCDay()]} ${months[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} UTC ${d.getUTCFullYear()}`;
+}
+
+function echoEscapes(s: string): string {
+  return s.replace(/\\(n|t|\\)/g, (_, c) => (c === 'n' ? '\n' : c === 't' ? '\t' : '\\'));
+}
+
+const BUILTINS: Record<string, Builtin> = {
+  async echo(args, io) {
+    let newline = true;
+    let escapes = false;
+    while (args[0] === '-n' || args[0] === '-e') {
+      if (args[0] === '-n') newline = false;
+      else escapes = true;
+      args = args.slice(1);
+    }
+    const text = args.join(' ');
+    say(io, `${escapes ? echoEscapes(text) : text}${newline ? '\n' : ''}`);
+    return 0;
+  },
+  async printf(args, io) {
+    const [fmt = '', ...vals] = args;
+    let i = 0;
+    const out = echoEscapes(fmt).replace(/%([sd%])/g, (_, c) =>
+      c === '%' ? '%' : (vals[i++] ?? (c === 'd' ? '0' : '')),
+    );
+    say(io, out);
+    return 0;
+  },
+  async cat(args, io, f) {
+    if (args.length === 0) args = ['-'];
+    let code = 0;
+    for (const a of args) {
+      if (a === '-') {
+        for (let c = await io.read(); c !== null; c = await io.read()) io.stdout(c);
+        continue;
+      }
+      const p = abs(f, a);
+      const data = f.host.fs.readFile(p);
+      if (data !== undefined) io.stdout(data);
+      else {
+        complain(io, `cat: ${a}: ${f.host.fs.isDir(p) ? 'Is a directory' : 'No such file or directory'}\n`);
+        code = 1;
+      }
+    }
+    return code;
+  },
+  async env(args, io, f) {
+    if (args.length) return execAfterEnv(args, io, f);
+    say(
+      io,
+      Object.entries(f.vars)
+        .filter(([k]) => k !== 'PWD' || true)
+        .map(([k, v]) => `${k}=${v}\n`)
+        .join(''),
+    );
+    return 0;
+  },
+  async printenv(args, io, f) {
+    if (args.length) {
+      const missing = args.some((a) => f.vars[a] === undefined);
+      say(
+        io,
+        args
+          .filter((a) => f.vars[a] !== undefined)
+          .map((a) => `${f.vars[a]}\n`)
+          .join(''),
+      );
+      return missing ? 1 : 0;
+    }
+    return BUILTINS.env!([], io, f);
+  },
+  async true() {
+    return 0;
+  },
+  async false() {
+    return 1;
+  },
+  async ':'() {
+    return 0;
+  },
+  async exit(args, _io, f) {
+    const n = args[0] === undefined ? f.status : Number(args[0]);
+    throw new ExitSignal(Number.isInteger(n) ? ((n % 256) + 256) % 256 : 2);
+  },
+  async sleep(args, io, f) {
+    const s = Number(args[0]);
+    if (args[0] === undefined || !Number.isFinite(s) || s < 0) {
+      complain(io, `sleep: invalid number '${args[0] ?? ''}'\n`);
+      return 1;
+    }
+    await f.host.sleep(s * 1000);
+    return 0;
+  },
+  async hostname(_args, io, f) {
+    say(io, `${f.host.hostname}\n`);
+    return 0;
+  },
+  async date(_args, io, f) {
+    say(io, `${dateString(f.host.now())}\n`);
+    return 0;
+  },
+  async pwd(_args, io, f) {
+    say(io, `${f.cwd}\n`);
+    return 0;
+  },
+  async cd(args, io, f) {
+    const p = abs(f, args[0] ?? f.vars.HOME ?? '/');
+    if (!f.host.fs.isDir(p)) {
+      complain(io, `sh: cd: can't cd to ${args[0]}: No such file or directory\n`);
+      return 2;
+    }
+    f.cwd = p;
+    f.vars.PWD = p;
+    return 0;
+  },
+  async export(args, _io, f) {
+    for (const a of args) {
+      const eq = a.indexOf('=');
+      if (eq > 0) f.vars[a.slice(0, eq)] = a.slice(eq + 1);
+    }
+    return 0;
+  },
+  async ls(args, io, f) {
+    const paths = args.filter((a) => !a.startsWith('-'));
+    let code = 0;
+    for (const p of paths.length ? paths : [f.cwd]) {
+      const full = abs(f, p);
+      if (f.host.fs.isDir(full))
+        say(
+          io,
+          f.host.fs
+            .list(full)
+            .map((x) => `${x}\n`)
+            .join(''),
+        );
+      else if (f.host.fs.readFile(full) !== undefined) say(io, `${p}\n`);
+      else {
+        complain(io, `ls: cannot access '${p}': No such file or directory\n`);
+        code = 2;
+      }
+    }
+    return code;
+  },
+  async mkdir(args, io, f) {
+    const parents = args.includes('-p');
+    let code = 0;
+    for (const a of args.filter((x) => !x.startsWith('-'))) {
+      if (!f.host.fs.mkdir(abs(f, a), parents)) {
+        complain(
+          io,
+          `mkdir: can't create directory '${a}': ${f.host.fs.exists(abs(f, a)) ? 'File exists' : 'No such file or directory'}\n`,
+        );
+        code = 1;
+      }
+    }
+    return code;
+  },
+  async rm(args, io, f) {
+    const force = args.some((a) => /^-[a-z]*f/.test(a));
+    const recursive = args.some((a) => /^-[a-z]*r/i.test(a));
+    let code = 0;
+    for (const a of args.filter((x) => !x.startsWith('-'))) {
+      const p = abs(f, a);
+      if (!f.host.fs.exists(p)) {
+        if (!force) {
+          complain(io, `rm: can't remove '${a}': No such file or directory\n`);
+          code = 1;
+        }
+      } else if (f.host.fs.isDir(p) && !recursive) {
+        complain(io, `rm: '${a}' is a directory\n`);
+        code = 1;
+      } else f.host.fs.remove(p);
+    }
+    return code;
+  },
+  async test(args, _io, f) {
+    return testExpr(args, f) ? 0 : 1;
+  },
+  async '['(args, io, f) {
+    if (args[args.length - 1] !== ']') {
+      complain(io, 'sh: [: missing ]\n');
+      return 2;
+    }
+    return testExpr(args.slice(0, -1), f) ? 0 : 1;
+  },
+  async tar(args, io, f) {
+    return tarCommand(args, io, { fs: f.host.fs, cwd: f.cwd, now: f.host.now, readAll: () => readAll(io) });
+  },
+};
+
+async function execAfterEnv(args: string[], io: ShellIO, f: Frame): Promise<number> {
+  const vars = { ...f.vars };
+  let i = 0;
+  for (; i < args.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[i]!); i++) {
+    const eq = args[i]!.indexOf('=');
+    vars[args[i]!.slice(0, eq)] = args[i]!.slice(eq + 1);
+  }
+  if (i === args.length) {
+    say(
+      io,
+      Object.entries(vars)
+        .map(([k, v]) => `${k}=${v}\n`)
+        .join(''),
+    );
+    return 0;
+  }
+  const sub = new Shell({ ...f.host, env: vars });
+  return sub.exec(args.slice(i), io);
+}
+
+function testExpr(args: string[], f: Frame): boolean {
+  if (args[0] === '!') return !testExpr(args.slice(1), f);
+  if (args.length === 0) return false;
+  if (args.length === 1) return args[0] !== '';
+  if (args.length === 2) {
+    const p = abs(f, args[1]!);
+    switch (args[0]) {
+      case '-d':
+        return f.host.fs.isDir(p);
+      case '-f':
+        return f.host.fs.readFile(p) !== undefined;
+      case '-e':
+        return f.host.fs.exists(p);
+      case '-n':
+        return args[1] !== '';
+      case '-z':
+        return args[1] === '';
+    }
+    return false;
+  }
+  const [a, op, b] = args as [string, string, string];
+  switch (op) {
+    case '=':
+    case '==':
+      return a === b;
+    case '!=':
+      return a !== b;
+    case '-eq':
+      return Number(a) === Number(b);
+    case '-ne':
+      return Number(a) !== Number(b);
+    case '-lt':
+      return Number(a) < Number(b);
+    case '-gt':
+      return Number(a) > Number(b);
+    case '-le':
+      return Number(a) <= Number(b);
+    case '-ge':
+      return Number(a) >= Number(b);
+  }
+  return false;
+}
+
+/** Whether the container has this program (the simulated image's /bin). */
+export function hasProgram(argv0: string): boolean {
+  const name = argv0.replace(/^\/(usr\/)?s?bin\//, '');
+  if (argv0.includes('/') && !/^\/(usr\/)?s?bin\/[^/]+$/.test(argv0)) return false;
+  return name === 'sh' || name === 'bash' || name === 'ash' || Object.hasOwn(BUILTINS, name);
+}
+
+/** Runs one exec'd program (argv as the kubelet passes it) to its exit status. */
+export async function runProgram(host: ShellHost, argv: string[], io: ShellIO): Promise<number> {
+  const shell = new Shell(host);
+  try {
+    return await shell.exec(argv, io);
+  } catch (e) {
+    if (e instanceof ExitSignal) return e.code;
+    throw e;
+  }
+}
