@@ -12,7 +12,11 @@ import { type Status, statusResponse } from '../kube/status.ts';
 import type { FleetView } from '../merge/objects.ts';
 import { type Owner, ownerAmong, ownerOf, ownerQuery, withQuery } from '../plan/owner.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
-import type { FleetDeps } from '../types.ts';
+import type { ClustersDeps, FanOutDeps, FleetDeps } from '../types.ts';
+
+/** What a get uses of the fleet: asking clusters and knowing which they are. */
+export type GetDeps = FanOutDeps & ClustersDeps;
+
 import type { SendOptions } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Target } from '../upstreams/fanout.ts';
 import { fleetAnswer } from './respond.ts';
@@ -22,7 +26,7 @@ const RAW_SUBRESOURCES = new Set(['log', 'proxy']);
 
 export async function getRoute(
   c: Context,
-  deps: FleetDeps,
+  deps: GetDeps,
   info: RequestInfo,
   targets: Target[],
   plainNameCluster: string | undefined,
@@ -70,7 +74,7 @@ export async function getRoute(
  * to relay). Nowhere or in several clusters: the Status of src/plan/owner.ts `ownerAmong`.
  */
 async function searchAll(
-  deps: FleetDeps,
+  deps: FanOutDeps,
   view: FleetView,
   info: RequestInfo,
   targets: Target[],

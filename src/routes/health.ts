@@ -4,7 +4,7 @@
  * fleet has neither membership nor the `karmada` clusterspace.
  */
 import type { Context } from 'hono';
-import type { FleetDeps } from '../types.ts';
+import type { ClientDeps } from '../types.ts';
 
 function checkBody(name: string, checks: Array<[string, string | undefined]>, verbose: boolean): string {
   const failed = checks.filter(([, err]) => err !== undefined);
@@ -32,7 +32,7 @@ export function live(c: Context): Response {
   return text(checkBody('livez', [['ping', undefined]], verbose), 200);
 }
 
-export async function ready(c: Context, deps: FleetDeps): Promise<Response> {
+export async function ready(c: Context, deps: ClientDeps): Promise<Response> {
   const verbose = c.req.query('verbose') !== undefined;
   let err: string | undefined;
   try {

@@ -16,15 +16,18 @@ import { type Membership, prepareMembership } from '../merge/rv.ts';
 import { mergeColumns } from '../merge/table.ts';
 import { type ListAsk, type ListPlan, planList } from '../plan/list.ts';
 import type { RequestInfo } from '../request/info.ts';
-import type { FleetDeps, ViewDeps } from '../types.ts';
+import type { ClustersDeps, FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
 import { fanOut, fleetMembership, type Outcome, type Target, warningHeader } from '../upstreams/fanout.ts';
 import { acceptsGzip, generatorStream, gzipIfLarge, readStatus, streamResponse } from './respond.ts';
 
 type Served = { ask: ListAsk<Target>; res: Response };
 
+/** What a merged list uses of the fleet. */
+export type ListDeps = FanOutDeps & ClustersDeps & ViewDeps & Pick<FleetDeps, 'gzipResponses'>;
+
 export async function listRoute(
   c: Context,
-  deps: FleetDeps,
+  deps: ListDeps,
   info: RequestInfo,
   targets: Target[],
   plainNameCluster: string | undefined,
@@ -149,7 +152,7 @@ function headOf(e: SplitEvent): Record<string, any> {
 /** Every head is in: the merged head can be written, and the items stream after it. */
 async function mergedListResponse(
   req: Request,
-  deps: Pick<FleetDeps, 'config' | 'gzipResponses'>,
+  deps: ViewDeps & Pick<FleetDeps, 'gzipResponses'>,
   plan: ListPlan<Target>,
   membership: Membership,
   sorted: Sorted,

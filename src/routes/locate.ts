@@ -7,7 +7,11 @@ import type { Status } from '../kube/status.ts';
 import type { FleetView } from '../merge/objects.ts';
 import { type Owner, ownerAmong, ownerOf, ownerProbe } from '../plan/owner.ts';
 import type { RequestInfo } from '../request/info.ts';
-import type { FleetDeps } from '../types.ts';
+import type { ClustersDeps, FanOutDeps } from '../types.ts';
+
+/** What finding an owner uses of the fleet: asking clusters, and the fleet view for names. */
+export type LocateDeps = FanOutDeps & Pick<ClustersDeps, 'config'>;
+
 import { fanOut, type Target } from '../upstreams/fanout.ts';
 
 /**
@@ -15,7 +19,7 @@ import { fanOut, type Target } from '../upstreams/fanout.ts';
  * nowhere, 409 in several clusters). Asks the clusters only when the name is plain and nothing pins it.
  */
 export async function findOwner(
-  deps: FleetDeps,
+  deps: LocateDeps,
   info: RequestInfo,
   targets: Target[],
   plainNameCluster: string | undefined,

@@ -11,6 +11,7 @@
  * with 413 before anything is sent anywhere.
  */
 import type { Context } from 'hono';
+import type { FleetConfig } from '../config/schema.ts';
 import { negotiate } from '../kube/negotiate.ts';
 import { type Status, statusResponse } from '../kube/status.ts';
 import { decodeName } from '../merge/names.ts';
@@ -29,7 +30,11 @@ import {
 import { type Owner, ownerQuery, withQuery } from '../plan/owner.ts';
 import { createTarget, deleteCollectionTarget, selectorsForCluster } from '../plan/write.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
-import type { FleetDeps } from '../types.ts';
+import type { ClustersDeps, FanOutDeps, FleetDeps } from '../types.ts';
+
+/** What a write uses of the fleet: asking clusters, knowing which they are, the body limit. */
+export type WriteDeps = FanOutDeps & ClustersDeps & { config: Pick<FleetConfig, 'federation' | 'limits'> };
+
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { fleetMembership, type Target } from '../upstreams/fanout.ts';
 import { findOwner } from './locate.ts';
@@ -40,7 +45,7 @@ const RAW_SUBRESOURCES = new Set(['proxy']);
 
 export async function writeRoute(
   c: Context,
-  deps: FleetDeps,
+  deps: WriteDeps,
   info: RequestInfo,
   targets: Target[],
   plainNameCluster: string | undefined,
@@ -100,11 +105,11 @@ export async function readLimitedBody(
 /** Reads and parses the request body (patch types for PATCH), or the Response that refuses it. */
 async function readBody(
   req: Request,
-  deps: Pick<FleetDeps, 'config'>,
+  deps: { config: Pick<FleetConfig, 'limits'> },
   patch: boolean,
 ): Promise<Body | Response> {
-  const limit =
-    (deps.config as { limits?: { maxBodyBytes?: number } }).limits?.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES;
+  // configs built in code (tests, embedders) may leave the limits out
+  const limit = deps.config.limits?.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES;
   const bytes = await readLimitedBody(req, limit);
   if ('code' in bytes) return refuse(bytes);
   const type = req.headers.get('content-type');
@@ -114,7 +119,7 @@ async function readBody(
 
 /** Sends the rewritten body to the one cluster; JSON answers (the fleet rewrites them), no compression. */
 function sendBody(
-  deps: Pick<FleetDeps, 'client'>,
+  deps: Pick<FanOutDeps, 'client'>,
   req: Request,
   endpoint: ResolvedEndpoint,
   method: string,
@@ -133,7 +138,7 @@ function sendBody(
 
 async function create(
   req: Request,
-  deps: FleetDeps,
+  deps: WriteDeps,
   info: RequestInfo,
   targets: Target[],
   plainNameCluster: string | undefined,
@@ -159,7 +164,7 @@ async function create(
 
 async function namedWrite(
   req: Request,
-  deps: FleetDeps,
+  deps: WriteDeps,
   info: RequestInfo,
   targets: Target[],
   plainNameCluster: string | undefined,
@@ -198,7 +203,7 @@ async function namedWrite(
 
 async function deleteCollection(
   req: Request,
-  deps: FleetDeps,
+  deps: WriteDeps,
   info: RequestInfo,
   targets: Target[],
 ): Promise<Response> {
