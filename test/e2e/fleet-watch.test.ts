@@ -4,12 +4,13 @@
  * through upstream cuts, an upstream 410, a cluster restart, and a randomized run of writes and cuts.
  */
 import * as k8s from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ServedSimFleet } from '../../deploy/node/demo.ts';
 import type { KubeObject } from '../../sim/index.ts';
 import { clientNode } from '../helpers/clientnode.ts';
-import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
-import { Kubectl } from '../helpers/kubectl.ts';
+import { RUNTIMES } from '../helpers/fleet.ts';
+import type { Kubectl } from '../helpers/kubectl.ts';
+import { useSimFleet } from '../helpers/simfleet.ts';
 
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 const PODS = { group: '', version: 'v1', resource: 'pods' };
@@ -49,50 +50,50 @@ function sameMaps(a: Map<string, unknown>, b: Map<string, unknown>): boolean {
 }
 
 describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
-  let sims: ServedSimFleet;
-  let fleet: RunningFleet;
-  let k: Kubectl;
   const ns = `watch-${runtime}`;
-
-  beforeAll(async () => {
-    sims = await startSimFleet();
-    for (const sim of [sims.karmada, ...sims.members.values()])
-      sim.create({ group: '', version: 'v1', resource: 'namespaces' }, { metadata: { name: ns } });
-    fleet = await startFleet(runtime, sims.karmadaConfig());
-    k = new Kubectl(fleet.url);
+  const f = useSimFleet(runtime, {
+    prepare: (sims) => {
+      for (const sim of [sims.karmada, ...sims.members.values()])
+        sim.create({ group: '', version: 'v1', resource: 'namespaces' }, { metadata: { name: ns } });
+    },
   });
-  afterAll(async () => {
-    await fleet?.stop();
-    await sims?.close();
+  let k: Kubectl;
+
+  beforeAll(() => {
+    k = f.kubectl();
   });
 
   it('kubectl get pods -A -w prints ADDED/MODIFIED/DELETED rows with fleet names from three clusters', async () => {
     const w = k.spawn(['get', 'pods', '-n', ns, '-w', '--output-watch-events']);
     try {
-      await until(() => [...sims.members.values()].every((s) => s.openWatches() > 0), 30_000, 'watches open');
-      for (const [name, sim] of sims.members) {
+      await until(
+        () => [...f.sims.members.values()].every((s) => s.openWatches() > 0),
+        30_000,
+        'watches open',
+      );
+      for (const [name, sim] of f.sims.members) {
         sim.create(PODS, {
           metadata: { name: `p-${name}`, namespace: ns },
           spec: { containers: [{ name: 'c', image: 'nginx' }] },
         });
       }
-      for (const name of sims.members.keys())
+      for (const name of f.sims.members.keys())
         await w.waitFor(new RegExp(`ADDED\\s+p-${name}\\.clusterspace\\.${name}\\s+${name}\\s`));
-      for (const name of sims.members.keys())
+      for (const name of f.sims.members.keys())
         await w.waitFor(
           new RegExp(`MODIFIED\\s+p-${name}\\.clusterspace\\.${name}\\s+${name}\\s+1/1\\s+Running`),
         );
-      for (const [name, sim] of sims.members) sim.remove(PODS, ns, `p-${name}`);
-      for (const name of sims.members.keys())
+      for (const [name, sim] of f.sims.members) sim.remove(PODS, ns, `p-${name}`);
+      for (const name of f.sims.members.keys())
         await w.waitFor(new RegExp(`DELETED\\s+p-${name}\\.clusterspace\\.${name}\\s`));
     } finally {
       w.stop();
     }
-    await until(() => openUpstreamWatches(sims) === 0, 30_000, 'upstream watches closed');
+    await until(() => openUpstreamWatches(f.sims) === 0, 30_000, 'upstream watches closed');
   });
 
   it('kubectl wait, rollout status and delete --wait return when the cluster makes the change', async () => {
-    const m2 = sims.members.get('member2')!;
+    const m2 = f.sims.members.get('member2')!;
     m2.create(PODS, {
       metadata: { name: 'waited', namespace: ns },
       spec: { containers: [{ name: 'c', image: 'nginx' }] },
@@ -144,7 +145,7 @@ describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
   });
 
   it('a client-node informer converges to the union, through cuts, a 410 and a cluster restart', async () => {
-    const { kc, core } = clientNode(fleet.url);
+    const { kc, core } = clientNode(f.url);
     const path = `/api/v1/namespaces/${ns}/configmaps`;
     const informer = k8s.makeInformer(kc, path, () => core.listNamespacedConfigMap({ namespace: ns }));
     let stopped = false;
@@ -153,15 +154,15 @@ describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
       if (!stopped) setTimeout(() => void (stopped || informer.start().catch(() => {})), 200);
     });
     const put = (cluster: string, name: string, v: string) => {
-      const sim = sims.members.get(cluster)!;
+      const sim = f.sims.members.get(cluster)!;
       const cur = sim.get(CM, ns, name);
       if (cur) sim.update(CM, { ...cur, data: { v } } as KubeObject);
       else sim.create(CM, { metadata: { name, namespace: ns }, data: { v } });
     };
-    for (const c of sims.members.keys()) put(c, 'seed', '0');
+    for (const c of f.sims.members.keys()) put(c, 'seed', '0');
     await informer.start();
     const converged = (what: string) =>
-      until(() => sameMaps(cacheOf(informer), unionOf(sims, ns)), 30_000, what);
+      until(() => sameMaps(cacheOf(informer), unionOf(f.sims, ns)), 30_000, what);
     try {
       await converged('initial list');
       put('member1', 'a', '1');
@@ -169,13 +170,13 @@ describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
       await converged('live events');
 
       // a cut upstream stream is resumed invisibly
-      sims.members.get('member2')!.cutWatches();
+      f.sims.members.get('member2')!.cutWatches();
       put('member2', 'c', '1');
-      sims.members.get('member1')!.remove(CM, ns, 'a');
+      f.sims.members.get('member1')!.remove(CM, ns, 'a');
       await converged('after a cut');
 
       // a 410 on resume: the client gets an ERROR 410, relists, and converges
-      const m3 = sims.members.get('member3')!;
+      const m3 = f.sims.members.get('member3')!;
       put('member3', 'b', '2');
       m3.compact();
       put('member3', 'd', '1');
@@ -195,7 +196,7 @@ describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
       await informer.stop();
     }
     await until(
-      () => openUpstreamWatches(sims) === 0,
+      () => openUpstreamWatches(f.sims) === 0,
       30_000,
       'upstream watches closed after the informer stopped',
     );
@@ -204,9 +205,9 @@ describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
   it(
     'random writes and cuts in every cluster: the informer ends equal to the clusters, nothing lost',
     async () => {
-      const { kc, core } = clientNode(fleet.url);
+      const { kc, core } = clientNode(f.url);
       const space = `${ns}-soak`;
-      for (const sim of [sims.karmada, ...sims.members.values()])
+      for (const sim of [f.sims.karmada, ...f.sims.members.values()])
         sim.create({ group: '', version: 'v1', resource: 'namespaces' }, { metadata: { name: space } });
       const informer = k8s.makeInformer(kc, `/api/v1/namespaces/${space}/configmaps`, () =>
         core.listNamespacedConfigMap({ namespace: space }),
@@ -222,12 +223,12 @@ describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
         seed = (seed * 1103515245 + 12345) % 2 ** 31;
         return seed % n;
       };
-      const clusters = [...sims.members.keys()];
+      const clusters = [...f.sims.members.keys()];
       const deadline = Date.now() + SOAK_MS;
       let ops = 0;
       try {
         while (Date.now() < deadline) {
-          const sim = sims.members.get(clusters[rnd(clusters.length)]!)!;
+          const sim = f.sims.members.get(clusters[rnd(clusters.length)]!)!;
           const name = `o${rnd(25)}`;
           const cur = sim.get(CM, space, name);
           const op = rnd(10);
@@ -243,7 +244,7 @@ describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
           if (ops % 20 === 0) await new Promise((r) => setTimeout(r, 15));
         }
         await until(
-          () => sameMaps(cacheOf(informer), unionOf(sims, space)),
+          () => sameMaps(cacheOf(informer), unionOf(f.sims, space)),
           30_000,
           `informer equal to the clusters after ${ops} operations`,
         );
@@ -258,7 +259,7 @@ describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
 
   it('every event carries a decimal composite RV; a watch from another fleet’s RV gets a 410 ERROR', async () => {
     const res = await fetch(
-      `${fleet.url}/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=1999999999012345`,
+      `${f.url}/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=1999999999012345`,
     );
     expect(res.status).toBe(200);
     const text = await res.text();
@@ -274,12 +275,12 @@ describe.each(RUNTIMES)('merged watch on %s', (runtime) => {
   it('WatchList: every cluster’s initial objects, then exactly one initial-events-end bookmark', async () => {
     const ac = new AbortController();
     const res = await fetch(
-      `${fleet.url}/api/v1/namespaces/shop/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
+      `${f.url}/api/v1/namespaces/shop/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
       { signal: ac.signal },
     );
     expect(res.status).toBe(200);
     const want = new Set(
-      [...sims.members].flatMap(([c, s]) =>
+      [...f.sims.members].flatMap(([c, s]) =>
         s.list(PODS, 'shop').map((p) => `${p.metadata.name}.clusterspace.${c}`),
       ),
     );
