@@ -265,3 +265,43 @@ describe('protobufObjectForCluster', () => {
     expect(protobufObjectForCluster(truncated, ctx)).toMatchObject({ ok: false, status: { code: 400 } });
   });
 });
+
+describe('bodies nested too deep', () => {
+  // what kubectl create -f would send for a 5,000-deep object: parses fine, but would overflow
+  // JSON.stringify when the rewritten body is serialised for the cluster
+  const deep = (depth: number): unknown => JSON.parse(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
+  const refusedAs400 = (r: { ok: boolean; status?: { code: number; reason: string; message: string } }) => {
+    expect(r.ok).toBe(false);
+    expect(r.status).toMatchObject({ code: 400, reason: 'BadRequest' });
+    expect(r.status?.message).toMatch(/exceeded max depth/);
+  };
+
+  it('are a 400 BadRequest from every JSON rewrite, before anything re-serialises them', () => {
+    const body = { metadata: { name: 'cm' }, data: deep(5_000) };
+    refusedAs400(objectForCluster(body, ctx) as never);
+    refusedAs400(mergePatchForCluster({ spec: deep(5_000) }, ctx) as never);
+    refusedAs400(jsonPatchForCluster([{ op: 'add', path: '/spec', value: deep(5_000) }], ctx) as never);
+    refusedAs400(deleteOptionsForCluster({ preconditions: deep(5_000) }, ctx) as never);
+  });
+
+  it('are refused in last-applied-configuration too, which is parsed and re-serialised', () => {
+    const inner = `{"metadata":{"name":"cm"},"data":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}}`;
+    refusedAs400(
+      objectForCluster(
+        {
+          metadata: {
+            name: 'cm',
+            annotations: { [LAST_APPLIED]: inner },
+          },
+        },
+        ctx,
+      ) as never,
+    );
+  });
+
+  it('pass at depths real objects have', () => {
+    const r = objectForCluster({ metadata: { name: 'cm' }, data: deep(200) as Record<string, unknown> }, ctx);
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(() => JSON.stringify(r.value)).not.toThrow();
+  });
+});

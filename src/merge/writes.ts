@@ -19,6 +19,7 @@
  *   rewritten the same way, so client-side apply's three-way merge stays consistent in every cluster.
  */
 
+import { nestsDeeperThan, tooDeepMessage } from '../kube/json.ts';
 import { ProtobufError } from '../kube/protobuf.ts';
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { badRequest, type Status } from '../kube/status.ts';
@@ -50,7 +51,13 @@ class Refusal extends Error {
   }
 }
 
-function run<T>(f: () => T): Rewritten<T> {
+/**
+ * Runs a rewrite of `input`, turning a Refusal into its Status. Every JSON body goes through here before
+ * anything re-serialises it: one nested past MAX_BODY_DEPTH (src/kube/json.ts) is a 400 here, not a stack overflow
+ * (500) in JSON.stringify later.
+ */
+function run<T>(input: unknown, f: () => T): Rewritten<T> {
+  if (nestsDeeperThan(input)) return { ok: false, status: badRequest(tooDeepMessage()) };
   try {
     return { ok: true, value: f() };
   } catch (e) {
@@ -112,6 +119,8 @@ function rewriteLastApplied(annotations: unknown, ctx: WriteContext): void {
   } catch {
     return; // not JSON: an opaque string, kept as written
   }
+  // the annotation is re-serialised below: past the body limit it is refused like the body itself
+  if (nestsDeeperThan(inner)) throw new Refusal(badRequest(tooDeepMessage()));
   if (!isObj(inner)) return;
   const md = inner.metadata;
   if (isObj(md)) {
@@ -137,7 +146,7 @@ function rewriteMetadata(md: Obj, ctx: WriteContext, checkName: boolean): void {
  * composite RV. `ctx.url` set: the body's name must be the URL's (it may also be left out).
  */
 export function objectForCluster(obj: Obj, ctx: WriteContext): Rewritten<Obj> {
-  return run(() => {
+  return run(obj, () => {
     if (!isObj(obj)) return obj;
     if (isObj(obj.metadata)) {
       rewriteMetadata(obj.metadata, ctx, ctx.url !== undefined);
@@ -154,7 +163,7 @@ export function objectForCluster(obj: Obj, ctx: WriteContext): Rewritten<Obj> {
 
 /** Merge patch and strategic merge patch: the same walk over the patch's metadata; markers are removed. */
 export function mergePatchForCluster(patch: unknown, ctx: WriteContext): Rewritten<unknown> {
-  return run(() => {
+  return run(patch, () => {
     if (!isObj(patch) || !isObj(patch.metadata)) return patch;
     const md = patch.metadata;
     // null deletes a field in a merge patch: deleting the name (or a marker) means nothing
@@ -191,7 +200,7 @@ export interface JsonPatchOp {
  * where they write names, markers or resourceVersions. A body that is not an array of operations is a 400.
  */
 export function jsonPatchForCluster(ops: unknown, ctx: WriteContext): Rewritten<JsonPatchOp[]> {
-  return run(() => {
+  return run(ops, () => {
     if (!Array.isArray(ops))
       throw new Refusal(
         badRequest('json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp'),
@@ -263,7 +272,7 @@ function deleteOptionsInPlace(opts: Obj, ctx: WriteContext): void {
 
 /** DeleteOptions (delete, deletecollection, eviction): the precondition RV maps back; uid stays. */
 export function deleteOptionsForCluster(opts: unknown, ctx: WriteContext): Rewritten<unknown> {
-  return run(() => {
+  return run(opts, () => {
     if (isObj(opts)) deleteOptionsInPlace(opts, ctx);
     return opts;
   });
@@ -274,7 +283,7 @@ export function deleteOptionsForCluster(opts: unknown, ctx: WriteContext): Rewri
  * kinds): the same rewrite as {@link objectForCluster}, on the ObjectMeta inside the envelope.
  */
 export function protobufObjectForCluster(body: Uint8Array, ctx: WriteContext): Rewritten<Uint8Array> {
-  return run(() => {
+  return run(null, () => {
     try {
       return editProtobufObjectMeta(body, {
         name: (v) => (v === '' ? v : ctx.url ? checkUrlName(v, ctx) : plainName(v, ctx.cluster)),

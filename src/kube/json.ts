@@ -1,0 +1,29 @@
+/**
+ * How deep a request body may nest. kube-apiserver's JSON decoder refuses nesting past 10,000 levels
+ * ("exceeded max depth"); the fleet must refuse earlier, because it re-serialises bodies it rewrites and
+ * V8's JSON.stringify recurses: on Node 20's default stack it overflows at ≈ 4,170 levels (measured),
+ * less when called deep in a request's stack, and workerd's stack is no larger. 1,000 levels is far past
+ * any real object (CRD schemas nest a few dozen deep) and leaves most of the stack free.
+ */
+export const MAX_BODY_DEPTH = 1_000;
+
+/**
+ * Whether `value` nests arrays/objects more than `limit` levels deep (a scalar is depth 0, `{}` depth 1).
+ * Iterative, so it cannot overflow the stack on the very input it guards against.
+ */
+export function nestsDeeperThan(value: unknown, limit = MAX_BODY_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [v, depth] = top;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth + 1 > limit) return true;
+    const children = Array.isArray(v) ? v : Object.values(v);
+    for (const c of children) if (typeof c === 'object' && c !== null) stack.push([c, depth + 1]);
+  }
+  return false;
+}
+
+/** The message of the 400 for a body past the limit (kube's decoder says "exceeded max depth"). */
+export function tooDeepMessage(limit = MAX_BODY_DEPTH): string {
+  return `the request body could not be decoded: exceeded max depth (objects and arrays nest at most ${limit} levels)`;
+}
