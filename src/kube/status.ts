@@ -175,3 +175,82 @@ export function invalid(kind: string, group: string, name: string, causes: Statu
     causes,
   });
 }
+
+/** How much of an upstream's non-Status body is quoted back (an HTML error page must not be relayed whole). */
+const SERVER_MESSAGE_MAX = 256;
+
+/**
+ * The Status for an upstream answer that carried none (a proxy's `431 Request Header Fields Too Large`
+ * in text, an HTML 502 page), as client-go's apierrors.NewGenericServerResponse builds it: the answer's
+ * own code, the reason that code means, and the server's text as an UnexpectedServerResponse cause. So a
+ * 4xx stays a 4xx for the client, never a 503 of the fleet's.
+ */
+export function genericServerResponse(code: number, serverText: string, verb = 'GET'): Status {
+  const serverMessage = serverText.trim().slice(0, SERVER_MESSAGE_MAX);
+  let reason: StatusReason = 'Unknown';
+  let message = `the server responded with the status code ${code} but did not return more information`;
+  switch (code) {
+    case 409:
+      reason = verb === 'POST' ? 'AlreadyExists' : 'Conflict';
+      message = 'the server reported a conflict';
+      break;
+    case 404:
+      reason = 'NotFound';
+      message = 'the server could not find the requested resource';
+      break;
+    case 400:
+      reason = 'BadRequest';
+      message = 'the server rejected our request for an unknown reason';
+      break;
+    case 401:
+      reason = 'Unauthorized';
+      message = 'the server has asked for the client to provide credentials';
+      break;
+    case 403:
+      reason = 'Forbidden';
+      // the text says who tried what: kube keeps it as the message
+      message = serverMessage;
+      break;
+    case 405:
+      reason = 'MethodNotAllowed';
+      message = 'the server does not allow this method on the requested resource';
+      break;
+    case 422:
+      reason = 'Invalid';
+      message = 'the server rejected our request due to an error in our request';
+      break;
+    case 504:
+      reason = 'Timeout';
+      message =
+        'the server was unable to return a response in the time allotted, but may still be processing the request';
+      break;
+    case 429:
+      reason = 'TooManyRequests';
+      message = 'the server has received too many requests and has asked us to try again later';
+      break;
+    default:
+      if (code >= 500) {
+        reason = 'InternalError';
+        message = `an error on the server (${JSON.stringify(serverMessage)}) has prevented the request from succeeding`;
+      }
+  }
+  return failure(code, reason, message, {
+    causes: [{ reason: 'UnexpectedServerResponse', message: serverMessage }],
+  });
+}
+
+/**
+ * The Status an upstream error answer means: its own body when that is a Status, else
+ * {@link genericServerResponse} for its code. `code` is the HTTP status (a Status body's code wins only
+ * when it is a real error code).
+ */
+export function statusOfAnswer(code: number, body: string, verb = 'GET'): Status {
+  try {
+    const v = JSON.parse(body) as Partial<Status> | null;
+    if (v && typeof v === 'object' && v.kind === 'Status' && typeof v.code === 'number' && v.code >= 400)
+      return v as Status;
+  } catch {
+    // not JSON: a proxy's or a load balancer's text
+  }
+  return genericServerResponse(code, body, verb);
+}
