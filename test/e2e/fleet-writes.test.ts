@@ -8,11 +8,11 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
 import type { KubeObject, SimCluster } from '../../sim/index.ts';
-import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
+import { RUNTIMES } from '../helpers/fleet.ts';
 import { inProcessFleet } from '../helpers/inprocess.ts';
-import { Kubectl } from '../helpers/kubectl.ts';
+import type { Kubectl } from '../helpers/kubectl.ts';
+import { useSimFleet } from '../helpers/simfleet.ts';
 
 const DEPLOY = { group: 'apps', version: 'v1', resource: 'deployments' };
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
@@ -120,30 +120,23 @@ function protobufConfigMap(
 }
 
 describe.each(RUNTIMES)('fleet writes on %s', (runtime) => {
-  let sims: ServedSimFleet;
-  let fleet: RunningFleet;
+  const f = useSimFleet(runtime);
   let k: Kubectl;
   let k2: Kubectl;
   let m2: SimCluster;
   let others: SimCluster[];
   let editor: string;
 
-  beforeAll(async () => {
-    sims = await startSimFleet();
-    fleet = await startFleet(runtime, sims.karmadaConfig());
-    k = new Kubectl(fleet.url);
-    k2 = new Kubectl(`${fleet.url}/clusterspaces/member2`);
-    m2 = sims.members.get('member2')!;
-    others = [sims.karmada, sims.members.get('member1')!, sims.members.get('member3')!];
+  beforeAll(() => {
+    k = f.kubectl();
+    k2 = f.kubectl('/clusterspaces/member2');
+    m2 = f.member('member2');
+    others = [f.sims.karmada, f.member('member1'), f.member('member3')];
     const dir = mkdtempSync(join(tmpdir(), 'fleet-edit-'));
     editor = join(dir, 'editor.sh');
     // kubectl edit's scripted editor: change the image in the file it is given
     writeFileSync(editor, `#!/bin/sh\nsed -i 's/image: nginx:1.28/image: nginx:1.29/' "$1"\n`);
     chmodSync(editor, 0o755);
-  });
-  afterAll(async () => {
-    await fleet?.stop();
-    await sims?.close();
   });
 
   const live = (name: string): any => m2.get(DEPLOY, 'default', name);
@@ -286,7 +279,7 @@ describe.each(RUNTIMES)('fleet writes on %s', (runtime) => {
       metadata: { name: 'rv', namespace: 'default' },
       data: { a: '1' },
     } as KubeObject);
-    const url = `${fleet.url}/api/v1/namespaces/default/configmaps/rv.clusterspace.member2`;
+    const url = `${f.url}/api/v1/namespaces/default/configmaps/rv.clusterspace.member2`;
     const old = (await (await fetch(url)).json()) as any;
     expect(old.metadata.resourceVersion).toMatch(/^[1-9][0-9]*$/);
     const cur = m2.get(CM, 'default', 'rv')!;
@@ -334,7 +327,7 @@ describe.each(RUNTIMES)('fleet writes on %s', (runtime) => {
 
   it('protobuf creates land in the named cluster: a hand-encoded body and kubectl create configmap', async () => {
     const body = protobufConfigMap('pb.clusterspace.member2', { k: 'v' }, { [MARK]: 'member1', app: 'pb' });
-    const res = await fetch(`${fleet.url}/api/v1/namespaces/default/configmaps`, {
+    const res = await fetch(`${f.url}/api/v1/namespaces/default/configmaps`, {
       method: 'POST',
       body: Buffer.from(body),
       headers: {
@@ -363,7 +356,7 @@ describe.each(RUNTIMES)('fleet writes on %s', (runtime) => {
     const all = [m2, ...others];
     const json = { 'Content-Type': 'application/json' };
     // unknown cluster suffix: create → 400, write by name → 404
-    const r1 = await fetch(`${fleet.url}/api/v1/namespaces/default/configmaps`, {
+    const r1 = await fetch(`${f.url}/api/v1/namespaces/default/configmaps`, {
       method: 'POST',
       headers: json,
       body: JSON.stringify({
@@ -386,7 +379,7 @@ describe.each(RUNTIMES)('fleet writes on %s', (runtime) => {
       data: { a: '1' },
     } as KubeObject);
     const before = m2.get(CM, 'default', 'keep')!.metadata.resourceVersion;
-    const url = `${fleet.url}/api/v1/namespaces/default/configmaps/keep.clusterspace.member2`;
+    const url = `${f.url}/api/v1/namespaces/default/configmaps/keep.clusterspace.member2`;
     const r2 = await fetch(url, {
       method: 'PUT',
       headers: json,
@@ -432,7 +425,7 @@ describe.each(RUNTIMES)('fleet writes on %s', (runtime) => {
       metadata: { name: 'big.clusterspace.member2' },
       data: { blob: 'x'.repeat(3 * 1024 * 1024 + 10) },
     });
-    const r3 = await rawRequest(`${fleet.url}/api/v1/namespaces/default/configmaps`, 'POST', big);
+    const r3 = await rawRequest(`${f.url}/api/v1/namespaces/default/configmaps`, 'POST', big);
     expect(r3.status).toBe(413);
     expect(JSON.parse(r3.body)).toMatchObject({
       reason: 'RequestEntityTooLarge',
@@ -446,7 +439,7 @@ describe.each(RUNTIMES)('fleet writes on %s', (runtime) => {
   });
 
   it('deletecollection: refused across the fleet (405), forwarded for one cluster', async () => {
-    for (const s of [m2, sims.members.get('member1')!])
+    for (const s of [m2, f.sims.members.get('member1')!])
       s.create(CM, {
         apiVersion: 'v1',
         kind: 'ConfigMap',
@@ -457,21 +450,18 @@ describe.each(RUNTIMES)('fleet writes on %s', (runtime) => {
       body: '{"propagationPolicy":"Background"}',
       headers: { 'Content-Type': 'application/json' },
     };
-    const all = await fetch(
-      `${fleet.url}/api/v1/namespaces/default/configmaps?labelSelector=batch%3Dx`,
-      opts,
-    );
+    const all = await fetch(`${f.url}/api/v1/namespaces/default/configmaps?labelSelector=batch%3Dx`, opts);
     expect(all.status).toBe(405);
     expect(await all.json()).toMatchObject({ kind: 'Status', reason: 'MethodNotAllowed', code: 405 });
     const one = await fetch(
-      `${fleet.url}/api/v1/namespaces/default/clusterspaces/member2/configmaps?labelSelector=batch%3Dx`,
+      `${f.url}/api/v1/namespaces/default/clusterspaces/member2/configmaps?labelSelector=batch%3Dx`,
       opts,
     );
     expect(one.status).toBe(200);
     const list = (await one.json()) as any;
     expect(list.items.map((i: any) => i.metadata.name)).toEqual(['batch.clusterspace.member2']);
     expect(m2.get(CM, 'default', 'batch')).toBeUndefined();
-    expect(sims.members.get('member1')!.get(CM, 'default', 'batch')).toBeDefined();
+    expect(f.sims.members.get('member1')!.get(CM, 'default', 'batch')).toBeDefined();
   });
 });
 

@@ -5,9 +5,9 @@
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
-import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
+import { describe, expect, it } from 'vitest';
+import { RUNTIMES } from '../helpers/fleet.ts';
+import { useSimFleet } from '../helpers/simfleet.ts';
 
 /** Debian's interpreter: the one python3-kubernetes installs into (a pyenv python3 on PATH would not see it) */
 const PYTHON = process.env.FLEET_PYTHON ?? '/usr/bin/python3';
@@ -15,22 +15,15 @@ const PODS = { group: '', version: 'v1', resource: 'pods' };
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 
 describe.each(RUNTIMES)('the Python client on %s', (runtime) => {
-  let sims: ServedSimFleet;
-  let fleet: RunningFleet;
-
-  beforeAll(async () => {
-    sims = await startSimFleet();
-    for (const s of [sims.karmada, ...sims.members.values()])
-      s.create({ group: '', version: 'v1', resource: 'namespaces' }, { metadata: { name: 'py' } });
-    fleet = await startFleet(runtime, sims.karmadaConfig());
-  });
-  afterAll(async () => {
-    await fleet?.stop();
-    await sims?.close();
+  const f = useSimFleet(runtime, {
+    prepare: (sims) => {
+      for (const s of [sims.karmada, ...sims.members.values()])
+        s.create({ group: '', version: 'v1', resource: 'namespaces' }, { metadata: { name: 'py' } });
+    },
   });
 
   it('lists across the fleet, reads by fleet name, and watches changes in three clusters', async () => {
-    const p = spawn(PYTHON, [resolve('test/python/fleet_client.py'), fleet.url, 'py'], {
+    const p = spawn(PYTHON, [resolve('test/python/fleet_client.py'), f.url, 'py'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -47,7 +40,7 @@ describe.each(RUNTIMES)('the Python client on %s', (runtime) => {
     const exited = new Promise<number | null>((res) => p.on('close', res));
     await Promise.race([watching, exited]);
     await new Promise((r) => setTimeout(r, 300));
-    for (const [name, sim] of sims.members)
+    for (const [name, sim] of f.sims.members)
       sim.create(CM, { metadata: { name: `from-${name}`, namespace: 'py' } });
     expect(await exited, err).toBe(0);
     const r = JSON.parse(out) as {
@@ -56,7 +49,7 @@ describe.each(RUNTIMES)('the Python client on %s', (runtime) => {
       read: { name: string; labels: Record<string, string> };
       events: Array<{ type: string; name: string; rv: string }>;
     };
-    const want = [...sims.members]
+    const want = [...f.sims.members]
       .flatMap(([c, s]) =>
         s.list(PODS).map((x) => `${x.metadata.namespace}/${x.metadata.name}.clusterspace.${c}`),
       )
@@ -66,7 +59,7 @@ describe.each(RUNTIMES)('the Python client on %s', (runtime) => {
     expect(r.read.name.endsWith('.clusterspace.member2')).toBe(true);
     expect(r.read.labels['fleet.karmada.io/cluster']).toBe('member2');
     expect(new Set(r.events.map((e) => e.name))).toEqual(
-      new Set([...sims.members.keys()].map((m) => `from-${m}.clusterspace.${m}`)),
+      new Set([...f.sims.members.keys()].map((m) => `from-${m}.clusterspace.${m}`)),
     );
     expect(r.events.every((e) => e.type === 'ADDED' && /^[1-9][0-9]*$/.test(e.rv))).toBe(true);
   });
