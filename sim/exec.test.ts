@@ -184,3 +184,114 @@ describe('simulated port-forward over SPDY/3.1', () => {
     sim.close();
   });
 });
+
+describe('the container shell through exec', () => {
+  const sim = new SimCluster({ name: 'member8' });
+  const pod = runningPod(sim);
+  const base = `/api/v1/namespaces/shop/pods/${pod.metadata.name}`;
+  const ws = { Upgrade: 'websocket', 'Sec-WebSocket-Protocol': 'v5.channel.k8s.io' };
+  const exec = async (argv: string[], stdin?: Uint8Array) => {
+    const q = argv.map((a) => `command=${encodeURIComponent(a)}`).join('&');
+    const s = wsSession(
+      await upgrade(sim, `${base}/exec?${q}&stdout=true&stderr=true${stdin ? '&stdin=true' : ''}`, ws),
+    );
+    if (stdin) {
+      s.session.onMessage(new Uint8Array([0, ...stdin]));
+      s.session.onMessage(new Uint8Array([255, 0]));
+    }
+    await s.done;
+    const on = (ch: number) => s.sent.filter((m) => m[0] === ch).map((m) => m.subarray(1));
+    const text = (ch: number) =>
+      on(ch)
+        .map((b) => td.decode(b))
+        .join('');
+    return { stdout: text(1), stderr: text(2), status: JSON.parse(text(3)), raw: on(1) };
+  };
+
+  it('sh -c "sleep 1; exit 3" ends with exit code 3 after the sleep', async () => {
+    const t0 = Date.now();
+    const r = await exec(['sh', '-c', 'sleep 1; exit 3']);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
+    expect(r.status).toMatchObject({
+      reason: 'NonZeroExitCode',
+      details: { causes: [{ reason: 'ExitCode', message: '3' }] },
+    });
+  });
+
+  it('a command missing inside sh is 127 with the shell’s message; a missing program is the runtime’s error', async () => {
+    const r = await exec(['sh', '-c', 'nosuch; echo after $?']);
+    expect(r.stderr).toBe('sh: nosuch: not found\n');
+    expect(r.stdout).toBe('after 127\n');
+    const direct = await exec(['sh', '-c', 'nosuch']);
+    expect(direct.status.details.causes[0].message).toBe('127');
+    const top = await exec(['nosuch']);
+    expect(top.status.message).toContain('exec: "nosuch": executable file not found in $PATH');
+  });
+
+  it('keeps one filesystem per container across sessions (what kubectl cp needs)', async () => {
+    await exec(['sh', '-c', 'mkdir -p /srv/d && echo kept > /srv/d/f']);
+    const tarred = await exec(['tar', 'cf', '-', '/srv/d']);
+    expect(tarred.stderr).toBe("tar: Removing leading `/' from member names\n");
+    const archive = new Uint8Array(tarred.raw.reduce((n, b) => n + b.length, 0));
+    let o = 0;
+    for (const b of tarred.raw) {
+      archive.set(b, o);
+      o += b.length;
+    }
+    expect((await exec(['test', '-d', '/tmp'])).status.status).toBe('Success');
+    const x = await exec(['tar', '-xmf', '-', '-C', '/tmp'], archive);
+    expect(x.status.status).toBe('Success');
+    expect((await exec(['cat', '/tmp/srv/d/f'])).stdout).toBe('kept\n');
+  });
+});
+
+describe('port-forward over WebSocket channels (the kubelet’s v4.channel.k8s.io)', () => {
+  const sim = new SimCluster({ name: 'member7' });
+  const pod = sim
+    .list(PODS)
+    .find(
+      (p: any) =>
+        p.status?.phase === 'Running' && p.spec.containers.some((c: any) => c.ports?.[0]?.name === 'http'),
+    )!;
+  const port = (pod as any).spec.containers.find((c: any) => c.ports)!.ports[0].containerPort as number;
+  const base = `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}/portforward`;
+
+  it('sends the port on each channel first, then serves HTTP on a declared HTTP port', async () => {
+    const plan = await upgrade(sim, `${base}?ports=${port}`, {
+      Upgrade: 'websocket',
+      'Sec-WebSocket-Protocol': 'v4.channel.k8s.io',
+    });
+    expect(plan).toMatchObject({ kind: 'websocket', protocol: 'v4.channel.k8s.io' });
+    const s = wsSession(plan);
+    expect(s.sent.slice(0, 2).map((m) => [...m])).toEqual([
+      [0, port & 0xff, port >> 8],
+      [1, port & 0xff, port >> 8],
+    ]);
+    s.session.onMessage(new Uint8Array([0, ...te.encode('GET / HTTP/1.1\r\nHost: x\r\n\r\n')]));
+    const reply = s.sent
+      .slice(2)
+      .map((m) => td.decode(m.subarray(1)))
+      .join('');
+    expect(reply).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(reply).toContain(`Hello from ${pod.metadata.name}`);
+    s.session.onMessage(new Uint8Array([0, ...te.encode('GET /nope HTTP/1.1\r\nConnection: close\r\n\r\n')]));
+    await s.done;
+    expect(td.decode(s.sent.at(-1)!.subarray(1))).toMatch(/^HTTP\/1\.1 404 Not Found/);
+    expect(s.closed()).toBe(1000);
+  });
+
+  it('pairs channels per port and echoes raw bytes; refuses a missing or bad port like the kubelet', async () => {
+    const s = wsSession(await upgrade(sim, `${base}?ports=9000,${port}`, { Upgrade: 'websocket' }));
+    expect(s.sent.map((m) => m[0])).toEqual([0, 1, 2, 3]);
+    s.session.onMessage(new Uint8Array([0, 1, 2, 3]));
+    expect([...s.sent.at(-1)!]).toEqual([0, 1, 2, 3]);
+    s.session.onMessage(new Uint8Array([2, 0xff, 0]));
+    expect([...s.sent.at(-1)!]).toEqual([2, 0xff, 0]);
+    const none = await upgrade(sim, base, { Upgrade: 'websocket' });
+    expect(none.kind).toBe('response');
+    if (none.kind === 'response')
+      expect((await none.response.json()).message).toBe('query parameter "port" is required');
+    const bad = await upgrade(sim, `${base}?ports=0`, { Upgrade: 'websocket' });
+    if (bad.kind === 'response') expect((await bad.response.json()).message).toBe('port "0" must be > 0');
+  });
+});

@@ -10,8 +10,11 @@
  *   connection, paired by `requestID`), raw (kubectl's fallback) or tunnelled in WebSocket messages
  *   (`SPDY/3.1+portforward.k8s.io`, what kubectl 1.35 tries first); and for exec/attach on the raw SPDY
  *   fallback (`v4.channel.k8s.io`: one SPDY stream per `streamType`).
- * Every port of a pod is an echo server. Exec runs a few built-ins (echo, cat, ls, env, date, hostname,
- * sleep, true, false, exit, sh -c); attach streams the container's log lines and echoes stdin.
+ * - WebSocket port-forward as the kubelet serves it (`v4.channel.k8s.io`, or no subprotocol): a data and an
+ *   error channel per `ports` entry, each channel's first server frame the port (2 bytes, little endian).
+ * A forwarded port answers as httpd.ts says (HTTP for declared HTTP ports, else an echo). Exec runs the
+ * container's shell (shell.ts, with tar.ts over a per-container memfs.ts); attach streams the
+ * container's log lines and echoes stdin.
  *
  * Web-standard only: the runtime entry (deploy/node/sim-upgrade.ts) owns sockets and the WebSocket
  * handshake and calls `simUpgrade` for the protocol.
@@ -19,6 +22,7 @@
 
 import type { KubeObject } from './catalog/types.ts';
 import type { SimCluster } from './cluster.ts';
+import { openPort, type PortConn, type PortTarget } from './httpd.ts';
 import { MemFs } from './memfs.ts';
 import { parseResourcePath, queryBool } from './paths.ts';
 import { hasProgram, runProgram, type ShellHost } from './shell.ts';
@@ -37,6 +41,8 @@ export const EXEC_WS_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'cha
 export const EXEC_SPDY_PROTOCOLS = ['v4.channel.k8s.io'];
 export const PORTFORWARD_TUNNEL_PROTOCOL = 'SPDY/3.1+portforward.k8s.io';
 export const PORTFORWARD_SPDY_PROTOCOL = 'portforward.k8s.io';
+/** The kubelet's WebSocket port-forward protocols (binary channels; `` when the client offers none). */
+export const PORTFORWARD_WS_PROTOCOLS = ['v4.channel.k8s.io'];
 
 /** One side of a WebSocket as the runtime entry provides it. */
 export interface WsPeer {
@@ -118,20 +124,31 @@ export async function simUpgrade(sim: SimCluster, req: Request): Promise<SimUpgr
   const upgrade = (req.headers.get('upgrade') ?? '').toLowerCase();
   const q = url.searchParams;
   if (sub === 'portforward') {
+    const target: PortTarget = { podName: info.name, containers: pod.spec?.containers ?? [] };
     if (upgrade === 'websocket') {
-      if (!offered(req.headers.get('sec-websocket-protocol')).includes(PORTFORWARD_TUNNEL_PROTOCOL))
+      const want = offered(req.headers.get('sec-websocket-protocol'));
+      if (want.includes(PORTFORWARD_TUNNEL_PROTOCOL))
+        return {
+          kind: 'websocket',
+          protocol: PORTFORWARD_TUNNEL_PROTOCOL,
+          start: (peer) => tunnelSession(peer, (bp) => portForward(bp, target)),
+        };
+      // the kubelet's own WebSocket port-forward: channel pairs per port (what the Python client speaks)
+      const protocol =
+        want.find((p) => PORTFORWARD_WS_PROTOCOLS.includes(p)) ?? (want.length === 0 ? '' : undefined);
+      if (protocol === undefined)
         return refuse(
-          badRequest(`port-forward over WebSocket needs the ${PORTFORWARD_TUNNEL_PROTOCOL} subprotocol`),
+          badRequest(
+            `requested protocol(s) are not supported: [${want.join(' ')}]; supports [${[PORTFORWARD_TUNNEL_PROTOCOL, ...PORTFORWARD_WS_PROTOCOLS].join(' ')}]`,
+          ),
         );
-      return {
-        kind: 'websocket',
-        protocol: PORTFORWARD_TUNNEL_PROTOCOL,
-        start: (peer) => tunnelSession(peer, (bp) => portForward(bp)),
-      };
+      const ports = forwardPorts(q);
+      if (typeof ports === 'string') return refuse(badRequest(ports));
+      return { kind: 'websocket', protocol, start: (peer) => wsPortForward(peer, ports, target) };
     }
     if (!offered(req.headers.get('x-stream-protocol-version')).includes(PORTFORWARD_SPDY_PROTOCOL))
       return refuse(badRequest(`port-forward needs the ${PORTFORWARD_SPDY_PROTOCOL} stream protocol`));
-    return { kind: 'spdy', protocol: PORTFORWARD_SPDY_PROTOCOL, start: (bp) => portForward(bp) };
+    return { kind: 'spdy', protocol: PORTFORWARD_SPDY_PROTOCOL, start: (bp) => portForward(bp, target) };
   }
 
   const containers: any[] = pod.spec?.containers ?? [];
@@ -482,9 +499,73 @@ function tunnelSession(peer: WsPeer, start: (bp: BytePeer) => ByteSession): WsSe
   return { onMessage: (d) => session.onData(d), onClose: () => session.onClose() };
 }
 
-/** port-forward: each (error, data) stream pair is one connection to an echo server. */
-function portForward(peer: BytePeer): ByteSession {
-  const pairs = new Map<string, { error?: number; data?: number }>();
+/**
+ * The `ports` query of a WebSocket port-forward, as the kubelet reads it (repeatable, comma-separated,
+ * 1-65535), or its refusal message.
+ */
+function forwardPorts(q: URLSearchParams): number[] | string {
+  const raw = [...q.getAll('ports'), ...q.getAll('port')];
+  if (raw.length === 0) return 'query parameter "port" is required';
+  const ports: number[] = [];
+  for (const r of raw) {
+    if (r === '') return 'query parameter "port" cannot be empty';
+    for (const p of r.split(',')) {
+      const n = /^[0-9]+$/.test(p) ? Number(p) : Number.NaN;
+      if (!(n <= 65535))
+        return `unable to parse "${r}" as a port: strconv.ParseUint: parsing "${p}": invalid syntax`;
+      if (n < 1) return `port "${r}" must be > 0`;
+      ports.push(n);
+    }
+  }
+  return ports;
+}
+
+/**
+ * Port-forward over WebSocket as the kubelet serves it: port i has data channel 2i and error channel 2i+1;
+ * the first frame the server sends on each channel is the port number (2 bytes, little endian); after that,
+ * data frames are `[channel, bytes…]` both ways. Each port is one connection for the socket's lifetime;
+ * when every connection has ended, the socket closes.
+ */
+function wsPortForward(peer: WsPeer, ports: number[], target: PortTarget): WsSession {
+  const frame = (ch: number, d: Uint8Array) => {
+    const m = new Uint8Array(d.length + 1);
+    m[0] = ch;
+    m.set(d, 1);
+    peer.send(m);
+  };
+  let open = ports.length;
+  const conns: PortConn[] = ports.map((port, i) => {
+    const prefix = new Uint8Array([port & 0xff, port >> 8]);
+    frame(2 * i, prefix);
+    frame(2 * i + 1, prefix);
+    let ended = false;
+    return openPort(
+      target,
+      port,
+      (d) => frame(2 * i, d),
+      () => {
+        if (ended) return;
+        ended = true;
+        if (--open === 0) peer.close(1000);
+      },
+    );
+  });
+  return {
+    onMessage(data) {
+      if (data.length === 0) return;
+      const ch = data[0]!;
+      // the client writes only on data channels; anything on an error channel is ignored, as there
+      if (ch % 2 === 0 && ch / 2 < conns.length && data.length > 1) conns[ch / 2]!.data(data.slice(1));
+    },
+    onClose() {
+      for (const c of conns) c.fin();
+    },
+  };
+}
+
+/** port-forward over SPDY: each (error, data) stream pair is one connection to the container's port. */
+function portForward(peer: BytePeer, target: PortTarget): ByteSession {
+  const pairs = new Map<string, { error?: number; data?: number; conn?: PortConn }>();
   const spdy: SpdyServer = new SpdyServer(
     (d) => peer.write(d),
     () => peer.end(),
@@ -498,20 +579,33 @@ function portForward(peer: BytePeer): ByteSession {
         else spdy.reset(id);
         pairs.set(rid, p);
         const port = Number(headers.get('port'));
-        if (!(port > 0 && port < 65536) && p.error !== undefined) {
-          spdy.sendData(p.error, te.encode(`invalid port ${headers.get('port')}`));
-          spdy.sendFin(p.error);
+        if (!(port > 0 && port < 65536)) {
+          if (p.error !== undefined) {
+            spdy.sendData(p.error, te.encode(`invalid port ${headers.get('port')}`));
+            spdy.sendFin(p.error);
+          }
+          return;
+        }
+        if (type === 'data') {
+          const dataId = id;
+          p.conn = openPort(
+            target,
+            port,
+            (d) => spdy.sendData(dataId, d),
+            () => {
+              spdy.sendFin(dataId);
+              if (p.error !== undefined) spdy.sendFin(p.error);
+            },
+          );
         }
       },
       onData(id, data) {
-        // the echo server: bytes go back on the stream they came from
-        for (const p of pairs.values()) if (p.data === id) spdy.sendData(id, data);
+        for (const p of pairs.values()) if (p.data === id) p.conn?.data(data);
       },
       onFin(id) {
         for (const [rid, p] of pairs) {
           if (p.data !== id) continue;
-          spdy.sendFin(id);
-          if (p.error !== undefined) spdy.sendFin(p.error);
+          p.conn?.fin();
           pairs.delete(rid);
         }
       },
