@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { encodeComposite } from '../merge/rv.ts';
+import { getRoute } from './get.ts';
+import { type Cluster, fakeFleet, json, serve, status } from './testing.ts';
+
+const cm = (name: string) =>
+  json({
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    metadata: { name, namespace: 'default', resourceVersion: '7' },
+  });
+const missing = (name: string) =>
+  status(404, 'NotFound', `configmaps "${name}" not found`, { name, kind: 'configmaps' });
+
+async function get(clusters: Record<string, Cluster>, path: string, plainNameCluster?: string) {
+  const fleet = fakeFleet(clusters);
+  const res = await serve(
+    (c, info) => getRoute(c, fleet.deps, info, fleet.targets, plainNameCluster),
+    `http://fleet/api/v1/namespaces/default/configmaps/${path}`,
+  );
+  return { fleet, res, body: JSON.parse(await res.text()) };
+}
+
+describe('getRoute', () => {
+  it('asks only the cluster a fleet name names, with the plain name, and answers in the fleet view', async () => {
+    const { fleet, res, body } = await get(
+      { east: () => missing('x'), west: () => cm('web') },
+      'web.clusterspace.west',
+    );
+    expect(fleet.sent).toEqual(['west GET /api/v1/namespaces/default/configmaps/web']);
+    expect(res.status).toBe(200);
+    expect(body.metadata.name).toBe('web.clusterspace.west');
+  });
+
+  it('looks a plain name up everywhere: one hit is the answer', async () => {
+    const { fleet, body } = await get({ east: () => missing('web'), west: () => cm('web') }, 'web');
+    expect(fleet.sent).toHaveLength(2);
+    expect(body.metadata.name).toBe('web.clusterspace.west');
+  });
+
+  it('a plain name nowhere is a 404 (naming unreachable clusters), in two clusters a 409', async () => {
+    const none = await get({ east: () => missing('web'), west: () => 'unreachable' }, 'web');
+    expect([none.res.status, none.body.reason]).toEqual([404, 'NotFound']);
+    expect(none.body.message).toContain('clusters not reachable: west');
+    const two = await get({ east: () => cm('web'), west: () => cm('web') }, 'web');
+    expect([two.res.status, two.body.reason]).toEqual([409, 'Conflict']);
+    expect(two.body.message).toContain('web.clusterspace.east, web.clusterspace.west');
+  });
+
+  it("sends a composite resourceVersion as the owner's own, and refuses one without it", async () => {
+    const rv = encodeComposite(['east', 'west'], new Map([['west', '42']]));
+    const ok = await get(
+      { east: () => cm('x'), west: () => cm('web') },
+      `web.clusterspace.west?resourceVersion=${rv}`,
+    );
+    expect(ok.fleet.sent).toEqual(['west GET /api/v1/namespaces/default/configmaps/web?resourceVersion=42']);
+    const bad = await get(
+      { east: () => cm('x'), west: () => cm('web') },
+      `web.clusterspace.east?resourceVersion=${rv}`,
+    );
+    expect(bad.res.status).toBe(400);
+    expect(bad.fleet.sent).toEqual([]);
+  });
+
+  it("shows the cluster's Status under the fleet name", async () => {
+    const { res, body } = await get({ west: () => missing('web') }, 'web.clusterspace.west', 'west');
+    expect(res.status).toBe(404);
+    expect(body.message).toBe('configmaps "web.clusterspace.west" not found');
+  });
+});
