@@ -7,15 +7,24 @@
  * cluster exactly where it stood: nothing missed, nothing replayed.
  *
  * WatchList (sendInitialEvents): the clusters' own "initial events end" bookmarks are held back; one fleet
- * bookmark with the annotation follows once every cluster has sent its initial events.
+ * bookmark with the annotation follows once every cluster has sent its initial events. A cluster whose
+ * upstream watch breaks during its initial events restarts them (watchinitial.ts says what of the new
+ * snapshot the client still needs).
+ *
+ * Bookmarks of the clusters are coalesced: each step carries at most the latest merged bookmark, which the
+ * writer sends when the stream has been quiet for a while (an event written later makes it redundant), so
+ * a fleet of N clusters costs one merged bookmark at a time, not N.
  */
 
 import { expired, type Status } from '../kube/status.ts';
 import { type FleetView, toFleetObject } from './objects.ts';
 import { compositeWith, decodeComposite, encodeComposite, type Membership } from './rv.ts';
 import { type ColumnDefinition, type MergedColumns, toFleetRow } from './table.ts';
+import { InitialPhase } from './watchinitial.ts';
 
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+/** on a fleet bookmark: a cluster whose watch the fleet cannot hold right now, and why */
+export const UNAVAILABLE_ANNOTATION = 'fleet.karmada.io/watch-unavailable';
 
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR' | string;
@@ -34,16 +43,25 @@ export interface WatchMergeOptions {
   allowBookmarks: boolean;
   /** WatchList: hold per-cluster initial-events-end bookmarks until all are in */
   sendInitialEvents: boolean;
+  /**
+   * clusters whose upstream watch starts with initial events ending in an `initial-events-end` bookmark:
+   * a break before it restarts their initial phase instead of resuming (not for Table watches)
+   */
+  initialPhases?: readonly string[];
 }
 
 export type MergeStep =
-  | { kind: 'emit'; lines: string[] }
+  /** `bookmark`: a merged bookmark the writer may send later, unless an event written after it supersedes it */
+  | { kind: 'emit'; lines: string[]; bookmark?: string }
   /** a 410 from a cluster: the client must relist; this ERROR line is the stream's last */
   | { kind: 'expired'; line: string };
 
 export class WatchMerger {
   private readonly rvs: Map<string, string>;
   private readonly pendingInit: Set<string>;
+  private readonly initial = new Map<string, InitialPhase>();
+  /** clusters that cannot be held, told on the next bookmark the client may get */
+  private notices: string[] = [];
   private initSent = false;
   private tableHeaderSent = false;
   /** kind/apiVersion of the watched objects, for fleet bookmarks */
@@ -52,6 +70,31 @@ export class WatchMerger {
   constructor(private readonly o: WatchMergeOptions) {
     this.rvs = new Map(o.rvs);
     this.pendingInit = new Set(o.sendInitialEvents ? o.clusters : []);
+    if (!o.table) for (const c of o.initialPhases ?? []) this.initial.set(c, new InitialPhase());
+  }
+
+  /** True while `cluster`'s initial events are not all in: a break restarts them (restartInitial). */
+  inInitial(cluster: string): boolean {
+    return this.initial.has(cluster);
+  }
+
+  /** `cluster`'s upstream watch broke during its initial events: the next one starts them again. */
+  restartInitial(cluster: string): void {
+    this.initial.get(cluster)?.restart();
+  }
+
+  /** `cluster`'s watch will not end its initial events with a bookmark (it does not support WatchList). */
+  untrackInitial(cluster: string): void {
+    this.initial.delete(cluster);
+  }
+
+  /**
+   * `what` (a cluster or group) cannot be held right now: the client is told in a bookmark annotated
+   * with UNAVAILABLE_ANNOTATION, as soon as one can be made (the objects' kind known, initial events over).
+   */
+  unavailable(what: string): MergeStep {
+    this.notices.push(what);
+    return { kind: 'emit', lines: this.takeNotices() };
   }
 
   /** The composite RV of everything delivered so far. */
@@ -67,7 +110,7 @@ export class WatchMerger {
   /** A cluster that will send no initial events (down, not serving the resource): stop waiting for it. */
   clusterGone(cluster: string): MergeStep {
     this.pendingInit.delete(cluster);
-    return { kind: 'emit', lines: this.maybeInitEnd() };
+    return { kind: 'emit', lines: [...this.maybeInitEnd(), ...this.takeNotices()] };
   }
 
   /**
@@ -96,18 +139,45 @@ export class WatchMerger {
     }
     const rv: string | undefined = obj.metadata?.resourceVersion;
     if (obj.kind && obj.kind !== 'Table') this.shape = { kind: obj.kind, apiVersion: obj.apiVersion };
-    if (ev.type === 'BOOKMARK') {
-      if (rv) this.rvs.set(cluster, rv);
-      if (obj.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true' && this.pendingInit.has(cluster)) {
-        this.pendingInit.delete(cluster);
-        return { kind: 'emit', lines: this.maybeInitEnd() };
-      }
-      // while some cluster still sends initial events, the only bookmark allowed is the final one
-      if (!this.o.allowBookmarks || (this.o.sendInitialEvents && !this.initSent))
-        return { kind: 'emit', lines: [] };
-      return { kind: 'emit', lines: [this.bookmark(false)] };
+    if (ev.type === 'BOOKMARK') return this.clusterBookmark(cluster, obj, rv);
+    let type = ev.type;
+    const phase = this.initial.get(cluster);
+    if (phase) {
+      const verdict = phase.event(type, obj);
+      if (!verdict.send) return { kind: 'emit', lines: this.takeNotices() };
+      type = verdict.type;
     }
     if (rv) this.rvs.set(cluster, rv);
+    const lines = [...this.takeNotices(), this.objectLine(cluster, type, obj)];
+    return { kind: 'emit', lines };
+  }
+
+  private clusterBookmark(cluster: string, obj: Record<string, any>, rv: string | undefined): MergeStep {
+    if (rv) this.rvs.set(cluster, rv);
+    if (obj.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
+      // the cluster's snapshot is complete: what a restarted one no longer holds goes as DELETED
+      const gone = this.initial.get(cluster)?.end() ?? [];
+      this.initial.delete(cluster);
+      const lines = gone.map((stub) => {
+        // deleted somewhere between the snapshots: at the latest by the new snapshot's RV
+        if (rv) stub.metadata.resourceVersion = rv;
+        return this.objectLine(cluster, 'DELETED', stub);
+      });
+      if (this.pendingInit.has(cluster)) {
+        this.pendingInit.delete(cluster);
+        lines.push(...this.maybeInitEnd());
+      }
+      lines.push(...this.takeNotices());
+      return { kind: 'emit', lines };
+    }
+    // while some cluster still sends initial events, the only bookmark allowed is the final one
+    if (!this.o.allowBookmarks || (this.o.sendInitialEvents && !this.initSent))
+      return { kind: 'emit', lines: this.takeNotices() };
+    return { kind: 'emit', lines: this.takeNotices(), bookmark: this.bookmark(false) };
+  }
+
+  /** One object event of `cluster` in the fleet view, carrying the stream's composite RV. */
+  private objectLine(cluster: string, type: string, obj: Record<string, any>): string {
     const rvFor = compositeWith(this.o.membership, this.rvs, cluster);
     if (this.o.table && obj.kind === 'Table') {
       const at = this.o.clusters.indexOf(cluster);
@@ -122,10 +192,10 @@ export class WatchMerger {
         ),
       };
       this.tableHeaderSent = true;
-      return { kind: 'emit', lines: [this.line(ev.type, out)] };
+      return this.line(type, out);
     }
     toFleetObject(this.o.view, obj, cluster, rvFor);
-    return { kind: 'emit', lines: [this.line(ev.type, obj)] };
+    return this.line(type, obj);
   }
 
   /**
@@ -159,11 +229,14 @@ export class WatchMerger {
     if (ev.type === 'BOOKMARK') {
       if (obj.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
         for (const c of clusters) this.pendingInit.delete(c);
-        return { kind: 'emit', lines: this.maybeInitEnd() };
+        return { kind: 'emit', lines: [...this.maybeInitEnd(), ...this.takeNotices()] };
       }
+      // a group's own notices pass on as they came (the group's bookmark carries them)
+      const notice = obj.metadata?.annotations?.[UNAVAILABLE_ANNOTATION];
+      if (typeof notice === 'string') return this.unavailable(notice);
       if (!this.o.allowBookmarks || (this.o.sendInitialEvents && !this.initSent))
-        return { kind: 'emit', lines: [] };
-      return { kind: 'emit', lines: [this.bookmark(false)] };
+        return { kind: 'emit', lines: this.takeNotices() };
+      return { kind: 'emit', lines: this.takeNotices(), bookmark: this.bookmark(false) };
     }
     const current = this.resourceVersion();
     if (this.o.table && obj.kind === 'Table') {
@@ -206,9 +279,20 @@ export class WatchMerger {
     return [this.bookmark(true)];
   }
 
-  private bookmark(initialEnd: boolean): string {
+  /** The pending notices as bookmark lines, once a bookmark may be sent (kind known, initial events over). */
+  private takeNotices(): string[] {
+    if (this.notices.length === 0) return [];
+    if (this.o.sendInitialEvents && !this.initSent) return [];
+    if (!this.o.table && !this.shape.kind) return [];
+    const what = this.notices.join('; ');
+    this.notices = [];
+    return [this.bookmark(false, { [UNAVAILABLE_ANNOTATION]: what })];
+  }
+
+  private bookmark(initialEnd: boolean, annotations?: Record<string, string>): string {
     const metadata: Record<string, unknown> = { resourceVersion: this.resourceVersion() };
     if (initialEnd) metadata.annotations = { [INITIAL_EVENTS_END]: 'true' };
+    if (annotations) metadata.annotations = { ...(metadata.annotations as object), ...annotations };
     const obj = this.o.table
       ? { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata, columnDefinitions: null, rows: [] }
       : { kind: this.shape.kind, apiVersion: this.shape.apiVersion, metadata };

@@ -15,18 +15,45 @@ function plan(query: string, plainNameCluster?: string): WatchPlan<{ cluster: st
 const obj = (qs: URLSearchParams) => Object.fromEntries(qs);
 
 describe('planWatch', () => {
-  it('asks every cluster from its current state for a watch without RV', () => {
+  it('asks a watch without RV of every cluster as a WatchList, so the end of its initial events is known', () => {
     const p = plan('watch=1&labelSelector=app%3Dweb&pretty=true');
     expect(p.chosen.map((t) => t.cluster)).toEqual(['karmada', 'east', 'west']);
     expect([...p.startRVs.values()]).toEqual(['', '', '']);
+    expect(p.upgradesLegacy).toBe(true);
+    expect(p.initialEvents).toBe(true);
+    expect(p.sendInitialEvents).toBe(false);
     expect(obj(p.watchQuery('east'))).toEqual({
+      watch: 'true',
+      labelSelector: 'app=web',
+      pretty: 'true',
+      sendInitialEvents: 'true',
+      resourceVersionMatch: 'NotOlderThan',
+      allowWatchBookmarks: 'true',
+    });
+    // a cluster that refuses the WatchList form gets the watch as the client asked it
+    expect(obj(p.watchQuery('east', undefined, true))).toEqual({
       watch: 'true',
       labelSelector: 'app=web',
       pretty: 'true',
       allowWatchBookmarks: 'true',
     });
-    expect(p.sendInitialEvents).toBe(false);
     expect(p.timeoutMs).toBeUndefined();
+    // RV "0" too; a watch from a real RV replays history, no initial events
+    expect(plan('watch=1&resourceVersion=0').watchQuery('east').get('sendInitialEvents')).toBe('true');
+    expect(plan('watch=1&resourceVersion=0').watchQuery('east').get('resourceVersion')).toBe('0');
+    const composite = encodeComposite(
+      membership,
+      new Map([
+        ['karmada', '1'],
+        ['east', '2'],
+        ['west', '3'],
+      ]),
+    );
+    const fromRV = plan(`watch=1&resourceVersion=${composite}`);
+    expect(fromRV.initialEvents).toBe(false);
+    expect(fromRV.watchQuery('east').has('sendInitialEvents')).toBe(false);
+    // the client said no initial events: none asked
+    expect(plan('watch=1&sendInitialEvents=false').initialEvents).toBe(false);
   });
 
   it('gives each cluster its own RV from a composite, and resumes from the RV it is given', () => {

@@ -41,8 +41,19 @@ export interface WatchPlan<T extends { cluster: string }> {
   timeoutMs: number | undefined;
   /** the label selector every cluster gets ('' for none) */
   labelForward: string;
-  /** the query of `cluster`'s upstream watch: the planned start, or a resume from `resumeRV` */
-  watchQuery(cluster: string, resumeRV?: string): URLSearchParams;
+  /**
+   * Each cluster's start sends initial events that end in an `initial-events-end` bookmark, so a cut
+   * during them can be told from one after them: WatchList, and a watch from RV "" or "0" (the fleet asks
+   * the cluster for WatchList then, and falls back to the plain watch where the cluster refuses it).
+   */
+  initialEvents: boolean;
+  /** a watch from RV "" or "0" the fleet asks of each cluster as a WatchList (see `initialEvents`) */
+  upgradesLegacy: boolean;
+  /**
+   * The query of `cluster`'s upstream watch: the planned start, or a resume from `resumeRV`. `legacy`:
+   * the start as the client asked it, for a cluster that refused the WatchList form.
+   */
+  watchQuery(cluster: string, resumeRV?: string, legacy?: boolean): URLSearchParams;
   /** the query of a one-row Table list (the column probe of a Table watch) */
   probeQuery(): URLSearchParams;
   /** the query of a plain list of `cluster` (WatchList on a cluster without it: list, then watch) */
@@ -101,6 +112,13 @@ export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T
   if (!rv.ok)
     return rv.kind === 'invalid' ? { ok: false, respond: rv.status } : { ok: false, errorEvent: rv.status };
   const perCluster = rv.perCluster;
+  // a plain watch from "" (latest) or "0" (any) starts with the current state as ADDED events, which a
+  // WatchList marks the end of; kube allows it for RV "" and "0" with NotOlderThan
+  const upgradesLegacy =
+    !sendInitialEvents &&
+    q.get('sendInitialEvents') === null &&
+    matchParam === null &&
+    (rvParam === '' || rvParam === '0');
 
   const base = () => {
     const out = new URLSearchParams();
@@ -128,7 +146,9 @@ export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T
     ),
     timeoutMs: watchTimeoutMs(q.get('timeoutSeconds')),
     labelForward: choice.labelForward,
-    watchQuery(cluster, resumeRV) {
+    initialEvents: sendInitialEvents || upgradesLegacy,
+    upgradesLegacy,
+    watchQuery(cluster, resumeRV, legacy) {
       const qs = selected(cluster);
       qs.set('watch', 'true');
       if (resumeRV !== undefined) {
@@ -138,6 +158,10 @@ export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T
         if (p.resourceVersion !== undefined) qs.set('resourceVersion', p.resourceVersion);
         if (p.resourceVersionMatch !== undefined) qs.set('resourceVersionMatch', p.resourceVersionMatch);
         if (sendInitialEvents) qs.set('sendInitialEvents', 'true');
+        if (upgradesLegacy && !legacy) {
+          qs.set('sendInitialEvents', 'true');
+          qs.set('resourceVersionMatch', 'NotOlderThan');
+        }
       }
       // bookmarks keep each cluster's RV fresh even when the client did not ask for them
       qs.set('allowWatchBookmarks', 'true');

@@ -115,6 +115,9 @@ export async function watchStream(
     table,
     allowBookmarks: plan.allowBookmarks,
     sendInitialEvents: plan.sendInitialEvents,
+    // cluster sources only: a relay group restarts its own clusters' initial events
+    initialPhases:
+      plan.initialEvents && !splitForBudget(deps, plan.chosen) ? plan.chosen.map((t) => t.cluster) : [],
   });
   const wctx: WatchContext = { ...ctx, merger };
   const groups = splitForBudget(deps, plan.chosen);
@@ -123,7 +126,7 @@ export async function watchStream(
     : plan.chosen.map((t) => clusterSource(wctx, t));
 
   const starts = await openAll(sources);
-  const warnings = startWarnings(starts, plan.sendInitialEvents);
+  const warnings = startWarnings(starts, plan.sendInitialEvents || plan.upgradesLegacy);
   const refusal =
     warnings.length && deps.config.strict
       ? serviceUnavailable(`strict mode: ${warnings.join('; ')}`)
@@ -149,9 +152,10 @@ export async function watchStream(
     (o) => {
       const handlers = {
         sendInitialEvents: plan.sendInitialEvents,
+        upgradesLegacy: plan.upgradesLegacy,
         emit: (step: Parameters<WatchOutput['emit']>[0]) => o.emit(step),
         hold: (src: Source, first: Response | undefined) =>
-          void holdSource(src, first, o, { signal: ac.signal }),
+          void holdSource(src, first, o, { signal: ac.signal, sendInitialEvents: plan.sendInitialEvents }),
       };
       for (const s of starts) startSource(s, handlers);
       if (plan.chosen.length === 0) o.emit(merger.clusterGone(''));

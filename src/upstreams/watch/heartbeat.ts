@@ -10,9 +10,10 @@ export class Heartbeat {
   private idleTicks = 0;
   private readonly timer: ReturnType<typeof setInterval>;
 
-  /** `beat` runs after `everyMs` without a `touch()`. */
-  constructor(beat: () => void, everyMs = HEARTBEAT_MS) {
+  /** `beat` runs after `everyMs` without a `touch()`; `tick` at every tick (a fifth of it), before. */
+  constructor(beat: () => void, everyMs = HEARTBEAT_MS, tick?: () => void) {
     this.timer = setInterval(() => {
+      tick?.();
       if (++this.idleTicks < TICKS) return;
       this.idleTicks = 0;
       beat();

@@ -1,21 +1,28 @@
 /**
  * Holds one source's upstream watch for as long as the merged stream lives: reads its events into the
- * merger, and when the stream ends, breaks or answers garbage, resumes it with backoff. A 410 on resume
- * (the cluster compacted past where it stood) ends the merged stream with one ERROR event: the client
- * relists.
+ * merger, and when the stream ends, breaks or answers garbage, resumes it with backoff (every reconnect
+ * waits, so a watch that opens and ends at once costs a bounded rate). A 410 on resume (the cluster
+ * compacted past where it stood) ends the merged stream with one ERROR event: the client relists. A source
+ * that keeps failing is reported to the client once per outage, and a WatchList stops waiting for its
+ * initial events.
  */
 import { Backoff, sleep } from './backoff.ts';
 import { readStatusBody, watchEvents } from './events.ts';
 import type { WatchOutput } from './output.ts';
 import type { Source } from './sources.ts';
 
-/** Opens a resumed stream: the answer, 'expired' (410: the merged stream is over), or undefined (retry). */
-async function reopen(src: Source, out: WatchOutput): Promise<Response | 'expired' | undefined> {
+/** failed attempts in a row (≈ 0.4–0.7 s of backoff) after which the client is told */
+export const UNAVAILABLE_AFTER = 3;
+
+type Attempt = { ok: true } | { ok: false; why: string };
+
+/** Opens a resumed stream: the answer, 'expired' (410: the merged stream is over), or why it failed. */
+async function reopen(src: Source, out: WatchOutput): Promise<Response | 'expired' | string> {
   let res: Response;
   try {
     res = await src.open(true);
-  } catch {
-    return undefined;
+  } catch (err) {
+    return (err as { detail?: string }).detail ?? String(err);
   }
   if (res.ok) return res;
   const status = await readStatusBody(res);
@@ -23,30 +30,33 @@ async function reopen(src: Source, out: WatchOutput): Promise<Response | 'expire
     out.emit(src.event({ type: 'ERROR', object: status }));
     return 'expired';
   }
-  return undefined;
+  return status?.message ?? `HTTP ${res.status}`;
 }
 
-/** Reads one stream to its end; true when it delivered at least one event. */
-async function drain(src: Source, res: Response, out: WatchOutput): Promise<boolean> {
+/** Reads one stream to its end: healthy when it delivered an event other than an ERROR. */
+async function drain(src: Source, res: Response, out: WatchOutput): Promise<Attempt> {
   let delivered = false;
-  if (!res.body) return false;
+  if (!res.body) return { ok: false, why: 'watch answered without a body' };
   try {
     for await (const ev of watchEvents(res.body)) {
       if (out.closed) break;
-      delivered = true;
       out.emit(src.event(ev));
       // any other ERROR ends this cluster's stream (the merger drops it): resume
-      if (ev.type === 'ERROR') break;
+      if (ev.type === 'ERROR') return { ok: false, why: `watch ERROR ${ev.object?.message ?? ''}`.trim() };
+      delivered = true;
     }
-  } catch {
+  } catch (err) {
     // the upstream stream broke, or sent what is not a watch event: resume below
+    if (!delivered) return { ok: false, why: (err as Error).message ?? String(err) };
   }
-  return delivered;
+  return delivered ? { ok: true } : { ok: false, why: 'watch ended at once' };
 }
 
 export interface HoldOptions {
   backoff?: Backoff;
   signal: AbortSignal;
+  /** WatchList: a source that cannot be held is not waited for (its initial events come when it is back) */
+  sendInitialEvents: boolean;
 }
 
 /** Holds `src` from `first` (its answer at start), or from a resume when it had none. */
@@ -57,20 +67,33 @@ export async function holdSource(
   o: HoldOptions,
 ): Promise<void> {
   const backoff = o.backoff ?? new Backoff();
+  let told = false;
+  const failed = (why: string) => {
+    if (told || backoff.failures < UNAVAILABLE_AFTER) return;
+    told = true;
+    out.emit(src.unavailable(`${why}; retrying`));
+    if (o.sendInitialEvents) out.emit(src.gone());
+  };
   let res = first;
   while (!out.closed && !o.signal.aborted) {
     if (!res) {
       const r = await reopen(src, out);
       if (r === 'expired') return;
-      if (!r) {
+      if (typeof r === 'string') {
         await sleep(backoff.next(), o.signal);
+        failed(r);
         continue;
       }
       res = r;
     }
-    if (await drain(src, res, out)) backoff.reset();
+    const attempt = await drain(src, res, out);
     res = undefined;
-    // every reconnect waits: an upstream whose watch ends at once costs a bounded rate, not a busy loop
-    if (!out.closed) await sleep(backoff.next(), o.signal);
+    if (attempt.ok) {
+      backoff.reset();
+      told = false;
+    }
+    if (out.closed) return;
+    await sleep(backoff.next(), o.signal);
+    if (!attempt.ok) failed(attempt.why);
   }
 }

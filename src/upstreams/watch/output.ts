@@ -25,6 +25,8 @@ export class WatchOutput {
   private done = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private heartbeat: Heartbeat | undefined;
+  /** the latest merged bookmark not yet sent: sent at the next tick, dropped if an event goes first */
+  private bookmark: string | undefined;
 
   /** `start` runs once the body exists: it starts the sources, which write through `emit`. */
   constructor(
@@ -38,7 +40,11 @@ export class WatchOutput {
         if (this.done) return;
         if (o.timeoutMs !== undefined) this.timer = setTimeout(() => this.close(), o.timeoutMs);
         // a bare newline is whitespace to JSON watch decoders
-        this.heartbeat = new Heartbeat(() => this.write(o.heartbeatLine() ?? '\n'));
+        this.heartbeat = new Heartbeat(
+          () => this.write(o.heartbeatLine() ?? '\n'),
+          undefined,
+          () => this.flushBookmark(),
+        );
       },
       cancel: () => this.close(),
     });
@@ -55,13 +61,22 @@ export class WatchOutput {
       this.close();
       return;
     }
+    if (step.lines.length) this.bookmark = undefined;
     for (const line of step.lines) this.write(line);
+    // clusters' bookmarks coalesce: one merged bookmark a tick at most, whatever the number of clusters
+    if (step.bookmark) this.bookmark = step.bookmark;
+  }
+
+  private flushBookmark(): void {
+    const b = this.bookmark;
+    this.bookmark = undefined;
+    if (b) this.write(b);
   }
 
   close(): void {
     if (this.done) return;
     this.done = true;
-    clearTimeout(this.timer);
+    if (this.timer !== undefined) clearTimeout(this.timer);
     this.heartbeat?.stop();
     this.o.onClose();
     try {

@@ -23,6 +23,10 @@ export interface Source {
   gone(): MergeStep;
   /** WatchList on a cluster without it: list, then watch from the list's RV */
   listThenWatch?(emit: (step: MergeStep) => void): Promise<void>;
+  /** the cluster refused the WatchList form of a plain watch: from now on, the plain watch */
+  downgrade?(): void;
+  /** the source cannot be held for now (`why`): tell the client */
+  unavailable(why: string): MergeStep;
 }
 
 /** What every source of one merged watch shares. */
@@ -52,11 +56,19 @@ export function upstreamHeaders(client: Headers, accept: string): Headers {
 
 export function clusterSource(ctx: WatchContext, t: Target): Source {
   const { merger, plan } = ctx;
+  let legacy = false;
   return {
     label: `cluster ${t.cluster}`,
     clusters: [t.cluster],
     open(resume) {
-      const qs = plan.watchQuery(t.cluster, resume ? merger.clusterRV(t.cluster) : undefined);
+      // a break during the initial events restarts them: their RVs are in key order, not a resume point
+      const initial = merger.inInitial(t.cluster);
+      if (resume && initial) merger.restartInitial(t.cluster);
+      const qs = plan.watchQuery(
+        t.cluster,
+        resume && !initial ? merger.clusterRV(t.cluster) : undefined,
+        legacy,
+      );
       return ctx.client.send(t.endpoint, {
         method: 'GET',
         path: `${ctx.kubePath}?${qs}`,
@@ -67,6 +79,11 @@ export function clusterSource(ctx: WatchContext, t: Target): Source {
     event: (ev) => merger.onEvent(t.cluster, ev),
     gone: () => merger.clusterGone(t.cluster),
     listThenWatch: (emit) => listThenWatch(ctx, t, emit),
+    downgrade() {
+      legacy = true;
+      merger.untrackInitial(t.cluster);
+    },
+    unavailable: (why) => merger.unavailable(`cluster ${t.cluster}: ${why}`),
   };
 }
 
@@ -103,6 +120,7 @@ export function groupSource(ctx: WatchContext, group: Target[], as: UpstreamIden
       }
       return step;
     },
+    unavailable: (why) => merger.unavailable(`clusters ${clusters.join(', ')}: ${why}`),
   };
 }
 

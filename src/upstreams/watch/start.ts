@@ -43,11 +43,14 @@ function refusedWatchList(status: number): boolean {
   return status >= 400 && status < 500 && status !== 401 && status !== 403;
 }
 
-/** What the client is warned about: sources that failed, except "not served there" and WatchList fallbacks. */
-export function startWarnings(starts: Start[], sendInitialEvents: boolean): string[] {
+/**
+ * What the client is warned about: sources that failed, except "not served there" and WatchList
+ * fallbacks (`watchList`: every cluster was asked a WatchList).
+ */
+export function startWarnings(starts: Start[], watchList: boolean): string[] {
   const out: string[] = [];
   for (const s of starts)
-    if (!('res' in s) && s.status !== 404 && !(sendInitialEvents && refusedWatchList(s.status)))
+    if (!('res' in s) && s.status !== 404 && !(watchList && refusedWatchList(s.status)))
       out.push(`${s.src.label}: ${s.reason}`);
   return out;
 }
@@ -70,6 +73,8 @@ export function groupWarnings(starts: Start[]): string[] {
 
 export interface StartHandlers {
   sendInitialEvents: boolean;
+  /** the plan asks plain watches from RV "" or "0" as WatchLists */
+  upgradesLegacy: boolean;
   emit(step: MergeStep): void;
   /** hold the source from this answer (or from a resume, when undefined) */
   hold(src: Source, first: Response | undefined): void;
@@ -88,6 +93,11 @@ export function startSource(s: Start, h: StartHandlers): void {
   } else if (h.sendInitialEvents && src.listThenWatch && refusedWatchList(s.status) && s.status !== 410) {
     // no WatchList on this cluster: list, then watch from the list's RV
     void src.listThenWatch(h.emit).then(() => h.hold(src, undefined));
+  } else if (src.downgrade && h.upgradesLegacy && refusedWatchList(s.status) && s.status !== 410) {
+    // a plain watch asked as a WatchList, refused: the plain watch then (cuts during its initial events
+    // cannot be told apart there)
+    src.downgrade();
+    h.hold(src, undefined);
   } else if (s.status === 410) {
     h.emit(src.event({ type: 'ERROR', object: s.statusBody ?? { code: 410 } }));
   } else {

@@ -61,8 +61,9 @@ describe('Backoff', () => {
 });
 
 describe('holdSource', () => {
-  it('reconnects a stream that opens and ends at once at a bounded rate, backing off', async () => {
+  it('reconnects a stream that opens and ends at once at a bounded rate, backing off, and tells once', async () => {
     let opens = 0;
+    const told: string[] = [];
     const src: Source = {
       label: 'cluster x',
       clusters: ['x'],
@@ -72,6 +73,10 @@ describe('holdSource', () => {
       },
       event: (): MergeStep => ({ kind: 'emit', lines: [] }),
       gone: (): MergeStep => ({ kind: 'emit', lines: [] }),
+      unavailable: (why): MergeStep => {
+        told.push(why);
+        return { kind: 'emit', lines: [] };
+      },
     };
     const ac = new AbortController();
     const out = new WatchOutput(
@@ -80,6 +85,7 @@ describe('holdSource', () => {
     );
     const held = holdSource(src, new Response(body([]), { status: 200 }), out, {
       signal: ac.signal,
+      sendInitialEvents: false,
       backoff: new Backoff({ initialMs: 20, maxMs: 200, random: () => 0.5 }),
     });
     await new Promise((r) => setTimeout(r, 1_000));
@@ -88,6 +94,7 @@ describe('holdSource', () => {
     // delays 15, 30, 60, 120, 150, 150, …: about 9 reconnects in a second, not thousands
     expect(opens).toBeGreaterThanOrEqual(3);
     expect(opens).toBeLessThanOrEqual(12);
+    expect(told).toEqual(['watch ended at once; retrying']);
   });
 
   it('ends the merged stream on a 410 at resume, with the ERROR the source makes of it', async () => {
@@ -99,6 +106,7 @@ describe('holdSource', () => {
         new Response(JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired' }), { status: 410 }),
       event: (ev): MergeStep => ({ kind: 'expired', line: `${JSON.stringify(ev)}\n` }),
       gone: (): MergeStep => ({ kind: 'emit', lines: [] }),
+      unavailable: (): MergeStep => ({ kind: 'emit', lines: [] }),
     };
     const ac = new AbortController();
     const out = new WatchOutput(
@@ -113,7 +121,7 @@ describe('holdSource', () => {
         lines.push(new TextDecoder().decode(value));
       }
     })();
-    await holdSource(src, undefined, out, { signal: ac.signal });
+    await holdSource(src, undefined, out, { signal: ac.signal, sendInitialEvents: false });
     await reading;
     expect(out.closed).toBe(true);
     expect(lines).toHaveLength(1);

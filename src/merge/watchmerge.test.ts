@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { prepareMembership } from './rv.ts';
+import { INITIAL_EVENTS_END, type MergeStep, UNAVAILABLE_ANNOTATION, WatchMerger } from './watchmerge.ts';
+
+const membership = prepareMembership(['a', 'b']);
+
+function merger(sendInitialEvents: boolean, allowBookmarks = true) {
+  return new WatchMerger({
+    view: { federation: false },
+    membership,
+    rvs: new Map([
+      ['a', ''],
+      ['b', ''],
+    ]),
+    clusters: ['a', 'b'],
+    allowBookmarks,
+    sendInitialEvents,
+    initialPhases: ['a', 'b'],
+  });
+}
+
+const cm = (name: string, rv: string) => ({
+  kind: 'ConfigMap',
+  apiVersion: 'v1',
+  metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: rv },
+});
+const endOfInitial = (rv: string) => ({
+  type: 'BOOKMARK',
+  object: {
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    metadata: { resourceVersion: rv, annotations: { [INITIAL_EVENTS_END]: 'true' } },
+  },
+});
+
+/** the events a step writes, as [type, name, end-bookmark?] */
+function lines(step: MergeStep): Array<[string, string]> {
+  if (step.kind !== 'emit') throw new Error('expired');
+  return step.lines.map((l) => {
+    const ev = JSON.parse(l);
+    const md = ev.object.metadata;
+    return [ev.type, md.annotations?.[INITIAL_EVENTS_END] === 'true' ? 'END' : (md.name ?? '')];
+  });
+}
+
+describe('WatchMerger initial phases', () => {
+  it('a restarted snapshot sends only what the client misses: changed as MODIFIED, vanished as DELETED', () => {
+    const m = merger(true);
+    const out: Array<[string, string]> = [];
+    // cluster a: a cut after two of its initial events
+    out.push(...lines(m.onEvent('a', { type: 'ADDED', object: cm('x', '5') })));
+    out.push(...lines(m.onEvent('a', { type: 'ADDED', object: cm('y', '9') })));
+    expect(m.inInitial('a')).toBe(true);
+    m.restartInitial('a');
+    // the new snapshot: x unchanged (not sent again), z new, y no longer there (DELETED at its end)
+    out.push(...lines(m.onEvent('a', { type: 'ADDED', object: cm('x', '5') })));
+    out.push(...lines(m.onEvent('a', { type: 'ADDED', object: cm('z', '11') })));
+    out.push(...lines(m.onEvent('a', endOfInitial('12'))));
+    expect(m.inInitial('a')).toBe(false);
+    out.push(...lines(m.onEvent('b', endOfInitial('3'))));
+    expect(out).toEqual([
+      ['ADDED', 'x.clusterspace.a'],
+      ['ADDED', 'y.clusterspace.a'],
+      ['ADDED', 'z.clusterspace.a'],
+      ['DELETED', 'y.clusterspace.a'],
+      ['BOOKMARK', 'END'],
+    ]);
+  });
+
+  it('an object changed between the snapshots comes as MODIFIED, once', () => {
+    const m = merger(true);
+    lines(m.onEvent('a', { type: 'ADDED', object: cm('x', '5') }));
+    m.restartInitial('a');
+    expect(lines(m.onEvent('a', { type: 'ADDED', object: cm('x', '7') }))).toEqual([
+      ['MODIFIED', 'x.clusterspace.a'],
+    ]);
+    // cut again, mid-replay: the client now has x at 7
+    m.restartInitial('a');
+    expect(lines(m.onEvent('a', { type: 'ADDED', object: cm('x', '7') }))).toEqual([]);
+    expect(lines(m.onEvent('a', endOfInitial('8')))).toEqual([]);
+  });
+
+  it('a plain watch (not WatchList) swallows the clusters’ end bookmarks and sends no fleet one', () => {
+    const m = merger(false, false);
+    lines(m.onEvent('a', { type: 'ADDED', object: cm('x', '5') }));
+    expect(lines(m.onEvent('a', endOfInitial('6')))).toEqual([]);
+    expect(m.inInitial('a')).toBe(false);
+  });
+});
+
+describe('WatchMerger bookmarks', () => {
+  it('a cluster bookmark after the initial phase is offered for coalescing, never written at once', () => {
+    const m = merger(true);
+    lines(m.onEvent('a', endOfInitial('1')));
+    lines(m.onEvent('b', endOfInitial('1')));
+    const s = m.onEvent('a', {
+      type: 'BOOKMARK',
+      object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: '4' } },
+    });
+    expect(s.kind === 'emit' && s.lines).toEqual([]);
+    expect(s.kind === 'emit' && JSON.parse(s.bookmark!).type).toBe('BOOKMARK');
+  });
+
+  it('tells the client of a cluster it cannot hold, once the kind is known and the initial phase is over', () => {
+    const m = merger(true);
+    expect(lines(m.unavailable('cluster b: watch ended at once'))).toEqual([]);
+    lines(m.onEvent('a', { type: 'ADDED', object: cm('x', '5') }));
+    const s = m.onEvent('a', endOfInitial('6'));
+    expect(lines(s)).toEqual([]); // still waiting for b
+    const gone = m.clusterGone('b');
+    expect(lines(gone).map(([t, n]) => `${t}:${n}`)).toEqual(['BOOKMARK:END', 'BOOKMARK:']);
+    const notice = JSON.parse((gone as { lines: string[] }).lines[1]!);
+    expect(notice.object.kind).toBe('ConfigMap');
+    expect(notice.object.metadata.annotations[UNAVAILABLE_ANNOTATION]).toBe('cluster b: watch ended at once');
+  });
+});
