@@ -6,8 +6,8 @@
  */
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ServedSimFleet } from '../../deploy/node/demo.ts';
 import type { SimCluster } from '../../sim/index.ts';
 import { decodeContinue, encodeContinue } from '../../src/merge/continue.ts';
 import {
@@ -18,8 +18,9 @@ import {
   prepareMembership,
 } from '../../src/merge/rv.ts';
 import { kubePathWithName, parseRequestInfo, RequestPathError } from '../../src/request/info.ts';
-import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
+import { RUNTIMES } from '../helpers/fleet.ts';
 import { inProcessFleet } from '../helpers/inprocess.ts';
+import { useSimFleet } from '../helpers/simfleet.ts';
 
 function sims(s: ServedSimFleet): SimCluster[] {
   return [s.karmada, ...s.members.values()];
@@ -51,24 +52,16 @@ function raw(
 }
 
 describe.each(RUNTIMES)('security on %s', (runtime) => {
-  let s: ServedSimFleet;
-  let fleet: RunningFleet;
-
-  beforeAll(async () => {
-    s = await startSimFleet();
-    // the control plane answers reviews for nobody but the fleet itself
-    s.karmada.rbac = {};
-    fleet = await startFleet(
-      runtime,
+  const f = useSimFleet(runtime, {
+    prepare: (s) => {
+      // the control plane answers reviews for nobody but the fleet itself
+      s.karmada.rbac = {};
+    },
+    config: (s) =>
       s.staticConfig({
         authentication: { anonymous: { enabled: true }, staticTokens: { csv: 'user-token,uma,1,"staff"' } },
         callerImpersonation: { cacheSeconds: 0 },
       }),
-    );
-  });
-  afterAll(async () => {
-    await fleet?.stop();
-    await s?.close();
   });
 
   it('smuggled Impersonate-* headers are refused (403) and reach no cluster', async () => {
@@ -82,30 +75,29 @@ describe.each(RUNTIMES)('security on %s', (runtime) => {
     const callers: Array<Record<string, string>> = [{}, { Authorization: 'Bearer user-token' }];
     for (const who of callers) {
       for (const h of attempts) {
-        const before = s.members.get('member1')!.requests.length;
-        const res = await fetch(`${fleet.url}/clusterspaces/member1/api/v1/pods`, {
+        const before = f.sims.members.get('member1')!.requests.length;
+        const res = await fetch(`${f.url}/clusterspaces/member1/api/v1/pods`, {
           headers: { ...who, ...h },
         });
         expect(res.status, JSON.stringify(h)).toBe(403);
         expect(((await res.json()) as { reason: string }).reason).toBe('Forbidden');
-        expect(s.members.get('member1')!.requests.length).toBe(before);
+        expect(f.sims.members.get('member1')!.requests.length).toBe(before);
       }
     }
     // groups, uid or extras without a user: a 400, no review, nothing sent
-    const before = sent(s);
+    const before = sent(f.sims);
     const partial: Array<Record<string, string>> = [
       { 'Impersonate-Group': 'system:masters' },
       { 'Impersonate-Extra-X': 'y' },
       { 'Impersonate-Uid': '1' },
     ];
-    for (const h of partial)
-      expect((await fetch(`${fleet.url}/api/v1/pods`, { headers: h })).status).toBe(400);
-    expect(sent(s)).toBe(before);
+    for (const h of partial) expect((await fetch(`${f.url}/api/v1/pods`, { headers: h })).status).toBe(400);
+    expect(sent(f.sims)).toBe(before);
   });
 
   it('X-Remote-*, edge assertions and the fleet’s own token from a caller are no credentials', async () => {
-    const m1 = s.members.get('member1')!;
-    const res = await fetch(`${fleet.url}/clusterspaces/member1/api/v1/pods`, {
+    const m1 = f.sims.members.get('member1')!;
+    const res = await fetch(`${f.url}/clusterspaces/member1/api/v1/pods`, {
       headers: {
         'X-Remote-User': 'system:admin',
         'X-Remote-Group': 'system:masters',
@@ -120,12 +112,12 @@ describe.each(RUNTIMES)('security on %s', (runtime) => {
       Object.keys(h).filter((k) => k.startsWith('x-remote-') || k === 'cf-access-jwt-assertion'),
     ).toEqual([]);
     // a token the fleet itself uses upstream is not a credential for calling the fleet
-    const before = sent(s);
-    const own = await fetch(`${fleet.url}/api/v1/pods`, {
+    const before = sent(f.sims);
+    const own = await fetch(`${f.url}/api/v1/pods`, {
       headers: { Authorization: 'Bearer fleet-demo-token' },
     });
     expect(own.status).toBe(401);
-    expect(sent(s)).toBe(before);
+    expect(sent(f.sims)).toBe(before);
   });
 
   it('path tricks: encoded slashes, NUL, //, bad escapes, unknown clusterspaces, odd fleet names', async () => {
@@ -148,14 +140,14 @@ describe.each(RUNTIMES)('security on %s', (runtime) => {
       ['/api/v1/namespaces/default/clusterspaces/member2/pods/x.clusterspace.member1', 400],
     ];
     for (const [path, code] of refused) {
-      const before = sent(s);
-      const r = await raw(fleet.url, path);
+      const before = sent(f.sims);
+      const r = await raw(f.url, path);
       expect(r.status, path).toBe(code);
       expect(JSON.parse(r.body).kind, path).toBe('Status');
-      expect(sent(s), path).toBe(before);
+      expect(sent(f.sims), path).toBe(before);
     }
     // leading and trailing slashes collapse (kube's mux cleans them too): the same request as without
-    expect((await raw(fleet.url, '//api/v1/namespaces/')).status).toBe(200);
+    expect((await raw(f.url, '//api/v1/namespaces/')).status).toBe(200);
     // names the fleet passes on get the cluster's own answer (404; 403 from the control plane, whose RBAC
     // lets the anonymous caller see nothing here), never a 5xx
     for (const path of [
@@ -165,29 +157,29 @@ describe.each(RUNTIMES)('security on %s', (runtime) => {
       '/api/v1/namespaces/default/pods/x.clusterspace.all',
       '/api/v1/clusterspaces/member1/namespaces/default/clusterspaces/member2/pods',
     ])
-      expect([403, 404]).toContain((await raw(fleet.url, path)).status);
+      expect([403, 404]).toContain((await raw(f.url, path)).status);
   });
 
   it('dot segments are resolved before routing (as kube’s mux cleans paths): one path decides everything', async () => {
     // /clusterspaces/member2/../member1/… is /clusterspaces/member1/… for routing, policy and audit alike
-    const m1 = s.members.get('member1')!;
-    const m2 = s.members.get('member2')!;
+    const m1 = f.sims.members.get('member1')!;
+    const m2 = f.sims.members.get('member2')!;
     const [b1, b2] = [m1.requests.length, m2.requests.length];
-    const r = await raw(fleet.url, '/clusterspaces/member2/../member1/api/v1/namespaces');
+    const r = await raw(f.url, '/clusterspaces/member2/../member1/api/v1/namespaces');
     expect(r.status).toBe(200);
     expect(m1.requests.length).toBe(b1 + 1);
     expect(m2.requests.length).toBe(b2);
-    const enc = await raw(fleet.url, '/clusterspaces/member2/%2e%2e/member1/api/v1/namespaces');
+    const enc = await raw(f.url, '/clusterspaces/member2/%2e%2e/member1/api/v1/namespaces');
     expect(enc.status).toBe(200);
     expect(m2.requests.length).toBe(b2);
   });
 
   it('oversized and malformed bodies, headers and URLs: 4xx Statuses, nothing sent', async () => {
-    const m1 = s.members.get('member1')!;
+    const m1 = f.sims.members.get('member1')!;
     const path = '/clusterspaces/member1/api/v1/namespaces/default/configmaps';
     let before = m1.requests.length;
     const big = 'x'.repeat(3 * 1024 * 1024 + 1);
-    let r = await fetch(`${fleet.url}${path}`, {
+    let r = await fetch(`${f.url}${path}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: big,
@@ -203,13 +195,13 @@ describe.each(RUNTIMES)('security on %s', (runtime) => {
         else c.close();
       },
     });
-    r = await fetch(`${fleet.url}${path}`, { method: 'POST', body, duplex: 'half' } as RequestInit);
+    r = await fetch(`${f.url}${path}`, { method: 'POST', body, duplex: 'half' } as RequestInit);
     expect(r.status).toBe(413);
     expect(m1.requests.length).toBe(before);
 
-    r = await fetch(`${fleet.url}/api/v1/pods?labelSelector=${'a'.repeat(17 * 1024)}`);
+    r = await fetch(`${f.url}/api/v1/pods?labelSelector=${'a'.repeat(17 * 1024)}`);
     expect(r.status).toBe(414);
-    r = await fetch(`${fleet.url}/api/v1/pods`, { headers: { 'X-Padding': 'p'.repeat(40 * 1024) } });
+    r = await fetch(`${f.url}/api/v1/pods`, { headers: { 'X-Padding': 'p'.repeat(40 * 1024) } });
     expect(r.status).toBe(431);
     expect(m1.requests.length).toBe(before);
 
@@ -221,7 +213,7 @@ describe.each(RUNTIMES)('security on %s', (runtime) => {
       ['/api/v1/namespaces/default/configmaps', '{"metadata":{"name":'],
       ['/api/v1/namespaces/default/configmaps', '[]'],
     ] as const) {
-      const res = await fetch(`${fleet.url}${p}`, {
+      const res = await fetch(`${f.url}${p}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: b,
