@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import {
+  forwardableRequestHeaders,
+  forwardableResponseHeaders,
+  UpstreamClient,
+  UpstreamError,
+} from './client.ts';
+import type { ResolvedEndpoint } from './endpoint.ts';
+import { HeadersTimeoutError, type Transport, type UpstreamRequest } from './transport.ts';
+
+const ep: ResolvedEndpoint = {
+  name: 'member1',
+  server: 'https://m1.example/prefix',
+  insecureSkipTLSVerify: false,
+  timeoutMs: 1_000,
+  poolKey: 'm1',
+  token: () => 'fleet-token',
+};
+
+/** A transport that records what it is asked and answers with `answer`. */
+function recording(answer: (r: UpstreamRequest) => Promise<Response> = async () => new Response('{}')) {
+  const seen: UpstreamRequest[] = [];
+  const transport: Transport = {
+    send: (_e, r) => {
+      seen.push(r);
+      return answer(r);
+    },
+  };
+  return { seen, transport };
+}
+
+describe('request header hygiene', () => {
+  it('drops hop-by-hop headers, those Connection lists, and every credential or identity claim', () => {
+    const out = forwardableRequestHeaders(
+      new Headers({
+        Accept: 'application/json',
+        'Accept-Encoding': 'gzip',
+        Connection: 'keep-alive, X-Secret-Hop',
+        'X-Secret-Hop': '1',
+        'Keep-Alive': 'timeout=5',
+        'Transfer-Encoding': 'chunked',
+        Upgrade: 'websocket',
+        Host: 'fleet.example',
+        Authorization: 'Bearer caller',
+        Cookie: 'session=1',
+        'Impersonate-User': 'root',
+        'Impersonate-Group': 'system:masters',
+        'Impersonate-Extra-Scopes': 'all',
+        'X-Remote-User': 'root',
+        'X-Remote-Group': 'system:masters',
+        'Cf-Access-Jwt-Assertion': 'x.y.z',
+        'User-Agent': 'kubectl/v1.35',
+      }),
+    );
+    expect([...out.keys()].sort()).toEqual(['accept', 'accept-encoding', 'user-agent']);
+  });
+
+  it('keeps end-to-end response headers and Content-Length, drops hop-by-hop ones', () => {
+    const out = forwardableResponseHeaders(
+      new Headers({
+        'Content-Type': 'application/json',
+        'Content-Length': '2',
+        Connection: 'close',
+        'Audit-Id': 'a',
+      }),
+    );
+    expect([...out.keys()].sort()).toEqual(['audit-id', 'content-length', 'content-type']);
+  });
+});
+
+describe('UpstreamClient', () => {
+  it('the fleet client sends the fleet credential and no identity', async () => {
+    const { seen, transport } = recording();
+    await new UpstreamClient(transport).send(ep, {
+      method: 'GET',
+      path: '/api/v1/pods?limit=1',
+      headers: new Headers({ Authorization: 'Bearer caller', Accept: 'x' }),
+    });
+    const r = seen[0]!;
+    expect(r.url).toBe('https://m1.example/prefix/api/v1/pods?limit=1');
+    expect(r.headers.get('authorization')).toBe('Bearer fleet-token');
+    expect(r.headerLines).toEqual([]);
+    expect(r.timeoutMs).toBe(1_000);
+  });
+
+  it('a bound client sends its caller as one Impersonate-Group line per group, extras encoded', async () => {
+    const { seen, transport } = recording();
+    const bound = new UpstreamClient(transport).forCaller({
+      as: {
+        mode: 'impersonate',
+        identity: { user: 'alice', groups: ['a,b', 'c'], uid: 'u1', extra: { 'scopes/x': ['v'] } },
+      },
+    });
+    await bound.send(ep, { method: 'GET', path: '/api' });
+    expect(bound.caller).toMatchObject({ mode: 'impersonate' });
+    const lines = seen[0]!.headerLines!;
+    expect(lines.filter(([k]) => k === 'Impersonate-Group').map(([, v]) => v)).toEqual(['a,b', 'c']);
+    expect(lines).toContainEqual(['Impersonate-User', 'alice']);
+    expect(lines).toContainEqual(['Impersonate-Uid', 'u1']);
+    expect(lines.some(([k, v]) => k.toLowerCase().startsWith('impersonate-extra-') && v === 'v')).toBe(true);
+  });
+
+  it('keeps Content-Length only for a body relayed as received, and the upgrade for upgrades', async () => {
+    const { seen, transport } = recording();
+    const c = new UpstreamClient(transport);
+    const headers = new Headers({ 'Content-Length': '5', Connection: 'Upgrade', Upgrade: 'websocket' });
+    await c.send(ep, { method: 'POST', path: '/x', headers, body: 'built' });
+    expect(seen[0]!.headers.has('content-length')).toBe(false);
+    expect(seen[0]!.headers.has('upgrade')).toBe(false);
+    await c.send(ep, { method: 'POST', path: '/x', headers, body: new Response('12345').body });
+    expect(seen[1]!.headers.get('content-length')).toBe('5');
+    await c.send(ep, { method: 'GET', path: '/exec', headers, upgrade: true });
+    expect(seen[2]!.headers.get('upgrade')).toBe('websocket');
+    expect(seen[2]!.headers.get('connection')).toBe('Upgrade');
+  });
+
+  it('turns transport failures into UpstreamErrors and tells the audit hook, 0 for unreachable', async () => {
+    const calls: Array<[string, number]> = [];
+    const onAnswer = (c: string, code: number) => calls.push([c, code]);
+    const down = new UpstreamClient(
+      recording(async () => {
+        throw Object.assign(new Error('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+      }).transport,
+    ).forCaller({ as: { mode: 'impersonate', identity: { user: 'a', groups: [] } }, onAnswer });
+    const e = await down.send(ep, { method: 'GET', path: '/' }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(UpstreamError);
+    expect(e).toMatchObject({
+      cluster: 'member1',
+      kind: 'unreachable',
+      detail: 'fetch failed (ECONNREFUSED)',
+    });
+
+    const slow = new UpstreamClient(
+      recording(async () => {
+        throw new HeadersTimeoutError('late');
+      }).transport,
+    );
+    await expect(slow.send(ep, { method: 'GET', path: '/' })).rejects.toMatchObject({ kind: 'timeout' });
+
+    const ok = new UpstreamClient(
+      recording(async () => new Response('', { status: 403 })).transport,
+    ).forCaller({
+      as: { mode: 'impersonate', identity: { user: 'a', groups: [] } },
+      onAnswer,
+    });
+    await ok.send(ep, { method: 'GET', path: '/' });
+    expect(calls).toEqual([
+      ['member1', 0],
+      ['member1', 403],
+    ]);
+  });
+
+  it('rethrows a caller abort as it is, not as the cluster being down', async () => {
+    const ac = new AbortController();
+    const c = new UpstreamClient(
+      recording(async () => {
+        ac.abort();
+        throw new DOMException('aborted', 'AbortError');
+      }).transport,
+    );
+    const e = await c.send(ep, { method: 'GET', path: '/', signal: ac.signal }).catch((x: unknown) => x);
+    expect(e).not.toBeInstanceOf(UpstreamError);
+  });
+});
