@@ -78,7 +78,7 @@ export function readProtobufBody(body: Uint8Array, apiVersion: string, kind: str
 }
 
 /** The protobuf bytes of an object, list or Status; undefined when its kind has none or it does not fit the schema. */
-export function encodeProtobuf(obj: unknown): Uint8Array | undefined {
+export function encodeProtobuf(obj: unknown): Uint8Array<ArrayBuffer> | undefined {
   try {
     return encodeObject(obj as Record<string, unknown>);
   } catch (e) {
@@ -94,7 +94,7 @@ export function encodeProtobuf(obj: unknown): Uint8Array | undefined {
 export function protobufResponse(obj: unknown, status = 200, fallback: () => Response): Response {
   const bytes = encodeProtobuf(obj);
   if (!bytes) return fallback();
-  return new Response(bytes as Uint8Array<ArrayBuffer>, {
+  return new Response(bytes, {
     status,
     headers: { 'Content-Type': PROTOBUF, 'Cache-Control': 'no-cache, private' },
   });

@@ -289,7 +289,7 @@ function writeScalar(w: Writer, num: number, type: string, v: unknown, path: str
       if (type === 'int32' && (v < -(2 ** 31) || v >= 2 ** 31))
         throw new ValueError(`${path}: ${v} overflows int32`);
       w.tag(num, VARINT);
-      w.varint(BigInt(v));
+      w.varint(v);
     }
   }
 }
@@ -331,7 +331,7 @@ function writeSpecial(type: string, v: unknown, w: Writer, path: string): boolea
 }
 
 /** Protobuf bytes of the JSON value `v` as a `type` message; throws ValueError where the JSON has the wrong shape. */
-export function encodeMessage(type: string, v: unknown, path = ''): Uint8Array {
+export function encodeMessage(type: string, v: unknown, path = ''): Uint8Array<ArrayBuffer> {
   const w = new Writer();
   writeMessage(type, v, w, path);
   return w.finish();
@@ -361,10 +361,7 @@ function writeMessage(type: string, v: unknown, w: Writer, path: string): void {
 
 function writeField(d: FieldDef, x: unknown, w: Writer, path: string): void {
   const [num, , type, flags] = d;
-  const one = (val: unknown, p: string) => {
-    if (SCALAR_TYPES.has(type)) writeScalar(w, num, type, val, p);
-    else w.bytes(num, encodeMessage(type, val, p));
-  };
+  const scalar = SCALAR_TYPES.has(type);
   if (flags.includes('m')) {
     if (typeof x !== 'object' || Array.isArray(x)) throw new ValueError(`${path}: expected an object`);
     const map = x as Record<string, unknown>;
@@ -372,12 +369,16 @@ function writeField(d: FieldDef, x: unknown, w: Writer, path: string): void {
       const e = new Writer();
       e.string(1, k);
       const val = map[k];
-      if (SCALAR_TYPES.has(type)) writeScalar(e, 2, type, val ?? '', `${path}.${k}`);
+      if (scalar) writeScalar(e, 2, type, val ?? '', `${path}.${k}`);
       else e.bytes(2, encodeMessage(type, val, `${path}.${k}`));
       w.bytes(num, e.finish());
     }
   } else if (flags.includes('r')) {
     if (!Array.isArray(x)) throw new ValueError(`${path}: expected an array`);
-    for (const [i, val] of x.entries()) one(val, `${path}[${i}]`);
-  } else one(x, path);
+    for (let i = 0; i < x.length; i++) {
+      if (scalar) writeScalar(w, num, type, x[i], path);
+      else w.bytes(num, encodeMessage(type, x[i], path));
+    }
+  } else if (scalar) writeScalar(w, num, type, x, path);
+  else w.bytes(num, encodeMessage(type, x, path));
 }

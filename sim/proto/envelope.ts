@@ -101,7 +101,7 @@ export function decodeEnvelope(body: Uint8Array): Unknown {
   return u;
 }
 
-export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
+export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array<ArrayBuffer> {
   const tm = new Writer();
   tm.string(1, apiVersion);
   tm.string(2, kind);
@@ -150,7 +150,7 @@ export function decodeUnknown(u: Unknown): Record<string, unknown> {
 setEmbeddedDecoder((raw) => decodeObject(raw));
 
 /** The enveloped protobuf of a JSON object with apiVersion and kind; UnknownKindError/ValueError otherwise. */
-export function encodeObject(obj: Record<string, unknown>): Uint8Array {
+export function encodeObject(obj: Record<string, unknown>): Uint8Array<ArrayBuffer> {
   const { apiVersion, kind } = obj;
   if (typeof apiVersion !== 'string' || typeof kind !== 'string')
     throw new ValueError('object has no apiVersion/kind');
@@ -160,7 +160,7 @@ export function encodeObject(obj: Record<string, unknown>): Uint8Array {
 }
 
 /** One frame of a protobuf watch: length prefix + WatchEvent{type, object: RawExtension{raw: enveloped object}}. */
-export function encodeWatchFrame(type: string, obj: Record<string, unknown>): Uint8Array {
+export function encodeWatchFrame(type: string, obj: Record<string, unknown>): Uint8Array<ArrayBuffer> {
   const ev = new Writer();
   ev.string(1, type);
   const raw = new Writer();

@@ -35,22 +35,36 @@ function readVarint(buf: Uint8Array, pos: number): [bigint, number] {
   throw new WireError('proto: integer overflow');
 }
 
+/** A varint known to be small (tags, lengths) as a plain number; the hot path, free of BigInt. */
+function readLength(buf: Uint8Array, pos: number): [number, number] {
+  let v = 0;
+  let mul = 1;
+  for (let i = 0; i < 8; i++) {
+    if (pos >= buf.length) throw new WireError('unexpected EOF');
+    const b = buf[pos++]!;
+    v += (b & 0x7f) * mul;
+    if (b < 0x80) return [v, pos];
+    mul *= 128;
+  }
+  throw new WireError('proto: integer overflow');
+}
+
 /** The fields of a message in buf[start, end), in wire order. */
 export function* fields(buf: Uint8Array, start = 0, end = buf.length): Generator<Field> {
   let pos = start;
   while (pos < end) {
-    const [key, p] = readVarint(buf, pos);
+    const [key, p] = readLength(buf, pos);
     pos = p;
-    const num = Number(key >> 3n);
-    const wire = Number(key & 7n);
+    const num = Math.floor(key / 8);
+    const wire = key % 8;
     if (num === 0) throw new WireError('proto: illegal tag 0');
     const f: Field = { num, wire, varint: 0n, start: pos, end: pos };
     if (wire === VARINT) [f.varint, pos] = readVarint(buf, pos);
     else if (wire === LEN) {
-      const [len, q] = readVarint(buf, pos);
-      if (len > BigInt(end - q)) throw new WireError('unexpected EOF');
+      const [len, q] = readLength(buf, pos);
+      if (len > end - q) throw new WireError('unexpected EOF');
       f.start = q;
-      f.end = q + Number(len);
+      f.end = q + len;
       pos = f.end;
     } else if (wire === I64) pos += 8;
     else if (wire === I32) pos += 4;
@@ -76,7 +90,7 @@ const te = new TextEncoder();
 
 /** A growable byte buffer that writes fields in the order asked (the codec asks in field-number order). */
 export class Writer {
-  private buf = new Uint8Array(256);
+  private buf: Uint8Array<ArrayBuffer> = new Uint8Array(64);
   private len = 0;
 
   private room(n: number): void {
@@ -89,8 +103,18 @@ export class Writer {
   }
 
   varint(v: bigint | number): void {
-    let x = BigInt.asUintN(64, BigInt(v));
     this.room(10);
+    if (typeof v === 'number' && v >= 0 && v <= 0x7fffffff) {
+      // the common case (tags, lengths, small numbers) without BigInt
+      let n = v;
+      while (n >= 0x80) {
+        this.buf[this.len++] = (n & 0x7f) | 0x80;
+        n >>>= 7;
+      }
+      this.buf[this.len++] = n;
+      return;
+    }
+    let x = BigInt.asUintN(64, BigInt(v));
     while (x >= 0x80n) {
       this.buf[this.len++] = Number(x & 0x7fn) | 0x80;
       x >>= 7n;
@@ -111,7 +135,17 @@ export class Writer {
   }
 
   string(num: number, s: string): void {
-    this.bytes(num, te.encode(s));
+    // ASCII (names, keys, most values) straight into the buffer; anything else through TextEncoder
+    let ascii = s.length < 128;
+    for (let i = 0; ascii && i < s.length; i++) if (s.charCodeAt(i) > 0x7f) ascii = false;
+    if (!ascii) {
+      this.bytes(num, te.encode(s));
+      return;
+    }
+    this.tag(num, LEN);
+    this.buf[this.len++] = s.length;
+    this.room(s.length);
+    for (let i = 0; i < s.length; i++) this.buf[this.len++] = s.charCodeAt(i);
   }
 
   raw(b: Uint8Array): void {
@@ -120,7 +154,7 @@ export class Writer {
     this.len += b.length;
   }
 
-  finish(): Uint8Array {
+  finish(): Uint8Array<ArrayBuffer> {
     return this.buf.slice(0, this.len);
   }
 }
