@@ -111,3 +111,21 @@ export function watchFrame(type: string, object: unknown): Uint8Array | undefine
     throw e;
   }
 }
+
+/** Is the request body protobuf (Content-Type `application/vnd.kubernetes.protobuf`, parameters aside)? */
+export function isProtobufBody(req: Request): boolean {
+  const ct = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  return ct === PROTOBUF;
+}
+
+/**
+ * The object of a protobuf request body for handlers outside resources.ts (the access reviews kubectl auth
+ * can-i sends as protobuf); throws StatusError with kube's 400/415 as readProtobufBody does.
+ */
+export async function readProtobufRequest(
+  req: Request,
+  apiVersion: string,
+  kind: string,
+): Promise<KubeObject> {
+  return readProtobufBody(new Uint8Array(await req.arrayBuffer()), apiVersion, kind);
+}

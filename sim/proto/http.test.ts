@@ -233,3 +233,24 @@ describe('protobuf answers', () => {
     expect(decodeObject(bytes)).toMatchObject({ kind: 'Scale', spec: { replicas: 0 } });
   });
 });
+
+describe('protobuf bodies outside resources.ts', () => {
+  it('reads an access review body as kubectl auth can-i sends it', async () => {
+    const { isProtobufBody, readProtobufRequest } = await import('../protobuf.ts');
+    const review = {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      metadata: {},
+      spec: { resourceAttributes: { namespace: 'default', verb: 'get', resource: 'pods' } },
+    };
+    const req = new Request('http://sim/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      method: 'POST',
+      headers: { 'content-type': `${PB}; charset=binary` },
+      body: encodeObject(review),
+    });
+    expect(isProtobufBody(req)).toBe(true);
+    expect(await readProtobufRequest(req, 'authorization.k8s.io/v1', 'SelfSubjectAccessReview')).toEqual(
+      review,
+    );
+  });
+});
