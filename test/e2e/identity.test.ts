@@ -9,13 +9,14 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, fetch as ufetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
+import type { ServedSimFleet } from '../../deploy/node/demo.ts';
 import type { SimCluster } from '../../sim/index.ts';
 import type { SimRbac, SimRule } from '../../sim/rbac.ts';
 import type { FleetConfigInput } from '../../src/config/schema.ts';
 import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
 import { b64url, startIssuer, type TestIssuer } from '../helpers/issuer.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
+import { useSimFleet } from '../helpers/simfleet.ts';
 import { createTestCA } from '../helpers/tls.ts';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
@@ -98,52 +99,50 @@ function memberPods(s: ServedSimFleet, member: string): string[] {
 }
 
 describe.each(RUNTIMES)('identity on %s', (runtime) => {
-  let sims: ServedSimFleet;
   let issuer: TestIssuer;
-  let fleet: RunningFleet;
   let alice: string;
+  const f = useSimFleet(runtime, {
+    prepare: async (sims) => {
+      enforceRbac(sims);
+      issuer = await startIssuer('fleet');
+      return () => issuer.close();
+    },
+    config: (sims): FleetConfigInput =>
+      sims.karmadaConfig({
+        authentication: {
+          oidc: [oidcConfig(issuer)],
+          staticTokens: { csv: '# token,user,uid,groups\nstatic-carol-token,carol,1042,"qa,dev"\n' },
+        },
+        callerImpersonation: { cacheSeconds: 0 },
+      }),
+    start: { tls: SERVING },
+  });
 
   beforeAll(async () => {
-    sims = await startSimFleet();
-    enforceRbac(sims);
-    issuer = await startIssuer('fleet');
-    const config: FleetConfigInput = sims.karmadaConfig({
-      authentication: {
-        oidc: [oidcConfig(issuer)],
-        staticTokens: { csv: '# token,user,uid,groups\nstatic-carol-token,carol,1042,"qa,dev"\n' },
-      },
-      callerImpersonation: { cacheSeconds: 0 },
-    });
-    fleet = await startFleet(runtime, config, { tls: SERVING });
     alice = await issuer.sign({ sub: 'alice', groups: ['dev', 'ops'] });
-  });
-  afterAll(async () => {
-    await fleet?.stop();
-    await sims?.close();
-    await issuer?.close();
   });
 
   const get = (path: string, headers: Record<string, string> = {}) =>
-    tlsFetch(`${fleet.url}${path}`, { headers: { Accept: 'application/json', ...headers } });
+    tlsFetch(`${f.url}${path}`, { headers: { Accept: 'application/json', ...headers } });
 
   it('a valid token: member1’s pods only, a warning per forbidden cluster, alice impersonated everywhere', async () => {
-    const before = sims.members.get('member1')!.requests.length;
+    const before = f.sims.members.get('member1')!.requests.length;
     const res = await get('/api/v1/pods', { Authorization: `Bearer ${alice}` });
     expect(res.status).toBe(200);
-    expect(await podNames(res)).toEqual(memberPods(sims, 'member1'));
+    expect(await podNames(res)).toEqual(memberPods(f.sims, 'member1'));
     const warnings = res.headers.get('warning') ?? '';
     for (const c of ['karmada', 'member2', 'member3'])
       expect(warnings).toContain(
         `cluster ${c}: pods is forbidden: User \\"oidc:alice\\" cannot list resource \\"pods\\" in API group \\"\\" at the cluster scope`,
       );
-    const seen = sims.members.get('member1')!.requests.slice(before);
+    const seen = f.sims.members.get('member1')!.requests.slice(before);
     const list = seen.find((r) => new URL(r.url).pathname === '/api/v1/pods')!;
     expect(list.headers['impersonate-user']).toBe('oidc:alice');
     // two lines on the wire (see the raw-wire test below); the simulated cluster reads them joined
     expect(list.headers['impersonate-group']).toBe('oidc:dev, oidc:ops');
     expect(list.headers.authorization).toBe('Bearer fleet-demo-token');
     // the caller's token never reached any cluster
-    for (const sim of allSims(sims))
+    for (const sim of allSims(f.sims))
       for (const r of sim.requests) expect(r.headers.authorization ?? '').not.toContain(alice);
   });
 
@@ -164,7 +163,7 @@ describe.each(RUNTIMES)('identity on %s', (runtime) => {
       'unknown static token': 'not-a-known-token',
       'no credentials': undefined,
     };
-    const before = requestCount(sims);
+    const before = requestCount(f.sims);
     for (const [name, token] of Object.entries(cases)) {
       const res = await get('/api/v1/pods', token ? { Authorization: `Bearer ${token}` } : {});
       expect(res.status, name).toBe(401);
@@ -177,11 +176,11 @@ describe.each(RUNTIMES)('identity on %s', (runtime) => {
         code: 401,
       });
     }
-    expect(requestCount(sims)).toBe(before);
+    expect(requestCount(f.sims)).toBe(before);
   });
 
   it('a static token (kube’s CSV format) authenticates; groups and uid go upstream', async () => {
-    const m2 = sims.members.get('member2')!;
+    const m2 = f.sims.members.get('member2')!;
     const before = m2.requests.length;
     const res = await get('/clusterspaces/member2/api/v1/pods', {
       Authorization: 'Bearer static-carol-token',
@@ -214,7 +213,7 @@ describe.each(RUNTIMES)('identity on %s', (runtime) => {
   });
 
   it('the caller’s Impersonate-* needs the right (a SubjectAccessReview on the control plane), else 403', async () => {
-    const before = requestCount(sims);
+    const before = requestCount(f.sims);
     const res = await get('/api/v1/pods', { Authorization: `Bearer ${alice}`, 'Impersonate-User': 'carol' });
     expect(res.status).toBe(403);
     const s = (await res.json()) as { reason: string; message: string; details: unknown };
@@ -224,8 +223,8 @@ describe.each(RUNTIMES)('identity on %s', (runtime) => {
     );
     expect(s.details).toEqual({ name: 'carol', kind: 'users' });
     // only the review went out, to the control plane, as the fleet itself
-    expect(requestCount(sims) - before).toBe(1);
-    const review = sims.karmada.requests.at(-1)!;
+    expect(requestCount(f.sims) - before).toBe(1);
+    const review = f.sims.karmada.requests.at(-1)!;
     expect(new URL(review.url).pathname).toBe('/apis/authorization.k8s.io/v1/subjectaccessreviews');
     expect(review.headers.authorization).toBe('Bearer fleet-demo-token');
     expect(review.headers['impersonate-user']).toBeUndefined();
@@ -234,17 +233,17 @@ describe.each(RUNTIMES)('identity on %s', (runtime) => {
   it('with the right, the request acts as the impersonated user (bob sees member2)', async () => {
     const res = await get('/api/v1/pods', { Authorization: `Bearer ${alice}`, 'Impersonate-User': 'bob' });
     expect(res.status).toBe(200);
-    expect(await podNames(res)).toEqual(memberPods(sims, 'member2'));
-    const r = sims.members.get('member2')!.requests.at(-1)!;
+    expect(await podNames(res)).toEqual(memberPods(f.sims, 'member2'));
+    const r = f.sims.members.get('member2')!.requests.at(-1)!;
     expect(r.headers['impersonate-user']).toBe('bob');
     expect(r.headers['impersonate-group']).toBeUndefined();
   });
 
   it('kubectl --token works end to end over TLS; --as without the right is 403, with it the impersonated view', async () => {
-    const k = new Kubectl(fleet.url, { caPem: CA.cert, token: alice });
+    const k = new Kubectl(f.url, { caPem: CA.cert, token: alice });
     let r = await k.run(['get', 'pods', '-A', '-o', 'name']);
     expect(r.code).toBe(0);
-    const want = memberPods(sims, 'member1').map((p) => `pod/${p.split('/')[1]}`);
+    const want = memberPods(f.sims, 'member1').map((p) => `pod/${p.split('/')[1]}`);
     expect(r.stdout.trim().split('\n').sort()).toEqual(want.sort());
     expect(r.stderr).toContain('Warning: cluster member2: pods is forbidden: User "oidc:alice" cannot list');
 
@@ -257,12 +256,12 @@ describe.each(RUNTIMES)('identity on %s', (runtime) => {
     r = await k.run(['get', 'pods', '-A', '-o', 'name', '--as', 'bob']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n').sort()).toEqual(
-      memberPods(sims, 'member2')
+      memberPods(f.sims, 'member2')
         .map((p) => `pod/${p.split('/')[1]}`)
         .sort(),
     );
 
-    const who = new Kubectl(`${fleet.url}/clusterspaces/member1`, { caPem: CA.cert, token: alice });
+    const who = new Kubectl(`${f.url}/clusterspaces/member1`, { caPem: CA.cert, token: alice });
     r = await who.run(['auth', 'whoami', '-o', 'json', '--as', 'bob']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).status.userInfo).toEqual({
@@ -294,7 +293,7 @@ describe.each(RUNTIMES)('identity on %s', (runtime) => {
   });
 
   it('kubectl with a bad token gets kube’s Unauthorized', async () => {
-    const k = new Kubectl(fleet.url, {
+    const k = new Kubectl(f.url, {
       caPem: CA.cert,
       token: await issuer.sign({ sub: 'alice' }, { expiresIn: -60 }),
     });
@@ -348,31 +347,25 @@ describe.each(RUNTIMES)('identity headers on the wire, on %s', (runtime) => {
 });
 
 describe.each(RUNTIMES)('passthrough identity mode on %s', (runtime) => {
-  let sims: ServedSimFleet;
   let issuer: TestIssuer;
-  let fleet: RunningFleet;
-
-  beforeAll(async () => {
-    sims = await startSimFleet();
-    issuer = await startIssuer('fleet');
+  const f = useSimFleet(runtime, {
+    prepare: async () => {
+      issuer = await startIssuer('fleet');
+      return () => issuer.close();
+    },
     // no fleet credential: in passthrough mode every cluster authenticates the caller's own token
-    const config = sims.staticConfig({
-      authentication: { oidc: [oidcConfig(issuer)] },
-      upstreamIdentity: { mode: 'passthrough' },
-    });
-    fleet = await startFleet(runtime, config);
-  });
-  afterAll(async () => {
-    await fleet?.stop();
-    await sims?.close();
-    await issuer?.close();
+    config: (sims) =>
+      sims.staticConfig({
+        authentication: { oidc: [oidcConfig(issuer)] },
+        upstreamIdentity: { mode: 'passthrough' },
+      }),
   });
 
   it('forwards the caller’s token and no impersonation', async () => {
     const token = await issuer.sign({ sub: 'alice', groups: ['dev'] });
-    const m1 = sims.members.get('member1')!;
+    const m1 = f.sims.members.get('member1')!;
     const before = m1.requests.length;
-    const res = await fetch(`${fleet.url}/api/v1/pods`, {
+    const res = await fetch(`${f.url}/api/v1/pods`, {
       headers: { Authorization: `Bearer ${token}`, 'X-Remote-User': 'mallory' },
     });
     expect(res.status).toBe(200);
@@ -385,40 +378,30 @@ describe.each(RUNTIMES)('passthrough identity mode on %s', (runtime) => {
 
 describe('client certificates on the Node server', () => {
   const FRONT_PROXY_CA = createTestCA('front-proxy-ca');
-  let sims: ServedSimFleet;
-  let fleet: RunningFleet;
-
-  beforeAll(async () => {
-    sims = await startSimFleet();
-    enforceRbac(sims);
-    fleet = await startFleet(
-      'node',
+  const f = useSimFleet('node', {
+    prepare: enforceRbac,
+    config: (sims) =>
       sims.karmadaConfig({
         authentication: {
           x509: { clientCAData: CA.certData },
           frontProxy: { clientCAData: FRONT_PROXY_CA.certData, allowedNames: ['edge-proxy'] },
         },
       }),
-      { tls: SERVING },
-    );
-  });
-  afterAll(async () => {
-    await fleet?.stop();
-    await sims?.close();
+    start: { tls: SERVING },
   });
 
   it('kubectl with a client certificate: CN is the user, O the groups, as kube-apiserver', async () => {
     const dave = CA.client('x509:dave', ['team-a', 'team-b']);
-    const k = new Kubectl(fleet.url, { caPem: CA.cert, clientCert: dave.cert, clientKey: dave.key });
-    const before = sims.members.get('member3')!.requests.length;
+    const k = new Kubectl(f.url, { caPem: CA.cert, clientCert: dave.cert, clientKey: dave.key });
+    const before = f.sims.members.get('member3')!.requests.length;
     const r = await k.run(['get', 'pods', '-A', '-o', 'name']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n').sort()).toEqual(
-      memberPods(sims, 'member3')
+      memberPods(f.sims, 'member3')
         .map((p) => `pod/${p.split('/')[1]}`)
         .sort(),
     );
-    const sent = sims.members
+    const sent = f.sims.members
       .get('member3')!
       .requests.slice(before)
       .find((x) => x.url.includes('/api/v1/pods'))!;
@@ -430,7 +413,7 @@ describe('client certificates on the Node server', () => {
     const stranger = createTestCA('stranger').client('x509:dave');
     const serverOnly = CA.client('x509:dave', [], { eku: 'serverAuth' });
     for (const cert of [stranger, serverOnly]) {
-      const k = new Kubectl(fleet.url, { caPem: CA.cert, clientCert: cert.cert, clientKey: cert.key });
+      const k = new Kubectl(f.url, { caPem: CA.cert, clientCert: cert.cert, clientKey: cert.key });
       const r = await k.run(['get', 'pods', '-A']);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/You must be logged in to the server|provide credentials/);
@@ -442,11 +425,11 @@ describe('client certificates on the Node server', () => {
     const otherName = FRONT_PROXY_CA.client('not-allowed');
     const userCert = CA.client('x509:dave');
     const call = (cert: { cert: string; key: string } | undefined) =>
-      tlsFetch(`${fleet.url}/clusterspaces/member1/api/v1/pods`, {
+      tlsFetch(`${f.url}/clusterspaces/member1/api/v1/pods`, {
         headers: { 'X-Remote-User': 'bob', 'X-Remote-Group': 'g1', Accept: 'application/json' },
         agent: new Agent({ connect: { ca: CA.cert, ...(cert ? { cert: cert.cert, key: cert.key } : {}) } }),
       });
-    const m1 = sims.members.get('member1')!;
+    const m1 = f.sims.members.get('member1')!;
     let before = m1.requests.length;
     // the proxy's certificate: the headers name the caller (bob may not read member1's pods: RBAC 403)
     let res = await call(proxy);
@@ -467,33 +450,22 @@ describe('client certificates on the Node server', () => {
 });
 
 describe.each(RUNTIMES)('every upstream call carries the caller, on %s', (runtime) => {
-  let sims: ServedSimFleet;
   let issuer: TestIssuer;
-  let fleet: RunningFleet;
-
-  beforeAll(async () => {
-    sims = await startSimFleet();
-    issuer = await startIssuer('fleet');
-    fleet = await startFleet(
-      runtime,
-      sims.karmadaConfig({ authentication: { oidc: [oidcConfig(issuer)] } }),
-      {
-        tls: SERVING,
-      },
-    );
-  });
-  afterAll(async () => {
-    await fleet?.stop();
-    await sims?.close();
-    await issuer?.close();
+  const f = useSimFleet(runtime, {
+    prepare: async () => {
+      issuer = await startIssuer('fleet');
+      return () => issuer.close();
+    },
+    config: (sims) => sims.karmadaConfig({ authentication: { oidc: [oidcConfig(issuer)] } }),
+    start: { tls: SERVING },
   });
 
   it('discovery, lists, gets, logs, watches, writes, subresources and exec all impersonate the caller', async () => {
     const token = await issuer.sign({ sub: 'erin', groups: ['dev'] });
-    const marks = allSims(sims).map((x) => x.requests.length);
-    const k = new Kubectl(fleet.url, { caPem: CA.cert, token });
-    const m1 = new Kubectl(`${fleet.url}/clusterspaces/member1`, { caPem: CA.cert, token });
-    const pod = sims.members
+    const marks = allSims(f.sims).map((x) => x.requests.length);
+    const k = new Kubectl(f.url, { caPem: CA.cert, token });
+    const m1 = new Kubectl(`${f.url}/clusterspaces/member1`, { caPem: CA.cert, token });
+    const pod = f.sims.members
       .get('member1')!
       .list(PODS)
       .find((p) => (p as { status?: { phase?: string } }).status?.phase === 'Running')!;
@@ -515,11 +487,11 @@ describe.each(RUNTIMES)('every upstream call carries the caller, on %s', (runtim
     await m1.run(['exec', pod.metadata.name!, '-n', ns, '--', 'echo', 'hi'], { timeoutMs: 20_000 });
 
     let checked = 0;
-    for (const [i, sim] of allSims(sims).entries()) {
+    for (const [i, sim] of allSims(f.sims).entries()) {
       for (const r of sim.requests.slice(marks[i])) {
         const path = new URL(r.url).pathname;
         // the fleet's own bookkeeping: who is in the fleet (Cluster objects on the control plane)
-        if (sim === sims.karmada && path === '/apis/cluster.karmada.io/v1alpha1/clusters') continue;
+        if (sim === f.sims.karmada && path === '/apis/cluster.karmada.io/v1alpha1/clusters') continue;
         // requests the control plane relays to a member through its cluster proxy are checked there too
         expect(r.headers['impersonate-user'], `${sim.name} ${r.method} ${path}`).toBe(`oidc:erin`);
         expect(r.headers['impersonate-group'], `${sim.name} ${r.method} ${path}`).toBe('oidc:dev');
@@ -529,7 +501,7 @@ describe.each(RUNTIMES)('every upstream call carries the caller, on %s', (runtim
     }
     expect(checked).toBeGreaterThan(20);
     // the exec itself reached member1 as erin
-    const exec = sims.members
+    const exec = f.sims.members
       .get('member1')!
       .requests.slice(marks[1])
       .filter((r) => r.url.includes('/exec'));
