@@ -37,6 +37,7 @@ export type WriteDeps = FanOutDeps & ClustersDeps & { config: Pick<FleetConfig, 
 
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { fleetMembership, type Target } from '../upstreams/fanout.ts';
+import { readLimited } from '../util/body.ts';
 import { findOwner } from './locate.ts';
 import { fleetAnswer } from './respond.ts';
 
@@ -79,27 +80,8 @@ export async function readLimitedBody(
     await req.body?.cancel().catch(() => {});
     return tooLarge(limit);
   }
-  if (!req.body) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const r = await reader.read();
-    if (r.done) break;
-    size += r.value.length;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return tooLarge(limit);
-    }
-    chunks.push(r.value);
-  }
-  const out = new Uint8Array(size);
-  let o = 0;
-  for (const c of chunks) {
-    out.set(c, o);
-    o += c.length;
-  }
-  return out;
+  const r = await readLimited(req.body, limit);
+  return r.ok ? r.bytes : tooLarge(limit);
 }
 
 /** Reads and parses the request body (patch types for PATCH), or the Response that refuses it. */
