@@ -1,0 +1,160 @@
+/**
+ * The fleet's metrics: kube-apiserver's request metrics under their own names and labels (dashboards and
+ * alerts written for kube-apiserver work unchanged), plus the fleet's own per cluster. One instance per
+ * process (Node) or isolate (Workers: the figures are that isolate's, see README "Operating").
+ */
+import { type Counter, type Gauge, type Histogram, Registry } from './registry.ts';
+
+/** kube-apiserver's apiserver_request_duration_seconds buckets */
+const REQUEST_BUCKETS = [
+  0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
+];
+const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** What kube-apiserver's metrics know of a request (its RequestInfo, in kube's label vocabulary). */
+export interface RequestLabels {
+  verb: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  scope: string;
+  component: string;
+}
+
+/** kube's cleanVerb: LIST/GET/WATCH/POST/PUT/PATCH/DELETE/APPLY, with LIST for collection gets */
+export function kubeVerb(verb: string, method: string, patchType?: string): string {
+  switch (verb) {
+    case 'list':
+      return 'LIST';
+    case 'watch':
+      return 'WATCH';
+    case 'get':
+      return 'GET';
+    case 'create':
+      return 'POST';
+    case 'update':
+      return 'PUT';
+    case 'patch':
+      return patchType === 'application/apply-patch+yaml' ? 'APPLY' : 'PATCH';
+    case 'delete':
+      return 'DELETE';
+    case 'deletecollection':
+      return 'DELETECOLLECTION';
+    default:
+      return method.toUpperCase();
+  }
+}
+
+export const READ_ONLY_VERBS = new Set(['GET', 'LIST', 'WATCH', 'HEAD']);
+
+export class FleetMetrics {
+  readonly registry = new Registry();
+  readonly requests: Counter;
+  readonly duration: Histogram;
+  readonly inflight: Gauge;
+  readonly longrunning: Gauge;
+  readonly upstreamDuration: Histogram;
+  readonly upstreamErrors: Counter;
+  readonly clusterUp: Gauge;
+  readonly clusters: Gauge;
+  readonly upstreamWatches: Gauge;
+  readonly watchResumes: Counter;
+  readonly partial: Counter;
+  readonly relayGroups: Counter;
+
+  constructor() {
+    const r = this.registry;
+    const L = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'];
+    this.requests = r.counter(
+      'apiserver_request_total',
+      'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+      [...L, 'code'],
+    );
+    this.duration = r.histogram(
+      'apiserver_request_duration_seconds',
+      'Response latency distribution in seconds for each verb, group, version, resource, subresource, scope and component.',
+      L,
+      REQUEST_BUCKETS,
+    );
+    this.inflight = r.gauge(
+      'apiserver_current_inflight_requests',
+      'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+      ['request_kind'],
+    );
+    this.longrunning = r.gauge(
+      'apiserver_longrunning_requests',
+      'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+      L,
+    );
+    this.upstreamDuration = r.histogram(
+      'fleet_upstream_request_duration_seconds',
+      'Time from sending a request to a cluster to its response headers, per cluster and response code.',
+      ['cluster', 'code'],
+      UPSTREAM_BUCKETS,
+    );
+    this.upstreamErrors = r.counter(
+      'fleet_upstream_errors_total',
+      'Upstream calls that failed, per cluster and reason (unreachable, timeout, body, status).',
+      ['cluster', 'reason'],
+    );
+    this.clusterUp = r.gauge(
+      'fleet_cluster_up',
+      'Whether the last call to the cluster reached it (1) or not (0).',
+      ['cluster'],
+    );
+    this.clusters = r.gauge('fleet_clusters', 'Member clusters by state (ready, unreachable).', ['state']);
+    this.upstreamWatches = r.gauge('fleet_upstream_watches', 'Open upstream watches per cluster.', [
+      'cluster',
+    ]);
+    this.watchResumes = r.counter(
+      'fleet_watch_resumes_total',
+      'Upstream watches re-opened after their stream ended or broke, per cluster and reason.',
+      ['cluster', 'reason'],
+    );
+    this.partial = r.counter(
+      'fleet_partial_responses_total',
+      'Merged answers sent without a cluster (a Warning header named it), per cluster.',
+      ['cluster'],
+    );
+    this.relayGroups = r.counter(
+      'fleet_relay_groups_total',
+      'Fan-out groups asked through the fleet relay (Workers: wider than the connection budget), per mode.',
+      ['mode'],
+    );
+  }
+
+  /** Starts counting one request; the returned function ends it with its status code. */
+  startRequest(labels: RequestLabels, longRunning: boolean, now: () => number): (code: number) => void {
+    const kind = READ_ONLY_VERBS.has(labels.verb) ? 'readOnly' : 'mutating';
+    const t0 = now();
+    this.inflight.inc({ request_kind: kind });
+    if (longRunning) this.longrunning.inc(labels);
+    let done = false;
+    return (code) => {
+      if (done) return;
+      done = true;
+      this.inflight.dec({ request_kind: kind });
+      if (longRunning) this.longrunning.dec(labels);
+      this.requests.inc({ ...labels, code: String(code) });
+      // kube leaves long-running requests (watches, exec) out of the latency histogram
+      if (!longRunning) this.duration.observe(labels, (now() - t0) / 1000);
+    };
+  }
+
+  /** One upstream answer (or failure) of a cluster. */
+  upstream(cluster: string, code: number | undefined, seconds: number, failure?: string): void {
+    if (code !== undefined) this.upstreamDuration.observe({ cluster, code: String(code) }, seconds);
+    if (failure) this.upstreamErrors.inc({ cluster, reason: failure });
+    const reached = failure !== 'unreachable' && failure !== 'timeout';
+    this.clusterUp.set({ cluster }, reached ? 1 : 0);
+  }
+
+  /** The exposition, with the per-state cluster counts derived from the per-cluster gauges. */
+  expose(): string {
+    const up = this.clusterUp.entries();
+    this.clusters.set({ state: 'ready' }, up.filter((e) => e.value === 1).length);
+    this.clusters.set({ state: 'unreachable' }, up.filter((e) => e.value !== 1).length);
+    return this.registry.expose();
+  }
+}

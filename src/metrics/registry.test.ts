@@ -1,0 +1,75 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { EXPOSITION_CONTENT_TYPE, Registry } from './registry.ts';
+
+/** A reader of the text format written from its specification, to check what the registry writes. */
+function parseExposition(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (\S+)$/.exec(
+      line,
+    );
+    if (!m) throw new Error(`not an exposition line: ${JSON.stringify(line)}`);
+    out.set(`${m[1]}${m[2] ?? ''}`, m[3] === '+Inf' ? Number.POSITIVE_INFINITY : Number(m[3]));
+  }
+  return out;
+}
+
+describe('the metrics registry', () => {
+  it('writes counters, gauges and histograms in the text format, with HELP and TYPE', () => {
+    const r = new Registry();
+    const c = r.counter('req_total', 'Requests.', ['verb', 'code']);
+    const g = r.gauge('inflight', 'In flight.', ['kind']);
+    const h = r.histogram('dur_seconds', 'Durations.', ['verb'], [0.1, 1]);
+    c.inc({ verb: 'GET', code: '200' });
+    c.inc({ verb: 'GET', code: '200' }, 2);
+    c.inc({ verb: 'LIST', code: '503' });
+    g.inc({ kind: 'readOnly' });
+    g.inc({ kind: 'readOnly' });
+    g.dec({ kind: 'readOnly' });
+    h.observe({ verb: 'GET' }, 0.05);
+    h.observe({ verb: 'GET' }, 0.5);
+    h.observe({ verb: 'GET' }, 5);
+    const text = r.expose();
+    expect(text).toContain('# HELP req_total Requests.\n# TYPE req_total counter\n');
+    expect(text).toContain('# TYPE dur_seconds histogram');
+    expect(text.endsWith('\n')).toBe(true);
+    const m = parseExposition(text);
+    expect(m.get('req_total{verb="GET",code="200"}')).toBe(3);
+    expect(m.get('req_total{verb="LIST",code="503"}')).toBe(1);
+    expect(m.get('inflight{kind="readOnly"}')).toBe(1);
+    expect(m.get('dur_seconds_bucket{verb="GET",le="0.1"}')).toBe(1);
+    expect(m.get('dur_seconds_bucket{verb="GET",le="1"}')).toBe(2);
+    expect(m.get('dur_seconds_bucket{verb="GET",le="+Inf"}')).toBe(3);
+    expect(m.get('dur_seconds_count{verb="GET"}')).toBe(3);
+    expect(m.get('dur_seconds_sum{verb="GET"}')).toBeCloseTo(5.55);
+    expect(EXPOSITION_CONTENT_TYPE).toBe('text/plain; version=0.0.4; charset=utf-8');
+  });
+
+  it('refuses a metric registered twice', () => {
+    const r = new Registry();
+    r.counter('a', 'A');
+    expect(() => r.gauge('a', 'A')).toThrow('registered twice');
+  });
+
+  it('escapes any label value so every line stays parseable and the value survives', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 30 }), fc.nat(1000), (value, n) => {
+        const r = new Registry();
+        const c = r.counter('x_total', 'help with \\ and\nnewline', ['v']);
+        c.inc({ v: value }, n);
+        const text = r.expose();
+        const lines = text.trimEnd().split('\n');
+        expect(lines).toHaveLength(3);
+        const parsed = parseExposition(text);
+        expect([...parsed.values()]).toEqual([n]);
+        const key = [...parsed.keys()][0]!;
+        const raw = key.slice('x_total{v="'.length, -2);
+        const unescaped = raw.replace(/\\(.)/g, (_, ch) => (ch === 'n' ? '\n' : ch));
+        expect(unescaped).toBe(value);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
