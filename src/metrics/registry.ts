@@ -97,9 +97,8 @@ export class Histogram extends Metric {
   override write(out: string[]): void {
     out.push(`# HELP ${this.name} ${escapeHelp(this.help)}`, `# TYPE ${this.name} histogram`);
     for (const { labels, counts, sum, count } of this.buckets.values()) {
-      this.bounds.forEach((b, i) =>
-        out.push(`${this.name}_bucket${fmtLabels({ ...labels, le: fmt(b) })} ${counts[i]}`),
-      );
+      for (let i = 0; i < this.bounds.length; i++)
+        out.push(`${this.name}_bucket${fmtLabels({ ...labels, le: fmt(this.bounds[i]!) })} ${counts[i]}`);
       out.push(`${this.name}_bucket${fmtLabels({ ...labels, le: '+Inf' })} ${count}`);
       out.push(
         `${this.name}_sum${fmtLabels(labels)} ${fmt(sum)}`,
