@@ -27,7 +27,7 @@ import { MemFs } from './memfs.ts';
 import { parseResourcePath, queryBool } from './paths.ts';
 import { hasProgram, runProgram, type ShellHost } from './shell.ts';
 import { SpdyServer } from './spdy.ts';
-import { badRequest, failure, notFound, type Status } from './status.ts';
+import { badRequest, failure, notFound, type Status, statusResponse } from './status.ts';
 import { grKey, objectKey } from './store.ts';
 
 export const STREAM_STDIN = 0;
@@ -73,13 +73,7 @@ const PROXY_PATH = /^\/apis\/cluster\.karmada\.io\/v1alpha1\/clusters\/([^/]+)\/
 const te = new TextEncoder();
 
 function refuse(status: Status): SimUpgrade {
-  return {
-    kind: 'response',
-    response: new Response(JSON.stringify(status), {
-      status: status.code,
-      headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' },
-    }),
-  };
+  return { kind: 'response', response: statusResponse(status) };
 }
 
 function offered(header: string | null): string[] {
@@ -169,7 +163,7 @@ export async function simUpgrade(sim: SimCluster, req: Request): Promise<SimUpgr
   const argv = sub === 'exec' ? command : [];
   const proc: ProcFactory =
     sub === 'exec'
-      ? (io) => runCommand(command, io, { sim, pod, container: c })
+      ? (io) => runCommand(command, io, { sim, pod, container: c, tty: streams.tty })
       : (io) => attach(io, { sim, pod, container: c });
 
   if (upgrade === 'websocket') {
@@ -227,6 +221,8 @@ interface PodCtx {
   sim: SimCluster;
   pod: KubeObject & Record<string, any>;
   container: Record<string, any>;
+  /** a terminal was asked for (`-t`): the line discipline echoes input and turns \n into \r\n */
+  tty?: boolean;
 }
 
 /** The image's files: a small Linux root, the pod's hostname, hosts and resolver files. */
@@ -326,6 +322,7 @@ function runCommand(argv: string[], io: ProcIO, ctx: PodCtx): void {
   });
   const host: ShellHost = {
     hostname: ctx.pod.metadata.name ?? '',
+    tty: ctx.tty === true,
     env: environment(ctx),
     fs: containerFs(ctx),
     now: () => ctx.sim.clock(),
@@ -345,7 +342,14 @@ function runCommand(argv: string[], io: ProcIO, ctx: PodCtx): void {
       }),
   };
   const read = stdinReader(io);
-  runProgram(host, argv, { stdout: (d) => io.stdout(d), stderr: (d) => io.stderr(d), read }).then(
+  // a terminal's output post-processing (onlcr): every \n reaches the client as \r\n
+  const onlcr = (d: Uint8Array) =>
+    ctx.tty ? te.encode(new TextDecoder().decode(d).replace(/\r?\n/g, '\r\n')) : d;
+  runProgram(host, argv, {
+    stdout: (d) => io.stdout(onlcr(d)),
+    stderr: (d) => io.stderr(onlcr(d)),
+    read,
+  }).then(
     (code) => io.exit(code),
     (e) => {
       if (!(e instanceof Killed))

@@ -144,3 +144,12 @@ describe('sim tar (what kubectl cp runs)', () => {
     expect((await run(['tar', '-xmf', '-', '-C', '/missing'])).err).toContain('/missing: Cannot open');
   });
 });
+
+describe('sim shell on a terminal', () => {
+  it('prompts, echoes what is typed, handles backspace, ^C and ^D', async () => {
+    const h = { ...host(), tty: true };
+    const r = await run(['sh'], { h, stdin: ['echo hi\r', 'ech\x7fho x\r', 'junk\x03', '\x04'] });
+    expect(r.out).toBe('/ # echo hi\r\nhi\n/ # ech\b \bho x\r\nx\n/ # junk^C\r\n/ # ');
+    expect(r.code).toBe(0);
+  });
+});

@@ -21,6 +21,8 @@ import { tarCommand } from './tar.ts';
 
 export interface ShellHost {
   hostname: string;
+  /** stdin is a terminal: an interactive shell prompts and its input is echoed */
+  tty?: boolean;
   env: Record<string, string>;
   fs: MemFs;
   now(): Date;
@@ -659,8 +661,16 @@ export async function runShell(shell: Shell, args: string[], io: ShellIO): Promi
   }
 }
 
-/** Reads stdin; each complete line (or block, for `for … done`) runs as soon as it is in. */
+/**
+ * Reads stdin; each complete line (or block, for `for … done`) runs as soon as it is in. On a terminal it
+ * prompts (`/ # `, BusyBox's for root) and does what the line discipline does: echo, backspace, ^C drops
+ * the line, ^D on an empty line ends the input.
+ */
 async function interactive(shell: Shell, io: ShellIO): Promise<number> {
+  const tty = shell['frame'].host.tty === true;
+  const prompt = () => {
+    if (tty) io.stdout(te.encode(`${shell['frame'].cwd} # `));
+  };
   let pending = '';
   let buffered = '';
   const tryRun = async (final: boolean): Promise<void> => {
@@ -673,6 +683,7 @@ async function interactive(shell: Shell, io: ShellIO): Promise<number> {
       if (pending.trim() === '') {
         pending = '';
         if (nl < 0) return;
+        prompt();
         continue;
       }
       try {
@@ -680,6 +691,7 @@ async function interactive(shell: Shell, io: ShellIO): Promise<number> {
       } catch (e) {
         // an open `for`/`if`/quote: wait for more lines, unless the input is over
         if (e instanceof ShellSyntaxError && /end of file|unterminated/.test(e.message) && !final) {
+          if (tty) io.stdout(te.encode('> '));
           if (nl < 0) return;
           continue;
         }
@@ -688,14 +700,51 @@ async function interactive(shell: Shell, io: ShellIO): Promise<number> {
       pending = '';
       await shell.run(src, { ...io, read: async () => null });
       if (nl < 0) return;
+      prompt();
     }
   };
+  prompt();
+  let line = '';
   while (true) {
     const chunk = await io.read();
     if (chunk === null) break;
-    buffered += td.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
-    await tryRun(false);
+    const text = td.decode(chunk, { stream: true });
+    if (!tty) {
+      buffered += text.replace(/\r\n?/g, '\n');
+      await tryRun(false);
+      continue;
+    }
+    for (const ch of text) {
+      if (ch === '\x04') {
+        if (line === '' && pending === '') return shell.status;
+        continue;
+      }
+      if (ch === '\x03') {
+        io.stdout(te.encode('^C\r\n'));
+        line = '';
+        pending = '';
+        prompt();
+        continue;
+      }
+      if (ch === '\x7f' || ch === '\b') {
+        if (line) {
+          line = line.slice(0, -1);
+          io.stdout(te.encode('\b \b'));
+        }
+        continue;
+      }
+      if (ch === '\r' || ch === '\n') {
+        io.stdout(te.encode('\r\n'));
+        buffered += `${line}\n`;
+        line = '';
+        await tryRun(false);
+        continue;
+      }
+      line += ch;
+      io.stdout(te.encode(ch));
+    }
   }
+  buffered += line;
   await tryRun(true);
   return shell.status;
 }
