@@ -50,7 +50,7 @@ import {
 } from './objects.ts';
 import { applyMerge, jsonPatch, mergePatch, parseJsonBody, strategicMergePatch } from './patch.ts';
 import type { ResourceInfo } from './paths.ts';
-import { hasProtobuf, protobufResponse, readProtobufBody } from './protobuf.ts';
+import { hasProtobuf, isProtobufBody, protobufResponse, readProtobufBody } from './protobuf.ts';
 import { parseFieldSelector, parseLabelSelector, type Selector, selectorMatches } from './selectors.ts';
 import { clone, grKey, objectKey } from './store.ts';
 import { parseIncludeObject, partialObjectMetadata, toTable } from './table.ts';
@@ -571,7 +571,18 @@ interface DeleteOptions {
 
 async function deleteOptions(ctx: Ctx): Promise<DeleteOptions> {
   let opts: DeleteOptions = {};
-  const text = ctx.req.method === 'DELETE' ? await ctx.req.text() : '';
+  // client-go's typed clients (Helm's release store among them) send DeleteOptions in protobuf
+  if (ctx.req.method === 'DELETE' && isProtobufBody(ctx.req)) {
+    const body = new Uint8Array(await ctx.req.arrayBuffer());
+    if (body.length > 0) {
+      opts = readProtobufBody(
+        body,
+        groupVersion(ctx.def.group, ctx.info.version),
+        'DeleteOptions',
+      ) as DeleteOptions;
+    }
+  }
+  const text = ctx.req.method === 'DELETE' && !isProtobufBody(ctx.req) ? await ctx.req.text() : '';
   if (text.trim()) {
     try {
       opts = JSON.parse(text);

@@ -254,3 +254,34 @@ describe('protobuf bodies outside resources.ts', () => {
     );
   });
 });
+
+describe('protobuf DeleteOptions', () => {
+  it('deletes with a protobuf DeleteOptions body, as Helm release storage does', async () => {
+    const s = sim();
+    const created = await send(s, '/api/v1/namespaces/default/secrets', {
+      method: 'POST',
+      headers: { 'content-type': PB },
+      body: encodeObject({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'sh.helm.release.v1.r.v1' },
+        type: 'helm.sh/release.v1',
+      }),
+    });
+    expect(created.res.status).toBe(201);
+    const del = await send(s, '/api/v1/namespaces/default/secrets/sh.helm.release.v1.r.v1', {
+      method: 'DELETE',
+      headers: { 'content-type': PB, accept: CLIENT_GO_ACCEPT },
+      body: encodeObject({ apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' }),
+    });
+    expect(del.res.status).toBe(200);
+    const gone = await send(s, '/api/v1/namespaces/default/secrets/sh.helm.release.v1.r.v1');
+    expect(gone.res.status).toBe(404);
+    const bad = await send(s, '/api/v1/namespaces/default/secrets/x', {
+      method: 'DELETE',
+      headers: { 'content-type': PB },
+      body: encodeObject({ apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Sometimes' }),
+    });
+    expect(bad.res.status).toBe(422);
+  });
+});
