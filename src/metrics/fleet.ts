@@ -12,7 +12,7 @@ const REQUEST_BUCKETS = [
 const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /** What kube-apiserver's metrics know of a request (its RequestInfo, in kube's label vocabulary). */
-export interface RequestLabels {
+export type RequestLabels = {
   verb: string;
   group: string;
   version: string;
@@ -20,7 +20,7 @@ export interface RequestLabels {
   subresource: string;
   scope: string;
   component: string;
-}
+};
 
 /** kube's cleanVerb: LIST/GET/WATCH/POST/PUT/PATCH/DELETE/APPLY, with LIST for collection gets */
 export function kubeVerb(verb: string, method: string, patchType?: string): string {
@@ -62,6 +62,8 @@ export class FleetMetrics {
   readonly watchResumes: Counter;
   readonly partial: Counter;
   readonly relayGroups: Counter;
+  /** the last failure seen per cluster, for the status page (not exported: messages are not labels) */
+  readonly lastErrors = new Map<string, { at: string; reason: string; message: string }>();
 
   constructor() {
     const r = this.registry;
@@ -142,10 +144,25 @@ export class FleetMetrics {
     };
   }
 
-  /** One upstream answer (or failure) of a cluster. */
-  upstream(cluster: string, code: number | undefined, seconds: number, failure?: string): void {
+  /** One upstream answer (or failure, with what went wrong) of a cluster. */
+  upstream(
+    cluster: string,
+    code: number | undefined,
+    seconds: number,
+    failure?: string,
+    message?: string,
+  ): void {
     if (code !== undefined) this.upstreamDuration.observe({ cluster, code: String(code) }, seconds);
-    if (failure) this.upstreamErrors.inc({ cluster, reason: failure });
+    if (failure) {
+      this.upstreamErrors.inc({ cluster, reason: failure });
+      this.lastErrors.set(cluster, {
+        at: new Date().toISOString(),
+        reason: failure,
+        message: message ?? failure,
+      });
+      // bounded by the fleet's cluster count in practice; never let a stream of odd names grow it
+      if (this.lastErrors.size > 4096) this.lastErrors.delete(this.lastErrors.keys().next().value!);
+    }
     const reached = failure !== 'unreachable' && failure !== 'timeout';
     this.clusterUp.set({ cluster }, reached ? 1 : 0);
   }
