@@ -8,7 +8,7 @@ import { queryBool, type RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
-import { isUpgradeRequest, relayUpgrade } from './connect.ts';
+import { isUpgradeRequest, relayUpgrade } from './upgrade.ts';
 import { unknownClusterspace } from './respond.ts';
 
 /**
