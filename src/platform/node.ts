@@ -311,13 +311,20 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 /**
  * `Expect` is answered here, by the server that reads the body, and never goes further: undici refuses
  * to send it ("expect header not supported"), and a 100 from a cluster could not reach the client anyway.
+ * (Node's IncomingMessage cannot lose a header: its lazy `headers`/`headersDistinct` walk rawHeaders
+ * by the count parsed, so the Web Request is rebuilt instead; only requests that carry it pay.)
  */
-function dropExpect(req: IncomingMessage): void {
-  if (req.headers.expect === undefined) return;
-  delete req.headers.expect;
-  // @hono/node-server builds the Request's headers from rawHeaders
-  for (let i = req.rawHeaders.length - 2; i >= 0; i -= 2)
-    if (req.rawHeaders[i]!.toLowerCase() === 'expect') req.rawHeaders.splice(i, 2);
+function withoutExpect(req: Request): Request {
+  if (!req.headers.has('expect')) return req;
+  const headers = new Headers(req.headers);
+  headers.delete('expect');
+  return new Request(req.url, {
+    method: req.method,
+    headers,
+    body: req.body,
+    signal: req.signal,
+    duplex: 'half',
+  } as RequestInit);
 }
 
 /** Serves a Web fetch handler over real HTTP(S) on Node. Port 0 lets the OS pick a free one. */
@@ -327,7 +334,7 @@ export async function serveFetch(
 ): Promise<ServedHandle> {
   const listener = getRequestListener(
     async (req: Request, env: unknown) => {
-      const res = await fetch(req, env as NodeRequestEnv);
+      const res = await fetch(withoutExpect(req), env as NodeRequestEnv);
       return writeStreamed(res, (env as NodeRequestEnv).outgoing) ?? res;
     },
     { overrideGlobalObjects: false },
@@ -337,7 +344,6 @@ export async function serveFetch(
       req.socket.destroy();
       return;
     }
-    dropExpect(req);
     void listener(req, res);
   };
   const head = opts.maxHeaderSize ? { maxHeaderSize: opts.maxHeaderSize } : {};

@@ -19,6 +19,17 @@ export class BodyTimeoutError extends Error {
   }
 }
 
+/**
+ * The body could not be read as sent (bad framing the runtime let through, a connection broken
+ * mid-body): a 400, the client's doing, never a 500. The runtime's own error is the `cause`.
+ */
+export class BodyReadError extends Error {
+  constructor(cause: unknown) {
+    super(`the request body could not be read: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'BodyReadError';
+  }
+}
+
 export interface BodyLimits {
   /** refuse past this many bytes; undefined where the runtime enforces a declared Content-Length */
   maxBytes?: number;
@@ -74,7 +85,8 @@ export function limitBody(src: ReadableStream<Uint8Array>, limits: BodyLimits): 
         } catch (err) {
           if (!settled) {
             settle();
-            controller.error(err);
+            // an abort stays an abort (the client left); anything else is a body that could not be read
+            controller.error((err as Error)?.name === 'AbortError' ? err : new BodyReadError(err));
           }
           return;
         }

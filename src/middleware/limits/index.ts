@@ -17,7 +17,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { LimitsConfig } from '../../config/security.ts';
 import { failure, statusResponse } from '../../kube/status.ts';
-import { BodyTimeoutError, BodyTooLargeError, limitBody } from '../../request/body.ts';
+import { BodyReadError, BodyTimeoutError, BodyTooLargeError, limitBody } from '../../request/body.ts';
 import { checkRawTarget, rawTargetOf } from '../../request/target.ts';
 import { readLimited } from '../../util/body.ts';
 
@@ -97,7 +97,13 @@ export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): MiddlewareH
     // decided from the headers where possible: touching the body would start reading it
     const headers = c.req.raw.headers;
     const len = headers.get('content-length');
-    const declared = len !== null && !headers.has('transfer-encoding');
+    // both framings at once is the shape of request smuggling (RFC 9112 §6.1): Node's parser refuses
+    // it, and so does the fleet wherever the runtime lets it through (workerd reads it as chunked)
+    if (len !== null && headers.has('transfer-encoding'))
+      return statusResponse(
+        failure(400, 'BadRequest', 'a request may not carry both Content-Length and Transfer-Encoding'),
+      );
+    const declared = len !== null;
     if (declared) {
       if (!/^\d+$/.test(len)) return statusResponse(failure(400, 'BadRequest', 'invalid Content-Length'));
       if (Number(len) > max) return tooLarge(max);
@@ -110,6 +116,8 @@ export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): MiddlewareH
     if (refused instanceof Response) return refused;
     // a route that read the body and let the wrapper's error through: the refusal is this filter's own
     if (c.error instanceof BodyTooLargeError) c.res = tooLarge(max);
+    else if (c.error instanceof BodyReadError)
+      c.res = statusResponse(failure(400, 'BadRequest', c.error.message));
     else if (c.error instanceof BodyTimeoutError) c.res = bodyTimeout(bodyTimeoutMs);
   };
 }
@@ -130,6 +138,7 @@ export function bodyIntake(cfg: LimitsConfig, bodyTimeoutMs = BODY_TIMEOUT_MS): 
       const name = (err as { name?: string })?.name;
       if (name === 'BodyTooLargeError') return { ok: false as const, reason: 'too-large' as const };
       if (name === 'BodyTimeoutError') return { ok: false as const, reason: 'timeout' as const };
+      if (name === 'BodyReadError') return { ok: false as const, reason: 'unreadable' as const };
       throw err;
     });
     if (r.ok) {
@@ -137,6 +146,8 @@ export function bodyIntake(cfg: LimitsConfig, bodyTimeoutMs = BODY_TIMEOUT_MS): 
       return next();
     }
     if (r.reason === 'too-large') return tooLarge(max);
+    if (r.reason === 'unreadable')
+      return statusResponse(failure(400, 'BadRequest', 'the request body could not be read'));
     // the client went away (its signal): nobody reads this answer; the deadline: a 408
     return bodyTimeout(bodyTimeoutMs);
   };

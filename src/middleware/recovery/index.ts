@@ -13,7 +13,7 @@ import {
   serviceUnavailable,
   statusResponse,
 } from '../../kube/status.ts';
-import { BodyTimeoutError, BodyTooLargeError } from '../../request/body.ts';
+import { BodyReadError, BodyTimeoutError, BodyTooLargeError } from '../../request/body.ts';
 import { RequestPathError } from '../../request/info.ts';
 import { UpstreamError } from '../../upstreams/client.ts';
 import { MembershipError } from '../../upstreams/membership.ts';
@@ -36,6 +36,7 @@ export function errorToResponse(err: unknown, signal?: AbortSignal): Response {
   if (err instanceof BodyTooLargeError)
     return statusResponse(failure(413, 'RequestEntityTooLarge', err.message));
   if (err instanceof BodyTimeoutError) return statusResponse(failure(408, 'Timeout', err.message));
+  if (err instanceof BodyReadError) return statusResponse(badRequest(err.message));
   if (err instanceof UpstreamError)
     return statusResponse(
       err.kind === 'timeout' ? gatewayTimeout(err.message) : serviceUnavailable(err.message),
