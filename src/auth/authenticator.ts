@@ -162,7 +162,8 @@ export function assertCanAdmit(authn: Pick<Authn, 'canAdmit'>): void {
     );
 }
 
-export function buildAuthn(config: AuthenticationConfig, opts: JwtVerifierOptions = {}): Authn {
+/** Signing keys fetched over plain HTTP: anyone on the path could mint tokens. Said loudly at startup. */
+function warnPlainHttpKeys(config: AuthenticationConfig): void {
   for (const [i, c] of [...config.oidc, ...(config.edge ? [config.edge] : [])].entries()) {
     const keys = c.jwksUrl ?? (c.jwks ? undefined : c.issuer);
     if (keys?.startsWith('http:'))
@@ -170,32 +171,39 @@ export function buildAuthn(config: AuthenticationConfig, opts: JwtVerifierOption
         `fleet: WARNING: authentication ${i < config.oidc.length ? `oidc[${i}]` : 'edge'}: signing keys are fetched over plain HTTP (${keys}); anyone on the path could mint tokens: use https`,
       );
   }
+}
+
+function staticTokens(config: AuthenticationConfig): StaticTokenAuthenticator | undefined {
+  if (!config.staticTokens) return undefined;
+  if (config.staticTokens.csv === undefined)
+    throw new ConfigError(
+      'config.authentication.staticTokens.file: must be resolved to csv before the app is built',
+    );
+  try {
+    return new StaticTokenAuthenticator(
+      parseTokenCsv(config.staticTokens.csv, 'config.authentication.staticTokens'),
+    );
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+}
+
+/** Request headers that carry identity claims in this configuration (lowercased): never sent upstream. */
+function claimHeaders(config: AuthenticationConfig): Set<string> {
+  const out = new Set<string>();
+  if (config.edge) out.add(config.edge.header.toLowerCase());
+  const fp = config.frontProxy;
+  if (fp)
+    for (const h of [...fp.usernameHeaders, ...fp.uidHeaders, ...fp.groupHeaders]) out.add(h.toLowerCase());
+  return out;
+}
+
+export function buildAuthn(config: AuthenticationConfig, opts: JwtVerifierOptions = {}): Authn {
+  warnPlainHttpKeys(config);
   const oidc = config.oidc.map((c) => new JwtVerifier(c, opts));
   const edge = config.edge ? new JwtVerifier(config.edge, opts) : undefined;
-  let statics: StaticTokenAuthenticator | undefined;
-  if (config.staticTokens) {
-    if (config.staticTokens.csv === undefined)
-      throw new ConfigError(
-        'config.authentication.staticTokens.file: must be resolved to csv before the app is built',
-      );
-    try {
-      statics = new StaticTokenAuthenticator(
-        parseTokenCsv(config.staticTokens.csv, 'config.authentication.staticTokens'),
-      );
-    } catch (e) {
-      throw new ConfigError((e as Error).message);
-    }
-  }
-  const credentialHeaders = new Set<string>();
-  if (config.edge) credentialHeaders.add(config.edge.header.toLowerCase());
-  if (config.frontProxy) {
-    for (const h of [
-      ...config.frontProxy.usernameHeaders,
-      ...config.frontProxy.uidHeaders,
-      ...config.frontProxy.groupHeaders,
-    ])
-      credentialHeaders.add(h.toLowerCase());
-  }
+  const statics = staticTokens(config);
+  const credentialHeaders = claimHeaders(config);
   const describe = describeAuthentication(config);
 
   const cache = new TokenCache(config.tokenCacheSeconds * 1000);
