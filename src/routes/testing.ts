@@ -61,6 +61,7 @@ export function fakeFleet(clusters: Record<string, Cluster>, config: { strict?: 
   } as unknown as UpstreamClient;
   const membership = {
     controlPlane: endpoint('karmada'),
+    endpointFor: async (cs: string) => targets.find((t) => t.cluster === cs)?.endpoint,
     members: async () =>
       targets
         .filter((t) => !t.controlPlane)
