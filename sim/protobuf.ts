@@ -7,6 +7,7 @@
 
 import type { KubeObject } from './catalog/types.ts';
 import { StatusError, unsupportedMediaType } from './http.ts';
+import { parseAccept } from './negotiate.ts';
 import { ValueError, WireError } from './proto/codec.ts';
 import {
   decodeEnvelope,
@@ -17,7 +18,7 @@ import {
   PROTOBUF,
   UnknownKindError,
 } from './proto/envelope.ts';
-import { badRequest } from './status.ts';
+import { badRequest, type Status, statusResponse } from './status.ts';
 
 export { PROTOBUF };
 
@@ -128,4 +129,29 @@ export async function readProtobufRequest(
   kind: string,
 ): Promise<KubeObject> {
   return readProtobufBody(new Uint8Array(await req.arrayBuffer()), apiVersion, kind);
+}
+
+/**
+ * An error Status in the encoding the client asked for first, as kube-apiserver's ErrorNegotiated writes it:
+ * protobuf for a client that lists protobuf before JSON (client-go's typed clients), on endpoints whose kind
+ * has protobuf (`protobuf`: false for custom resources and non-resource paths); JSON otherwise.
+ */
+export function statusAnswer(accept: string | null, status: Status, protobuf: boolean): Response {
+  const json = () => statusResponse(status);
+  if (!protobuf) return json();
+  for (const r of parseAccept(accept)) {
+    if (r.type === '*' || r.subtype === '*' || r.subtype === 'json' || r.subtype === 'yaml') return json();
+    if (r.type === 'application' && r.subtype === 'vnd.kubernetes.protobuf') {
+      const bytes = encodeProtobuf(status);
+      if (!bytes) return json();
+      const headers: Record<string, string> = {
+        'Content-Type': PROTOBUF,
+        'Cache-Control': 'no-cache, private',
+      };
+      if (status.details?.retryAfterSeconds)
+        headers['Retry-After'] = String(status.details.retryAfterSeconds);
+      return new Response(bytes, { status: status.code, headers });
+    }
+  }
+  return json();
 }

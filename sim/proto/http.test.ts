@@ -285,3 +285,25 @@ describe('protobuf DeleteOptions', () => {
     expect(bad.res.status).toBe(422);
   });
 });
+
+describe('error Statuses in protobuf', () => {
+  it('statusAnswer writes a Status in protobuf for a protobuf-first client, JSON for the rest', async () => {
+    const { statusAnswer } = await import('../protobuf.ts');
+    const st = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'secrets "x" not found',
+      reason: 'NotFound',
+      details: { name: 'x', kind: 'secrets' },
+      code: 404,
+    } as const;
+    const pb = statusAnswer(CLIENT_GO_ACCEPT, st, true);
+    expect(pb.status).toBe(404);
+    expect(pb.headers.get('content-type')).toBe(PB);
+    expect(decodeObject(new Uint8Array(await pb.arrayBuffer()))).toEqual(st);
+    expect(statusAnswer('application/json', st, true).headers.get('content-type')).toMatch(/json/);
+    expect(statusAnswer(CLIENT_GO_ACCEPT, st, false).headers.get('content-type')).toMatch(/json/);
+  });
+});
