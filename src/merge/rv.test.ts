@@ -1,12 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { compareResourceVersion, InvalidResourceVersionError } from '../kube/resourceversion.ts';
 import { base64urlDecode, base64urlEncode } from '../util/base64.ts';
 import {
-  compareResourceVersion,
   compositeWith,
   decodeComposite,
   encodeComposite,
-  InvalidResourceVersionError,
   isFleetComposite,
   ownResourceVersion,
   planResourceVersion,
@@ -213,14 +212,42 @@ describe('composite resourceVersion', () => {
     const memberships = [[], ['a'], ['a', 'b'], ['member1', 'member2', 'member3']].map((n) =>
       prepareMembership(n),
     );
+    // real composites too, of the membership asked and of the others: garbage alone almost never
+    // decodes, and a property that only ever sees failures cannot notice a decoder that refuses everything
+    const real = fc
+      .tuple(fc.constantFrom(...memberships), fc.array(memberRV, { maxLength: 3 }))
+      .map(([m, v]) =>
+        encodeComposite(
+          m,
+          vectorMap(
+            m.names,
+            m.names.map((_, i) => v[i] ?? -1n),
+          ),
+        ),
+      );
+    const seen = { decoded: 0, otherMembership: 0, malformed: 0 };
     fc.assert(
-      fc.property(garbage, fc.constantFrom(...memberships), (s, m) => {
+      fc.property(fc.oneof(garbage, real), fc.constantFrom(...memberships), (s, m) => {
         const d = decodeComposite(s, m);
-        isFleetComposite(s);
-        if (d.ok) expect(encodeComposite(m, d.rvs)).toBe(s);
+        const looks = isFleetComposite(s);
+        if (d.ok) {
+          seen.decoded++;
+          expect(looks).toBe(true);
+          expect(encodeComposite(m, d.rvs)).toBe(s);
+        } else if (d.reason === 'membership') {
+          // a composite, of another membership
+          seen.otherMembership++;
+          expect(looks).toBe(true);
+        } else {
+          seen.malformed++;
+          expect(looks).toBe(false);
+        }
       }),
       { numRuns: 20000 },
     );
+    expect(seen.decoded).toBeGreaterThan(1000);
+    expect(seen.otherMembership).toBeGreaterThan(1000);
+    expect(seen.malformed).toBeGreaterThan(1000);
   });
 
   it('mutations of a real composite never decode to a different vector', () => {

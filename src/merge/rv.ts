@@ -37,46 +37,12 @@
  * SIZE. Integer form: 10 + Σ(2 + digits). 50 clusters with 10-digit RVs: 610 characters.
  */
 
+import { isWellFormedResourceVersion } from '../kube/resourceversion.ts';
 import { badRequest, expired, failure, type Status } from '../kube/status.ts';
 import { base64urlDecode, base64urlEncode } from '../util/base64.ts';
 
 const textEncoder = new TextEncoder();
 const strictDecoder = new TextDecoder('utf-8', { fatal: true });
-
-// ---------------------------------------------------------------------------------------------
-// apimachinery CompareResourceVersion
-
-/** Thrown by {@link compareResourceVersion} for RVs that are not well formed (as apimachinery's error). */
-export class InvalidResourceVersionError extends Error {
-  override readonly name = 'InvalidResourceVersionError';
-  constructor(readonly rv: string) {
-    super(`resource version is not well formed: ${rv}`);
-  }
-}
-
-/** True for `[1-9][0-9]*`: what apimachinery's CompareResourceVersion accepts. */
-export function isWellFormedResourceVersion(s: string): boolean {
-  const n = s.length;
-  if (n === 0) return false;
-  let c = s.charCodeAt(0);
-  if (c < 0x31 || c > 0x39) return false;
-  for (let i = 1; i < n; i++) {
-    c = s.charCodeAt(i);
-    if (c < 0x30 || c > 0x39) return false;
-  }
-  return true;
-}
-
-/**
- * k8s.io/apimachinery/pkg/util/resourceversion.CompareResourceVersion: -1, 0 or +1; throws
- * {@link InvalidResourceVersionError} when either RV is not `[1-9][0-9]*`. No length limit.
- */
-export function compareResourceVersion(a: string, b: string): -1 | 0 | 1 {
-  if (!isWellFormedResourceVersion(a)) throw new InvalidResourceVersionError(a);
-  if (!isWellFormedResourceVersion(b)) throw new InvalidResourceVersionError(b);
-  if (a.length !== b.length) return a.length < b.length ? -1 : 1;
-  return a === b ? 0 : a < b ? -1 : 1;
-}
 
 // ---------------------------------------------------------------------------------------------
 // membership
