@@ -1,19 +1,48 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  CLUSTER_LABEL,
   escapeFieldValue,
   type FieldRequirement,
+  parseFieldSelector,
+  serializeFieldSelector,
+  unescapeFieldValue,
+} from './fields.ts';
+import {
+  CLUSTER_LABEL,
   type LabelRequirement,
   matchesLabels,
-  parseFieldSelector,
   parseLabelSelector,
   SelectorError,
-  serializeFieldSelector,
   serializeLabelSelector,
   splitClusterSelector,
-  unescapeFieldValue,
 } from './selectors.ts';
+
+/** Field-selector-shaped garbage: mostly near misses, so that both parsing and refusing are exercised. */
+const fieldSelectorGarbage = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc
+    .array(
+      fc.constantFrom(
+        'metadata.name',
+        'a',
+        'x.y',
+        '=',
+        '==',
+        '!=',
+        '!',
+        ',',
+        '\\',
+        '\\,',
+        '\\=',
+        '\\\\',
+        'v',
+        ' ',
+        '',
+      ),
+      { maxLength: 10 },
+    )
+    .map((a) => a.join('')),
+);
 
 const NAME_PART = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,20}[A-Za-z0-9])?$/;
 const dnsSubdomain = fc.stringMatching(
@@ -132,22 +161,28 @@ describe('label selectors', () => {
         )
         .map((a) => a.join('')),
     );
+    // both outcomes must occur, or half the property goes unchecked
+    const seen = { parsed: 0, refused: 0 };
     fc.assert(
       fc.property(garbage, (s) => {
         let reqs: LabelRequirement[];
         try {
           reqs = parseLabelSelector(s);
         } catch (e) {
+          seen.refused++;
           expect(e).toBeInstanceOf(SelectorError);
           expect((e as SelectorError).status.code).toBe(400);
           expect((e as SelectorError).status.message).toBe((e as Error).message);
           return;
         }
+        seen.parsed++;
         const canon = serializeLabelSelector(reqs);
         expect(parseLabelSelector(canon)).toEqual(reqs);
       }),
       { numRuns: 20000 },
     );
+    expect(seen.parsed).toBeGreaterThan(500);
+    expect(seen.refused).toBeGreaterThan(500);
   });
 
   it('parses the apimachinery examples', () => {
@@ -323,16 +358,28 @@ describe('field selectors', () => {
     ];
     for (const [s, msg] of bad) expect(() => parseFieldSelector(s), s).toThrow(msg);
   });
-  it('garbage throws only SelectorError', () => {
+  it('garbage throws only SelectorError, and what parses is a fixed point', () => {
+    const seen = { parsed: 0, refused: 0 };
     fc.assert(
-      fc.property(fc.string({ maxLength: 30 }), (s) => {
+      fc.property(fieldSelectorGarbage, (s) => {
+        let reqs: FieldRequirement[];
         try {
-          parseFieldSelector(s);
+          reqs = parseFieldSelector(s);
         } catch (e) {
+          seen.refused++;
           expect(e).toBeInstanceOf(SelectorError);
+          expect((e as SelectorError).status.code).toBe(400);
+          return;
         }
+        seen.parsed++;
+        // what parses serializes to a selector that parses to the same terms (order aside: terms are
+        // sorted by their raw text, which serializing normalizes)
+        const terms = (rs: FieldRequirement[]) => rs.map((r) => JSON.stringify(r)).sort();
+        expect(terms(parseFieldSelector(serializeFieldSelector(reqs)))).toEqual(terms(reqs));
       }),
       { numRuns: 10000 },
     );
+    expect(seen.parsed).toBeGreaterThan(500);
+    expect(seen.refused).toBeGreaterThan(500);
   });
 });

@@ -68,13 +68,32 @@ describe('continue token', () => {
         .tuple(fc.constantFrom(1, 2, '1'), fc.jsonValue(), fc.jsonValue(), fc.jsonValue())
         .map((v) => Buffer.from(JSON.stringify([...v, 0, '', '', ''])).toString('base64url')),
     );
+    // real tokens and one-character mutations of them: garbage alone never decodes, and a property that
+    // only ever sees refusals cannot notice a decoder that refuses everything
+    const real = fc
+      .tuple(fc.nat({ max: 2 }), upstreamToken, fc.array(rv, { minLength: 3, maxLength: 3 }), fc.nat(100))
+      .map(([i, up, rvs, skip]) =>
+        encodeContinue(m, i, up, new Map(m.names.map((n, j) => [n, rvs[j]!])), skip),
+      );
+    const mutated = fc
+      .tuple(real, fc.nat(), fc.constantFrom(...'AQZaz09-_='.split('')))
+      .map(([t, pos, c]) => t.slice(0, pos % t.length) + c + t.slice((pos % t.length) + 1));
+    const seen = { decoded: 0, refused: 0 };
     fc.assert(
-      fc.property(garbage, (s) => {
+      fc.property(fc.oneof(garbage, real, mutated), (s) => {
         const d = decodeContinue(s, m);
-        if (d.ok) expect(encodeContinue(m, d.index, d.upstream, d.rvs, d.skip)).toBe(s);
+        if (d.ok) {
+          seen.decoded++;
+          expect(encodeContinue(m, d.index, d.upstream, d.rvs, d.skip)).toBe(s);
+        } else {
+          seen.refused++;
+          expect(['malformed', 'membership']).toContain(d.reason);
+        }
       }),
       { numRuns: 10000 },
     );
+    expect(seen.decoded).toBeGreaterThan(1000);
+    expect(seen.refused).toBeGreaterThan(1000);
     expect(decodeContinue('', m)).toEqual({ ok: false, reason: 'malformed' });
     expect(() => encodeContinue(m, 'zz', '', new Map())).toThrow(RangeError);
     expect(() => encodeContinue(m, 3, '', new Map())).toThrow(RangeError);

@@ -1,20 +1,59 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseFieldSelector, SelectorError } from '../kube/selectors.ts';
+import { parseFieldSelector } from '../kube/fields.ts';
+import { SelectorError } from '../kube/selectors.ts';
 import { rewriteFieldSelectorNames } from './fieldnames.ts';
 
+/** Selector-shaped garbage around fleet names: mostly near misses, so that both outcomes occur. */
+const garbage = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc
+    .array(
+      fc.constantFrom(
+        'metadata.name',
+        'involvedObject.name',
+        'status.phase',
+        '=',
+        '==',
+        '!=',
+        ',',
+        'web',
+        '.clusterspace.',
+        'm1',
+        'm2',
+        '\\',
+        '\\,',
+        '',
+      ),
+      { maxLength: 10 },
+    )
+    .map((a) => a.join('')),
+);
+
 describe('rewriteFieldSelectorNames on garbage', () => {
-  it('throws only SelectorError', () => {
+  it('throws only SelectorError, and forwards only selectors a cluster can parse', () => {
+    const seen = { rewritten: 0, refused: 0 };
     fc.assert(
-      fc.property(fc.string({ maxLength: 30 }), (s) => {
+      fc.property(garbage, (s) => {
+        let r: ReturnType<typeof rewriteFieldSelectorNames>;
         try {
-          rewriteFieldSelectorNames(s);
+          r = rewriteFieldSelectorNames(s);
         } catch (e) {
+          seen.refused++;
           expect(e).toBeInstanceOf(SelectorError);
+          return;
+        }
+        seen.rewritten++;
+        if (r.matchesNothing) return;
+        for (const c of ['m1', 'm2', 'karmada']) {
+          const sent = r.forwardFor(c);
+          expect(() => parseFieldSelector(sent), sent).not.toThrow();
         }
       }),
       { numRuns: 10000 },
     );
+    expect(seen.rewritten).toBeGreaterThan(500);
+    expect(seen.refused).toBeGreaterThan(500);
   });
 });
 

@@ -232,7 +232,9 @@ describe('ListSplitter', () => {
       ),
       cuts: fc.array(fc.nat(), { maxLength: 8 }),
     });
+    // both outcomes must occur, or the property checks only one side of the agreement
     let rejected = 0;
+    let split = 0;
     fc.assert(
       fc.property(arb, ({ items, meta, edits, cuts }) => {
         let text = JSON.stringify({ kind: 'List', metadata: meta, items });
@@ -265,6 +267,7 @@ describe('ListSplitter', () => {
             expect((err as Error).message).toMatch(/expected '\{'|duplicate key|expected an array or null/);
           }
         } else {
+          split++;
           expect(parseOk).toBe(true);
           const obj = parsed as Record<string, unknown>;
           const s = summary(events!);
@@ -275,6 +278,7 @@ describe('ListSplitter', () => {
       { numRuns: 5000 },
     );
     expect(rejected).toBeGreaterThan(100);
+    expect(split).toBeGreaterThan(100);
   });
 
   it('enforces limits', () => {

@@ -47,11 +47,15 @@ describe('fleet names', () => {
         .tuple(fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }))
         .map(([a, b]) => `${a}.clusterspace.${b}`),
     );
+    const seen = { fleetNames: 0, plain: 0 };
     fc.assert(
       fc.property(garbage, (s) => {
         const d = decodeName(s);
-        if (d.cluster === undefined) expect(d.name).toBe(s);
-        else {
+        if (d.cluster === undefined) {
+          seen.plain++;
+          expect(d.name).toBe(s);
+        } else {
+          seen.fleetNames++;
           expect(encodeName(d.name, d.cluster)).toBe(s);
           expect(d.name.length).toBeGreaterThan(0);
           expect(isValidClusterspace(d.cluster)).toBe(true);
@@ -59,6 +63,9 @@ describe('fleet names', () => {
       }),
       { numRuns: 10000 },
     );
+    // both branches ran: a decoder that never finds a cluster would pass the property alone
+    expect(seen.fleetNames).toBeGreaterThan(100);
+    expect(seen.plain).toBeGreaterThan(100);
   });
 
   it('splits at the last separator and refuses impossible clusters', () => {
