@@ -10,9 +10,9 @@ import type { Context } from 'hono';
 import { negotiate } from '../kube/negotiate.ts';
 import { type Status, statusResponse } from '../kube/status.ts';
 import type { FleetView } from '../merge/objects.ts';
-import { type Owner, ownerAmong, ownerOf, ownerQuery, withQuery } from '../plan/owner.ts';
+import { ownerAmong, ownerOf, ownerQuery, withQuery } from '../plan/owner.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
-import type { ClustersDeps, FanOutDeps, FleetDeps } from '../types.ts';
+import type { ClustersDeps, FanOutDeps } from '../types.ts';
 
 /** What a get uses of the fleet: asking clusters and knowing which they are. */
 export type GetDeps = FanOutDeps & ClustersDeps;
@@ -100,23 +100,3 @@ async function searchAll(
   }
   return hits[0]!;
 }
-
-// ---------------------------------------------------------------------------------------------- interim
-// What routes/connect.ts still imports from here; it moves to src/routes/locate.ts (findOwner) and
-// src/plan/owner.ts (ownerQuery), and these go.
-
-/** @deprecated use `ownerOf` (src/plan/owner.ts) or `findOwner` (src/routes/locate.ts) */
-export async function resolveOwner(
-  deps: FleetDeps,
-  info: RequestInfo,
-  targets: Target[],
-  plainNameCluster: string | undefined,
-): Promise<Owner<Target> | Status | { search: true; plain: string }> {
-  return ownerOf({ federation: deps.config.federation }, info, targets, plainNameCluster);
-}
-
-/** @deprecated use `ownerQuery` of src/plan/owner.ts with the URL's searchParams */
-export function legacyOwnerQuery(url: URL, membership: string[], cluster: string): URLSearchParams | Status {
-  return ownerQuery(url.searchParams, membership, cluster);
-}
-export { legacyOwnerQuery as ownerQuery };

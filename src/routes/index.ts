@@ -3,10 +3,12 @@
  * and the in-path forms (`…/clusterspaces/<cs>/<resource>…`). Parses nothing itself: it reads the
  * RequestInfo, resolves the clusterspace to its clusters, and hands over to the verb's route.
  *
- * The one rule between the files of this folder: a route (a file that exports a handler) imports no other
- * route. This file is the only one in src/routes/ that imports routes; `respond.ts` (writing answers),
- * `locate.ts` (finding an object's cluster) and `gather.ts` (asking every cluster for a discovery
- * document) are helpers that any route may import and that import no route.
+ * The one rule between the files of this folder: a route (a file that exports a handler: connect, discovery,
+ * get, health, list, openapi, passthrough, watch, write) imports no other route. This file is the only one
+ * in src/routes/ that imports routes (app.ts, the composition root, imports health and passthrough too).
+ * The helpers any route may import, which import no route: `respond.ts` (writing answers), `locate.ts`
+ * (finding an object's cluster), `gather.ts` (asking every cluster for a discovery document) and
+ * `upgrade.ts` (relaying an upgrade to one cluster). `testing.ts` is the routes' tests' fake fleet.
  */
 import type { Context } from 'hono';
 import { failure, statusResponse } from '../kube/status.ts';

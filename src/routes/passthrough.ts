@@ -5,11 +5,11 @@
  */
 import type { Context } from 'hono';
 import { queryBool, type RequestInfo } from '../request/info.ts';
-import type { FleetDeps } from '../types.ts';
+import type { ClientDeps } from '../types.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
-import { isUpgradeRequest, relayUpgrade } from './upgrade.ts';
 import { unknownClusterspace } from './respond.ts';
+import { isUpgradeRequest, relayUpgrade } from './upgrade.ts';
 
 /**
  * Responses that stream (watch, follow logs, chunked bodies of unknown length) are marked
@@ -20,7 +20,7 @@ function isStreaming(c: Context, info: RequestInfo, res: Response): boolean {
   return info.verb === 'watch' || queryBool(new URL(c.req.url).searchParams, 'follow');
 }
 
-export async function proxyTo(c: Context, deps: FleetDeps, endpoint: ResolvedEndpoint, info: RequestInfo) {
+export async function proxyTo(c: Context, deps: ClientDeps, endpoint: ResolvedEndpoint, info: RequestInfo) {
   const raw = c.req.raw;
   const search = new URL(raw.url).search;
   // exec / attach / port-forward (any upgrade): spliced unchanged, see connect.ts
@@ -37,7 +37,7 @@ export async function proxyTo(c: Context, deps: FleetDeps, endpoint: ResolvedEnd
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
-export async function passthrough(c: Context, deps: FleetDeps, info: RequestInfo): Promise<Response> {
+export async function passthrough(c: Context, deps: ClientDeps, info: RequestInfo): Promise<Response> {
   const cs = info.clusterspace!;
   const endpoint = await deps.membership.endpointFor(cs, c.req.raw.signal);
   if (!endpoint) return unknownClusterspace(deps, cs, c.req.raw.signal);

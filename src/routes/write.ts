@@ -27,10 +27,10 @@ import {
   tooLarge,
   unsupportedMediaType,
 } from '../plan/body.ts';
-import { type Owner, ownerQuery, withQuery } from '../plan/owner.ts';
+import { ownerQuery, withQuery } from '../plan/owner.ts';
 import { createTarget, deleteCollectionTarget, selectorsForCluster } from '../plan/write.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
-import type { ClustersDeps, FanOutDeps, FleetDeps } from '../types.ts';
+import type { ClustersDeps, FanOutDeps } from '../types.ts';
 
 /** What a write uses of the fleet: asking clusters, knowing which they are, the body limit. */
 export type WriteDeps = FanOutDeps & ClustersDeps & { config: Pick<FleetConfig, 'federation' | 'limits'> };
@@ -71,10 +71,7 @@ function refuse(s: Status): Response {
  * The request body, at most `limit` bytes; a larger one is refused unread (Content-Length) or mid-read.
  * The limits middleware refuses oversized bodies first; this keeps the route safe on its own.
  */
-export async function readLimitedBody(
-  req: Request,
-  limit = MAX_REQUEST_BODY_BYTES,
-): Promise<Uint8Array | Status> {
+async function readLimitedBody(req: Request, limit = MAX_REQUEST_BODY_BYTES): Promise<Uint8Array | Status> {
   const declared = Number(req.headers.get('content-length') ?? '');
   if (Number.isFinite(declared) && declared > limit) {
     await req.body?.cancel().catch(() => {});
@@ -158,7 +155,7 @@ async function namedWrite(
   const body = raw ? undefined : await readBody(req, deps, info.verb === 'patch');
   if (body instanceof Response) return body;
 
-  const owner: Owner<Target> | Status = await findOwner(deps, info, targets, plainNameCluster, req.signal);
+  const owner = await findOwner(deps, info, targets, plainNameCluster, req.signal);
   if ('code' in owner) return statusResponse(owner);
   const membership = await fleetMembership(deps, req.signal);
   const q = ownerQuery(new URL(req.url).searchParams, membership, owner.target.cluster);
@@ -215,18 +212,4 @@ async function deleteCollection(
   );
   // deletecollection answers with the deleted items: a list in the fleet view
   return fleetAnswer({ federation: deps.config.federation }, membership, target.cluster, '', res);
-}
-
-// ---------------------------------------------------------------------------------------------- interim
-
-/** @deprecated routes/connect.ts's until it imports `findOwner` from src/routes/locate.ts */
-export async function locateOwner(
-  deps: FleetDeps,
-  info: RequestInfo,
-  targets: Target[],
-  plain: string,
-  signal: AbortSignal,
-): Promise<Owner<Target> | Status> {
-  // a name with neither a cluster suffix nor a plain-name cluster: exactly the search findOwner runs
-  return findOwner(deps, { ...info, name: plain }, targets, undefined, signal);
 }
