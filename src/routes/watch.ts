@@ -1,7 +1,7 @@
 /**
  * Merged watch: one upstream watch per cluster, merged into one stream. Holds nothing but the open
  * connections. The route negotiates, plans (src/plan/watch.ts), starts the sources and responds; the
- * pieces live in src/upstreams/watch/ (sources, start, resume with backoff, output with heartbeat) and
+ * pieces live in src/upstreams/watch/ (sources, start, run, resume with backoff, output with heartbeat) and
  * src/merge/watchmerge.ts (the per-event work).
  *
  * - Start: every chosen cluster is asked at once; the response starts when each has answered (Warning
@@ -23,8 +23,7 @@ import { planWatch } from '../plan/watch.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
 import { fleetMembership, splitForBudget, type Target, warningHeader } from '../upstreams/fanout.ts';
-import { holdSource } from '../upstreams/watch/hold.ts';
-import { WatchOutput } from '../upstreams/watch/output.ts';
+import { runMergedWatch } from '../upstreams/watch/run.ts';
 import {
   clusterSource,
   groupSource,
@@ -32,14 +31,16 @@ import {
   upstreamHeaders,
   type WatchContext,
 } from '../upstreams/watch/sources.ts';
-import {
-  groupWarnings,
-  noneServes,
-  openAll,
-  probeColumns,
-  startSource,
-  startWarnings,
-} from '../upstreams/watch/start.ts';
+import { groupWarnings, noneServes, openAll, probeColumns, startWarnings } from '../upstreams/watch/start.ts';
+
+/** streamed: a runtime that compresses would hold events back (RUNTIME-NOTES) */
+function streamHeaders(): Headers {
+  return new Headers({
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Content-Encoding': 'identity',
+  });
+}
 
 export function watchRoute(
   c: Context,
@@ -66,36 +67,19 @@ export async function watchStream(
   if ('code' in neg) return statusResponse(neg);
   const membership = prepareMembership(await fleetMembership(deps, req.signal));
   const planned = planWatch({ query: new URL(req.url).searchParams, targets, membership, plainNameCluster });
-  // streamed: a runtime that compresses would hold events back (RUNTIME-NOTES)
-  const headers = new Headers({
-    'Content-Type': 'application/json',
-    'Cache-Control': 'no-cache, private',
-    'Content-Encoding': 'identity',
-  });
   if (!planned.ok) {
     if ('respond' in planned) return statusResponse(planned.respond);
     // a composite from another membership or garbage: the watch answers 200 and one ERROR event, as kube does
-    return new Response(`${JSON.stringify({ type: 'ERROR', object: planned.errorEvent })}\n`, {
-      status: 200,
-      headers,
-    });
+    const line = `${JSON.stringify({ type: 'ERROR', object: planned.errorEvent })}\n`;
+    return new Response(line, { status: 200, headers: streamHeaders() });
   }
   const plan = planned.plan;
 
-  const ac = new AbortController();
-  const abortAll = () => ac.abort();
+  const upstreams = new AbortController();
+  const abortAll = () => upstreams.abort();
   // until the stream exists, a client that leaves just aborts what is in flight
   req.signal.addEventListener('abort', abortAll, { once: true });
-  const ctx: Omit<WatchContext, 'merger'> = {
-    plan,
-    client: deps.client,
-    relay: deps.relay,
-    kubePath: info.kubePath,
-    headers: req.headers,
-    accept: neg.accept,
-    plainNameCluster,
-    signal: ac.signal,
-  };
+  upstreams.signal.addEventListener('abort', () => req.signal.removeEventListener('abort', abortAll));
 
   const table =
     neg.shape === 'table' && plan.chosen.length
@@ -104,9 +88,10 @@ export async function watchStream(
           plan.chosen,
           `${info.kubePath}?${plan.probeQuery()}`,
           upstreamHeaders(req.headers, neg.accept),
-          ac.signal,
+          upstreams.signal,
         )
       : undefined;
+  const groups = splitForBudget(deps, plan.chosen);
   const merger = new WatchMerger({
     view: { federation: deps.config.federation },
     membership,
@@ -116,14 +101,22 @@ export async function watchStream(
     allowBookmarks: plan.allowBookmarks,
     sendInitialEvents: plan.sendInitialEvents,
     // cluster sources only: a relay group restarts its own clusters' initial events
-    initialPhases:
-      plan.initialEvents && !splitForBudget(deps, plan.chosen) ? plan.chosen.map((t) => t.cluster) : [],
+    initialPhases: plan.initialEvents && !groups ? plan.chosen.map((t) => t.cluster) : [],
   });
-  const wctx: WatchContext = { ...ctx, merger };
-  const groups = splitForBudget(deps, plan.chosen);
+  const ctx: WatchContext = {
+    plan,
+    merger,
+    client: deps.client,
+    relay: deps.relay,
+    kubePath: info.kubePath,
+    headers: req.headers,
+    accept: neg.accept,
+    plainNameCluster,
+    signal: upstreams.signal,
+  };
   const sources: Source[] = groups
-    ? groups.map((g) => groupSource(wctx, g, deps.client.caller))
-    : plan.chosen.map((t) => clusterSource(wctx, t));
+    ? groups.map((g) => groupSource(ctx, g, deps.client.caller))
+    : plan.chosen.map((t) => clusterSource(ctx, t));
 
   const starts = await openAll(sources);
   const warnings = startWarnings(starts, plan.sendInitialEvents || plan.upgradesLegacy);
@@ -133,37 +126,11 @@ export async function watchStream(
       : noneServes(starts);
   if (refusal) {
     abortAll();
-    req.signal.removeEventListener('abort', abortAll);
     return statusResponse(refusal);
   }
+  const headers = streamHeaders();
   for (const w of warnings) headers.append('Warning', warningHeader(w));
   if (groups) for (const w of groupWarnings(starts)) headers.append('Warning', w);
-
-  const out = new WatchOutput(
-    {
-      timeoutMs: plan.timeoutMs,
-      heartbeatLine: () => (plan.allowBookmarks ? merger.heartbeat() : undefined),
-      onClose: () => {
-        req.signal.removeEventListener('abort', abortAll);
-        req.signal.removeEventListener('abort', closeOut);
-        abortAll();
-      },
-    },
-    (o) => {
-      const handlers = {
-        sendInitialEvents: plan.sendInitialEvents,
-        upgradesLegacy: plan.upgradesLegacy,
-        emit: (step: Parameters<WatchOutput['emit']>[0]) => o.emit(step),
-        hold: (src: Source, first: Response | undefined) =>
-          void holdSource(src, first, o, { signal: ac.signal, sendInitialEvents: plan.sendInitialEvents }),
-      };
-      for (const s of starts) startSource(s, handlers);
-      if (plan.chosen.length === 0) o.emit(merger.clusterGone(''));
-    },
-  );
-  // the client left (Node: at once; workerd: on the next write): every upstream watch closes
-  const closeOut = () => out.close();
-  req.signal.addEventListener('abort', closeOut, { once: true });
-  if (req.signal.aborted) out.close();
-  return new Response(out.body, { status: 200, headers });
+  const body = runMergedWatch({ plan, merger, starts, clientSignal: req.signal, upstreams });
+  return new Response(body, { status: 200, headers });
 }

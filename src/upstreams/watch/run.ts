@@ -1,0 +1,56 @@
+/**
+ * The running merged watch: the response body, with every source set going by what it answered at the
+ * start, and the one close (client gone, timeout, 410, slow client) that ends every upstream watch.
+ */
+import type { WatchMerger } from '../../merge/watchmerge.ts';
+import type { WatchPlan } from '../../plan/watch.ts';
+import type { Target } from '../fanout.ts';
+import { holdSource } from './hold.ts';
+import { WatchOutput } from './output.ts';
+import type { Source } from './sources.ts';
+import { type Start, startSource } from './start.ts';
+
+export interface RunOptions {
+  plan: WatchPlan<Target>;
+  merger: WatchMerger;
+  starts: Start[];
+  /** the client's request: its abort (Node: at once; workerd: on the next write) closes everything */
+  clientSignal: AbortSignal;
+  /** aborts every upstream request of the watch */
+  upstreams: AbortController;
+}
+
+/** The merged watch's body; it runs until the client leaves, the timeout, or a 410. */
+export function runMergedWatch(o: RunOptions): ReadableStream<Uint8Array> {
+  const { plan, merger, upstreams } = o;
+  const closeOut = () => out.close();
+  const out = new WatchOutput(
+    {
+      timeoutMs: plan.timeoutMs,
+      heartbeatLine: () => (plan.allowBookmarks ? merger.heartbeat() : undefined),
+      onClose: () => {
+        o.clientSignal.removeEventListener('abort', closeOut);
+        upstreams.abort();
+      },
+    },
+    (w) => {
+      const hold = (src: Source, first: Response | undefined) =>
+        void holdSource(src, first, w, {
+          signal: upstreams.signal,
+          sendInitialEvents: plan.sendInitialEvents,
+        });
+      const handlers = {
+        sendInitialEvents: plan.sendInitialEvents,
+        upgradesLegacy: plan.upgradesLegacy,
+        emit: (step: Parameters<WatchOutput['emit']>[0]) => w.emit(step),
+        hold,
+      };
+      for (const s of o.starts) startSource(s, handlers);
+      // no cluster chosen: a WatchList's initial phase is over at once
+      if (plan.chosen.length === 0) w.emit(merger.clusterGone(''));
+    },
+  );
+  o.clientSignal.addEventListener('abort', closeOut, { once: true });
+  if (o.clientSignal.aborted) out.close();
+  return out.body;
+}
