@@ -1,15 +1,15 @@
 /**
- * Label and field selectors, parsed and printed the way k8s.io/apimachinery does (`pkg/labels/selector.go`,
- * `pkg/fields/selector.go`), plus the two fleet rewrites:
+ * Label selectors, parsed and printed the way k8s.io/apimachinery does (`pkg/labels/selector.go`), plus
+ * the fleet's one rewrite:
  * - `splitClusterSelector`: terms on the label `fleet.karmada.io/cluster` pick the clusters to ask and are
  *   not forwarded;
- * - `rewriteFieldSelectorNames`: `metadata.name=` / `involvedObject.name=` fleet names become plain names
- *   plus the cluster they pin.
+ * Field selectors are in fields.ts; fleet names inside them are rewritten by src/merge/fieldnames.ts.
  * Bad selectors throw {@link SelectorError}, whose message is kube-apiserver's text and whose `status` is
  * the 400 BadRequest to answer.
  */
 
 import { badRequest, type Status } from './status.ts';
+import { invalid, labelKeyErrors, labelValueErrors } from './validation.ts';
 
 /** The label key that selects clusters. */
 export const CLUSTER_LABEL = 'fleet.karmada.io/cluster';
@@ -22,89 +22,6 @@ export class SelectorError extends Error {
     super(message);
     this.status = badRequest(message);
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// validation texts (k8s.io/apimachinery/pkg/util/validation)
-
-function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  let out = `${msg} (e.g. `;
-  examples.forEach((e, i) => {
-    if (i > 0) out += ' or ';
-    out += `'${e}', `;
-  });
-  return `${out}regex used for validation is '${fmt}')`;
-}
-
-const QNAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const QNAME_RE = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const QNAME_MSG =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
-const DNS1123_SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS1123_SUBDOMAIN_MSG =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT = `(${QNAME_FMT})?`;
-const LABEL_VALUE_RE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const LABEL_VALUE_MSG =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-
-/** IsQualifiedName: the errors for a label key, [] when valid. */
-export function labelKeyErrors(key: string): string[] {
-  const errs: string[] = [];
-  const parts = key.split('/');
-  let name: string;
-  if (parts.length === 1) {
-    name = parts[0]!;
-  } else if (parts.length === 2) {
-    const prefix = parts[0]!;
-    name = parts[1]!;
-    if (prefix.length === 0) errs.push('prefix part must be non-empty');
-    else {
-      if (prefix.length > 253) errs.push('prefix part must be no more than 253 characters');
-      if (!DNS1123_SUBDOMAIN_RE.test(prefix)) {
-        errs.push(`prefix part ${regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com')}`);
-      }
-    }
-  } else {
-    return [
-      `a qualified name ${regexError(QNAME_MSG, QNAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
-    ];
-  }
-  if (name.length === 0) errs.push('name part must be non-empty');
-  else if (name.length > 63) errs.push('name part must be no more than 63 characters');
-  if (!QNAME_RE.test(name))
-    errs.push(`name part ${regexError(QNAME_MSG, QNAME_FMT, 'MyName', 'my.name', '123-abc')}`);
-  return errs;
-}
-
-/** IsValidLabelValue: the errors for a label value, [] when valid. */
-export function labelValueErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 63) errs.push('must be no more than 63 characters');
-  if (!LABEL_VALUE_RE.test(value))
-    errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
-  return errs;
-}
-
-/** Go's %q, close enough for error texts. */
-function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\r') out += '\\r';
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
-
-function invalid(path: string, value: string, detail: string): string {
-  return `${path}: Invalid value: ${goQuote(value)}: ${detail}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -472,95 +389,3 @@ export function splitClusterSelector(
     forward: serializeLabelSelector(rest),
   };
 }
-
-// ---------------------------------------------------------------------------------------------
-// field selectors
-
-export interface FieldRequirement {
-  field: string;
-  /** `==` parses as `=`, as in apimachinery */
-  operator: '=' | '!=';
-  /** unescaped */
-  value: string;
-}
-
-/** EscapeValue: `\` → `\\`, `,` → `\,`, `=` → `\=`. */
-export function escapeFieldValue(s: string): string {
-  if (!/[\\,=]/.test(s)) return s;
-  return s.replace(/[\\,=]/g, (c) => `\\${c}`);
-}
-
-/** UnescapeValue; throws SelectorError with apimachinery's texts. */
-export function unescapeFieldValue(s: string): string {
-  if (!/[\\,=]/.test(s)) return s;
-  let out = '';
-  let inSlash = false;
-  for (const c of s) {
-    if (inSlash) {
-      if (c === '\\' || c === ',' || c === '=') out += c;
-      else throw new SelectorError(`invalid field selector: invalid escape sequence: \\${c}`);
-      inSlash = false;
-      continue;
-    }
-    if (c === '\\') inSlash = true;
-    else if (c === ',' || c === '=') {
-      // Go prints the rune with %v: its code point
-      throw new SelectorError(`invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
-    } else out += c;
-  }
-  if (inSlash) throw new SelectorError('invalid field selector: invalid escape sequence: \\');
-  return out;
-}
-
-function splitTerms(s: string): string[] {
-  if (s.length === 0) return [];
-  const terms: string[] = [];
-  let start = 0;
-  let inSlash = false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (inSlash) inSlash = false;
-    else if (c === '\\') inSlash = true;
-    else if (c === ',') {
-      terms.push(s.slice(start, i));
-      start = i + 1;
-    }
-  }
-  terms.push(s.slice(start));
-  return terms;
-}
-
-const TERM_OPERATORS = ['!=', '==', '='] as const;
-
-/**
- * Parses a field selector like `fields.ParseSelector`: terms sorted (by their raw text, as there), empty
- * terms skipped, values unescaped. Throws {@link SelectorError}.
- */
-export function parseFieldSelector(selector: string): FieldRequirement[] {
-  if (typeof selector !== 'string') throw new SelectorError('field selector must be a string');
-  const parts = splitTerms(selector).sort();
-  const out: FieldRequirement[] = [];
-  for (const part of parts) {
-    if (part === '') continue;
-    let found = false;
-    for (let i = 0; i < part.length && !found; i++) {
-      for (const op of TERM_OPERATORS) {
-        if (part.startsWith(op, i)) {
-          const value = unescapeFieldValue(part.slice(i + op.length));
-          out.push({ field: part.slice(0, i), operator: op === '!=' ? '!=' : '=', value });
-          found = true;
-          break;
-        }
-      }
-    }
-    if (!found) throw new SelectorError(`invalid selector: '${selector}'; can't understand '${part}'`);
-  }
-  return out;
-}
-
-export function serializeFieldSelector(reqs: readonly FieldRequirement[]): string {
-  return reqs.map((r) => `${r.field}${r.operator}${escapeFieldValue(r.value)}`).join(',');
-}
-
-/** Fields whose values are object names the fleet shows as fleet names. */
-export const NAME_FIELDS: ReadonlySet<string> = new Set(['metadata.name', 'involvedObject.name']);

@@ -7,7 +7,7 @@ import {
   NAME_FIELDS,
   parseFieldSelector,
   serializeFieldSelector,
-} from '../kube/selectors.ts';
+} from '../kube/fields.ts';
 import { type DecodedName, decodeName } from './names.ts';
 
 export type FieldNameRewrite =
