@@ -257,6 +257,9 @@ export interface ServeOptions {
   tls?: HttpsOptions;
   /** largest request head Node accepts (default 16 KiB); larger ones get Node's bare 431 */
   maxHeaderSize?: number;
+  /** time allowed for a request head, and for a whole request (defaults: HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS) */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
   /** called per request before the handler; returning false destroys the connection (a "down" server) */
   admit?: (req: IncomingMessage) => boolean;
 }
@@ -300,12 +303,9 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     socket.destroy();
     return;
   }
-  const [code, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? [
-    400,
-    'BadRequest',
-    `malformed HTTP request (${err.code ?? 'parse error'})`,
-  ];
-  rawStatus(socket, code, reason, message);
+  const known = CLIENT_ERRORS[err.code ?? ''];
+  if (known) rawStatus(socket, ...known);
+  else rawStatus(socket, 400, 'BadRequest', `malformed HTTP request (${err.code ?? 'parse error'})`);
 }
 
 /**
@@ -346,7 +346,10 @@ export async function serveFetch(
     }
     void listener(req, res);
   };
-  const head = opts.maxHeaderSize ? { maxHeaderSize: opts.maxHeaderSize } : {};
+  const headersTimeout = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  // connectionsCheckingInterval: how often Node looks for requests past their time (default 30 s)
+  const checks = Math.max(50, Math.min(30_000, Math.floor(headersTimeout / 4)));
+  const head = { maxHeaderSize: opts.maxHeaderSize, connectionsCheckingInterval: checks };
   const server: Server = opts.tls
     ? createHttpsServer({ ...opts.tls, ...head }, handler)
     : createHttpServer(head, handler);
@@ -356,14 +359,12 @@ export async function serveFetch(
     handler(req, res);
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    const body = JSON.stringify(
-      failure(417, 'ExpectationFailed' as never, `unsupported expectation: ${req.headers.expect}`),
-    );
-    res.writeHead(417, { 'Content-Type': 'application/json', Connection: 'close' }).end(body);
+    const st = failure(417, 'ExpectationFailed' as never, `unsupported expectation: ${req.headers.expect}`);
+    res.writeHead(417, { 'Content-Type': 'application/json', Connection: 'close' }).end(JSON.stringify(st));
   });
   server.on('clientError', answerClientError);
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.headersTimeout = headersTimeout;
+  server.requestTimeout = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   server.keepAliveTimeout = 65_000;
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {

@@ -19,8 +19,17 @@ import type { FleetDeps } from '../types.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 
-export function isUpgradeRequest(req: Request): boolean {
+function hasUpgradeHeader(req: Request): boolean {
   return (req.headers.get('upgrade') ?? '').trim() !== '';
+}
+
+/**
+ * Whether the client asked for an upgrade. kubectl's SPDY attempt always carries X-Stream-Protocol-Version,
+ * which counts too: a proxy in front of the runtime may have dropped its Upgrade header (wrangler dev's
+ * does), and the request must still reach {@link relayUpgrade} for the runtime's own answer.
+ */
+export function isUpgradeRequest(req: Request): boolean {
+  return hasUpgradeHeader(req) || req.headers.has('x-stream-protocol-version');
 }
 
 /** Relays the request's upgrade (or plain request) to `path` on `endpoint`. Used by passthrough too. */
@@ -33,10 +42,9 @@ export async function relayUpgrade(
 ): Promise<Response> {
   const req = c.req.raw;
   const relay = upgradeRelayOf(c.env);
-  if (!isUpgradeRequest(req)) {
-    // kubectl's SPDY attempt carries X-Stream-Protocol-Version; when a proxy in front of the runtime
-    // dropped its Upgrade header (wrangler dev's does), a runtime that cannot relay it still answers with
-    // its own Status rather than the cluster's bare "Upgrade request required"
+  if (!hasUpgradeHeader(req)) {
+    // a SPDY attempt whose Upgrade header a proxy dropped: a runtime that cannot relay it answers with its
+    // own Status rather than the cluster's bare "Upgrade request required"
     const refusal = req.headers.has('x-stream-protocol-version') ? relay?.refusal(req) : undefined;
     if (refusal !== undefined) return statusResponse(badRequest(refusal));
     const res = await deps.client.send(endpoint, {

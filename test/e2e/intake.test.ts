@@ -241,6 +241,39 @@ describe.each(RUNTIMES)('request targets and intake on %s', (runtime) => {
     ).toEqual({ k: 'v' });
   });
 
+  it('a SPDY attempt is answered by the runtime, also when a proxy dropped its Upgrade header', async () => {
+    const m2 = s.members.get('member2')!;
+    const pod = (m2.list({ group: '', version: 'v1', resource: 'pods' }) as any[]).find(
+      (p) => p.metadata.namespace === 'shop' && p.status?.phase === 'Running',
+    );
+    const name = pod.metadata.name as string;
+    const exec = '/exec?command=echo&command=hi&stdout=true';
+    for (const [path, upgrade] of [
+      [`/api/v1/namespaces/shop/pods/${name}.clusterspace.member2${exec}`, false],
+      [`/clusterspaces/member2/api/v1/namespaces/shop/pods/${name}${exec}`, false],
+      [`/clusterspaces/member2/api/v1/namespaces/shop/pods/${name}${exec}`, true],
+    ] as const) {
+      // what kubectl's SPDY fallback sends; wrangler dev's proxy drops Upgrade/Connection on the way
+      const head =
+        `POST ${path} HTTP/1.1\r\nHost: fleet\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n` +
+        `${upgrade ? 'Connection: Upgrade\r\nUpgrade: SPDY/3.1\r\n' : 'Connection: close\r\n'}Content-Length: 0\r\n\r\n`;
+      const before = m2.requests.filter((r) => r.url.includes('/exec?')).length;
+      if (runtime === 'workerd') {
+        const r = await exchange(fleet.url, head);
+        expect(r.status, path).toBe(400);
+        expect(JSON.parse(r.body).message, path).toMatch(
+          /relays exec, attach and port-forward over WebSocket only .*the SPDY\/3\.1 upgrade needs the Node server/,
+        );
+        expect(m2.requests.filter((r) => r.url.includes('/exec?')).length, path).toBe(before);
+      } else if (!upgrade) {
+        // Node has no proxy in front: without Upgrade the cluster says what kube-apiserver says
+        const r = await exchange(fleet.url, head);
+        expect(r.status, path).toBe(400);
+        expect(r.body, path).toContain('Upgrade request required');
+      }
+    }
+  });
+
   it('malformed framing and oversized heads are refused before the app, and reach no cluster', async () => {
     const before = sent();
     const cases = [
@@ -323,6 +356,23 @@ describe('body intake after authentication, on the Node server', () => {
       },
     };
   }
+
+  it('a request head that never completes gets Node’s 408 as a Status (headersTimeout), then the socket closes', async () => {
+    const slow = await serveFetch(() => new Response('never'), {
+      headersTimeoutMs: 400,
+      requestTimeoutMs: 800,
+    });
+    try {
+      const t0 = Date.now();
+      // the head starts and stalls: no blank line ever comes
+      const r = await exchange(slow.url, 'GET /api HTTP/1.1\r\nHost: fleet\r\nX-Slow: 1\r\n');
+      expect(r.status).toBe(408);
+      expect(JSON.parse(r.body)).toMatchObject({ kind: 'Status', code: 408, reason: 'Timeout' });
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(350);
+    } finally {
+      await slow.close(100);
+    }
+  });
 
   it('40 unauthenticated endless chunked POSTs are each refused while still sending: nothing is buffered', async () => {
     const rss0 = process.memoryUsage().rss;
