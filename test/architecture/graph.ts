@@ -21,6 +21,8 @@ export interface ImportEdge {
   target: { kind: 'file'; path: string } | { kind: 'package'; name: string } | { kind: 'unresolved' };
   /** erased at run time (`import type`, or every name imported is `type`) */
   typeOnly: boolean;
+  /** an import() of a computed path: cannot be resolved statically */
+  computed?: boolean;
   line: number;
 }
 
@@ -136,8 +138,8 @@ export function buildGraph(files: string[], opts: ReadOptions = {}): Graph {
     for (const dyn of mod.dynamicImports) {
       const arg = text.slice(dyn.moduleRequest.start, dyn.moduleRequest.end).trim();
       const lit = /^(['"`])([^'"`$]*)\1$/.exec(arg);
-      // a computed import() cannot be checked statically; this tree has none, and the rules test
-      // fails on one (kind 'unresolved') rather than pretend it is fine
+      // a computed import() cannot be checked statically: production code must not have one (the
+      // rules test fails on it rather than pretend it is fine)
       if (lit) add(lit[2]!, false, dyn.start);
       else
         edges.push({
@@ -145,6 +147,7 @@ export function buildGraph(files: string[], opts: ReadOptions = {}): Graph {
           specifier: arg,
           target: { kind: 'unresolved' },
           typeOnly: false,
+          computed: true,
           line: lineOf(dyn.start),
         });
     }

@@ -57,8 +57,11 @@ describe('the checker sees the whole tree', () => {
     expect(PRODUCTION.length).toBeGreaterThan(50);
   });
 
-  it('resolves every import to a file or a package', () => {
-    const unresolved = graph.edges.filter((e) => e.target.kind === 'unresolved' && !TOOLS.includes(e.from));
+  it('resolves every import to a file or a package (tests and tools may import a computed path)', () => {
+    const unresolved = graph.edges.filter(
+      (e) =>
+        e.target.kind === 'unresolved' && !(e.computed && (isTestFile(e.from) || TOOLS.includes(e.from))),
+    );
     expect(unresolved.map((e) => `${e.from}:${e.line} ${e.specifier}`)).toEqual([]);
   });
 
@@ -138,6 +141,8 @@ describe('the checker reports a deliberately wrong import', () => {
           importLine('../kube/status.ts') + importLine('../types.ts', true) + importLine('hono'),
         'src/types.ts': importLine('./upstreams/client.ts', true),
         'src/routes/__ok__.ts': importLine('./respond.ts') + importLine('../plan/list.ts'),
+        'src/routes/__unit__/a.ts': importLine('./b.ts'),
+        'src/routes/__unit__/b.ts': '',
         'src/routes/index.ts': importLine('./list.ts'),
         'src/platform/node.ts': importLine('undici') + importLine('node:http'),
         'deploy/node/__ok__.ts': importLine('ws') + importLine('../../src/app.ts'),
@@ -145,6 +150,16 @@ describe('the checker reports a deliberately wrong import', () => {
     });
     expect(g.edges.every((e) => e.target.kind !== 'unresolved')).toBe(true);
     expect(show(checkRules(g.edges))).toEqual([]);
+  });
+
+  it('keeps a route of several files to its own folder', () => {
+    const g = buildGraph([], {
+      overrides: {
+        'src/routes/__unit__/a.ts': importLine('../list.ts') + importLine('./b.ts'),
+        'src/routes/__unit__/b.ts': '',
+      },
+    });
+    expect(show(checkRules(g.edges))).toEqual(['src/routes/__unit__/a.ts:2 → src/routes/list.ts']);
   });
 
   it('tells a value import of types.ts from a type import', () => {
@@ -181,7 +196,15 @@ describe('folder rules (docs/architecture.md)', () => {
   }
 
   it('no import circle among production files (src/, sim/, deploy/), type-only imports included', () => {
-    const circles = findCycles(PRODUCTION, fileEdges(graph));
-    expect(circles.map((c) => c.join(' → '))).toEqual([]);
+    // a circle of type imports is gone at run time but still ties the files' designs together: each
+    // needs the other to be understood or changed. Such steps are marked `(type)` in the report.
+    const typeOnlyStep = (a: string, b: string) =>
+      productionEdges(graph)
+        .filter((e) => e.from === a && e.target.kind === 'file' && e.target.path === b)
+        .every((e) => e.typeOnly);
+    const circles = findCycles(PRODUCTION, fileEdges(graph)).map((c) =>
+      c.map((f, i) => (i > 0 && typeOnlyStep(c[i - 1]!, f) ? `(type) ${f}` : f)).join(' → '),
+    );
+    expect(circles).toEqual([]);
   });
 });
