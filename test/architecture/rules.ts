@@ -103,6 +103,13 @@ export const RULES: Rule[] = [
     probe: { file: 'src/config/schema.ts', import: '../upstreams/client.ts' },
   },
   {
+    name: 'metrics is a leaf',
+    why: 'counters and histograms in the text exposition format: the routes and the chain record into them',
+    files: ['src/metrics/'],
+    allow: ['src/metrics/', ...LEAVES, TYPES],
+    probe: { file: 'src/metrics/__probe__.ts', import: '../upstreams/fanout.ts' },
+  },
+  {
     name: 'merge is pure',
     why: 'codecs and merges do no I/O and know no route, upstream or platform: they are tested alone',
     files: ['src/merge/'],
