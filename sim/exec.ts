@@ -27,7 +27,7 @@ import { MemFs } from './memfs.ts';
 import { parseResourcePath, queryBool } from './paths.ts';
 import { hasProgram, runProgram, type ShellHost } from './shell.ts';
 import { SpdyServer } from './spdy.ts';
-import { badRequest, failure, notFound, type Status, statusResponse } from './status.ts';
+import { badRequest, failure, internalError, notFound, type Status, statusResponse } from './status.ts';
 import { grKey, objectKey } from './store.ts';
 
 export const STREAM_STDIN = 0;
@@ -305,11 +305,10 @@ class Killed extends Error {}
 function runCommand(argv: string[], io: ProcIO, ctx: PodCtx): void {
   const cmd = argv[0] ?? '';
   if (!hasProgram(cmd)) {
+    // the kubelet writes apierrors.NewInternalError(err): the error again as the one cause
     io.fail(
-      failure(
-        500,
-        'InternalError',
-        `Internal error occurred: error executing command in container: failed to exec in container: OCI runtime exec failed: exec failed: unable to start container process: exec: "${cmd}": executable file not found in $PATH: unknown`,
+      internalError(
+        `error executing command in container: failed to exec in container: OCI runtime exec failed: exec failed: unable to start container process: exec: "${cmd}": executable file not found in $PATH: unknown`,
       ),
     );
     return;
