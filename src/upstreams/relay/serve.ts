@@ -92,7 +92,6 @@ export async function handleRelay(
       headers.set('traceparent', trace);
       return { method: r.method, path: r.path, headers, body: r.body ?? null, signal: req.signal };
     },
-    undefined,
     rr.mode,
   );
   const readers: Readers = outcomes.map((o) => (o.ok && o.res.body ? o.res.body.getReader() : undefined));

@@ -6,7 +6,7 @@
 import { failure, type Status } from '../../kube/status.ts';
 import { type MergedColumns, mergeColumns } from '../../merge/table.ts';
 import type { MergeStep } from '../../merge/watchmerge.ts';
-import type { FleetDeps } from '../../types.ts';
+import type { FanOutDeps } from '../../types.ts';
 import { UpstreamError } from '../client.ts';
 import { fanOut, type Target } from '../fanout.ts';
 import { readStatusBody } from './events.ts';
@@ -112,7 +112,7 @@ export function startSource(s: Start, h: StartHandlers): void {
  * splits the probe when it is wider than the connection budget).
  */
 export async function probeColumns(
-  deps: FleetDeps,
+  deps: FanOutDeps,
   chosen: Target[],
   path: string,
   headers: Headers,
