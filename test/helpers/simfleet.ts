@@ -65,12 +65,24 @@ export function useSimFleet(runtime: Runtime, setup: SimFleetSetup = {}): SimFle
   });
 
   afterAll(async () => {
-    // fleets first, so that no fleet sees its clusters vanish while it still serves
-    for (const f of extras.values()) await f.stop();
-    await fleet?.stop();
-    await sims?.close();
-    for (const c of cleanups) await c();
-    for (const k of kubectls.values()) rmSync(k.dir, { recursive: true, force: true });
+    // fleets first, so that no fleet sees its clusters vanish while it still serves; every step runs
+    // even when one fails (a leaked server would keep the test process alive), the first failure is thrown
+    const steps: Array<() => unknown> = [
+      ...[...extras.values()].map((f) => () => f.stop()),
+      () => fleet?.stop(),
+      () => sims?.close(),
+      ...cleanups,
+      ...[...kubectls.values()].map((k) => () => rmSync(k.dir, { recursive: true, force: true })),
+    ];
+    const errors: unknown[] = [];
+    for (const step of steps) {
+      try {
+        await step();
+      } catch (e) {
+        errors.push(e);
+      }
+    }
+    if (errors.length) throw errors[0];
   });
 
   const ready = <T>(v: T | undefined, what: string): T => {
