@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { KubeObject } from '../../sim/index.ts';
+import { RUNTIMES } from '../helpers/fleet.ts';
 import type { Kubectl } from '../helpers/kubectl.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';
 
@@ -31,8 +32,8 @@ function get(port: number, path: string): Promise<{ status: number; body: string
   });
 }
 
-describe('port-forward to an HTTP port (node)', () => {
-  const f = useSimFleet('node');
+describe.each(RUNTIMES)('port-forward to an HTTP port on %s', (runtime) => {
+  const f = useSimFleet(runtime);
   let pod: KubeObject & Record<string, any>;
   let port: number;
 
