@@ -16,7 +16,9 @@ export function seedNamespace(ff: FaultFleet, ns: string, perMember: Record<stri
   for (const sim of sims) if (!sim.get(NS, '', ns)) sim.create(NS, { metadata: { name: ns } });
   for (const [name, n] of Object.entries(perMember)) {
     const sim = name === 'karmada' ? ff.sims.karmada : ff.sims.members.get(name)!;
-    for (let i = 0; i < n; i++)
+    // written last-name-first: a cluster's initial events (key order) then come in falling RV order,
+    // as they do for any objects not created in name order
+    for (let i = n - 1; i >= 0; i--)
       sim.create(CM, {
         metadata: { name: `cm-${name}-${i}`, namespace: ns },
         data: { v: String(i), pad: 'x'.repeat(pad) },
