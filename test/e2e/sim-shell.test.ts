@@ -1,5 +1,5 @@
 /**
- * The simulated containers' shell and tar through the fleet with real kubectl 1.35, by plain name through
+ * The simulated containers' shell and tar through the fleet (Node and workerd) with real kubectl 1.35, by plain name through
  * `/clusterspaces/member1` and by fleet name at the root: `sh -c` with lists and exit codes, a missing
  * command's 127, an interactive `sh` fed on stdin, and `kubectl cp` to a pod and back.
  */
@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../sim/index.ts';
+import { RUNTIMES } from '../helpers/fleet.ts';
 import type { Kubectl } from '../helpers/kubectl.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
 
-describe('the simulated container shell with kubectl (node)', () => {
-  const f = useSimFleet('node');
+describe.each(RUNTIMES)('the simulated container shell with kubectl on %s', (runtime) => {
+  const f = useSimFleet(runtime);
   let k: Kubectl;
   let root: Kubectl;
   let pod: string;
