@@ -8,24 +8,25 @@ import {
   type APIGroupList,
   type APIResourceList,
   aggregatedContentType,
-  aggregatedFromLegacy,
   aggregatedVersionOf,
   compareKubeAwareVersions,
-  consensusOrder,
   discoveryETag,
   etagMatches,
+  negotiateDiscovery,
+  sortByVersionPriority,
+} from '../kube/discovery.ts';
+import { parseAccept } from '../kube/negotiate.ts';
+import {
+  aggregatedFromLegacy,
+  consensusOrder,
   mergeAggregated,
   mergeAPIGroup,
   mergeAPIGroupList,
   mergeAPIResourceList,
   mergeAPIVersions,
   mergeGroupVersions,
-  mergeOpenAPIV3Roots,
-  negotiateDiscovery,
-  openAPIClustersFor,
-  parseAccept,
-  sortByVersionPriority,
 } from './discovery.ts';
+import { mergeOpenAPIV3Roots, openAPIClustersFor } from './openapi.ts';
 
 // real kube-apiserver documents (kubernetes/kubernetes api/discovery/), kept with the simulated catalog
 const fixture = (name: string) =>

@@ -10,7 +10,6 @@
  * OpenAPI is src/routes/openapi.ts; asking, judging failures and caching are src/routes/gather.ts.
  */
 import type { Context } from 'hono';
-import { failure, statusResponse } from '../kube/status.ts';
 import {
   AGGREGATED_UPSTREAM_ACCEPT,
   type APIGroup,
@@ -19,16 +18,19 @@ import {
   type APIResourceList,
   type APIVersions,
   aggregatedContentType,
-  aggregatedFromLegacy,
   aggregatedVersionOf,
-  type ClusterDoc,
   type DiscoveryForm,
+  negotiateDiscovery,
+} from '../kube/discovery.ts';
+import { failure, statusResponse } from '../kube/status.ts';
+import {
+  aggregatedFromLegacy,
+  type ClusterDoc,
   mergeAggregated,
   mergeAPIGroup,
   mergeAPIGroupList,
   mergeAPIResourceList,
   mergeAPIVersions,
-  negotiateDiscovery,
 } from '../merge/discovery.ts';
 import { type CallerKey, type DocumentPath, discoveryCacheKey } from '../plan/discovery.ts';
 import type { RequestInfo } from '../request/info.ts';

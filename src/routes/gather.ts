@@ -8,8 +8,10 @@
  * CACHE_TTL_MS (resolved documents only, never a pending promise: an isolate must not await I/O that
  * another request started — see src/upstreams/membership.ts).
  */
+
+import { discoveryETag, etagMatches } from '../kube/discovery.ts';
 import { failure, serviceUnavailable, statusResponse } from '../kube/status.ts';
-import { type ClusterDoc, discoveryETag, etagMatches } from '../merge/discovery.ts';
+import type { ClusterDoc } from '../merge/discovery.ts';
 import type { CallerKey } from '../plan/discovery.ts';
 import type { FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
 import { forwardableResponseHeaders, UpstreamError } from '../upstreams/client.ts';

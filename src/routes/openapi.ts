@@ -8,12 +8,8 @@
  * Asking and caching: src/routes/gather.ts.
  */
 import type { Context } from 'hono';
-import {
-  mergeOpenAPIV3Roots,
-  type OpenAPIServer,
-  type OpenAPIV3Root,
-  openAPIClustersFor,
-} from '../merge/discovery.ts';
+import type { OpenAPIV3Root } from '../kube/discovery.ts';
+import { mergeOpenAPIV3Roots, type OpenAPIServer, openAPIClustersFor } from '../merge/openapi.ts';
 import {
   type CallerKey,
   clientPrefix,
