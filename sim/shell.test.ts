@@ -53,6 +53,8 @@ describe('sim shell', () => {
     expect((await sh('! false && echo negated')).out).toBe('negated\n');
     expect((await sh('false')).code).toBe(1);
     expect((await sh('exit 300')).code).toBe(44);
+    expect((await run(['/bin/sh', '-ec', 'echo bundled'])).out).toBe('bundled\n');
+    expect((await run(['bash', '-x', '-c', 'exit 4'])).code).toBe(4);
   });
 
   it('expands variables, $(…), quotes, and splits unquoted fields', async () => {
@@ -151,5 +153,54 @@ describe('sim shell on a terminal', () => {
     const r = await run(['sh'], { h, stdin: ['echo hi\r', 'ech\x7fho x\r', 'junk\x03', '\x04'] });
     expect(r.out).toBe('/ # echo hi\r\nhi\n/ # ech\b \bho x\r\nx\n/ # junk^C\r\n/ # ');
     expect(r.code).toBe(0);
+  });
+});
+
+describe('sim shell robustness', () => {
+  it('any script ends with a status, never an exception', async () => {
+    const fc = (await import('fast-check')).default;
+    const piece = fc.constantFrom(
+      'echo',
+      'a',
+      '"',
+      "'",
+      '$(',
+      ')',
+      ';',
+      '&&',
+      '||',
+      '|',
+      'for',
+      'in',
+      'do',
+      'done',
+      'if',
+      'then',
+      'fi',
+      '>',
+      '>&2',
+      '<',
+      '$x',
+      '${',
+      '}',
+      ' ',
+      '\n',
+      'exit',
+      '3',
+      'cat',
+      'tar',
+      'xf',
+      '-',
+      '\\',
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 14 }), async (ps) => {
+        const r = await sh(ps.join(' '));
+        expect(Number.isInteger(r.code)).toBe(true);
+        expect(r.code).toBeGreaterThanOrEqual(0);
+        expect(r.code).toBeLessThan(256);
+      }),
+      { numRuns: 400 },
+    );
   });
 });

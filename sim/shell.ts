@@ -637,14 +637,18 @@ class RedirError extends Error {}
 /** The shell as a process: what `exec` starts. Resolves with the exit status. */
 export async function runShell(shell: Shell, args: string[], io: ShellIO): Promise<number> {
   try {
-    const flags = args.filter((a) => /^-[a-z]+$/.test(a) && a !== '-c');
-    const rest = args.filter((a) => !flags.includes(a));
-    if (rest[0] === '-c') {
-      if (rest[1] === undefined) {
+    // leading option bundles (`-c`, `-ec`, `-x -c`, `-i`): only -c changes what runs; the others are accepted
+    let i = 0;
+    let command = false;
+    for (; i < args.length && /^[-+][a-z]+$/.test(args[i]!); i++) if (args[i]!.includes('c')) command = true;
+    if (args[i] === '--') i++;
+    const rest = args.slice(i);
+    if (command) {
+      if (rest[0] === undefined) {
         io.stderr(te.encode('sh: -c requires an argument\n'));
         return 2;
       }
-      return await shell.run(rest[1], io);
+      return await shell.run(rest[0], io);
     }
     if (rest[0] !== undefined) {
       const data = shell['frame'].host.fs.readFile(normalize(rest[0]));
