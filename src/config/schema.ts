@@ -113,9 +113,15 @@ export const configSchema = z
       .object({
         /** time to response headers from an upstream; streams (watch, logs) are not cut by it */
         requestSeconds: z.number().positive().max(3600).default(30),
+        /**
+         * longest silence inside a list body before the fleet re-reads that cluster's list at the same
+         * resourceVersion; well under kubectl's own 32 s request timeout, so a stalled member costs a
+         * re-read, not the client's whole request
+         */
+        bodyIdleSeconds: z.number().positive().max(3600).default(10),
       })
       .strict()
-      .default({ requestSeconds: 30 }),
+      .default({ requestSeconds: 30, bodyIdleSeconds: 10 }),
     /** per-request upstream connection budget (6 on Workers); wider fan-outs are split */
     maxConnectionsPerRequest: z.number().int().min(1).max(1000).optional(),
     // identity and hardening (src/config/security.ts; README "Security")
