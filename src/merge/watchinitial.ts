@@ -51,11 +51,14 @@ export class InitialPhase {
     this.replay = { held: new Map(this.sent), again: new Set() };
   }
 
-  /** One event of the (possibly restarted) snapshot: whether and as what it goes to the client. */
-  event(type: string, obj: Record<string, any>): InitialVerdict {
+  /**
+   * One event of the (possibly restarted) snapshot: whether and as what it goes to the client. `ownRV`:
+   * the object's RV in its cluster, when its metadata carries another (a relay group's composite).
+   */
+  event(type: string, obj: Record<string, any>, ownRV?: string): InitialVerdict {
     const key = objectKey(obj);
     if (!key) return { send: true, type };
-    const rv = String(obj.metadata?.resourceVersion ?? '');
+    const rv = ownRV ?? String(obj.metadata?.resourceVersion ?? '');
     if (type === 'DELETED') {
       this.sent.delete(key);
       this.replay?.held.delete(key);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prepareMembership } from './rv.ts';
+import { encodeComposite, prepareMembership } from './rv.ts';
 import { INITIAL_EVENTS_END, type MergeStep, UNAVAILABLE_ANNOTATION, WatchMerger } from './watchmerge.ts';
 
 const membership = prepareMembership(['a', 'b']);
@@ -85,6 +85,63 @@ describe('WatchMerger initial phases', () => {
     lines(m.onEvent('a', { type: 'ADDED', object: cm('x', '5') }));
     expect(lines(m.onEvent('a', endOfInitial('6')))).toEqual([]);
     expect(m.inInitial('a')).toBe(false);
+  });
+});
+
+describe('WatchMerger relay groups', () => {
+  it('a group stream cut during its initial events restarts them; same objects (own RV) are not sent again', () => {
+    const m = new WatchMerger({
+      view: { federation: false },
+      membership,
+      rvs: new Map([
+        ['a', ''],
+        ['b', ''],
+      ]),
+      clusters: ['a', 'b'],
+      allowBookmarks: false,
+      sendInitialEvents: true,
+      initialPhases: ['a,b'],
+    });
+    // a group's events: fleet objects, RV = the group's composite (own RV in the object's cluster entry)
+    const fleetCm = (name: string, cluster: string, rvs: Record<string, string>) => ({
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: {
+        name: `${name}.clusterspace.${cluster}`,
+        uid: `uid-${cluster}-${name}`,
+        labels: { 'fleet.karmada.io/cluster': cluster },
+        resourceVersion: encodeComposite(membership, new Map(Object.entries(rvs))),
+      },
+    });
+    const ev = (o: object) => ({ type: 'ADDED', object: o });
+    expect(lines(m.onGroupEvent(['a', 'b'], ev(fleetCm('x', 'a', { a: '5', b: '' }))))).toEqual([
+      ['ADDED', 'x.clusterspace.a'],
+    ]);
+    expect(lines(m.onGroupEvent(['a', 'b'], ev(fleetCm('y', 'b', { a: '5', b: '7' }))))).toHaveLength(1);
+    expect(m.inInitial('a,b')).toBe(true);
+    m.restartInitial('a,b');
+    // the new snapshot comes in another order: the composite differs, the objects' own RVs do not
+    expect(lines(m.onGroupEvent(['a', 'b'], ev(fleetCm('y', 'b', { a: '', b: '7' }))))).toEqual([]);
+    expect(lines(m.onGroupEvent(['a', 'b'], ev(fleetCm('x', 'a', { a: '5', b: '7' }))))).toEqual([]);
+    const end = {
+      type: 'BOOKMARK',
+      object: {
+        kind: 'ConfigMap',
+        apiVersion: 'v1',
+        metadata: {
+          resourceVersion: encodeComposite(
+            membership,
+            new Map([
+              ['a', '9'],
+              ['b', '9'],
+            ]),
+          ),
+          annotations: { [INITIAL_EVENTS_END]: 'true' },
+        },
+      },
+    };
+    expect(lines(m.onGroupEvent(['a', 'b'], end))).toEqual([['BOOKMARK', 'END']]);
+    expect(m.inInitial('a,b')).toBe(false);
   });
 });
 

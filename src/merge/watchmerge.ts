@@ -16,6 +16,7 @@
  * a fleet of N clusters costs one merged bookmark at a time, not N.
  */
 
+import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { expired, type Status } from '../kube/status.ts';
 import { type FleetView, toFleetObject } from './objects.ts';
 import { compositeWith, decodeComposite, encodeComposite, type Membership } from './rv.ts';
@@ -45,7 +46,8 @@ export interface WatchMergeOptions {
   sendInitialEvents: boolean;
   /**
    * clusters whose upstream watch starts with initial events ending in an `initial-events-end` bookmark:
-   * a break before it restarts their initial phase instead of resuming (not for Table watches)
+   * a break before it restarts their initial phase instead of resuming (not for Table watches); a relay
+   * group is named by its clusters joined with ','
    */
   initialPhases?: readonly string[];
 }
@@ -217,19 +219,24 @@ export class WatchMerger {
       return { kind: 'emit', lines: [] };
     }
     const rv: string | undefined = obj.metadata?.resourceVersion;
-    if (rv) {
-      const d = decodeComposite(rv, this.o.membership);
-      if (d.ok)
-        for (const c of clusters) {
-          const own = d.rvs.get(c);
-          if (own) this.rvs.set(c, own);
-        }
-    }
+    const d = rv ? decodeComposite(rv, this.o.membership) : undefined;
+    if (d?.ok)
+      for (const c of clusters) {
+        const own = d.rvs.get(c);
+        if (own) this.rvs.set(c, own);
+      }
     if (obj.kind && obj.kind !== 'Table') this.shape = { kind: obj.kind, apiVersion: obj.apiVersion };
+    const group = clusters.join(',');
     if (ev.type === 'BOOKMARK') {
       if (obj.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
+        const gone = this.initial.get(group)?.end() ?? [];
+        this.initial.delete(group);
+        const lines = gone.map((stub) => {
+          stub.metadata.resourceVersion = this.resourceVersion();
+          return this.line('DELETED', stub);
+        });
         for (const c of clusters) this.pendingInit.delete(c);
-        return { kind: 'emit', lines: [...this.maybeInitEnd(), ...this.takeNotices()] };
+        return { kind: 'emit', lines: [...lines, ...this.maybeInitEnd(), ...this.takeNotices()] };
       }
       // a group's own notices pass on as they came (the group's bookmark carries them)
       const notice = obj.metadata?.annotations?.[UNAVAILABLE_ANNOTATION];
@@ -237,6 +244,15 @@ export class WatchMerger {
       if (!this.o.allowBookmarks || (this.o.sendInitialEvents && !this.initSent))
         return { kind: 'emit', lines: this.takeNotices() };
       return { kind: 'emit', lines: this.takeNotices(), bookmark: this.bookmark(false) };
+    }
+    let type = ev.type;
+    const phase = this.initial.get(group);
+    if (phase && obj.kind !== 'Table') {
+      // the object's own RV, from the group's composite (the entry of the cluster it belongs to)
+      const own = d?.ok ? d.rvs.get(obj.metadata?.labels?.[CLUSTER_LABEL]) : undefined;
+      const verdict = phase.event(type, obj, own);
+      if (!verdict.send) return { kind: 'emit', lines: this.takeNotices() };
+      type = verdict.type;
     }
     const current = this.resourceVersion();
     if (this.o.table && obj.kind === 'Table') {
@@ -257,10 +273,10 @@ export class WatchMerger {
         rows,
       };
       this.tableHeaderSent = true;
-      return { kind: 'emit', lines: [this.line(ev.type, out)] };
+      return { kind: 'emit', lines: [...this.takeNotices(), this.line(type, out)] };
     }
     if (obj.metadata) obj.metadata.resourceVersion = current;
-    return { kind: 'emit', lines: [this.line(ev.type, obj)] };
+    return { kind: 'emit', lines: [...this.takeNotices(), this.line(type, obj)] };
   }
 
   /**

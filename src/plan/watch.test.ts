@@ -108,6 +108,11 @@ describe('planWatch', () => {
     expect(g.has('timeoutSeconds')).toBe(false);
     expect(g.get('labelSelector')).toBe('a=b');
     expect(g.get('sendInitialEvents')).toBe('true');
+    // a plain watch's group is asked as a WatchList too (the end of its initial events must be known)
+    const legacy = plan('watch=1').groupQuery();
+    expect(legacy.get('sendInitialEvents')).toBe('true');
+    expect(legacy.get('resourceVersionMatch')).toBe('NotOlderThan');
+    expect(plan('watch=1').groupQuery('5').has('sendInitialEvents')).toBe(false);
     const r = p.groupQuery('123');
     expect(r.get('resourceVersion')).toBe('123');
     expect(r.has('sendInitialEvents')).toBe(false);

@@ -185,6 +185,10 @@ export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T
         qs.set('resourceVersion', resumeRV);
         qs.delete('resourceVersionMatch');
         qs.delete('sendInitialEvents');
+      } else if (upgradesLegacy) {
+        // the group as a WatchList too, so the end of its initial events is known here
+        qs.set('sendInitialEvents', 'true');
+        qs.set('resourceVersionMatch', 'NotOlderThan');
       }
       return qs;
     },

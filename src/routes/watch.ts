@@ -100,8 +100,12 @@ export async function watchStream(
     table,
     allowBookmarks: plan.allowBookmarks,
     sendInitialEvents: plan.sendInitialEvents,
-    // cluster sources only: a relay group restarts its own clusters' initial events
-    initialPhases: plan.initialEvents && !groups ? plan.chosen.map((t) => t.cluster) : [],
+    // a relay group restarts its own clusters' initial events; here, the group's stream as a whole
+    initialPhases: !plan.initialEvents
+      ? []
+      : groups
+        ? groups.map((g) => g.map((t) => t.cluster).join(','))
+        : plan.chosen.map((t) => t.cluster),
   });
   const ctx: WatchContext = {
     plan,

@@ -96,7 +96,11 @@ export function groupSource(ctx: WatchContext, group: Target[], as: UpstreamIden
     label: `clusters ${clusters.join(', ')}`,
     clusters,
     open(resume) {
-      const qs = plan.groupQuery(resume ? merger.resourceVersion() : undefined);
+      // as for one cluster: a break during the group's initial events restarts them
+      const key = clusters.join(',');
+      const initial = merger.inInitial(key);
+      if (resume && initial) merger.restartInitial(key);
+      const qs = plan.groupQuery(resume && !initial ? merger.resourceVersion() : undefined);
       return relayWatch(
         ctx.relay!,
         clusters,
