@@ -33,10 +33,15 @@ const child = spawn(
     envFile,
     '--show-interactive-dev-session=false',
   ],
-  { stdio: 'inherit', env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } },
+  // its own process group: npx does not pass a signal on to wrangler, so stopping kills the whole group
+  { stdio: 'inherit', env: { ...process.env, WRANGLER_SEND_METRICS: 'false' }, detached: true },
 );
 const stop = async () => {
-  child.kill('SIGTERM');
+  try {
+    if (child.pid) process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    // already gone
+  }
   await demo.close();
   process.exit(0);
 };
