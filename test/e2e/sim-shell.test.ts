@@ -1,7 +1,7 @@
 /**
- * The simulated containers' shell and tar through the fleet (Node and workerd) with real kubectl 1.35,
- * by plain name through `/clusterspaces/member1` and by fleet name at the root: `sh -c` with lists and exit codes, a missing
- * command's 127, an interactive `sh` fed on stdin, and `kubectl cp` to a pod and back.
+ * The simulated containers' shell and tar through the fleet (Node and workerd) with real kubectl 1.35, by
+ * plain name through `/clusterspaces/member1` and by fleet name at the root: `sh -c` with lists and exit
+ * codes, a missing command's 127, an interactive `sh` fed on stdin, and `kubectl cp` to a pod and back.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
