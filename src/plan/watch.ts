@@ -7,7 +7,7 @@
 import type { Status } from '../kube/status.ts';
 import { type Membership, planResourceVersion, type UpstreamRVParams } from '../merge/rv.ts';
 import { queryBool } from '../request/info.ts';
-import { chooseClusters } from './targets.ts';
+import { type ClusterChoice, chooseClusters } from './targets.ts';
 
 /** query parameters the fleet sets per cluster; the rest of the client's query goes upstream as sent */
 const PLANNED = new Set([
@@ -85,41 +85,34 @@ export function watchTimeoutMs(param: string | null): number | undefined {
   return Math.min(s * 1000, MAX_TIMEOUT_MS);
 }
 
-export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T>): WatchPlanResult<T> {
-  const q = input.query;
-  const choice = chooseClusters({
-    labelSelector: q.get('labelSelector'),
-    fieldSelector: q.get('fieldSelector'),
-    targets: input.targets,
-    plainNameCluster: input.plainNameCluster,
-  });
-  if ('code' in choice) return { ok: false, respond: choice };
-
-  const sendInitialEvents = queryBool(q, 'sendInitialEvents');
+/** Each cluster's RV parameters: the client's RV (a composite decoded), or WatchList's "most recent". */
+function planRVs(q: URLSearchParams, membership: Membership, sendInitialEvents: boolean) {
   const rvParam = q.get('resourceVersion') ?? '';
   const matchParam = q.get('resourceVersionMatch');
   // WatchList sends resourceVersionMatch=NotOlderThan even with no resourceVersion ("" = most recent):
   // valid for sendInitialEvents, so each cluster is asked the same way
-  const rv =
-    sendInitialEvents && rvParam === '' && matchParam === 'NotOlderThan'
-      ? {
-          ok: true as const,
-          perCluster: new Map<string, UpstreamRVParams>(
-            input.membership.names.map((n) => [n, { resourceVersionMatch: 'NotOlderThan' as const }]),
-          ),
-        }
-      : planResourceVersion('watch', input.membership, rvParam, matchParam);
-  if (!rv.ok)
-    return rv.kind === 'invalid' ? { ok: false, respond: rv.status } : { ok: false, errorEvent: rv.status };
-  const perCluster = rv.perCluster;
-  // a plain watch from "" (latest) or "0" (any) starts with the current state as ADDED events, which a
-  // WatchList marks the end of; kube allows it for RV "" and "0" with NotOlderThan
-  const upgradesLegacy =
-    !sendInitialEvents &&
-    q.get('sendInitialEvents') === null &&
-    matchParam === null &&
-    (rvParam === '' || rvParam === '0');
+  if (sendInitialEvents && rvParam === '' && matchParam === 'NotOlderThan')
+    return {
+      ok: true as const,
+      perCluster: new Map<string, UpstreamRVParams>(
+        membership.names.map((n) => [n, { resourceVersionMatch: 'NotOlderThan' as const }]),
+      ),
+    };
+  return planResourceVersion('watch', membership, rvParam, matchParam);
+}
 
+/** What the plan's queries are built from. */
+interface QueryInput {
+  q: URLSearchParams;
+  choice: ClusterChoice<{ cluster: string }>;
+  perCluster: Map<string, UpstreamRVParams>;
+  sendInitialEvents: boolean;
+  upgradesLegacy: boolean;
+}
+
+type Queries = Pick<WatchPlan<never>, 'watchQuery' | 'probeQuery' | 'listQuery' | 'groupQuery'>;
+
+function queries({ q, choice, perCluster, sendInitialEvents, upgradesLegacy }: QueryInput): Queries {
   const base = () => {
     const out = new URLSearchParams();
     for (const [k, v] of q) if (!PLANNED.has(k)) out.append(k, v);
@@ -132,22 +125,7 @@ export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T
     if (f) qs.set('fieldSelector', f);
     return qs;
   };
-
-  const plan: WatchPlan<T> = {
-    chosen: choice.chosen,
-    sendInitialEvents,
-    allowBookmarks: queryBool(q, 'allowWatchBookmarks'),
-    // "0" (any) and "" (latest) start from each cluster's current state: the first event fills the entry
-    startRVs: new Map(
-      input.membership.names.map((n) => {
-        const r = perCluster.get(n)?.resourceVersion ?? '';
-        return [n, r === '0' ? '' : r];
-      }),
-    ),
-    timeoutMs: watchTimeoutMs(q.get('timeoutSeconds')),
-    labelForward: choice.labelForward,
-    initialEvents: sendInitialEvents || upgradesLegacy,
-    upgradesLegacy,
+  return {
     watchQuery(cluster, resumeRV, legacy) {
       const qs = selected(cluster);
       qs.set('watch', 'true');
@@ -192,6 +170,47 @@ export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T
       }
       return qs;
     },
+  };
+}
+
+export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T>): WatchPlanResult<T> {
+  const q = input.query;
+  const choice = chooseClusters({
+    labelSelector: q.get('labelSelector'),
+    fieldSelector: q.get('fieldSelector'),
+    targets: input.targets,
+    plainNameCluster: input.plainNameCluster,
+  });
+  if ('code' in choice) return { ok: false, respond: choice };
+  const sendInitialEvents = queryBool(q, 'sendInitialEvents');
+  const rv = planRVs(q, input.membership, sendInitialEvents);
+  if (!rv.ok)
+    return rv.kind === 'invalid' ? { ok: false, respond: rv.status } : { ok: false, errorEvent: rv.status };
+  const perCluster = rv.perCluster;
+  const rvParam = q.get('resourceVersion') ?? '';
+  // a plain watch from "" (latest) or "0" (any) starts with the current state as ADDED events, which a
+  // WatchList marks the end of; kube allows it for RV "" and "0" with NotOlderThan
+  const upgradesLegacy =
+    !sendInitialEvents &&
+    q.get('sendInitialEvents') === null &&
+    q.get('resourceVersionMatch') === null &&
+    (rvParam === '' || rvParam === '0');
+  const plan: WatchPlan<T> = {
+    chosen: choice.chosen,
+    sendInitialEvents,
+    allowBookmarks: queryBool(q, 'allowWatchBookmarks'),
+    // "0" (any) and "" (latest) start from each cluster's current state: the first event fills the entry
+    startRVs: new Map(
+      input.membership.names.map((n) => {
+        const r = perCluster.get(n)?.resourceVersion ?? '';
+        return [n, r === '0' ? '' : r];
+      }),
+    ),
+    timeoutMs: watchTimeoutMs(q.get('timeoutSeconds')),
+    labelForward: choice.labelForward,
+    initialEvents: sendInitialEvents || upgradesLegacy,
+    upgradesLegacy,
+    ...queries({ q, choice, perCluster, sendInitialEvents, upgradesLegacy }),
   };
   return { ok: true, plan };
 }
