@@ -1,7 +1,8 @@
 /**
  * The fleet's request pipeline, built in one readable place like kube-apiserver's DefaultBuildHandlerChain:
  *
- *   recovery (onError) → request info → [authentication → audit → impersonation → authorization] → route
+ *   recovery (onError) → limits → request info → [authentication → audit → body intake → impersonation
+ *   → authorization] → route
  *
  * Each bracketed filter is one small middleware in src/middleware/ (authn, audit, impersonation, authz);
  * request limits (src/middleware/limits) run before the request is parsed.
@@ -16,7 +17,7 @@ import { audit } from './middleware/audit/index.ts';
 import { authentication } from './middleware/authn/index.ts';
 import { authorization } from './middleware/authz/index.ts';
 import { impersonation } from './middleware/impersonation/index.ts';
-import { limits } from './middleware/limits/index.ts';
+import { bodyIntake, limits } from './middleware/limits/index.ts';
 import { recovery } from './middleware/recovery/index.ts';
 import { requestInfo } from './middleware/requestinfo/index.ts';
 import { live, ready } from './routes/health.ts';
@@ -39,10 +40,12 @@ export function createApp(deps: FleetDeps): Hono<FleetEnv> {
   const authn = buildAuthn(deps.config.authentication);
   assertCanAdmit(authn);
   const auditLog = new AuditLog(deps.config.audit.enabled);
-  app.use(limits(deps.config.limits));
+  app.use(limits(deps.config.limits, { intakeAfterAuthentication: true }));
   app.use(requestInfo);
   app.use(authentication(authn, auditLog));
   app.use(audit(auditLog));
+  // a body of unknown length is read (bounded, timed) only once the caller is known
+  app.use(bodyIntake(deps.config.limits));
   app.use(impersonation(deps, authn));
   app.use(authorization(deps.config.authorization));
   app.all('*', async (c) => {
