@@ -1,9 +1,8 @@
 /**
  * Label selectors, parsed and printed the way k8s.io/apimachinery does (`pkg/labels/selector.go`), plus
- * the fleet's one rewrite:
- * - `splitClusterSelector`: terms on the label `fleet.karmada.io/cluster` pick the clusters to ask and are
- *   not forwarded;
- * Field selectors are in fields.ts; fleet names inside them are rewritten by src/merge/fieldnames.ts.
+ * the fleet's one rewrite, `splitClusterSelector`: terms on the label `fleet.karmada.io/cluster` pick the
+ * clusters to ask and are not forwarded. Field selectors are in fields.ts; fleet names inside them are
+ * rewritten by src/merge/fieldnames.ts.
  * Bad selectors throw {@link SelectorError}, whose message is kube-apiserver's text and whose `status` is
  * the 400 BadRequest to answer.
  */
