@@ -5,12 +5,12 @@
  * The continue token has the real shape: base64url(JSON {"v":"meta.k8s.io/v1","rv":N,"start":"<key>\u0000"}).
  */
 
-import { badRequest, expired, failure, invalid, type Status } from '../src/kube/status.ts';
 import type { KubeObject, ResourceDef } from './catalog/types.ts';
 import { objectResponse, StatusError, type Target } from './http.ts';
 import { groupVersion, present } from './objects.ts';
 import { protobufResponse } from './protobuf.ts';
 import { type Selector, selectorEmpty, selectorMatches } from './selectors.ts';
+import { badRequest, expired, failure, invalid, type Status } from './status.ts';
 import type { Store } from './store.ts';
 import { parseIncludeObject, partialObjectMetadata, toTable } from './table.ts';
 

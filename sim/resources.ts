@@ -4,17 +4,6 @@
  */
 
 import { parse as parseYaml } from 'yaml';
-import {
-  alreadyExists,
-  badRequest,
-  conflict,
-  failure,
-  invalid,
-  methodNotSupported,
-  notFound,
-  qualified,
-  success,
-} from '../src/kube/status.ts';
 import type { KubeObject, ResourceDef, SubresourceDef } from './catalog/types.ts';
 import type { SimCluster } from './cluster.ts';
 import {
@@ -52,6 +41,17 @@ import { applyMerge, jsonPatch, mergePatch, parseJsonBody, strategicMergePatch }
 import type { ResourceInfo } from './paths.ts';
 import { hasProtobuf, isProtobufBody, protobufResponse, readProtobufBody } from './protobuf.ts';
 import { parseFieldSelector, parseLabelSelector, type Selector, selectorMatches } from './selectors.ts';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  failure,
+  invalid,
+  methodNotSupported,
+  notFound,
+  qualified,
+  success,
+} from './status.ts';
 import { clone, grKey, objectKey } from './store.ts';
 import { parseIncludeObject, partialObjectMetadata, toTable } from './table.ts';
 import { serveWatch } from './watch.ts';

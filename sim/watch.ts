@@ -7,14 +7,14 @@
  * selectors turn transitions into ADDED/DELETED; bookmarks; WatchList (sendInitialEvents).
  */
 
-import { expired, type Status } from '../src/kube/status.ts';
-import { queryBool } from '../src/request/info.ts';
 import type { KubeObject, ResourceDef } from './catalog/types.ts';
 import { StatusError, type Target } from './http.ts';
 import { parseRv, tooLargeResourceVersion, validateListOptions } from './list.ts';
 import { groupVersion, present } from './objects.ts';
+import { queryBool } from './paths.ts';
 import { PROTOBUF_WATCH, watchFrame } from './protobuf.ts';
 import { type Selector, selectorMatches } from './selectors.ts';
+import { expired, type Status } from './status.ts';
 import type { Store, StoreEvent } from './store.ts';
 import { type IncludeObject, parseIncludeObject, partialObjectMetadata, toTable } from './table.ts';
 
