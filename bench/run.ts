@@ -167,6 +167,7 @@ async function runCustomCase(
     fleetProcess: { pid: fleetHost.pid, shared: fleetHost.roles.length > 1 },
     upstreamProcess: { pid: hostFor('upstream').pid, shared: hostFor('upstream').roles.length > 1 },
     fleetMemory: (gc = true) => fleetHost.call('proc.memory', { gc }),
+    profileDir,
     profile: profileDir
       ? {
           start: async () => {

@@ -1,5 +1,7 @@
 /** Every benchmark case, in the order they run. Add new ones here (see ./types.ts). */
 import { authnCase } from './authn.ts';
+import { bundleCase } from './bundle.ts';
+import { cannedListCase, scaleCurveCase } from './canned-list.ts';
 import { execCase } from './exec.ts';
 import { mergedListCase, mergedListMemoryCase } from './merged-list.ts';
 import { mergedWatchCase } from './merged-watch.ts';
@@ -12,8 +14,11 @@ export const CASES: BenchCase[] = [
   authnCase,
   mergedListCase,
   mergedListMemoryCase,
+  cannedListCase,
+  scaleCurveCase,
   mergedWatchCase,
   execCase,
+  bundleCase,
 ];
 
 export function findCase(name: string): BenchCase | undefined {

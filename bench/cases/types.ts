@@ -77,6 +77,8 @@ export interface CaseContext {
   upstreamProcess: { pid: number; shared: boolean };
   /** full GC in the fleet's process (through the inspector), then its process.memoryUsage() */
   fleetMemory(gc?: boolean): Promise<NodeJS.MemoryUsage>;
+  /** where profiles go (--profile), for cases that profile processes of their own; undefined without it */
+  profileDir?: string;
   /** CPU profile of the fleet's process over a stretch of the case; undefined without --profile */
   profile?: {
     start(): Promise<void>;

@@ -1,0 +1,588 @@
+/**
+ * Merged lists against canned upstreams (issue 16, goals 1–3): clusters that answer pre-serialised bytes
+ * (bench/lib/canned.ts, processes of their own, 20 ms before each head), so that the baselines measure the
+ * network and the load generator, not a simulator:
+ *   - slowest: the slowest single cluster's own URL (all are alike; the slowest median of a probe wins);
+ *   - parallel: every cluster's URL at once, unmerged (the floor for any fan-out);
+ *   - fleet: one merged GET at the root URL of the production Node bundle (bench/lib/fleetproc.ts), static
+ *     members pointing at the canned clusters, federation off; its CPU per answer from /proc, its peak RSS
+ *     (VmHWM reset before the set).
+ *
+ * `merged-list-canned`: 10 × 1,000 and 10 × 10,000 pods (--quick: 10 × 3,000 for the second), JSON and
+ * Table, plus a watch burst (every cluster writes its canned events at once) through the fleet vs direct.
+ * `scale-curve`: 10 / 50 / 200 clusters for the same 10,000 pods, and 1,000 pods each (--quick leaves out
+ * 200 × 1,000), one table.
+ */
+import { get, type IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import { type Canned, type CannedReply, sharedCanned } from '../lib/canned.ts';
+import { type FleetProcess, startFleetProcess } from '../lib/fleetproc.ts';
+import { MiB, procMemory, resetPeak } from '../lib/proc.ts';
+import { formatProfile, type ProfileSummary, summarizeProfile } from '../lib/profile.ts';
+import { fmt, table } from '../lib/report.ts';
+import { type AnswerSample, runSequences, type SequenceResult, type SequenceSpec } from '../lib/sequence.ts';
+import { median } from '../lib/stats.ts';
+import type { BenchCase, CaseContext, CustomResult, GoalCheck } from './types.ts';
+
+const LATENCY_MS = 20;
+const PODS_PATH = '/api/v1/pods';
+const ACCEPT_JSON = { Accept: 'application/json' };
+const ACCEPT_TABLE = { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
+const ITEM_MARK = '"generateName":"';
+export const CANNED_GOAL = {
+  p50VsSlowest: 1.2,
+  cpuMsPerMiB: 3,
+  rssExtraMiB: 100,
+  flat: 1.25,
+  bytesFlat: 1.05,
+};
+
+interface SetResult {
+  clusters: number;
+  pods: number;
+  /** one cluster's answer, bytes */
+  single: { json: number; table: number };
+  targets: Record<
+    string,
+    {
+      p50: number;
+      bytes: number;
+      items: number;
+      fleetCpuMs: number;
+      cannedCpuMs: number;
+      n: number;
+      failures: string[];
+    }
+  >;
+  /** per round: fleet ÷ baseline p50 */
+  perRound: Record<string, number[]>;
+  slowest: string;
+  idleRss: number;
+  peakRss: number;
+  profile?: ProfileSummary & { path: string; shared: boolean };
+  unknownPaths: Record<string, number>;
+}
+
+function fleetConfig(ctx: CaseContext, urls: string[]): unknown {
+  const base = ctx.env.fleetConfigs.merged as Record<string, unknown>;
+  return {
+    ...base,
+    federation: false,
+    members: {
+      mode: 'static',
+      clusters: urls.map((server, i) => ({ name: `c${i + 1}`, server, token: 'bench' })),
+    },
+  };
+}
+
+function summarize(samples: AnswerSample[]) {
+  const ok = samples.filter((s) => !s.failed);
+  return {
+    n: ok.length,
+    p50: median(ok.map((s) => s.ms)),
+    bytes: median(ok.map((s) => s.bytes)),
+    items: median(ok.map((s) => s.count)),
+    fleetCpuMs: median(ok.map((s) => s.cpuMs.fleet)),
+    cannedCpuMs: median(
+      ok.map((s) => Object.entries(s.cpuMs).reduce((n, [k, v]) => n + (k.startsWith('canned') ? v : 0), 0)),
+    ),
+    failures: samples.filter((s) => s.failed).map((s) => s.failed!),
+  };
+}
+
+interface MeasureOpts {
+  clusters: number;
+  pods: number;
+  forms: Array<'json' | 'table'>;
+  baselines: Array<'slowest' | 'parallel'>;
+  rounds: number;
+  iterations: number;
+  profileLabel?: string;
+  watchEvents?: number;
+}
+
+/** One set: canned clusters served, a fresh fleet in front of them, targets interleaved answer by answer. */
+async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Promise<Measured> {
+  const reply = await canned.serve({
+    clusters: o.clusters,
+    pods: o.pods,
+    latencyMs: LATENCY_MS,
+    watchEvents: o.watchEvents,
+  });
+  const profiling = !!(ctx.profileDir && o.profileLabel);
+  const fleet = await startFleetProcess(fleetConfig(ctx, reply.urls), { inspect: profiling });
+  const direct = (i: number) => `${reply.urls[i]}${PODS_PATH}`;
+  const names = reply.urls.map((_, i) => `c${i + 1}`);
+  // the slowest cluster: a probe of (at most 10 of) them; they are alike, so this only picks the unluckiest
+  const probeIdx = names.map((_, i) => i).filter((i) => i < 10);
+  const probe = await ctx.load<SequenceResult[]>('sequences', {
+    targets: probeIdx.map((i) => ({ name: names[i]!, steps: [{ url: direct(i), headers: ACCEPT_JSON }] })),
+    iterations: 2,
+    warmup: 1,
+  } satisfies SequenceSpec);
+  const slowestAt = probe.reduce(
+    (a, b, k) => (summarize(b.samples).p50 > summarize(probe[a]!.samples).p50 ? k : a),
+    0,
+  );
+  const slowest = names[probeIdx[slowestAt]!]!;
+  const targets: SequenceSpec['targets'] = [];
+  for (const form of o.forms) {
+    const headers = form === 'json' ? ACCEPT_JSON : ACCEPT_TABLE;
+    const sfx = form === 'json' ? '' : '-table';
+    targets.push({ name: `fleet${sfx}`, steps: [{ url: `${fleet.url}${PODS_PATH}`, headers }] });
+    if (o.baselines.includes('slowest'))
+      targets.push({ name: `slowest${sfx}`, steps: [{ url: direct(probeIdx[slowestAt]!), headers }] });
+    if (o.baselines.includes('parallel'))
+      targets.push({
+        name: `parallel${sfx}`,
+        steps: reply.urls.map((_, i) => ({ url: direct(i), headers })),
+        parallel: true,
+      });
+  }
+  const cpuPids: Record<string, number> = { fleet: fleet.pid };
+  canned.pids.forEach((pid, k) => {
+    cpuPids[`canned${k}`] = pid;
+  });
+  // warm the fleet (JIT, connections) before its peak and profile count
+  await ctx.load('sequences', {
+    targets: targets.filter((t) => t.name.startsWith('fleet')),
+    iterations: 1,
+  } satisfies SequenceSpec);
+  await new Promise((r) => setTimeout(r, 200));
+  const idleRss = procMemory(fleet.pid)?.rss ?? Number.NaN;
+  const reset = resetPeak(fleet.pid);
+  if (profiling) await fleet.profileStart();
+  const rounds: SequenceResult[][] = [];
+  for (let r = 0; r < o.rounds; r++) {
+    const res = await ctx.load<SequenceResult[]>('sequences', {
+      targets,
+      iterations: o.iterations,
+      cpuPids,
+      countPattern: ITEM_MARK,
+    } satisfies SequenceSpec);
+    rounds.push(res);
+    ctx.log(
+      `   ${o.clusters}×${o.pods} round ${r + 1}/${o.rounds}  ` +
+        res.map((t) => `${t.name} ${summarize(t.samples).p50.toFixed(0)} ms`).join(', '),
+    );
+  }
+  let profile: SetResult['profile'];
+  if (profiling) {
+    const path = await fleet.profileStop(join(ctx.profileDir!, `${o.profileLabel}.cpuprofile`));
+    profile = { path, shared: false, ...summarizeProfile(path) };
+  }
+  const peakRss = reset ? (procMemory(fleet.pid)?.hwm ?? Number.NaN) : Number.NaN;
+  const all = (name: string) => rounds.flatMap((rs) => rs.find((t) => t.name === name)!.samples);
+  const sums: SetResult['targets'] = {};
+  for (const t of targets) sums[t.name] = summarize(all(t.name));
+  const perRound: Record<string, number[]> = {};
+  for (const t of targets) {
+    if (t.name.startsWith('fleet')) continue;
+    const fleetName = t.name.includes('-table') ? 'fleet-table' : 'fleet';
+    perRound[`${fleetName}/${t.name}`] = rounds.map(
+      (rs) =>
+        summarize(rs.find((x) => x.name === fleetName)!.samples).p50 /
+        summarize(rs.find((x) => x.name === t.name)!.samples).p50,
+    );
+  }
+  const { unknownPaths } = await canned.counters();
+  const set: SetResult = {
+    clusters: o.clusters,
+    pods: o.pods,
+    single: { json: reply.bytes.json, table: reply.bytes.table },
+    targets: sums,
+    perRound,
+    slowest,
+    idleRss,
+    peakRss,
+    profile,
+    unknownPaths,
+  };
+  return { set, fleet, reply };
+}
+
+/** a measured set, with the fleet still running (its caller stops it) and the clusters' URLs */
+interface Measured {
+  set: SetResult;
+  fleet: FleetProcess;
+  reply: CannedReply;
+}
+
+const ratioOf = (s: SetResult, key: string) => median(s.perRound[key] ?? []);
+const cpuPerMiB = (s: SetResult, t: string) => {
+  const x = s.targets[t];
+  return x ? x.fleetCpuMs / (x.bytes / MiB) : Number.NaN;
+};
+
+// ------------------------------------------------------------------------------------------ watch burst
+
+interface BurstResult {
+  expected: number;
+  received: number;
+  ms: number;
+  failed?: string;
+}
+
+/** Opens the watches, counts MODIFIED lines until `expect` arrived (or `timeoutMs`), then closes them. */
+function watchBurst({
+  urls,
+  expect,
+  timeoutMs,
+}: {
+  urls: string[];
+  expect: number;
+  timeoutMs: number;
+}): Promise<BurstResult> {
+  const t0 = performance.now();
+  let received = 0;
+  const reqs: Array<ReturnType<typeof get>> = [];
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (failed?: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      for (const r of reqs) r.destroy();
+      resolve({ expected: expect, received, ms: performance.now() - t0, ...(failed ? { failed } : {}) });
+    };
+    const timer = setTimeout(() => finish(`${received}/${expect} events after ${timeoutMs} ms`), timeoutMs);
+    for (const url of urls) {
+      const req = get(url, { headers: ACCEPT_JSON }, (res: IncomingMessage) => {
+        if (res.statusCode !== 200) return finish(`HTTP ${res.statusCode} from ${url}`);
+        let carry = '';
+        res.setEncoding('latin1');
+        res.on('data', (chunk: string) => {
+          const s = carry + chunk;
+          let i = s.indexOf('{"type":"MODIFIED"');
+          while (i >= 0) {
+            received++;
+            i = s.indexOf('{"type":"MODIFIED"', i + 1);
+          }
+          carry = s.slice(-17);
+          if (received >= expect) finish();
+        });
+        res.on('error', () => {});
+      });
+      req.on('error', (e) => finish(e.message));
+      reqs.push(req);
+    }
+  });
+}
+
+async function measureBurst(ctx: CaseContext, m: Measured, events: number, rounds: number) {
+  const expect = m.set.clusters * events;
+  const watchUrl = (base: string) => `${base}${PODS_PATH}?watch=true&resourceVersion=0`;
+  const out: { fleet: BurstResult[]; direct: BurstResult[] } = { fleet: [], direct: [] };
+  for (let r = 0; r < rounds; r++) {
+    out.direct.push(
+      await ctx.load<BurstResult>('watchBurst', {
+        urls: m.reply.urls.map(watchUrl),
+        expect,
+        timeoutMs: 60_000,
+      }),
+    );
+    out.fleet.push(
+      await ctx.load<BurstResult>('watchBurst', {
+        urls: [watchUrl(m.fleet.url)],
+        expect,
+        timeoutMs: 60_000,
+      }),
+    );
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------ merged-list-canned
+
+function setRows(s: SetResult): string[][] {
+  return Object.entries(s.targets).map(([name, t]) => [
+    `${s.clusters}×${s.pods} ${name}`,
+    String(t.n),
+    fmt.ms(t.p50),
+    fmt.bytes(t.bytes),
+    Number.isFinite(t.items) && !name.includes('table') ? String(t.items) : '-',
+    name.startsWith('fleet') ? fmt.ms(t.fleetCpuMs) : '-',
+    name.startsWith('fleet') ? fmt.ms(t.fleetCpuMs / (t.bytes / MiB)) : '-',
+    fmt.ms(t.cannedCpuMs),
+    String(t.failures.length),
+  ]);
+}
+
+async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
+  const quick = ctx.opts.quick;
+  const rounds = Math.max(quick ? 1 : 3, ctx.opts.rounds);
+  const bigPods = quick ? 3000 : 10_000;
+  const watchEvents = quick ? 500 : 2000;
+  const canned = await sharedCanned();
+  const sets: SetResult[] = [];
+  let burst: Awaited<ReturnType<typeof measureBurst>> | undefined;
+  {
+    const m = await measureSet(ctx, canned, {
+      clusters: 10,
+      pods: 1000,
+      forms: ['json', 'table'],
+      baselines: ['slowest', 'parallel'],
+      rounds,
+      iterations: quick ? 2 : 3,
+      profileLabel: 'merged-list-canned-10x1000',
+      watchEvents,
+    });
+    try {
+      burst = await measureBurst(ctx, m, watchEvents, quick ? 1 : rounds);
+    } finally {
+      m.fleet.stop();
+    }
+    sets.push(m.set);
+    const b = await measureSet(ctx, canned, {
+      clusters: 10,
+      pods: bigPods,
+      forms: ['json', 'table'],
+      baselines: ['slowest', 'parallel'],
+      rounds,
+      iterations: 1,
+    });
+    b.fleet.stop();
+    sets.push(b.set);
+  }
+  const [small, big] = sets as [SetResult, SetResult];
+  const lines: string[] = [
+    `   canned upstreams: ${canned.pids.length} processes serving pre-serialised simulator output (${fmt.bytes(small.single.json)} per 1,000 pods JSON, ${fmt.bytes(small.single.table)} Table), ${LATENCY_MS} ms before each head`,
+    `   fleet: production Node bundle, static members → canned clusters, federation off; ${rounds} round(s), targets interleaved answer by answer`,
+    '',
+    table(
+      [
+        'set target',
+        'answers',
+        'p50 ms',
+        'body',
+        'items',
+        'fleet CPU ms',
+        'fleet CPU ms/MiB',
+        'canned CPU ms',
+        'failed',
+      ],
+      sets.flatMap(setRows),
+    ),
+    '',
+    table(
+      ['comparison (median of per-round p50 ratios)', '10×1,000', `10×${bigPods.toLocaleString('en')}`],
+      [
+        'fleet/slowest',
+        'fleet/parallel',
+        'fleet-table/slowest-table',
+        'fleet-table/parallel-table',
+        'parallel/slowest',
+      ].map((k) => [
+        k,
+        ...sets.map((s) =>
+          fmt.x(k === 'parallel/slowest' ? s.targets.parallel!.p50 / s.targets.slowest!.p50 : ratioOf(s, k)),
+        ),
+      ]),
+    ),
+    `   fleet peak RSS: 10×1,000 ${fmt.bytes(small.peakRss)} (idle ${fmt.bytes(small.idleRss)}); 10×${bigPods} ${fmt.bytes(big.peakRss)} (idle ${fmt.bytes(big.idleRss)}); largest single answer ${fmt.bytes(big.single.json)}`,
+  ];
+  const unknown = Object.entries({ ...small.unknownPaths, ...big.unknownPaths });
+  if (unknown.length)
+    lines.push(
+      `   paths the canned clusters did not know: ${unknown.map(([k, v]) => `${k} ×${v}`).join(', ')}`,
+    );
+  const goals: GoalCheck[] = [];
+  const floor = small.targets.parallel!.p50 / small.targets.slowest!.p50;
+  goals.push({
+    goal: 'goal 1: the floor is a floor (canned clusters, 10 in parallel unmerged ÷ the slowest alone)',
+    ok: undefined,
+    info: true,
+    detail: `${fmt.x(floor)} at 10×1,000 (${fmt.ms(small.targets.parallel!.p50)} vs ${fmt.ms(small.targets.slowest!.p50)} ms); ${fmt.x(big.targets.parallel!.p50 / big.targets.slowest!.p50)} at 10×${bigPods}; canned CPU ${fmt.ms(small.targets.parallel!.cannedCpuMs)} ms per parallel answer`,
+  });
+  for (const s of sets) {
+    const r = ratioOf(s, 'fleet/slowest');
+    goals.push({
+      goal: `goal 2: merged JSON list p50 ≤ ${CANNED_GOAL.p50VsSlowest}× the slowest single cluster, ${s.clusters}×${s.pods.toLocaleString('en')} canned`,
+      ok: Number.isFinite(r) ? r <= CANNED_GOAL.p50VsSlowest : undefined,
+      detail: `${fmt.x(r)} (fleet ${fmt.ms(s.targets.fleet!.p50)} ms, slowest ${fmt.ms(s.targets.slowest!.p50)} ms; fleet ÷ parallel unmerged ${fmt.x(ratioOf(s, 'fleet/parallel'))}, parallel ${fmt.ms(s.targets.parallel!.p50)} ms; per round ${(s.perRound['fleet/slowest'] ?? []).map((x) => x.toFixed(2)).join(', ')})`,
+    });
+  }
+  for (const [form, t] of [
+    ['JSON', 'fleet'],
+    ['Table', 'fleet-table'],
+  ] as const) {
+    const v = median(sets.map((s) => cpuPerMiB(s, t)));
+    goals.push({
+      goal: `goal 2: fleet CPU ≤ ${CANNED_GOAL.cpuMsPerMiB} ms per MiB merged, ${form}, Node`,
+      ok: Number.isFinite(v) ? v <= CANNED_GOAL.cpuMsPerMiB : undefined,
+      detail: `${fmt.ms(v)} ms/MiB (${sets.map((s) => `${s.clusters}×${s.pods}: ${fmt.ms(cpuPerMiB(s, t))}`).join(', ')})`,
+    });
+  }
+  const limit = big.single.json + CANNED_GOAL.rssExtraMiB * MiB;
+  goals.push({
+    goal: `goal 2: fleet peak RSS ≤ largest single answer + ${CANNED_GOAL.rssExtraMiB} MiB, 10×${bigPods.toLocaleString('en')} canned`,
+    ok: Number.isFinite(big.peakRss) ? big.peakRss <= limit : undefined,
+    detail: `peak ${fmt.bytes(big.peakRss)} vs ${fmt.bytes(limit)} (idle ${fmt.bytes(big.idleRss)})`,
+  });
+  if (burst) {
+    const f = median(burst.fleet.map((b) => b.received / (b.ms / 1000)));
+    const d = median(burst.direct.map((b) => b.received / (b.ms / 1000)));
+    const missing = burst.fleet.reduce((n, b) => n + (b.expected - b.received), 0);
+    lines.push(
+      '',
+      `   watch burst: ${small.clusters} canned clusters each write ${watchEvents} MODIFIED pods at once; one merged watch through the fleet vs the ${small.clusters} watched directly`,
+      table(
+        ['watch', 'events', 'received', 'ms', 'events/s'],
+        (['direct', 'fleet'] as const).flatMap((k) =>
+          burst![k].map((b) => [
+            k,
+            String(b.expected),
+            String(b.received),
+            fmt.ms(b.ms),
+            (b.received / (b.ms / 1000)).toFixed(0),
+          ]),
+        ),
+      ),
+    );
+    goals.push({
+      goal: 'goal 5: watch burst delivered at ≥ 0.9× the direct rate (canned clusters), no event missing',
+      ok: Number.isFinite(f / d) ? f / d >= 0.9 && missing === 0 : undefined,
+      detail: `${fmt.x(f / d)} (${f.toFixed(0)} vs ${d.toFixed(0)} events/s)${missing ? `; ${missing} events MISSING` : ''}`,
+    });
+  }
+  if (small.profile) lines.push(formatProfile(small.profile));
+  const failures = sets.flatMap((s) =>
+    Object.entries(s.targets).flatMap(([n, t]) => t.failures.map((f) => `${n}: ${f}`)),
+  );
+  return {
+    text: lines.join('\n'),
+    goals,
+    figures: {
+      sets: sets.map((s) => ({
+        ...s,
+        profile: s.profile && {
+          path: s.profile.path,
+          busyMs: s.profile.busyMs,
+          topFunctions: s.profile.topFunctions.slice(0, 10),
+        },
+      })),
+      burst,
+    },
+    ...(failures.length ? { error: `${failures.length} failed answer(s): ${failures[0]}` } : {}),
+  };
+}
+
+export const cannedListCase: BenchCase = {
+  name: 'merged-list-canned',
+  title:
+    'LIST pods across 10 canned clusters (pre-serialised, +20 ms) × 1,000 and × 10,000: fleet vs slowest vs parallel; CPU per MiB; peak RSS; watch burst',
+  run: runCannedList,
+  loadActions: { sequences: (spec: SequenceSpec) => runSequences(spec), watchBurst },
+};
+
+// ------------------------------------------------------------------------------------------ scale-curve
+
+async function runScale(ctx: CaseContext): Promise<CustomResult> {
+  const quick = ctx.opts.quick;
+  const rounds = Math.max(quick ? 1 : 3, ctx.opts.rounds);
+  const shapes: Array<[number, number, string]> = [
+    [10, 1000, 'same total'],
+    [50, 200, 'same total'],
+    [200, 50, 'same total'],
+    ...(quick
+      ? []
+      : ([
+          [50, 1000, '1,000 each'],
+          [200, 1000, '1,000 each'],
+        ] as Array<[number, number, string]>)),
+  ];
+  const canned = await sharedCanned();
+  const sets: Array<SetResult & { shape: string }> = [];
+  for (const [clusters, pods, shape] of shapes) {
+    const m = await measureSet(ctx, canned, {
+      clusters,
+      pods,
+      forms: ['json'],
+      baselines: ['parallel'],
+      rounds,
+      iterations: clusters * pods > 50_000 ? 1 : 2,
+    });
+    m.fleet.stop();
+    sets.push({ ...m.set, shape });
+  }
+  const items = (s: SetResult) => s.clusters * s.pods;
+  const rows = sets.map((s) => {
+    const f = s.targets.fleet!;
+    return [
+      `${s.clusters}×${s.pods}`,
+      s.shape,
+      fmt.ms(f.p50),
+      fmt.ms(s.targets.parallel!.p50),
+      fmt.x(ratioOf(s, 'fleet/parallel')),
+      fmt.ms(f.fleetCpuMs),
+      ((f.fleetCpuMs * 1000) / items(s)).toFixed(1),
+      fmt.bytes(f.bytes),
+      (f.bytes / items(s)).toFixed(0),
+      fmt.bytes(s.peakRss),
+      fmt.bytes(s.peakRss - s.idleRss),
+      fmt.bytes(s.single.json),
+    ];
+  });
+  const lines = [
+    `   canned clusters (+${LATENCY_MS} ms), JSON; ${rounds} round(s); fleet ÷ parallel = median of per-round p50 ratios`,
+    '',
+    table(
+      [
+        'clusters×pods',
+        'shape',
+        'fleet p50 ms',
+        'parallel p50 ms',
+        'fleet ÷ parallel',
+        'fleet CPU ms',
+        'CPU µs/item',
+        'bytes out',
+        'bytes/item',
+        'peak RSS',
+        'peak − idle',
+        'one answer',
+      ],
+      rows,
+    ),
+    quick ? '   (--quick: 50×1,000 and 200×1,000 left out)' : '',
+  ];
+  const by = (c: number, p: number) => sets.find((s) => s.clusters === c && s.pods === p);
+  const a = by(10, 1000)!;
+  const z = by(200, 50)!;
+  const cpuItem = (s: SetResult) => s.targets.fleet!.fleetCpuMs / items(s);
+  const bytesItem = (s: SetResult) => s.targets.fleet!.bytes / items(s);
+  const growth = (f: (s: SetResult) => number) => f(z) / f(a);
+  const goals: GoalCheck[] = [
+    {
+      goal: `goal 3: fleet ÷ parallel stays flat, 10 → 200 clusters, same 10,000 pods (≤ ${CANNED_GOAL.flat}× growth)`,
+      ok: Number.isFinite(growth((s) => ratioOf(s, 'fleet/parallel')))
+        ? growth((s) => ratioOf(s, 'fleet/parallel')) <= CANNED_GOAL.flat
+        : undefined,
+      detail: `${fmt.x(ratioOf(a, 'fleet/parallel'))} → ${fmt.x(ratioOf(z, 'fleet/parallel'))}`,
+    },
+    {
+      goal: `goal 3: fleet CPU per item does not grow with clusters, 10 → 200 (≤ ${CANNED_GOAL.flat}×)`,
+      ok: Number.isFinite(growth(cpuItem)) ? growth(cpuItem) <= CANNED_GOAL.flat : undefined,
+      detail: `${(cpuItem(a) * 1000).toFixed(1)} → ${(cpuItem(z) * 1000).toFixed(1)} µs/item (${fmt.x(growth(cpuItem))})`,
+    },
+    {
+      goal: `goal 3: bytes per item do not grow with clusters, 10 → 200 (≤ ${CANNED_GOAL.bytesFlat}×)`,
+      ok: growth(bytesItem) <= CANNED_GOAL.bytesFlat,
+      detail: `${bytesItem(a).toFixed(0)} → ${bytesItem(z).toFixed(0)} bytes/item (${fmt.x(growth(bytesItem))}; every item carries the composite RV of all clusters)`,
+    },
+  ];
+  const widest = sets.reduce((m, s) => (s.clusters * s.pods > m.clusters * m.pods ? s : m));
+  const limit = widest.single.json + CANNED_GOAL.rssExtraMiB * MiB;
+  goals.push({
+    goal: `goal 3: memory grows with the widest answer, not the sum (peak − idle ≤ one answer + ${CANNED_GOAL.rssExtraMiB} MiB at ${widest.clusters}×${widest.pods})`,
+    ok: Number.isFinite(widest.peakRss) ? widest.peakRss - widest.idleRss <= limit : undefined,
+    detail: `${fmt.bytes(widest.peakRss - widest.idleRss)} vs ${fmt.bytes(limit)} (merged body ${fmt.bytes(widest.targets.fleet!.bytes)})`,
+  });
+  return { text: lines.join('\n'), goals, figures: { sets } };
+}
+
+export const scaleCurveCase: BenchCase = {
+  name: 'scale-curve',
+  title: 'merged JSON list over 10 / 50 / 200 canned clusters: same 10,000 pods, and 1,000 each',
+  run: runScale,
+  loadActions: { sequences: (spec: SequenceSpec) => runSequences(spec) },
+};

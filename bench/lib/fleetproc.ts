@@ -1,0 +1,137 @@
+/**
+ * The production Node fleet in a process of its own: deploy/node/main.ts bundled the way
+ * scripts/build-node.mjs does, run by plain node (no tsx in memory or on the CPU) with a given
+ * configuration. Optionally with the V8 inspector on, so its CPU can be profiled from outside (the
+ * profiler runs only between profileStart and profileStop; an idle inspector costs nothing measurable).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import WebSocket from 'ws';
+
+export interface FleetProcess {
+  url: string;
+  pid: number;
+  /** starts the V8 CPU profiler (only when started with `inspect`) */
+  profileStart(): Promise<void>;
+  /** stops it and writes the .cpuprofile to `path` */
+  profileStop(path: string): Promise<string>;
+  stop(): void;
+}
+
+let built: Promise<string> | undefined;
+
+/** Bundles once per harness run. */
+export function bundleFleet(): Promise<string> {
+  built ??= (async () => {
+    const { build } = await import('esbuild');
+    const outfile = resolve('.cache/bench/node/main.js');
+    await build({
+      entryPoints: ['deploy/node/main.ts'],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      outfile,
+      logLevel: 'warning',
+    });
+    return outfile;
+  })();
+  return built;
+}
+
+class Inspector {
+  private id = 0;
+  private readonly pending = new Map<number, (m: { result?: unknown; error?: unknown }) => void>();
+  constructor(private readonly ws: WebSocket) {
+    ws.on('message', (d) => {
+      const m = JSON.parse(String(d)) as { id?: number; result?: unknown; error?: unknown };
+      if (m.id !== undefined) this.pending.get(m.id)?.(m);
+    });
+  }
+  static async connect(url: string): Promise<Inspector> {
+    const ws = new WebSocket(url);
+    await new Promise<void>((res, rej) => {
+      ws.once('open', () => res());
+      ws.once('error', rej);
+    });
+    return new Inspector(ws);
+  }
+  call<T>(method: string, params: object = {}): Promise<T> {
+    const id = ++this.id;
+    return new Promise((res, rej) => {
+      this.pending.set(id, (m) => {
+        this.pending.delete(id);
+        if (m.error) rej(new Error(`${method}: ${JSON.stringify(m.error)}`));
+        else res(m.result as T);
+      });
+      this.ws.send(JSON.stringify({ id, method, params }));
+    });
+  }
+  close(): void {
+    this.ws.close();
+  }
+}
+
+export async function startFleetProcess(
+  config: unknown,
+  opts: { inspect?: boolean; nodeArgs?: string[] } = {},
+): Promise<FleetProcess> {
+  const outfile = await bundleFleet();
+  const dir = mkdtempSync(join(tmpdir(), 'bench-fleet-'));
+  const file = join(dir, 'fleet.json');
+  writeFileSync(file, JSON.stringify(config));
+  const args = [...(opts.nodeArgs ?? []), ...(opts.inspect ? ['--inspect=127.0.0.1:0'] : []), outfile];
+  const p = spawn(process.execPath, [...args, '--config', file], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let inspectorUrl: string | undefined;
+  const url = await new Promise<string>((res, rej) => {
+    let out = '';
+    const timer = setTimeout(() => rej(new Error(`bundled fleet did not start:\n${out}`)), 30_000);
+    const on = (d: Buffer) => {
+      out += d;
+      inspectorUrl ??= /Debugger listening on (ws:\/\/\S+)/.exec(out)?.[1];
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1]!);
+      }
+    };
+    p.stdout.on('data', on);
+    p.stderr.on('data', on);
+    p.once('exit', (code) => rej(new Error(`bundled fleet exited (${code}):\n${out}`)));
+  });
+  // keep reading its output (a full pipe would block it), unprinted
+  p.stdout.resume();
+  p.stderr.resume();
+  let inspector: Inspector | undefined;
+  const session = async () => {
+    if (!inspectorUrl) throw new Error('the fleet process was started without its inspector');
+    inspector ??= await Inspector.connect(inspectorUrl);
+    return inspector;
+  };
+  return {
+    url,
+    pid: p.pid!,
+    async profileStart() {
+      const s = await session();
+      await s.call('Profiler.enable');
+      await s.call('Profiler.setSamplingInterval', { interval: 200 });
+      await s.call('Profiler.start');
+    },
+    async profileStop(path) {
+      const s = await session();
+      const { profile } = await s.call<{ profile: unknown }>('Profiler.stop');
+      writeFileSync(path, JSON.stringify(profile));
+      return path;
+    },
+    stop() {
+      inspector?.close();
+      p.kill('SIGTERM');
+    },
+  };
+}
