@@ -11,6 +11,7 @@
  */
 import type { Status } from '../kube/status.ts';
 import { continueErrorStatus, decodeContinue } from '../merge/continue.ts';
+import { parseItem } from '../merge/jsonsplit.ts';
 import { type Membership, planResourceVersion } from '../merge/rv.ts';
 import { chooseClusters, MATCHES_NOTHING } from './targets.ts';
 
@@ -157,4 +158,36 @@ function continuedAsks<T extends { cluster: string }>(
     });
   }
   return asks;
+}
+
+/**
+ * How to read `ask`'s page again after its body broke (a cut or a stall), so the second answer holds the
+ * same items in the same order and the reader can skip what it already took: the same upstream continue
+ * token when the page was asked with one (the token pins its RV, and kube refuses a resourceVersion next
+ * to a continue), otherwise the RV the first answer was served at, exactly
+ * (`resourceVersion=<rv>&resourceVersionMatch=Exact`: kube serves it while that RV is not compacted).
+ * Undefined when the first answer named no RV: nothing would make a second read the same list.
+ */
+export function rereadAsk<T extends { cluster: string }>(
+  ask: ListAsk<T>,
+  servedAt: string | undefined,
+): ListAsk<T> | undefined {
+  if (ask.askedWith) return { ...ask, params: { continue: ask.askedWith } };
+  if (!servedAt) return undefined;
+  return { ...ask, params: { resourceVersion: servedAt, resourceVersionMatch: 'Exact' } };
+}
+
+/**
+ * Whether two list items (or Table rows) are the same object: same namespace and name (a row's `object`,
+ * when the Table carries one). True when either does not say: a re-read is then trusted by its count.
+ */
+export function sameListObject(a: Uint8Array, b: Uint8Array): boolean {
+  const key = (bytes: Uint8Array): string | undefined => {
+    const v = parseItem(bytes) as Record<string, any> | null;
+    const md = v?.metadata ?? v?.object?.metadata;
+    return typeof md?.name === 'string' ? `${md.namespace ?? ''}/${md.name}` : undefined;
+  };
+  const ka = key(a);
+  const kb = key(b);
+  return ka === undefined || kb === undefined || ka === kb;
 }

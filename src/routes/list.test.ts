@@ -106,3 +106,210 @@ describe('listRoute', () => {
     ]);
   });
 });
+
+// ------------------------------------------------------------------------------------ broken bodies
+
+const enc = new TextEncoder();
+const podListText = (rv: string, names: string[], extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    kind: 'PodList',
+    apiVersion: 'v1',
+    metadata: { resourceVersion: rv, ...extra },
+    items: names.map((n) => pod(n, rv)),
+  });
+
+/** `text` up to `at`, then the body fails as a cut connection does (or just ends, `clean`) */
+function cutAt(text: string, at: number, clean = false): Response {
+  let sent = false;
+  // erroring drops what is queued: the bytes go out on one pull, the failure comes on the next
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(c) {
+        if (!sent && at > 0) {
+          sent = true;
+          c.enqueue(enc.encode(text.slice(0, at)));
+        } else if (clean) c.close();
+        else c.error(new TypeError('terminated'));
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, { headers: { 'Content-Type': 'application/json' } });
+}
+
+/** `text` up to `at`, then silence (the socket stays open); `cancelled` says when the fleet let go */
+function stallAt(text: string, at: number, seen: { cancelled: boolean }): Response {
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(enc.encode(text.slice(0, at)));
+    },
+    pull: () => new Promise(() => {}),
+    cancel() {
+      seen.cancelled = true;
+    },
+  });
+  return new Response(body, { headers: { 'Content-Type': 'application/json' } });
+}
+
+async function brokenList(
+  clusters: Record<string, Cluster>,
+  query = '',
+  opts: { strict?: boolean; gzip?: boolean } = {},
+) {
+  const fleet = fakeFleet(clusters, opts);
+  (fleet.deps.config as any).timeouts = { bodyIdleSeconds: 0.2 };
+  if (opts.gzip) (fleet.deps as any).gzipResponses = true;
+  const res = await serve(
+    (c, info) => listRoute(c, fleet.deps, info, fleet.targets, undefined),
+    `http://fleet/api/v1/pods${query}`,
+    opts.gzip ? { headers: { 'Accept-Encoding': 'gzip' } } : undefined,
+  );
+  const text = await res.text().then(
+    (t) => t,
+    (e: Error) => ({ broken: e }),
+  );
+  return { fleet, res, text };
+}
+
+const namesOf = (text: unknown) =>
+  typeof text === 'string' ? JSON.parse(text).items.map((i: any) => i.metadata.name) : text;
+
+describe('listRoute with bodies that break', () => {
+  const east = podListText('10', ['a', 'b', 'c', 'd']);
+  const midC = east.indexOf('"name":"c"');
+  const west: Cluster = () => podList('20', pod('w', '19'));
+  const all = ['a', 'b', 'c', 'd'].map((n) => `${n}.clusterspace.east`).concat('w.clusterspace.west');
+
+  it('reads a body cut mid-items again at its exact RV, after the items already taken', async () => {
+    let n = 0;
+    const { fleet, res, text } = await brokenList({
+      east: () => (n++ === 0 ? cutAt(east, midC) : json(JSON.parse(east))),
+      west,
+    });
+    expect(res.status).toBe(200);
+    expect(namesOf(text)).toEqual(all);
+    expect(res.headers.get('warning')).toBeNull();
+    expect(fleet.sent).toEqual([
+      'east GET /api/v1/pods',
+      'west GET /api/v1/pods',
+      'east GET /api/v1/pods?resourceVersion=10&resourceVersionMatch=Exact',
+    ]);
+  });
+
+  it('reads a body that goes silent again once the body-idle timeout passes, and lets go of it', async () => {
+    const seen = { cancelled: false };
+    let n = 0;
+    const { res, text } = await brokenList({
+      east: () => (n++ === 0 ? stallAt(east, midC, seen) : json(JSON.parse(east))),
+      west,
+    });
+    expect(res.status).toBe(200);
+    expect(namesOf(text)).toEqual(all);
+    expect(seen.cancelled).toBe(true);
+  });
+
+  it('reads a cut page again with its own continue token and limit', async () => {
+    const page = podListText('10', ['c', 'd', 'e'], { continue: 'E3' });
+    const sent: string[] = [];
+    let n = 0;
+    const token = (
+      JSON.parse(
+        (
+          await brokenList(
+            {
+              east: () =>
+                json({
+                  kind: 'PodList',
+                  apiVersion: 'v1',
+                  metadata: { resourceVersion: '10', continue: 'E2' },
+                  items: [pod('a', '1'), pod('b', '1')],
+                }),
+              west,
+            },
+            '?limit=2',
+          )
+        ).text as string,
+      ) as any
+    ).metadata.continue;
+    const { text } = await brokenList(
+      {
+        east: (r) => {
+          sent.push(r.path);
+          return n++ === 0 ? cutAt(page, page.indexOf('"name":"d"')) : json(JSON.parse(page));
+        },
+        west,
+      },
+      `?limit=2&continue=${token}`,
+    );
+    expect(sent).toEqual(['/api/v1/pods?continue=E2&limit=2', '/api/v1/pods?continue=E2&limit=2']);
+    expect(namesOf(text)).toEqual(['c.clusterspace.east', 'd.clusterspace.east']);
+  });
+
+  it('breaks the merged body off when the re-read fails too: never a short 200 that looks whole', async () => {
+    let n = 0;
+    const { res, text } = await brokenList({
+      east: () => (n++ === 0 ? cutAt(east, midC, true) : status(410, 'Expired', 'too old resource version')),
+      west,
+    });
+    expect(res.status).toBe(200);
+    expect(text).toHaveProperty('broken');
+  });
+
+  it('breaks off when the re-read holds another object where the last one taken was', async () => {
+    let n = 0;
+    const { text } = await brokenList({
+      east: () => (n++ === 0 ? cutAt(east, midC) : json(JSON.parse(podListText('10', ['a', 'x', 'c', 'd'])))),
+      west,
+    });
+    expect(text).toHaveProperty('broken');
+  });
+
+  it('answers a 503 Status, not a broken gzip body, when nothing was sent yet', async () => {
+    let n = 0;
+    const { res, text } = await brokenList(
+      { east: () => (n++ === 0 ? cutAt(east, midC) : 'unreachable'), west },
+      '',
+      { gzip: true },
+    );
+    expect(res.status).toBe(503);
+    expect(JSON.parse(text as string)).toMatchObject({ kind: 'Status', code: 503 });
+    expect(JSON.parse(text as string).message).toContain('cluster east');
+  });
+
+  it('leaves out a body that never began, asks once more for one that broke in its head', async () => {
+    const empty = await brokenList({ east: () => cutAt(east, 0, true), west });
+    expect(empty.res.status).toBe(200);
+    expect(namesOf(empty.text)).toEqual(['w.clusterspace.west']);
+    expect(empty.res.headers.get('warning')).toContain('cluster east: its list body');
+    expect(empty.fleet.sent).toHaveLength(2);
+
+    let n = 0;
+    const head = await brokenList({
+      east: () => (n++ === 0 ? cutAt(east, 20) : json(JSON.parse(east))),
+      west,
+    });
+    expect(namesOf(head.text)).toEqual(all);
+    expect(head.res.headers.get('warning')).toBeNull();
+
+    const strict = await brokenList({ east: () => cutAt(east, 0, true), west }, '', { strict: true });
+    expect(strict.res.status).toBe(503);
+  });
+
+  it('reads a cut Table again and skips the rows already sent', async () => {
+    const table = JSON.stringify({
+      kind: 'Table',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: { resourceVersion: '10' },
+      columnDefinitions: [{ name: 'Name', type: 'string', format: 'name' }],
+      rows: ['a', 'b', 'c'].map((n) => ({ cells: [n], object: { metadata: { name: n } } })),
+    });
+    let n = 0;
+    const { text } = await brokenList({
+      east: () => (n++ === 0 ? cutAt(table, table.indexOf('"cells":["c"')) : json(JSON.parse(table))),
+    });
+    const rows = JSON.parse(text as string).rows;
+    expect(rows.map((r: any) => r.object.metadata.name)).toEqual(
+      ['a', 'b', 'c'].map((x) => `${x}.clusterspace.east`),
+    );
+  });
+});

@@ -3,28 +3,58 @@
  *
  * The plan (src/plan/list.ts) chooses the clusters and each one's query; every chosen cluster is asked in
  * parallel; once every answer's head is in (status, RV, columns), the body streams item by item
- * (src/merge/listmerge.ts). A cluster that does not serve the resource is skipped; one that fails is left
- * out with a Warning (strict mode: 503).
+ * (src/merge/listmerge.ts). A cluster that does not serve the resource is skipped; one that fails before
+ * the merged body starts is left out with a Warning (strict mode: 503).
+ *
+ * A list never ends short and silently. Every upstream body is read under the body-idle timeout
+ * (`timeouts.bodyIdleSeconds`). One that breaks (cut, or silent too long) after the merged body started
+ * is read again from that cluster at the exact resourceVersion it was being read at (src/plan/list.ts
+ * `rereadAsk`), skipping the items already taken; only when that fails too does the merged body break
+ * off (a transfer error the client sees; a 503 Status when nothing was sent yet, as with gzip, which
+ * holds the first 128 KiB). While the heads are read, a body that began and broke is asked once more; one
+ * that never began (headers, then nothing) is a failed cluster like one that gave no headers.
  */
 import type { Context } from 'hono';
+import type { FleetConfig } from '../config/schema.ts';
 import { negotiate } from '../kube/negotiate.ts';
 import { failure, type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import { encodeContinue } from '../merge/continue.ts';
-import { type SplitEvent, splitListStream } from '../merge/jsonsplit.ts';
 import { type ListSource, mergeList } from '../merge/listmerge.ts';
 import { type Membership, prepareMembership } from '../merge/rv.ts';
 import { mergeColumns } from '../merge/table.ts';
 import { type ListAsk, type ListPlan, planList } from '../plan/list.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
+import type { SendOptions } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Outcome, type Target, warningHeader } from '../upstreams/fanout.ts';
-import { acceptsGzip, generatorStream, gzipIfLarge, readStatus, streamResponse } from './respond.ts';
+import {
+  acceptsGzip,
+  bodyFailure,
+  generatorStream,
+  guardIdle,
+  gzipIfLarge,
+  ListReadError,
+  type ListReader,
+  listHead,
+  outcomeReason,
+  readStatus,
+  resumableSource,
+  splitList,
+  streamResponse,
+} from './respond.ts';
 
 type Served = { ask: ListAsk<Target>; res: Response };
 
 /** What a merged list uses of the fleet. */
-export type ListDeps = FanOutDeps & ClustersDeps & ViewDeps & Pick<FleetDeps, 'gzipResponses'>;
+export type ListDeps = FanOutDeps &
+  ClustersDeps &
+  ViewDeps &
+  Pick<FleetDeps, 'gzipResponses'> & {
+    // configs built in code (tests, embedders) may leave the timeouts out
+    config: { timeouts?: Partial<Pick<FleetConfig['timeouts'], 'bodyIdleSeconds'>> };
+  };
 
+const DEFAULT_BODY_IDLE_SECONDS = 10;
 export async function listRoute(
   c: Context,
   deps: ListDeps,
@@ -39,22 +69,29 @@ export async function listRoute(
   const plan = planList({ query: new URL(req.url).searchParams, targets, membership, plainNameCluster });
   if ('code' in plan) return statusResponse(plan);
 
+  const request = (a: ListAsk<Target>): SendOptions => {
+    const qs = plan.queryFor(a).toString();
+    const headers = new Headers(req.headers);
+    headers.set('Accept', neg.accept);
+    // the body is split and rewritten: it must arrive uncompressed
+    headers.set('Accept-Encoding', 'identity');
+    return { method: 'GET', path: info.kubePath + (qs ? `?${qs}` : ''), headers, signal: req.signal };
+  };
   const outcomes = await fanOut(
     deps,
     plan.asks.map((a) => a.target),
-    (t) => {
-      const qs = plan.queryFor(plan.asks.find((x) => x.target === t)!).toString();
-      const headers = new Headers(req.headers);
-      headers.set('Accept', neg.accept);
-      // the body is split and rewritten: it must arrive uncompressed
-      headers.set('Accept-Encoding', 'identity');
-      return { method: 'GET', path: info.kubePath + (qs ? `?${qs}` : ''), headers, signal: req.signal };
-    },
+    (t) => request(plan.asks.find((x) => x.target === t)!),
   );
   const sorted = await sortOutcomes(deps, plan.asks, outcomes);
   if (sorted instanceof Response) return sorted;
-  const sources = await openSources(sorted.served);
-  return mergedListResponse(req, deps, plan, membership, sorted, sources);
+  const reader: ListReader = {
+    ask: async (a) => (await fanOut(deps, [a.target], () => request(a)))[0]!,
+    idleMs: (deps.config.timeouts?.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000,
+    signal: req.signal,
+  };
+  const opened = await openSources(reader, sorted, deps.config.strict);
+  if (opened instanceof Response) return opened;
+  return mergedListResponse(req, deps, plan, membership, sorted, opened);
 }
 
 // ---------------------------------------------------------------------------------------------- answers
@@ -93,7 +130,7 @@ async function sortOutcomes(
   }
   if (warnings.length && deps.config.strict) {
     await cancelAll();
-    return statusResponse(serviceUnavailable(`strict mode: ${warnings.join('; ')}`));
+    return strictRefusal(warnings);
   }
   if (served.length === 0) {
     if (firstFailure) return statusResponse(firstFailure);
@@ -101,6 +138,10 @@ async function sortOutcomes(
     return statusResponse(failure(404, 'NotFound', 'the server could not find the requested resource'));
   }
   return { served, warnings };
+}
+
+function strictRefusal(warnings: string[]): Response {
+  return statusResponse(serviceUnavailable(`strict mode: ${warnings.join('; ')}`));
 }
 
 type Classified = { kind: 'ok' } | { kind: 'skip' } | { kind: 'failed'; reason: string; status?: Status };
@@ -114,40 +155,71 @@ async function classify(o: Outcome): Promise<Classified> {
   return { kind: 'failed', reason: status?.message ?? `HTTP ${o.res.status}`, status };
 }
 
-// ---------------------------------------------------------------------------------------------- merging
+// ---------------------------------------------------------------------------------------------- heads
 
-/** Splits every served body and reads its head (status, RV, columns); items stay unread. */
-async function openSources(served: Served[]): Promise<ListSource[]> {
-  const sources: ListSource[] = [];
-  try {
-    await Promise.all(
-      served.map(async ({ ask, res }, i) => {
-        const events = splitListStream(res.body!, { arrayKey: ['items', 'rows'] })[Symbol.asyncIterator]();
-        const first = await events.next();
-        sources[i] = {
-          cluster: ask.target.cluster,
-          head: first.done ? {} : headOf(first.value),
-          events,
-          skip: ask.skip,
-          askedWith: ask.askedWith,
-          askedLimit: ask.limit,
-          cancel: async () => {
-            await events.return?.(undefined);
-          },
-        };
-      }),
-    );
-  } catch (e) {
-    await Promise.all(sources.filter(Boolean).map((s) => s.cancel()));
-    await Promise.all(served.map((s) => s.res.body?.cancel().catch(() => {})));
-    throw e;
+/** A served answer with its head read: the merge's source, and the answer's media type. */
+interface Opened {
+  source: ListSource;
+  contentType: string | null;
+}
+
+/**
+ * Reads every served body's head (status, RV, columns); items stay unread. A cluster whose head cannot be
+ * read joins the warnings (nothing of the merged body is written yet): strict mode refuses, and when no
+ * cluster is left the answer is a 503.
+ */
+async function openSources(r: ListReader, sorted: Sorted, strict: boolean): Promise<Opened[] | Response> {
+  const got = await Promise.all(sorted.served.map((s) => openOne(r, s).catch((e: unknown) => e as Error)));
+  const thrown = got.find((g) => g instanceof Error);
+  const opened = got.filter((g): g is Opened => typeof g === 'object' && !(g instanceof Error));
+  const cancelOpened = () => Promise.all(opened.map((o) => o.source.cancel().catch(() => {})));
+  if (thrown) {
+    // the caller went away (or a bug): nothing is answered, everything is released
+    await cancelOpened();
+    throw thrown;
   }
-  return sources;
+  got.forEach((g, i) => {
+    if (typeof g === 'string') sorted.warnings.push(`cluster ${sorted.served[i]!.ask.target.cluster}: ${g}`);
+  });
+  if (opened.length === sorted.served.length) return opened;
+  if (strict || opened.length === 0) {
+    await cancelOpened();
+    return strict
+      ? strictRefusal(sorted.warnings)
+      : statusResponse(serviceUnavailable(sorted.warnings.join('; ')));
+  }
+  return opened;
 }
 
-function headOf(e: SplitEvent): Record<string, any> {
-  return e.type === 'head' || e.type === 'tail' ? e.value : {};
+/**
+ * One served answer's head, read under the body-idle guard: the source of the merge, or why the cluster
+ * is left out. A body that began and broke is asked once more with the same query (nothing was taken
+ * from it yet, so any answer will do); one that never began is a cluster that did not answer.
+ */
+async function openOne(r: ListReader, s: Served): Promise<Opened | string> {
+  let res = s.res;
+  for (let attempt = 0; ; attempt++) {
+    const guarded = guardIdle(res.body, r.idleMs);
+    const events = splitList(guarded.stream);
+    try {
+      const first = await events.next();
+      const head = first.done ? {} : listHead(first.value);
+      const source = resumableSource(r, s.ask, head, events);
+      return { source, contentType: res.headers.get('content-type') };
+    } catch (err) {
+      await events.return(undefined).catch(() => {});
+      if (r.signal.aborted) throw err;
+      const why = `its list body ${bodyFailure(err)}`;
+      if (guarded.received() === 0) return `${why} before it began`;
+      if (attempt > 0) return `${why}, and again when asked once more`;
+      const again = await r.ask(s.ask);
+      if (!again.ok || !again.res.ok) return `${why}; asked once more: ${await outcomeReason(again)}`;
+      res = again.res;
+    }
+  }
 }
+
+// ---------------------------------------------------------------------------------------------- merging
 
 /** Every head is in: the merged head can be written, and the items stream after it. */
 async function mergedListResponse(
@@ -156,9 +228,10 @@ async function mergedListResponse(
   plan: ListPlan<Target>,
   membership: Membership,
   sorted: Sorted,
-  sources: ListSource[],
+  opened: Opened[],
 ): Promise<Response> {
   const { rvs } = plan;
+  const sources = opened.map((o) => o.source);
   if (!plan.emptyProbe)
     for (const s of sources) {
       const rv = s.head.metadata?.resourceVersion;
@@ -166,7 +239,7 @@ async function mergedListResponse(
     }
   const firstHead = sources[0]!.head;
   const headers = new Headers({
-    'Content-Type': sorted.served[0]!.res.headers.get('content-type') ?? 'application/json',
+    'Content-Type': opened[0]!.contentType ?? 'application/json',
     'Cache-Control': 'no-cache, private',
   });
   for (const w of sorted.warnings) headers.append('Warning', warningHeader(w));
@@ -185,7 +258,14 @@ async function mergedListResponse(
     },
     plan.emptyProbe ? [] : sources,
   );
-  if (deps.gzipResponses && acceptsGzip(req.headers.get('accept-encoding')))
-    return gzipIfLarge(generatorStream(body), 200, headers);
-  return streamResponse(body, 200, headers);
+  if (!(deps.gzipResponses && acceptsGzip(req.headers.get('accept-encoding'))))
+    return streamResponse(body, 200, headers);
+  try {
+    return await gzipIfLarge(generatorStream(body), 200, headers);
+  } catch (err) {
+    // gzip holds the first 128 KiB back: a body that broke in them has sent nothing, so it can still
+    // be an honest Status instead of a broken transfer
+    if (req.signal.aborted || !(err instanceof ListReadError)) throw err;
+    return statusResponse(serviceUnavailable(err.message));
+  }
 }

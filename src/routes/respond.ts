@@ -3,12 +3,16 @@
  * may import it, and it imports no route.
  */
 import { failure, type Status, statusResponse } from '../kube/status.ts';
+import { type SplitEvent, splitListStream } from '../merge/jsonsplit.ts';
+import type { ListSource } from '../merge/listmerge.ts';
 import { rewriteStatusNames } from '../merge/names.ts';
 import { type FleetView, fleetName, toFleetObject } from '../merge/objects.ts';
 import { compositeWith, prepareMembership } from '../merge/rv.ts';
 import { mergeColumns, toFleetRow } from '../merge/table.ts';
+import { type ListAsk, rereadAsk, sameListObject } from '../plan/list.ts';
 import type { ClientDeps } from '../types.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
+import type { Outcome, Target } from '../upstreams/fanout.ts';
 
 /** The Status in an upstream error body, or undefined when the body is not one (e.g. `404 page not found`). */
 export async function readStatus(res: Response): Promise<Status | undefined> {
@@ -179,5 +183,218 @@ function toFleetBody(view: FleetView, membership: readonly string[], cluster: st
     if (body.metadata?.resourceVersion) body.metadata.resourceVersion = rvFor(body.metadata.resourceVersion);
   } else {
     toFleetObject(view, body, cluster, rvFor);
+  }
+}
+
+/** An upstream body that sent nothing for longer than the body-idle timeout. */
+export class BodyIdleError extends Error {
+  constructor(readonly idleMs: number) {
+    super(`its body sent nothing for ${idleMs / 1000}s`);
+    this.name = 'BodyIdleError';
+  }
+}
+
+/**
+ * `body`, failing with a {@link BodyIdleError} (and cancelling the upstream read) when one read waits longer
+ * than `idleMs`: the client's timeout covers only the time to headers, so without this a member that goes
+ * silent mid-body holds the whole merged answer until the client gives up. The timer runs only while a
+ * read is waiting, so a consumer that reads slowly (the merge writing to a slow client) never trips it.
+ */
+export function guardIdle(
+  body: ReadableStream<Uint8Array> | null,
+  idleMs: number,
+): { stream: ReadableStream<Uint8Array> /** bytes so far: 0 = the body never began */; received(): number } {
+  let received = 0;
+  const reader = (body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() })).getReader();
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const idle = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new BodyIdleError(idleMs)), idleMs);
+        });
+        try {
+          const r = await Promise.race([reader.read(), idle]);
+          if (r.done) controller.close();
+          else {
+            received += r.value.length;
+            controller.enqueue(r.value);
+          }
+        } catch (err) {
+          // a stalled upstream is dropped at once: its connection must not stay open behind us
+          reader.cancel(err).catch(() => {});
+          controller.error(err);
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+  return { stream, received: () => received };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reading one cluster's list body to its end (the merged list's sources): a body that breaks after its
+// head is read again at the same resourceVersion, after the items already taken
+
+/** re-reads one cluster's page may take in one merged answer, cuts and failed re-reads alike */
+const MAX_REREADS = 3;
+
+/** Asking one cluster for one planned list page, as the fan-out asked it: what reading a body again needs. */
+export interface ListReader {
+  ask(a: ListAsk<Target>): Promise<Outcome>;
+  idleMs: number;
+  signal: AbortSignal;
+}
+
+export function splitList(body: ReadableStream<Uint8Array>): AsyncGenerator<SplitEvent> {
+  return splitListStream(body, { arrayKey: ['items', 'rows'] });
+}
+
+export function listHead(e: SplitEvent): Record<string, any> {
+  return e.type === 'head' || e.type === 'tail' ? e.value : {};
+}
+
+/** Why an upstream call did not give a good answer, in a warning's words. */
+export async function outcomeReason(o: Outcome): Promise<string> {
+  if (!o.ok) return o.error.kind === 'timeout' ? 'timed out' : o.error.detail;
+  return (await readStatus(o.res))?.message ?? `HTTP ${o.res.status}`;
+}
+
+/** A body's failure in a warning's words. */
+export function bodyFailure(err: unknown): string {
+  if (err instanceof BodyIdleError) return err.message.replace(/^its body /, '');
+  return `broke off (${(err as Error)?.message ?? String(err)})`;
+}
+
+/** A cluster's list could not be read to its end, even read again: the merged body must break off. */
+export class ListReadError extends Error {
+  constructor(cluster: string, why: string) {
+    super(`cluster ${cluster}: ${why}`);
+    this.name = 'ListReadError';
+  }
+}
+
+/**
+ * The merge's source for one cluster: its items as they come, and when the body breaks after the head,
+ * the same page read again (at the RV it was served at, or its continue token) from after the last item
+ * taken, invisibly to the merge. Cancelling it cancels whichever body it is reading.
+ */
+export function resumableSource(
+  r: ListReader,
+  ask: ListAsk<Target>,
+  head: Record<string, any>,
+  first: AsyncGenerator<SplitEvent>,
+): ListSource {
+  const reading = { body: first };
+  const events = resumable(r, ask, head, reading);
+  return {
+    cluster: ask.target.cluster,
+    head,
+    events,
+    skip: ask.skip,
+    askedWith: ask.askedWith,
+    askedLimit: ask.limit,
+    cancel: async () => {
+      await events.return(undefined);
+      // a source the merge never reached never ran its generator: its body is closed here
+      await reading.body.return(undefined).catch(() => {});
+    },
+  };
+}
+
+async function* resumable(
+  r: ListReader,
+  ask: ListAsk<Target>,
+  head: Record<string, any>,
+  reading: { body: AsyncGenerator<SplitEvent> },
+): AsyncGenerator<SplitEvent> {
+  // items handed to the merge (it skips those an earlier fleet page returned itself), and the last one
+  let taken = 0;
+  let last: Uint8Array | undefined;
+  const budget = { left: MAX_REREADS };
+  for (;;) {
+    let next: IteratorResult<SplitEvent>;
+    try {
+      next = await reading.body.next();
+    } catch (err) {
+      if (r.signal.aborted) throw err;
+      reading.body = await reread(r, ask, head, { taken, last, budget }, bodyFailure(err));
+      continue;
+    }
+    if (next.done) return;
+    if (next.value.type === 'item') {
+      taken++;
+      last = next.value.bytes;
+    }
+    yield next.value;
+  }
+}
+
+/**
+ * The page read again, positioned after the `taken` items already handed on; throws a ListReadError when
+ * no re-read (of the MAX_REREADS a page may take) gives the same list. Only a failure on the way (no
+ * answer, a body that breaks again) is worth another try: an answer that is not the same list is final.
+ */
+async function reread(
+  r: ListReader,
+  ask: ListAsk<Target>,
+  head: Record<string, any>,
+  at: { taken: number; last: Uint8Array | undefined; budget: { left: number } },
+  why: string,
+): Promise<AsyncGenerator<SplitEvent>> {
+  const servedAt = head.metadata?.resourceVersion;
+  const again = rereadAsk(ask, typeof servedAt === 'string' ? servedAt : undefined);
+  const cluster = ask.target.cluster;
+  if (!again) throw new ListReadError(cluster, `its list body ${why}, and it named no resourceVersion`);
+  const failures: string[] = [];
+  while (at.budget.left-- > 0) {
+    const got = await rereadOnce(r, again, servedAt, at);
+    if (!('why' in got)) return got;
+    if (!failures.includes(got.why)) failures.push(got.why);
+    if (got.final) break;
+  }
+  const tried = failures.length ? `; read again at the same resourceVersion: ${failures.join('; ')}` : '';
+  throw new ListReadError(cluster, `its list body ${why}${tried}`);
+}
+
+type Missed = { why: string; final: boolean };
+
+/** One re-read: the events after the items already taken, or why it does not give the same list. */
+async function rereadOnce(
+  r: ListReader,
+  again: ListAsk<Target>,
+  servedAt: unknown,
+  at: { taken: number; last: Uint8Array | undefined },
+): Promise<AsyncGenerator<SplitEvent> | Missed> {
+  const o = await r.ask(again);
+  // an HTTP answer (410: compacted past it, 403, …) says what any further try would say
+  if (!o.ok || !o.res.ok) return { why: await outcomeReason(o), final: o.ok };
+  const events = splitList(guardIdle(o.res.body, r.idleMs).stream);
+  let keep = false;
+  try {
+    const first = await events.next();
+    const rv = first.done ? undefined : listHead(first.value).metadata?.resourceVersion;
+    if (servedAt !== undefined && rv !== servedAt)
+      return {
+        why: `answered at resourceVersion ${JSON.stringify(rv)}, not ${JSON.stringify(servedAt)}`,
+        final: true,
+      };
+    for (let i = 0; i < at.taken; i++) {
+      const e = await events.next();
+      if (e.done || e.value.type !== 'item')
+        return { why: `it holds ${i} items where ${at.taken} were read before`, final: true };
+      if (i === at.taken - 1 && at.last && !sameListObject(at.last, e.value.bytes))
+        return { why: `its item ${at.taken} is not the object read there before`, final: true };
+    }
+    keep = true;
+    return events;
+  } catch (err) {
+    if (r.signal.aborted) throw err;
+    return { why: `its list body ${bodyFailure(err)}`, final: false };
+  } finally {
+    if (!keep) await events.return(undefined).catch(() => {});
   }
 }
