@@ -10,7 +10,7 @@
  */
 import { exportJWK, importJWK, SignJWT } from 'jose';
 import type { FleetConfigInput } from '../../src/config/schema.ts';
-import { serveFetch } from '../../src/platform/node.ts';
+import { serveFetch } from '../../deploy/node/http.ts';
 import { configmapCase, NAMESPACE, passthroughTargets } from './passthrough.ts';
 import type { BenchCase } from './types.ts';
 

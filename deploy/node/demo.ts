@@ -6,7 +6,7 @@
 
 import { createSimFleet, type SimCluster, type SimKarmada } from '../../sim/index.ts';
 import type { FleetConfigInput } from '../../src/config/schema.ts';
-import { type ServedHandle, serveFetch } from '../../src/platform/node.ts';
+import { type ServedHandle, serveFetch } from './http.ts';
 import { serveSimUpgrades } from './sim-upgrade.ts';
 
 export interface SimFleetOptions {

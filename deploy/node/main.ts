@@ -4,24 +4,29 @@
  *   npm start                          embedded default: simulated control plane + 3 members
  *   npm start -- --config fleet.yaml   a real fleet (YAML or JSON; see README "Configuration")
  *
- * Environment: PORT (default 8080), HOST (default 127.0.0.1), FLEET_CONFIG (path, instead of --config).
- * An invalid configuration stops startup with the offending field named and exit code 2.
+ * Options: --config FILE (or FLEET_CONFIG), --workers N|auto (or FLEET_WORKERS; default one process per
+ * usable CPU with a config, one for the demo), --drain-seconds S (or FLEET_DRAIN_SECONDS; default 10).
+ * Environment: PORT (default 8080), HOST (default 127.0.0.1).
+ * An invalid configuration or option stops startup with the offending field named and exit code 2.
  */
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { describeAuthentication } from '../../src/auth/authenticator.ts';
-import { ConfigError, type FleetConfig, parseConfig } from '../../src/config/schema.ts';
+import {
+  ConfigError,
+  type FleetConfig,
+  type FleetConfigInput,
+  parseConfig,
+} from '../../src/config/schema.ts';
+import { startPrimary } from './cluster.ts';
 import { startSimFleet } from './demo.ts';
+import { argValue, drainMs, workerCount } from './options.ts';
 import { startNodeFleet } from './server.ts';
+import { runWorker } from './worker.ts';
 
-function configPath(argv: string[]): string | undefined {
-  const i = argv.indexOf('--config');
-  if (i >= 0) return argv[i + 1];
-  const eq = argv.find((a) => a.startsWith('--config='));
-  return eq ? eq.slice('--config='.length) : process.env.FLEET_CONFIG;
-}
-
-export function loadConfigFile(path: string): FleetConfig {
+/** The configuration document as written (validated by parseConfig). */
+export function loadConfigDocument(path: string): FleetConfigInput {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -30,57 +35,89 @@ export function loadConfigFile(path: string): FleetConfig {
       `${path}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
     );
   }
-  let raw: unknown;
   try {
-    raw = parseYaml(text);
+    return parseYaml(text) as FleetConfigInput;
   } catch (e) {
     throw new ConfigError(`${path}: not valid YAML/JSON: ${(e as Error).message}`);
   }
-  return parseConfig(raw, path);
 }
 
+export function loadConfigFile(path: string): FleetConfig {
+  return parseConfig(loadConfigDocument(path), path);
+}
+
+/** What a newcomer types next: the fleet root first (the headline), one cluster, then kubeconfig. */
+export function banner(url: string, member: string): string {
+  return `fleet-apiserver listening on ${url}
+The whole fleet as one cluster:
+  kubectl --server ${url} get pods -A
+One cluster of the fleet:
+  kubectl --server ${url}/clusterspaces/${member} get pods -A
+Contexts fleet, karmada and one per member in your kubeconfig:
+  npx fleet-apiserver kubeconfig --server ${url}`;
+}
+
+/** a debugging aid for tests only: which worker answered (never on unless the test asks) */
+const workerHeader = () => (process.env.FLEET_TEST_WORKER_HEADER === '1' ? String(process.pid) : undefined);
+
 async function main() {
+  if (cluster.isWorker) return runWorker(workerHeader());
+  const argv = process.argv.slice(2);
   const port = Number(process.env.PORT ?? 8080);
   const host = process.env.HOST ?? '127.0.0.1';
-  const path = configPath(process.argv.slice(2));
-  let config: FleetConfig;
+  const path = argValue(argv, 'config', 'FLEET_CONFIG');
+  const workers = workerCount(argv, path !== undefined);
+  const graceMs = drainMs(argv);
+  let raw: FleetConfigInput;
   let demo: Awaited<ReturnType<typeof startSimFleet>> | undefined;
   if (path) {
-    config = loadConfigFile(path);
+    raw = loadConfigDocument(path);
   } else {
     demo = await startSimFleet();
-    config = parseConfig(demo.karmadaConfig(), 'embedded default');
+    raw = demo.karmadaConfig();
   }
-  const fleet = await startNodeFleet({ config, port, host });
-  const url = fleet.url;
+  const source = path ?? 'embedded default';
+  const config = parseConfig(raw, source);
+  let url: string;
+  let stop: () => Promise<void>;
+  if (workers === 1) {
+    const fleet = await startNodeFleet({ config, port, host, workerHeader: workerHeader() });
+    url = fleet.url;
+    stop = () => fleet.stop(graceMs);
+  } else {
+    const primary = await startPrimary({ workers, raw, source, port, host, graceMs });
+    url = primary.url;
+    stop = () => primary.stop(graceMs);
+    console.log(
+      `fleet-apiserver: ${workers} worker processes (pids ${primary.pids().join(', ')}) share the port`,
+    );
+  }
   const authn = describeAuthentication(config.authentication);
   console.log(
     `fleet-apiserver: authentication: ${authn.join(', ')}; upstream identity: ${config.upstreamIdentity.mode}`,
   );
-  if (demo)
+  if (demo) {
     console.log(
       '  (embedded demo: anonymous access is on, every caller acts as system:anonymous in the simulated clusters)',
     );
-  if (demo) {
     console.log(
       `fleet-apiserver: embedded demo fleet (simulated Karmada control plane at ${demo.karmadaUrl},`,
     );
     console.log(`  members ${[...demo.members.keys()].join(', ')} behind its cluster proxy)`);
   }
-  console.log(`fleet-apiserver listening on ${url}
-Point kubectl at one cluster of the fleet:
-  kubectl --server ${url}/clusterspaces/member1 get pods -A
-  kubectl --server ${url}/clusterspaces/karmada get clusters
-Or add contexts to a kubeconfig:
-  kubectl config set-cluster fleet-member1 --server=${url}/clusterspaces/member1
-  kubectl config set-context member1 --cluster=fleet-member1 && kubectl --context member1 get pods -A`);
+  const first = demo
+    ? [...demo.members.keys()][0]
+    : config.members.mode === 'static'
+      ? config.members.clusters[0]?.name
+      : undefined;
+  console.log(banner(url, first ?? '<member>'));
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`fleet-apiserver: ${signal}, draining`);
-    await fleet.stop(10_000);
+    console.log(`fleet-apiserver: ${signal}, draining (up to ${graceMs / 1000} s)`);
+    await stop();
     await demo?.close();
     process.exit(0);
   };
@@ -94,5 +131,5 @@ main().catch((e) => {
     process.exit(2);
   }
   console.error('fleet-apiserver: failed to start:', e);
-  process.exit(1);
+  process.exit((e as { exitCode?: number }).exitCode ?? 1);
 });

@@ -8,8 +8,9 @@ import { createApp } from '../../src/app.ts';
 import { TRANSPORT_FACTS } from '../../src/auth/request.ts';
 import type { FleetConfig } from '../../src/config/schema.ts';
 import { buildFleet } from '../../src/fleet.ts';
-import { nodePlatform, type ServedHandle, serveFetch } from '../../src/platform/node.ts';
+import { nodePlatform } from '../../src/platform/node.ts';
 import { RAW_TARGET } from '../../src/request/target.ts';
+import { type ServedHandle, serveFetch } from './http.ts';
 import { httpsOptions, transportFactsFor } from './tls.ts';
 import { attachUpgradeRelay } from './upgrade.ts';
 
@@ -42,6 +43,11 @@ export interface NodeFleetOptions {
   port?: number;
   host?: string;
   tls?: HttpsOptions;
+  /**
+   * sent as `X-Fleet-Worker` on every response, so a test can tell which worker process answered;
+   * main.ts sets it only when FLEET_TEST_WORKER_HEADER=1 (nothing about the process leaks otherwise)
+   */
+  workerHeader?: string;
 }
 
 export interface NodeFleet extends ServedHandle {
@@ -58,6 +64,7 @@ export async function startNodeFleet(opts: NodeFleetOptions): Promise<NodeFleet>
   const facts = transportFactsFor(deps.config);
   const served = await serveFetch(
     async (req, env) => {
+      if (opts.workerHeader) env.outgoing.setHeader('X-Fleet-Worker', opts.workerHeader);
       const res = await app.fetch(req, {
         [TRANSPORT_FACTS]: facts(env.incoming),
         // the target as sent: @hono/node-server's URL has dot segments resolved already

@@ -17,7 +17,7 @@ import { limitsSchema } from '../../src/config/security.ts';
 import { failure, statusResponse } from '../../src/kube/status.ts';
 import { bodyIntake, limits } from '../../src/middleware/limits/index.ts';
 import { recovery } from '../../src/middleware/recovery/index.ts';
-import { type ServedHandle, serveFetch } from '../../src/platform/node.ts';
+import { type ServedHandle, serveFetch } from '../../deploy/node/http.ts';
 import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
 
 interface RawAnswer {

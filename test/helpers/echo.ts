@@ -3,7 +3,7 @@
  * (method, path, headers, body), and serves `/stream` as a chunked body whose chunks the test releases
  * one at a time, to prove the fleet relays streams event by event.
  */
-import { type ServedHandle, serveFetch } from '../../src/platform/node.ts';
+import { type ServedHandle, serveFetch } from '../../deploy/node/http.ts';
 
 export interface EchoUpstream extends ServedHandle {
   received: Array<{ method: string; path: string; headers: Record<string, string>; body: string }>;

@@ -4,7 +4,7 @@
  * audience, unsigned, with a foreign key…). Counts the requests it serves, so tests can see caching.
  */
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
-import { type ServedHandle, serveFetch } from '../../src/platform/node.ts';
+import { type ServedHandle, serveFetch } from '../../deploy/node/http.ts';
 
 export interface TestIssuer {
   /** the `iss` of its tokens (its own URL) */

@@ -5,7 +5,7 @@
  */
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
-import { type ServedHandle, serveFetch } from '../../../src/platform/node.ts';
+import { type ServedHandle, serveFetch } from '../../../deploy/node/http.ts';
 import type { Runtime } from '../../helpers/fleet.ts';
 import { rawRequest } from '../client.ts';
 import { type FaultFleet, startFaultFleet } from '../fleet.ts';

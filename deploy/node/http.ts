@@ -1,0 +1,298 @@
+/**
+ * The Node HTTP(S) server: any Web fetch handler (the fleet, a simulated cluster, a test upstream) on a
+ * real port, through @hono/node-server, with what the adapter does not do the way a Kubernetes client
+ * needs: streamed bodies written as they come (and upstream Node streams piped straight to the socket),
+ * parser errors as Statuses, `Expect` answered here, and a drain that ends watches cleanly.
+ */
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
+import { createServer as createHttpsServer, type ServerOptions as HttpsOptions } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { getRequestListener } from '@hono/node-server';
+import { failure } from '../../src/kube/status.ts';
+import { nodeBodyOf } from '../../src/platform/node.ts';
+
+/** What @hono/node-server hands the fetch handler besides the Request: the Node request and response. */
+export interface NodeRequestEnv {
+  incoming: IncomingMessage;
+  outgoing: ServerResponse;
+}
+
+export interface ServeOptions {
+  port?: number;
+  host?: string;
+  tls?: HttpsOptions;
+  /** largest request head Node accepts (default 16 KiB); larger ones get Node's bare 431 */
+  maxHeaderSize?: number;
+  /** time allowed for a request head, and for a whole request (defaults: HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS) */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  /** called per request before the handler; returning false destroys the connection (a "down" server) */
+  admit?: (req: IncomingMessage) => boolean;
+}
+
+export interface ServedHandle {
+  server: Server;
+  url: string;
+  port: number;
+  /** stop accepting, end keep-alive connections, wait for in-flight ones (bounded by `graceMs`) */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * How long Node waits for a request head, and for a whole request (head and body), before it answers
+ * 408 itself: a slow client holds a socket for this long at most. The whole-request bound sits above the
+ * fleet's own body deadline (src/middleware/limits), which answers first for a body the fleet reads;
+ * Node's catches a body nobody reads (a refused request's). Neither affects a response: a watch runs on.
+ */
+export const HEADERS_TIMEOUT_MS = 30_000;
+/** after a drain window, how long ended watches get to flush their last bytes before sockets are cut */
+const DRAIN_CUT_MS = 500;
+export const REQUEST_TIMEOUT_MS = 90_000;
+
+/** Node's parser errors (node:http `clientError`), as the Status a Kubernetes client can read. */
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'RequestHeaderFieldsTooLarge', 'request header fields too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Timeout', 'the request was not received in time'],
+};
+
+/** A Status written straight on the socket, which is then closed (the parser cannot go on after it). */
+function rawStatus(socket: Duplex, code: number, reason: string, message: string): void {
+  const body = JSON.stringify(failure(code, reason as never, message));
+  socket.end(
+    `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ''}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  // as Node's own handler: nothing to say to a socket that is gone, or one a response is already on
+  const current = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const known = CLIENT_ERRORS[err.code ?? ''];
+  if (known) rawStatus(socket, ...known);
+  else rawStatus(socket, 400, 'BadRequest', `malformed HTTP request (${err.code ?? 'parse error'})`);
+}
+
+/**
+ * `Expect` is answered here, by the server that reads the body, and never goes further: undici refuses
+ * to send it ("expect header not supported"), and a 100 from a cluster could not reach the client anyway.
+ * (Node's IncomingMessage cannot lose a header: its lazy `headers`/`headersDistinct` walk rawHeaders
+ * by the count parsed, so the Web Request is rebuilt instead; only requests that carry it pay.)
+ */
+function withoutExpect(req: Request): Request {
+  if (!req.headers.has('expect')) return req;
+  const headers = new Headers(req.headers);
+  headers.delete('expect');
+  return new Request(req.url, {
+    method: req.method,
+    headers,
+    body: req.body,
+    signal: req.signal,
+    duplex: 'half',
+  } as RequestInit);
+}
+
+function nodeHeaders(res: Response): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  res.headers.forEach((v, k) => {
+    if (k !== 'set-cookie') headers[k] = v;
+  });
+  const cookies = res.headers.getSetCookie();
+  if (cookies.length) headers['set-cookie'] = cookies;
+  return headers;
+}
+
+/** A watch being written: how to end it at the end of a drain window (see ServedHandle.close). */
+type Ending = () => void;
+
+/**
+ * A watch request (`?watch=true`, or the legacy `/watch/` path). At the end of a drain its stream is
+ * ended cleanly, between two events, as kube-apiserver closes watches when it shuts down: the client
+ * sees a finished watch and starts a new one (on another replica or worker), not a broken connection.
+ */
+export function isWatchTarget(target: string | undefined): boolean {
+  if (!target) return false;
+  const q = target.indexOf('?');
+  const path = q < 0 ? target : target.slice(0, q);
+  if (path.includes('/watch/')) return true;
+  // strconv.ParseBool's true spellings, as kube's query decoding accepts them
+  return q >= 0 && /[?&]watch=(1|t|T|true|TRUE|True)(&|$)/.test(target.slice(q));
+}
+
+const NEWLINE = 10;
+
+/**
+ * Writes streamed bodies (no Content-Length: watch, logs, merged lists) itself, for two reasons:
+ * - a body that is an upstream's Node stream is piped straight into the socket (see nodeBodies);
+ * - a body that fails midway (an upstream cut) must end as a broken connection, the honest signal:
+ *   @hono/node-server would log it and append an `Error: …` text to the stream first.
+ * Answers with a known length go the adapter's own (faster) way. A watch registers in `watches` how to
+ * end it cleanly when the server drains.
+ */
+function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>): Response | undefined {
+  const body = res.body;
+  if (!body || body.locked) return undefined;
+  const src = nodeBodyOf(body);
+  if (!src && res.headers.has('content-length')) return undefined;
+  out.writeHead(res.status, nodeHeaders(res));
+  // a watch's (or a slow list's) client must see the head before the first event; a body whose first
+  // bytes are already here carries the head in the same write (one syscall fewer per small answer)
+  if (!res.headers.has('content-length') && !(src && src.readableLength > 0)) out.flushHeaders();
+  // JSON watch events end with a newline: the stream may be ended cleanly only right after one
+  const watch = isWatchTarget(out.req?.url) && /json/i.test(res.headers.get('content-type') ?? '');
+  let atBoundary = true;
+  let stopped = false;
+  const track = (chunk: Uint8Array) => {
+    atBoundary = chunk.length === 0 ? atBoundary : chunk[chunk.length - 1] === NEWLINE;
+  };
+  const finish = () => {
+    stopped = true;
+    if (atBoundary) out.end();
+    else out.destroy();
+  };
+  if (src) {
+    src.on('error', (err) => out.destroy(err));
+    out.on('close', () => {
+      if (!src.readableEnded) {
+        src.on('error', () => {});
+        src.destroy();
+      }
+    });
+    if (watch) {
+      src.on('data', track);
+      const ending = () => {
+        src.off('data', track);
+        src.unpipe(out);
+        src.on('error', () => {});
+        src.destroy();
+        finish();
+      };
+      watches.add(ending);
+      out.on('close', () => watches.delete(ending));
+    }
+    src.pipe(out);
+  } else {
+    const reader = body.getReader();
+    out.on('close', () => void reader.cancel().catch(() => {}));
+    if (watch) {
+      const ending = () => {
+        finish();
+        void reader.cancel().catch(() => {});
+      };
+      watches.add(ending);
+      out.on('close', () => watches.delete(ending));
+    }
+    const pump = async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (stopped) return;
+        if (done) return void out.end();
+        if (watch) track(value);
+        if (!out.write(value))
+          await new Promise<void>((r) => {
+            // whichever comes first; the other listener is removed, so long bodies do not pile them up
+            const done = () => {
+              out.off('drain', done);
+              out.off('close', done);
+              r();
+            };
+            out.once('drain', done);
+            out.once('close', done);
+          });
+        if (out.destroyed) return;
+      }
+    };
+    pump().catch((err) => out.destroy(err as Error));
+  }
+  // tells @hono/node-server the response is already being written
+  return new Response(null, { headers: { 'x-hono-already-sent': '1' } });
+}
+
+/** Serves a Web fetch handler over real HTTP(S) on Node. Port 0 lets the OS pick a free one. */
+export async function serveFetch(
+  fetch: (req: Request, env: NodeRequestEnv) => Response | Promise<Response>,
+  opts: ServeOptions = {},
+): Promise<ServedHandle> {
+  const watches = new Set<Ending>();
+  const listener = getRequestListener(
+    async (req: Request, env: unknown) => {
+      // a GET or HEAD has no body in the Web Request @hono/node-server builds (it drops one that was
+      // sent); saying so up front spares reading `body` the construction of the full Request behind it
+      if (req.method === 'GET' || req.method === 'HEAD') Object.defineProperty(req, 'body', { value: null });
+      const res = await fetch(withoutExpect(req), env as NodeRequestEnv);
+      return writeStreamed(res, (env as NodeRequestEnv).outgoing, watches) ?? res;
+    },
+    { overrideGlobalObjects: false },
+  );
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    if (opts.admit && !opts.admit(req)) {
+      req.socket.destroy();
+      return;
+    }
+    void listener(req, res);
+  };
+  const headersTimeout = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  // connectionsCheckingInterval: how often Node looks for requests past their time (default 30 s)
+  const checks = Math.max(50, Math.min(30_000, Math.floor(headersTimeout / 4)));
+  const head = { maxHeaderSize: opts.maxHeaderSize, connectionsCheckingInterval: checks };
+  const server: Server = opts.tls
+    ? createHttpsServer({ ...opts.tls, ...head }, handler)
+    : createHttpServer(head, handler);
+  // Expect: 100-continue: the body is read by this server (within the fleet's limits), so it may come
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    res.writeContinue();
+    handler(req, res);
+  });
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const st = failure(417, 'ExpectationFailed' as never, `unsupported expectation: ${req.headers.expect}`);
+    res.writeHead(417, { 'Content-Type': 'application/json', Connection: 'close' }).end(JSON.stringify(st));
+  });
+  server.on('clientError', answerClientError);
+  server.headersTimeout = headersTimeout;
+  server.requestTimeout = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  server.keepAliveTimeout = 65_000;
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const scheme = opts.tls ? 'https' : 'http';
+  return {
+    server,
+    port,
+    url: `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close(graceMs = 5_000) {
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // at the end of the window, watches end cleanly between events; whatever is still open a
+        // moment later (a request that would not finish, a watch cut mid-event) is cut
+        const t = setTimeout(() => {
+          for (const end of [...watches]) end();
+          watches.clear();
+          server.closeIdleConnections();
+          setTimeout(() => {
+            for (const s of sockets) s.destroy();
+          }, DRAIN_CUT_MS).unref();
+        }, graceMs);
+        t.unref();
+      });
+    },
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * A worker process of the Node deployment (see ./cluster.ts): it waits for the configuration from the
+ * primary, serves the fleet on the shared port, and drains when told to (or when signalled directly, or
+ * when the primary is gone: a worker never outlives its supervisor).
+ */
+import { ConfigError, parseConfig } from '../../src/config/schema.ts';
+import type { ToPrimary, ToWorker } from './cluster.ts';
+import { type NodeFleet, startNodeFleet } from './server.ts';
+
+const DEFAULT_GRACE_MS = 10_000;
+
+export function runWorker(workerHeader?: string): void {
+  const send = (m: ToPrimary) => process.send?.(m);
+  let fleet: NodeFleet | undefined;
+  let name = `worker (pid ${process.pid})`;
+  let graceMs = DEFAULT_GRACE_MS;
+  let draining = false;
+  const drain = async (ms: number, why: string) => {
+    if (draining) return;
+    draining = true;
+    console.log(`fleet-apiserver: ${name}: ${why}, draining`);
+    await fleet?.stop(ms);
+    process.exit(0);
+  };
+  process.on('message', (m: ToWorker) => {
+    if (m.type === 'drain') void drain(m.graceMs, 'told to stop');
+    if (m.type !== 'start' || fleet) return;
+    name = `worker ${m.index} (pid ${process.pid})`;
+    graceMs = m.graceMs;
+    void (async () => {
+      try {
+        const config = parseConfig(m.raw, m.source);
+        fleet = await startNodeFleet({ config, port: m.port, host: m.host, workerHeader });
+        if (draining) return void (await fleet.stop(0));
+        console.log(`fleet-apiserver: ${name} serving`);
+        send({ type: 'listening', url: fleet.url });
+      } catch (e) {
+        const code = e instanceof ConfigError ? 2 : 1;
+        const failed: ToPrimary = { type: 'failed', message: (e as Error).message, config: code === 2 };
+        if (process.send) process.send(failed, () => process.exit(code));
+        else process.exit(code);
+      }
+    })();
+  });
+  process.on('SIGTERM', () => void drain(graceMs, 'SIGTERM'));
+  process.on('SIGINT', () => void drain(graceMs, 'SIGINT'));
+  process.on('disconnect', () => void drain(graceMs, 'the primary is gone'));
+}
