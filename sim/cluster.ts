@@ -16,6 +16,7 @@ import { decorate, pageNotFound, StatusError, textResponse } from './http.ts';
 import { LogStore } from './logs.ts';
 import { type Gvr, groupVersion, microTimestamp, randomSuffix, timestamp } from './objects.ts';
 import { parseResourcePath } from './paths.ts';
+import { hasProtobuf, statusAnswer } from './protobuf.ts';
 import { type SimRbac, simAuthorize } from './rbac.ts';
 import { handleResource } from './resources.ts';
 import { internalError, statusFor, statusResponse } from './status.ts';
@@ -162,8 +163,9 @@ export class SimCluster {
       try {
         res = await this.handle(req, url);
       } catch (e) {
-        if (e instanceof StatusError) res = statusResponse(e.status);
-        else res = statusResponse(internalError(e instanceof Error ? e.message : String(e)));
+        const status =
+          e instanceof StatusError ? e.status : internalError(e instanceof Error ? e.message : String(e));
+        res = statusAnswer(req.headers.get('accept'), status, this.speaksProtobuf(url, req.method));
       }
     }
     return decorate(res, {
@@ -188,6 +190,17 @@ export class SimCluster {
     const refused = await simAuthorize(this.rbac, req, new URL(req.url));
     if (refused) return { kind: 'response', response: refused };
     return simUpgrade(this, req);
+  }
+
+  /**
+   * Whether errors on this path may be protobuf (kube's ErrorNegotiated uses the endpoint's serializers):
+   * resource paths of built-in kinds yes; custom resources and non-resource paths (discovery, OpenAPI) no.
+   */
+  private speaksProtobuf(url: URL, method: string): boolean {
+    const info = parseResourcePath(url.pathname, method, url.searchParams);
+    if (!info) return false;
+    const def = this.catalog.find(info.group, info.version, info.resource);
+    return !!def && !def.custom && hasProtobuf(groupVersion(def.group, info.version), def.kind);
   }
 
   /** Route one request. Subclasses intercept paths here before calling super. */

@@ -59,8 +59,14 @@ export class Controllers {
     const ns = o.metadata.namespace;
     const name = o.metadata.name!;
     if (ev.gr === PODS) {
-      if (ev.type !== 'DELETED' && !o.spec?.nodeName && !o.metadata.deletionTimestamp) {
+      const live = ev.type !== 'DELETED' && !o.metadata.deletionTimestamp;
+      // the default scheduler only takes pods that name it; others wait for their scheduler's Binding
+      const ours = (o.spec?.schedulerName ?? 'default-scheduler') === 'default-scheduler';
+      if (live && !o.spec?.nodeName && ours) {
         this.enqueue(`schedule:${ev.key}`, () => this.schedule(ns!, name));
+      } else if (live && o.spec?.nodeName && o.status?.phase === 'Pending' && !o.status?.containerStatuses) {
+        // bound by someone else (a Binding, or nodeName set at create): the kubelet starts it
+        this.enqueue(`start:${ev.key}`, () => this.start(ns!, name), this.sim.options.podReadyDelayMs);
       }
       const rs = ownerOf(o, 'ReplicaSet');
       if (rs) this.enqueue(`rs:${ns}/${rs['name']}`, () => this.reconcileReplicaSet(ns!, String(rs['name'])));

@@ -6,7 +6,7 @@
  */
 
 import type { KubeObject } from './catalog/types.ts';
-import { StatusError, unsupportedMediaType } from './http.ts';
+import { jsonResponse, StatusError, unsupportedMediaType } from './http.ts';
 import { parseAccept } from './negotiate.ts';
 import { ValueError, WireError } from './proto/codec.ts';
 import {
@@ -132,26 +132,40 @@ export async function readProtobufRequest(
 }
 
 /**
+ * Does the client ask for protobuf before anything else JSON or YAML could answer (a wildcard, JSON or
+ * YAML listed first means JSON)? client-go's typed clients send `application/vnd.kubernetes.protobuf, *\/*`.
+ */
+export function prefersProtobuf(accept: string | null): boolean {
+  for (const r of parseAccept(accept)) {
+    if (r.type === '*' || r.subtype === '*' || r.subtype === 'json' || r.subtype === 'yaml') return false;
+    if (r.type === 'application' && r.subtype === 'vnd.kubernetes.protobuf') return true;
+  }
+  return false;
+}
+
+/**
+ * An object answer (a review, a TokenRequest) in the encoding the client asked for first; JSON when it
+ * asks for JSON or the object has no protobuf form.
+ */
+export function negotiatedAnswer(accept: string | null, obj: unknown, status = 200): Response {
+  const json = () => jsonResponse(obj, status);
+  return prefersProtobuf(accept) ? protobufResponse(obj, status, json) : json();
+}
+
+/**
  * An error Status in the encoding the client asked for first, as kube-apiserver's ErrorNegotiated writes it:
  * protobuf for a client that lists protobuf before JSON (client-go's typed clients), on endpoints whose kind
  * has protobuf (`protobuf`: false for custom resources and non-resource paths); JSON otherwise.
  */
 export function statusAnswer(accept: string | null, status: Status, protobuf: boolean): Response {
   const json = () => statusResponse(status);
-  if (!protobuf) return json();
-  for (const r of parseAccept(accept)) {
-    if (r.type === '*' || r.subtype === '*' || r.subtype === 'json' || r.subtype === 'yaml') return json();
-    if (r.type === 'application' && r.subtype === 'vnd.kubernetes.protobuf') {
-      const bytes = encodeProtobuf(status);
-      if (!bytes) return json();
-      const headers: Record<string, string> = {
-        'Content-Type': PROTOBUF,
-        'Cache-Control': 'no-cache, private',
-      };
-      if (status.details?.retryAfterSeconds)
-        headers['Retry-After'] = String(status.details.retryAfterSeconds);
-      return new Response(bytes, { status: status.code, headers });
-    }
-  }
-  return json();
+  if (!protobuf || !prefersProtobuf(accept)) return json();
+  const bytes = encodeProtobuf(status);
+  if (!bytes) return json();
+  const headers: Record<string, string> = {
+    'Content-Type': PROTOBUF,
+    'Cache-Control': 'no-cache, private',
+  };
+  if (status.details?.retryAfterSeconds) headers['Retry-After'] = String(status.details.retryAfterSeconds);
+  return new Response(bytes, { status: status.code, headers });
 }

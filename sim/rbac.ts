@@ -15,9 +15,12 @@
  * Non-resource paths (discovery, version, OpenAPI) are open to every user, like system:discovery.
  */
 
-import { jsonResponse } from './http.ts';
+import { parse as parseYaml } from 'yaml';
+import { BODY_TYPES, StatusError, unsupportedMediaType } from './http.ts';
+import { parseMediaType } from './negotiate.ts';
 import { parseResourcePath } from './paths.ts';
-import { failure, forbidden, statusResponse } from './status.ts';
+import { isProtobufBody, negotiatedAnswer, readProtobufRequest } from './protobuf.ts';
+import { badRequest, forbidden, invalid, statusResponse } from './status.ts';
 
 export interface SimRule {
   verbs: string[];
@@ -147,6 +150,7 @@ export function whoIs(rbac: SimRbac | undefined, req: Request): Who {
 const AUTHZ = '/apis/authorization.k8s.io/v1/';
 const SAR = `${AUTHZ}subjectaccessreviews`;
 const SSAR = `${AUTHZ}selfsubjectaccessreviews`;
+const SSRR = `${AUTHZ}selfsubjectrulesreviews`;
 const SSR = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
 
 function attrsFromSpec(spec: any): Attrs | undefined {
@@ -174,40 +178,129 @@ function attrsFromSpec(spec: any): Attrs | undefined {
   return undefined;
 }
 
+/**
+ * A review's request body: protobuf (what kubectl auth can-i and every client-go program send), JSON or
+ * YAML; anything else a 415. Decoding errors are kube's 400s (StatusError, answered by the cluster).
+ */
+async function reviewBody(req: Request, group: string, kind: string): Promise<any> {
+  if (isProtobufBody(req)) return readProtobufRequest(req, `${group}/v1`, kind);
+  const mt = parseMediaType(req.headers.get('content-type') || 'application/json');
+  const type = `${mt.type}/${mt.subtype}`;
+  if (type !== 'application/json' && type !== 'application/yaml' && type !== '*/*')
+    throw new StatusError(unsupportedMediaType(BODY_TYPES));
+  const text = await req.text();
+  try {
+    return type === 'application/yaml' ? parseYaml(text) : JSON.parse(text);
+  } catch (e) {
+    throw new StatusError(badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`));
+  }
+}
+
+/** The review answered: the request's spec echoed, the decision in status, 201 as kube's create returns. */
+function reviewAnswer(req: Request, group: string, kind: string, spec: unknown, status: unknown): Response {
+  const answer = {
+    kind,
+    apiVersion: `${group}/v1`,
+    metadata: { creationTimestamp: null },
+    spec,
+    status,
+  };
+  return negotiatedAnswer(req.headers.get('accept'), answer, 201);
+}
+
 async function review(
   req: Request,
   rbac: SimRbac | undefined,
   who: SimUser | undefined,
   kind: string,
 ): Promise<Response> {
-  let body: any;
-  try {
-    body = await req.json();
-  } catch {
-    return statusResponse(failure(400, 'BadRequest', `the body of the ${kind} is not JSON`));
-  }
+  const body = await reviewBody(req, 'authorization.k8s.io', kind);
   const a = attrsFromSpec(body?.spec);
   if (!a)
-    return statusResponse(
-      failure(400, 'BadRequest', `${kind}: spec needs resourceAttributes or nonResourceAttributes`),
+    throw new StatusError(
+      invalid(kind, 'authorization.k8s.io', '', [
+        {
+          reason: 'FieldValueInvalid',
+          message:
+            'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+          field: 'spec.resourceAttributes',
+        },
+      ]),
     );
   const subject: SimUser = who ?? {
     user: String(body.spec.user ?? ''),
     groups: Array.isArray(body.spec.groups) ? body.spec.groups.map(String) : [],
   };
   const allowed = rbacAllows(rbac, subject, a);
-  return jsonResponse(
-    {
-      kind,
-      apiVersion: 'authorization.k8s.io/v1',
-      metadata: { creationTimestamp: null },
-      spec: body.spec,
-      status: allowed
-        ? { allowed: true, reason: "allowed by the simulated cluster's RBAC" }
-        : { allowed: false },
-    },
-    201,
+  return reviewAnswer(
+    req,
+    'authorization.k8s.io',
+    kind,
+    body.spec,
+    allowed ? { allowed: true, reason: "allowed by the simulated cluster's RBAC" } : { allowed: false },
   );
+}
+
+/** What every authenticated user may do (kube's system:basic-user and system:public-info-viewer). */
+const BASIC_RULES = {
+  resourceRules: [
+    {
+      verbs: ['create'],
+      apiGroups: ['authorization.k8s.io'],
+      resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+    },
+    { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
+  ],
+  nonResourceRules: [
+    {
+      verbs: ['get'],
+      nonResourceURLs: [
+        '/api',
+        '/api/*',
+        '/apis',
+        '/apis/*',
+        '/healthz',
+        '/livez',
+        '/openapi',
+        '/openapi/*',
+        '/readyz',
+        '/version',
+        '/version/',
+      ],
+    },
+  ],
+};
+
+/**
+ * SelfSubjectRulesReview (`kubectl auth can-i --list`): the rules that apply to the user in spec.namespace,
+ * in RBAC's shapes. A superuser has cluster-admin's stars.
+ */
+async function rulesReview(req: Request, rbac: SimRbac | undefined, who: SimUser): Promise<Response> {
+  const body = await reviewBody(req, 'authorization.k8s.io', 'SelfSubjectRulesReview');
+  const ns = String(body?.spec?.namespace ?? '');
+  const status = {
+    resourceRules: [...BASIC_RULES.resourceRules] as Record<string, unknown>[],
+    nonResourceRules: [...BASIC_RULES.nonResourceRules] as Record<string, unknown>[],
+    incomplete: false,
+  };
+  if (!rbac || who.groups.includes('system:masters')) {
+    status.resourceRules.unshift({ verbs: ['*'], apiGroups: ['*'], resources: ['*'] });
+    status.nonResourceRules.unshift({ verbs: ['*'], nonResourceURLs: ['*'] });
+  } else {
+    const rules = [...(rbac.users?.[who.user] ?? []), ...who.groups.flatMap((g) => rbac.groups?.[g] ?? [])];
+    for (const r of rules) {
+      if (r.nonResourceURLs)
+        status.nonResourceRules.push({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs });
+      if (!r.resources || (r.namespaces && !r.namespaces.includes(ns))) continue;
+      status.resourceRules.push({
+        verbs: r.verbs,
+        apiGroups: r.apiGroups ?? ['*'],
+        resources: r.resources,
+        ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}),
+      });
+    }
+  }
+  return reviewAnswer(req, 'authorization.k8s.io', 'SelfSubjectRulesReview', body?.spec ?? {}, status);
 }
 
 /**
@@ -220,7 +313,7 @@ export async function simAuthorize(
   url: URL,
 ): Promise<Response | undefined> {
   const path = url.pathname;
-  const isReview = req.method === 'POST' && (path === SAR || path === SSAR || path === SSR);
+  const isReview = req.method === 'POST' && (path === SAR || path === SSAR || path === SSRR || path === SSR);
   if (!rbac && !isReview) return undefined;
   const w = whoIs(rbac, req);
   if (!w.ok) return w.res;
@@ -244,7 +337,7 @@ export async function simAuthorize(
         path,
       };
   // SelfSubject* are open to every user, as kube's system:basic-user grants
-  const self = path === SSAR || path === SSR;
+  const self = path === SSAR || path === SSRR || path === SSR;
   if (!self && !rbacAllows(rbac, w.who, a))
     return statusResponse(
       forbidden(
@@ -263,7 +356,8 @@ export async function simAuthorize(
     );
   if (!isReview) return undefined;
   if (path === SSR)
-    return jsonResponse(
+    return negotiatedAnswer(
+      req.headers.get('accept'),
       {
         kind: 'SelfSubjectReview',
         apiVersion: 'authentication.k8s.io/v1',
@@ -274,6 +368,7 @@ export async function simAuthorize(
       },
       201,
     );
+  if (path === SSRR) return rulesReview(req, rbac, w.who);
   return review(
     req,
     rbac,

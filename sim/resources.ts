@@ -39,7 +39,13 @@ import {
 } from './objects.ts';
 import { applyMerge, jsonPatch, mergePatch, parseJsonBody, strategicMergePatch } from './patch.ts';
 import type { ResourceInfo } from './paths.ts';
-import { hasProtobuf, isProtobufBody, protobufResponse, readProtobufBody } from './protobuf.ts';
+import {
+  hasProtobuf,
+  isProtobufBody,
+  negotiatedAnswer,
+  protobufResponse,
+  readProtobufBody,
+} from './protobuf.ts';
 import { parseFieldSelector, parseLabelSelector, type Selector, selectorMatches } from './selectors.ts';
 import {
   alreadyExists,
@@ -53,6 +59,7 @@ import {
   success,
 } from './status.ts';
 import { clone, grKey, objectKey } from './store.ts';
+import { bindPod, DEFAULT_AUDIENCE, issueToken } from './subresources.ts';
 import { parseIncludeObject, partialObjectMetadata, toTable } from './table.ts';
 import { serveWatch } from './watch.ts';
 
@@ -99,6 +106,8 @@ export async function handleResource(
   if (!def.verbs.includes(verb)) {
     throw new StatusError(methodNotSupported(def.resource, def.group, verb));
   }
+  // the core bindings resource is a request too: it binds the pod its body names
+  if (def.group === '' && def.resource === 'bindings' && verb === 'create') return bind(ctx, undefined);
   switch (verb) {
     case 'get':
       return get(ctx);
@@ -697,13 +706,101 @@ async function handleSubresource(ctx: Ctx, sub: SubresourceDef): Promise<Respons
       return scale(ctx, verb);
     case 'log':
       return log(ctx);
-    case 'eviction': {
-      const opts = await deleteOptions(ctx);
-      deleteOne(ctx, info.name!, opts);
-      return jsonResponse(success(), 201);
-    }
+    case 'eviction':
+      return evict(ctx);
+    case 'token':
+      return token(ctx);
+    case 'binding':
+      return bind(ctx, info.name!);
   }
   throw new StatusError(methodNotSupported(`${def.resource}/${sub.name}`, def.group, verb));
+}
+
+/**
+ * A subresource's request body of type `kind` (Eviction, TokenRequest, Binding): JSON, YAML or protobuf
+ * (what client-go sends), kube's 400/415 otherwise; an empty body is an empty object.
+ */
+async function readRequestBody(
+  ctx: Ctx,
+  apiVersion: string,
+  kind: string,
+): Promise<KubeObject & Record<string, any>> {
+  if (isProtobufBody(ctx.req)) {
+    const bytes = new Uint8Array(await ctx.req.arrayBuffer());
+    return bytes.length ? readProtobufBody(bytes, apiVersion, kind) : { metadata: {} };
+  }
+  const mt = parseMediaType(ctx.req.headers.get('content-type') || 'application/json');
+  const type = `${mt.type}/${mt.subtype}`;
+  if (type !== 'application/json' && type !== 'application/yaml' && type !== '*/*')
+    throw new StatusError(unsupportedMediaType(BODY_TYPES));
+  const text = await ctx.req.text();
+  if (!text.trim()) return { metadata: {} };
+  let body: unknown;
+  try {
+    body = type === 'application/yaml' ? parseYaml(text) : JSON.parse(text);
+  } catch (e) {
+    throw new StatusError(badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`));
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new StatusError(badRequest(`the object provided is unrecognized (must be of type ${kind})`));
+  const o = body as KubeObject & Record<string, any>;
+  if (o.kind !== undefined && o.kind !== kind)
+    throw new StatusError(
+      badRequest(
+        `the object provided is unrecognized (must be of type ${kind}): kind "${o.kind}" does not match (${kind})`,
+      ),
+    );
+  o.metadata ??= {};
+  return o;
+}
+
+/**
+ * pods/eviction: the Eviction's deleteOptions (JSON or protobuf body, policy/v1 or v1beta1) applied to
+ * the pod named in the URL, which must be the Eviction's own name. PodDisruptionBudgets are not consulted.
+ */
+async function evict(ctx: Ctx): Promise<Response> {
+  const name = ctx.info.name!;
+  const ev = await readRequestBody(ctx, 'policy/v1', 'Eviction');
+  if (ev.metadata?.name && ev.metadata.name !== name)
+    throw new StatusError(badRequest('name in URL does not match name in Eviction object'));
+  const opts: DeleteOptions = { ...(ev.deleteOptions ?? {}) };
+  if (isDryRun(ctx.q)) opts.dryRun = ['All'];
+  currentOrNotFound(ctx);
+  deleteOne(ctx, name, opts);
+  return jsonResponse(success(), 201);
+}
+
+/** serviceaccounts/token: a TokenRequest for an existing service account (`kubectl create token`). */
+async function token(ctx: Ctx): Promise<Response> {
+  const body = await readRequestBody(ctx, 'authentication.k8s.io/v1', 'TokenRequest');
+  const sa = currentOrNotFound(ctx) as KubeObject & Record<string, any>;
+  const issued = issueToken(sa, body, ctx.sim.clock(), DEFAULT_AUDIENCE);
+  return negotiatedAnswer(ctx.req.headers.get('accept'), issued, 201);
+}
+
+/**
+ * pods/binding, and POST .../bindings naming the pod in metadata.name: the pod is put on the target node
+ * (the kubelet then starts it). Success is a Status, 201, as BindingREST answers.
+ */
+async function bind(ctx: Ctx, podName: string | undefined): Promise<Response> {
+  const body = await readRequestBody(ctx, 'v1', 'Binding');
+  const name = podName ?? body.metadata?.name;
+  if (!name)
+    throw new StatusError(
+      invalid('Binding', '', '', [
+        {
+          reason: 'FieldValueRequired',
+          message: 'Required value: name or generateName is required',
+          field: 'metadata.name',
+        },
+      ]),
+    );
+  const pods = grKey('', 'pods');
+  const pod = ctx.sim.store.get(pods, objectKey(ctx.info.namespace, name));
+  if (!pod) throw new StatusError(notFound('pods', '', name));
+  const bound = bindPod(pod as KubeObject & Record<string, any>, body);
+  if (!isDryRun(ctx.q)) ctx.sim.store.put(pods, objectKey(ctx.info.namespace, name), bound);
+  return jsonResponse(success(), 201);
 }
 
 function toScale(obj: KubeObject & Record<string, any>): KubeObject & Record<string, any> {
