@@ -37,6 +37,7 @@ import type { Role } from './lib/protocol.ts';
 import {
   type CaseResult,
   compare,
+  fmt,
   formatCase,
   formatGoals,
   jsonLine,
@@ -122,10 +123,11 @@ async function runCase(
         rounds.get(t.name)!.push(fig);
         const bad = res.non2xx + res.errors + res.timeouts;
         log(
-          `   round ${r + 1}/${opts.rounds}  ${t.name.padEnd(14)} ${res.rps.toFixed(0).padStart(7)} req/s` +
-            `  p50 ${res.latency.p50.toFixed(2)} ms  p99 ${res.latency.p99.toFixed(2)} ms` +
+          // figures cross IPC as JSON: a run without a single response has null (was NaN) latencies
+          `   round ${r + 1}/${opts.rounds}  ${t.name.padEnd(14)} ${fmt.rps(res.rps ?? Number.NaN).padStart(7)} req/s` +
+            `  p50 ${fmt.ms(res.latency.p50 ?? Number.NaN)} ms  p99 ${fmt.ms(res.latency.p99 ?? Number.NaN)} ms` +
             (fig.single
-              ? `  | 1 conn p50 ${fig.single.latency.p50.toFixed(2)} p99 ${fig.single.latency.p99.toFixed(2)} ms`
+              ? `  | 1 conn p50 ${fmt.ms(fig.single.latency.p50 ?? Number.NaN)} p99 ${fmt.ms(fig.single.latency.p99 ?? Number.NaN)} ms`
               : '') +
             (bad ? `  | FAILED ${bad} (${JSON.stringify(res.statusCodes)}, errors ${res.errors})` : ''),
         );

@@ -9,8 +9,8 @@
  * process (which serves the JWKS the fleet fetches) agree without passing keys around. It protects nothing.
  */
 import { exportJWK, importJWK, SignJWT } from 'jose';
-import type { FleetConfigInput } from '../../src/config/schema.ts';
 import { serveFetch } from '../../deploy/node/http.ts';
+import type { FleetConfigInput } from '../../src/config/schema.ts';
 import { configmapCase, NAMESPACE, passthroughTargets } from './passthrough.ts';
 import type { BenchCase } from './types.ts';
 

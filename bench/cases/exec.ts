@@ -167,7 +167,8 @@ async function startFleetProcess(config: unknown): Promise<{ url: string; stop()
   writeFileSync(file, JSON.stringify(config));
   const port = await freePort();
   const p = spawn(process.execPath, ['--import', 'tsx', resolve('deploy/node/main.ts'), '--config', file], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' },
+    // one process: what is measured is the relay, not node:cluster's spread over cores
+    env: { FLEET_WORKERS: '1', ...process.env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const m = await waitForLine(p, /listening on (http:\/\/\S+)/);

@@ -416,7 +416,8 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
         results[set].push(res);
         ctx.log(
           `   round ${r + 1}/${rounds}  ${set === 'f' ? 'fleet ' : 'direct'} ${res.received}/${res.sent} events` +
-            `  delay p50 ${res.p50.toFixed(2)} ms  p99 ${res.p99.toFixed(2)} ms  max ${res.max.toFixed(1)} ms` +
+            // a phase without one delivered event has no percentiles (NaN, null after IPC)
+            `  delay p50 ${fmt.ms(res.p50 ?? Number.NaN)} ms  p99 ${fmt.ms(res.p99 ?? Number.NaN)} ms  max ${fmt.ms(res.max ?? Number.NaN)} ms` +
             (res.maxLagMs > 20 ? `  (driver lagged up to ${res.maxLagMs.toFixed(0)} ms)` : ''),
         );
       }
@@ -451,7 +452,7 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
         p99: s.p99,
       };
       ctx.log(
-        `   burst ${set === 'f' ? 'fleet ' : 'direct'}: ${s.received}/${d.sent} events, written at ${sat[set].writeRate.toFixed(0)}/s, delivered at ${sat[set].deliveredRate.toFixed(0)}/s, delay p99 ${s.p99.toFixed(0)} ms`,
+        `   burst ${set === 'f' ? 'fleet ' : 'direct'}: ${s.received}/${d.sent} events, written at ${sat[set].writeRate.toFixed(0)}/s, delivered at ${sat[set].deliveredRate.toFixed(0)}/s, delay p99 ${fmt.ms(s.p99 ?? Number.NaN)} ms`,
       );
     }
 

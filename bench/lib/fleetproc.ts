@@ -77,7 +77,7 @@ class Inspector {
 
 export async function startFleetProcess(
   config: unknown,
-  opts: { inspect?: boolean; nodeArgs?: string[] } = {},
+  opts: { inspect?: boolean; nodeArgs?: string[]; env?: Record<string, string> } = {},
 ): Promise<FleetProcess> {
   const outfile = await bundleFleet();
   const dir = mkdtempSync(join(tmpdir(), 'bench-fleet-'));
@@ -85,13 +85,14 @@ export async function startFleetProcess(
   writeFileSync(file, JSON.stringify(config));
   const args = [...(opts.nodeArgs ?? []), ...(opts.inspect ? ['--inspect=127.0.0.1:0'] : []), outfile];
   const p = spawn(process.execPath, [...args, '--config', file], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1' },
+    // one process (FLEET_WORKERS=1 unless the caller says otherwise): its CPU and RSS are read from /proc by pid
+    env: { FLEET_WORKERS: '1', ...process.env, ...opts.env, PORT: '0', HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let inspectorUrl: string | undefined;
   const url = await new Promise<string>((res, rej) => {
     let out = '';
-    const timer = setTimeout(() => rej(new Error(`bundled fleet did not start:\n${out}`)), 30_000);
+    const timer = setTimeout(() => rej(new Error(`bundled fleet did not start in 60 s:\n${out}`)), 60_000);
     const on = (d: Buffer) => {
       out += d;
       inspectorUrl ??= /Debugger listening on (ws:\/\/\S+)/.exec(out)?.[1];
