@@ -5,7 +5,17 @@
  * cluster decides. Pure: bytes in, bytes or a Status out.
  */
 import { parse as parseYaml } from 'yaml';
-import { decodeEnvelope, isProtobufBody, PROTOBUF_MEDIA_TYPE, readObjectMeta } from '../kube/protobuf.ts';
+import {
+  decodeEnvelope,
+  encodeEnvelope,
+  isProtobufBody,
+  lenField,
+  META_NAMESPACE,
+  PROTOBUF_MEDIA_TYPE,
+  readObjectMeta,
+  rewriteMessage,
+  WIRE_LEN,
+} from '../kube/protobuf.ts';
 import { badRequest, failure, type Status } from '../kube/status.ts';
 import {
   deleteOptionsForCluster,
@@ -17,6 +27,7 @@ import {
   type Rewritten,
   type WriteContext,
 } from '../merge/writes.ts';
+import { bodyNamespace } from './namespace.ts';
 
 export const JSON_PATCH = 'application/json-patch+json';
 export const MERGE_PATCH = 'application/merge-patch+json';
@@ -92,24 +103,77 @@ export function parsePatchBody(bytes: Uint8Array, contentType: string | null): B
   return { kind: 'opaque', bytes, contentType: contentType ?? '' };
 }
 
-/** The name and generateName an object body gives (JSON or protobuf; '' when none). */
-export function namesInBody(body: Body): { name: string; generateName: string } | Status {
+/** The name, generateName and namespace an object body gives (JSON or protobuf; '' when none). */
+export function namesInBody(body: Body): { name: string; generateName: string; namespace: string } | Status {
   if (body.kind === 'json') {
-    const md = (body.value as { metadata?: { name?: unknown; generateName?: unknown } } | null)?.metadata;
-    return {
-      name: typeof md?.name === 'string' ? md.name : '',
-      generateName: typeof md?.generateName === 'string' ? md.generateName : '',
-    };
+    const md = (body.value as { metadata?: Record<string, unknown> } | null)?.metadata;
+    const text = (v: unknown) => (typeof v === 'string' ? v : '');
+    return { name: text(md?.name), generateName: text(md?.generateName), namespace: text(md?.namespace) };
   }
   if (body.kind === 'protobuf') {
     try {
       const meta = readObjectMeta(decodeEnvelope(body.bytes).raw);
-      return { name: meta.name ?? '', generateName: meta.generateName ?? '' };
+      return {
+        name: meta.name ?? '',
+        generateName: meta.generateName ?? '',
+        namespace: meta.namespace ?? '',
+      };
     } catch (e) {
       return badRequest(`the protobuf body could not be decoded: ${(e as Error).message}`);
     }
   }
-  return { name: '', generateName: '' };
+  return { name: '', generateName: '', namespace: '' };
+}
+
+/**
+ * The body with a fleet-named `metadata.namespace` (`shop.clusterspace.member2`, as `kubectl -n` writes
+ * it into what it sends) made plain for `cluster`, the one the write goes to (src/plan/namespace.ts
+ * `bodyNamespace`: another cluster's is a 400). Objects (JSON, YAML, protobuf) and whole-object patches
+ * (server-side apply, merge patches); JSON patches and DeleteOptions carry no namespace of their own.
+ */
+export function namespaceForCluster(
+  verb: string,
+  body: Body,
+  cluster: string,
+  urlNamespace: string,
+): Rewritten<Body> {
+  if (verb === 'delete' || verb === 'deletecollection') return { ok: true, value: body };
+  if (body.kind === 'json' && body.contentType !== JSON_PATCH) {
+    const md = (body.value as { metadata?: Record<string, unknown> } | null)?.metadata;
+    if (!md || typeof md !== 'object' || typeof md.namespace !== 'string') return { ok: true, value: body };
+    const ns = bodyNamespace(md.namespace, cluster, urlNamespace);
+    if ('code' in ns) return { ok: false, status: ns };
+    md.namespace = ns.namespace;
+    return { ok: true, value: body };
+  }
+  if (body.kind !== 'protobuf') return { ok: true, value: body };
+  try {
+    const env = decodeEnvelope(body.bytes);
+    const given = readObjectMeta(env.raw).namespace;
+    if (!given) return { ok: true, value: body };
+    const ns = bodyNamespace(given, cluster, urlNamespace);
+    if ('code' in ns) return { ok: false, status: ns };
+    if (ns.namespace === given) return { ok: true, value: body };
+    // ObjectMeta is field 1 of every object, its namespace field 3 (meta/v1 generated.proto)
+    const raw = rewriteMessage(env.raw, 0, env.raw.length, (f) =>
+      f.num === 1 && f.wire === WIRE_LEN
+        ? lenField(
+            1,
+            rewriteMessage(env.raw, f.valueStart, f.valueEnd, (m) =>
+              m.num === META_NAMESPACE && m.wire === WIRE_LEN
+                ? lenField(META_NAMESPACE, ns.namespace)
+                : undefined,
+            ),
+          )
+        : undefined,
+    );
+    return { ok: true, value: { kind: 'protobuf', bytes: encodeEnvelope(env.apiVersion, env.kind, raw) } };
+  } catch (e) {
+    return {
+      ok: false,
+      status: badRequest(`the protobuf body could not be decoded: ${(e as Error).message}`),
+    };
+  }
 }
 
 /** The body as the cluster must see it; `verb` is the Kubernetes verb (patch, delete, … rewrite differently). */

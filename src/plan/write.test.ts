@@ -1,7 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { encodeEnvelope, lenField, META_NAME } from '../kube/protobuf.ts';
+import {
+  decodeEnvelope,
+  encodeEnvelope,
+  lenField,
+  META_NAME,
+  META_NAMESPACE,
+  readObjectMeta,
+} from '../kube/protobuf.ts';
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
-import { bodyForCluster, encodeBody, namesInBody, parseObjectBody, parsePatchBody } from './body.ts';
+import {
+  bodyForCluster,
+  encodeBody,
+  namesInBody,
+  namespaceForCluster,
+  parseObjectBody,
+  parsePatchBody,
+} from './body.ts';
 import { MATCHES_NOTHING } from './targets.ts';
 import { createTarget, deleteCollectionTarget, selectorsForCluster } from './write.ts';
 
@@ -24,6 +38,19 @@ describe('createTarget', () => {
     const s = createTarget(info(), names('', 'cm-'), targets, undefined);
     expect('code' in s && s.code).toBe(400);
     expect('code' in s && s.message).toContain('metadata.generateName to "cm-.clusterspace.<cluster>"');
+  });
+
+  it('goes to the cluster a fleet-named metadata.namespace names; a name naming another is a 400', () => {
+    const byNs = { name: 'cm', generateName: '', namespace: 'shop.clusterspace.west' };
+    expect(createTarget(info(), byNs, targets, 'karmada')).toBe(targets[2]);
+    const both = { ...byNs, name: 'cm.clusterspace.east' };
+    const s = createTarget(info(), both, targets, 'karmada');
+    expect('code' in s && [s.code, s.message]).toEqual([
+      400,
+      'the name "cm.clusterspace.east" names cluster "east", which contradicts metadata.namespace "shop.clusterspace.west"',
+    ]);
+    const against = createTarget(info('east'), byNs, [targets[1]!], 'east');
+    expect('code' in against && against.code).toBe(400);
   });
 
   it('refuses (400) a name naming a cluster outside the fleet or against the clusterspace', () => {
@@ -117,10 +144,18 @@ describe('write bodies', () => {
 
   it('reads the names of a JSON or protobuf object', () => {
     const json = parseObjectBody(bytes('{"metadata":{"generateName":"cm-.clusterspace.east"}}'), null);
-    expect(namesInBody(json as never)).toEqual({ name: '', generateName: 'cm-.clusterspace.east' });
+    expect(namesInBody(json as never)).toEqual({
+      name: '',
+      generateName: 'cm-.clusterspace.east',
+      namespace: '',
+    });
     const pb = parseObjectBody(encodeProtobufObjectForTest('cm.clusterspace.west'), null);
     expect(pb).toMatchObject({ kind: 'protobuf' });
-    expect(namesInBody(pb as never)).toEqual({ name: 'cm.clusterspace.west', generateName: '' });
+    expect(namesInBody(pb as never)).toEqual({
+      name: 'cm.clusterspace.west',
+      generateName: '',
+      namespace: '',
+    });
     const broken = namesInBody({ kind: 'protobuf', bytes: new Uint8Array([0x6b, 0x38, 0x73, 0x00, 0xff]) });
     expect('code' in broken && broken.code).toBe(400);
   });
@@ -149,5 +184,47 @@ describe('write bodies', () => {
       membership: ['east', 'karmada', 'west'],
     });
     expect(out.ok).toBe(false);
+  });
+});
+
+describe('namespaceForCluster', () => {
+  const json = (ns: string, contentType = 'application/json') =>
+    ({ kind: 'json', value: { metadata: { name: 'cm', namespace: ns } }, contentType }) as const;
+
+  it("makes a fleet-named namespace of the write's cluster plain, in JSON and protobuf bodies", () => {
+    const out = namespaceForCluster('create', json('shop.clusterspace.west'), 'west', 'shop');
+    expect(out.ok && (out.value as any).value.metadata).toEqual({ name: 'cm', namespace: 'shop' });
+    const pb = encodeEnvelope(
+      'v1',
+      'ConfigMap',
+      lenField(
+        1,
+        new Uint8Array([...lenField(META_NAME, 'cm'), ...lenField(META_NAMESPACE, 'shop.clusterspace.west')]),
+      ),
+    );
+    const r = namespaceForCluster('update', { kind: 'protobuf', bytes: pb }, 'west', 'shop');
+    expect(r.ok).toBe(true);
+    if (!r.ok || r.value.kind !== 'protobuf') return;
+    const env = decodeEnvelope(r.value.bytes);
+    expect([env.kind, readObjectMeta(env.raw).name, readObjectMeta(env.raw).namespace]).toEqual([
+      'ConfigMap',
+      'cm',
+      'shop',
+    ]);
+  });
+
+  it("refuses (400) another cluster's namespace; leaves plain ones, JSON patches and deletes alone", () => {
+    const other = namespaceForCluster('create', json('shop.clusterspace.east'), 'west', 'shop');
+    expect(!other.ok && other.status.code).toBe(400);
+    const plain = namespaceForCluster('create', json('shop'), 'west', 'shop');
+    expect(plain.ok && (plain.value as any).value.metadata.namespace).toBe('shop');
+    const patch = {
+      kind: 'json',
+      value: [{ op: 'add', path: '/x', value: 1 }],
+      contentType: 'application/json-patch+json',
+    } as const;
+    expect(namespaceForCluster('patch', patch, 'west', 'shop')).toEqual({ ok: true, value: patch });
+    const del = json('shop.clusterspace.east');
+    expect(namespaceForCluster('delete', del, 'west', 'shop').ok).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Which one cluster a write goes to, when it is not the owner of a named object (src/plan/owner.ts):
- * - create: the cluster of the fleet name in `metadata.name` (or `generateName`), else the URL's
+ * - create: the cluster of the fleet name in `metadata.name` (or `generateName`, or `metadata.namespace`), else the URL's
  *   clusterspace, else (plain name, `all`) the plain-name cluster (the control plane with federation on),
  *   and a 400 saying how to name the cluster with federation off;
  * - deletecollection: only with a clusterspace naming one cluster (in-path form, or `karmada`); across
@@ -32,18 +32,27 @@ function nameTheCluster(
 /** The cluster a create goes to, from the names in its body, the clusterspace and the plain-name cluster. */
 export function createTarget<T extends { cluster: string }>(
   info: Pick<RequestInfo, 'resource' | 'apiGroup' | 'clusterspace'>,
-  names: { name: string; generateName: string },
+  names: { name: string; generateName: string; namespace?: string },
   targets: readonly T[],
   plainNameCluster: string | undefined,
 ): T | Status {
   const given = names.name || names.generateName;
-  const named = decodeName(given).cluster;
+  const byName = decodeName(given).cluster;
+  // a fleet-named metadata.namespace (src/plan/namespace.ts) says the cluster as well as a fleet name does
+  const byNamespace = names.namespace ? decodeName(names.namespace).cluster : undefined;
+  if (byName !== undefined && byNamespace !== undefined && byName !== byNamespace)
+    return badRequest(
+      `the name "${given}" names cluster "${byName}", which contradicts metadata.namespace "${names.namespace}"`,
+    );
+  const named = byName ?? byNamespace;
   const cs = info.clusterspace ?? 'all';
   const csCluster = cs !== 'all' ? targets[0]?.cluster : undefined;
   if (named !== undefined) {
     if (csCluster !== undefined && named !== csCluster)
       return badRequest(
-        `the name "${given}" names cluster "${named}", which contradicts the clusterspace "${cs}"`,
+        byName !== undefined
+          ? `the name "${given}" names cluster "${named}", which contradicts the clusterspace "${cs}"`
+          : `metadata.namespace "${names.namespace}" names cluster "${named}", which contradicts the clusterspace "${cs}"`,
       );
     const target = targets.find((t) => t.cluster === named);
     return (

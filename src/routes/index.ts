@@ -11,8 +11,9 @@
  * `upgrade.ts` (relaying an upgrade to one cluster). `testing.ts` is the routes' tests' fake fleet.
  */
 import type { Context } from 'hono';
-import { failure, statusResponse } from '../kube/status.ts';
+import { failure, notFound, statusResponse } from '../kube/status.ts';
 import { classifyDiscovery, isOpenAPIPath } from '../plan/discovery.ts';
+import { fleetNamespace } from '../plan/namespace.ts';
 import { plainNameClusterFor } from '../plan/owner.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
@@ -26,9 +27,14 @@ import { unknownClusterspace } from './respond.ts';
 import { watchRoute } from './watch.ts';
 import { writeRoute } from './write.ts';
 
-export async function fleetRoute(c: Context, deps: FleetDeps, info: RequestInfo): Promise<Response> {
+export async function fleetRoute(c: Context, deps: FleetDeps, asked: RequestInfo): Promise<Response> {
+  // `-n shop.clusterspace.member2`: member2's `shop`, and the request is member2's alone (every verb)
+  const byName = fleetNamespace(asked);
+  if (byName && 'code' in byName) return statusResponse(byName);
+  const info = byName ? byName.info : asked;
   const cs = info.clusterspace ?? 'all';
   const targets = await clusterspaceTargets(deps, cs, c.req.raw.signal);
+  if (!targets && byName) return statusResponse(notFound('namespaces', '', byName.fleet));
   if (!targets) return unknownClusterspace(deps, cs, c.req.raw.signal);
 
   if (!info.isResourceRequest) {

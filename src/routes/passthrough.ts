@@ -4,6 +4,8 @@
  * headers and body come back unchanged and streamed, so watch and `logs -f` arrive event by event.
  */
 import type { Context } from 'hono';
+import { statusResponse } from '../kube/status.ts';
+import { fleetNamespace } from '../plan/namespace.ts';
 import { queryBool, type RequestInfo } from '../request/info.ts';
 import type { ClientDeps } from '../types.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
@@ -37,9 +39,13 @@ export async function proxyTo(c: Context, deps: ClientDeps, endpoint: ResolvedEn
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
-export async function passthrough(c: Context, deps: ClientDeps, info: RequestInfo): Promise<Response> {
-  const cs = info.clusterspace!;
+export async function passthrough(c: Context, deps: ClientDeps, asked: RequestInfo): Promise<Response> {
+  const cs = asked.clusterspace!;
   const endpoint = await deps.membership.endpointFor(cs, c.req.raw.signal);
   if (!endpoint) return unknownClusterspace(deps, cs, c.req.raw.signal);
-  return proxyTo(c, deps, endpoint, info);
+  // a namespace by its fleet name (`shop.clusterspace.<this cluster>`, src/plan/namespace.ts) is this
+  // cluster's plain one; another cluster's is a 400. Bodies stay as sent: this is a transparent proxy.
+  const byName = fleetNamespace(asked);
+  if (byName && 'code' in byName) return statusResponse(byName);
+  return proxyTo(c, deps, endpoint, byName ? byName.info : asked);
 }

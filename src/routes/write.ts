@@ -16,12 +16,13 @@ import { negotiate } from '../kube/negotiate.ts';
 import { type Status, statusResponse } from '../kube/status.ts';
 import { decodeName } from '../merge/names.ts';
 import type { FleetView } from '../merge/objects.ts';
-import { MAX_REQUEST_BODY_BYTES } from '../merge/writes.ts';
+import { MAX_REQUEST_BODY_BYTES, type Rewritten, type WriteContext } from '../merge/writes.ts';
 import {
   type Body,
   bodyForCluster,
   encodeBody,
   namesInBody,
+  namespaceForCluster,
   parseObjectBody,
   parsePatchBody,
   tooLarge,
@@ -96,6 +97,12 @@ async function readBody(
   return 'code' in body ? statusResponse(body) : body;
 }
 
+/** The body as `ctx.cluster` must see it: names, markers, RVs, and a fleet-named namespace made plain. */
+function forCluster(info: RequestInfo, body: Body, ctx: WriteContext): Rewritten<Body> {
+  const out = bodyForCluster(info.verb, body, ctx);
+  return out.ok ? namespaceForCluster(info.verb, out.value, ctx.cluster, info.namespace) : out;
+}
+
 /** Sends the rewritten body to the one cluster; JSON answers (the fleet rewrites them), no compression. */
 function sendBody(
   deps: Pick<FanOutDeps, 'client'>,
@@ -133,7 +140,7 @@ async function create(
   if (body.kind === 'opaque') return statusResponse(unsupportedMediaType());
 
   const membership = await fleetMembership(deps, req.signal);
-  const out = bodyForCluster(info.verb, body, { cluster: target.cluster, membership });
+  const out = forCluster(info, body, { cluster: target.cluster, membership });
   if (!out.ok) return statusResponse(out.status);
   const path = info.kubePath + new URL(req.url).search;
   const res = await sendBody(deps, req, target.endpoint, 'POST', path, neg.accept, out.value);
@@ -174,7 +181,7 @@ async function namedWrite(
     return fleetAnswer(view, membership, owner.target.cluster, owner.plain, res, true);
   }
   const ctx = { cluster: owner.target.cluster, membership, url: { fleet: info.name, plain: owner.plain } };
-  const out = bodyForCluster(info.verb, body, ctx);
+  const out = forCluster(info, body, ctx);
   if (!out.ok) return statusResponse(out.status);
   const res = await sendBody(deps, req, owner.target.endpoint, req.method, path, neg!.accept, out.value);
   return fleetAnswer(view, membership, owner.target.cluster, owner.plain, res);
