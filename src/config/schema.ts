@@ -85,6 +85,40 @@ export const controlPlaneSchema = z.union([
 
 export const staticMemberSchema = endpointSchema.and(z.object({ name: clusterName }));
 
+/**
+ * Shared reads (src/upstreams/cache/): what Kubernetes itself answers from a cache (`resourceVersion=0`
+ * lists and gets, discovery, OpenAPI) may be coalesced and kept; nothing else ever is.
+ */
+export const cacheSchema = z
+  .object({
+    /**
+     * how long a kept answer is served (0: nothing is kept). Off by default: a kept RV=0 list may be up to
+     * this much older than the cluster's own watch cache would answer, which kube allows but an operator
+     * should choose
+     */
+    ttlSeconds: z.number().int().min(0).max(3600).default(0),
+    /** kept answers' bytes together, per process (Node) or isolate (Workers); one answer ≤ a quarter */
+    maxBytes: z.number().int().min(1024).max(4 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+    /**
+     * identical concurrent any-version reads share one upstream call (on by default: a read joining one
+     * in flight gets nothing older than the call it joined, which "any version" allows)
+     */
+    coalesce: z.boolean().default(true),
+    /** a reader of a shared answer this many bytes behind the fastest is detached (it re-reads alone) */
+    lagBytes: z.number().int().min(64 * 1024).optional(),
+    /**
+     * ask discovery and OpenAPI as this identity for every caller (impersonate mode only), so that one
+     * kept answer serves all: for clusters where every caller sees the same discovery, as kube's own
+     * system:discovery and system:public-info-viewer roles for system:authenticated give
+     */
+    publicIdentity: z
+      .object({ user: z.string().min(1), groups: z.array(z.string().min(1)).optional() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type CacheConfig = z.output<typeof cacheSchema>;
+
 export const configSchema = z
   .object({
     controlPlane: controlPlaneSchema,
@@ -132,6 +166,8 @@ export const configSchema = z
     audit: auditSchema,
     limits: limitsSchema,
     serving: servingSchema.optional(),
+    /** shared reads: coalescing and the short-lived cache (cacheSchema above) */
+    cache: cacheSchema.prefault({}),
   })
   .strict();
 

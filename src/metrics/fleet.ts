@@ -62,6 +62,8 @@ export class FleetMetrics {
   readonly watchResumes: Counter;
   readonly partial: Counter;
   readonly relayGroups: Counter;
+  readonly sharedReads: Counter;
+  readonly sharedReadsDetached: Counter;
   /** the last failure seen per cluster, for the status page (not exported: messages are not labels) */
   readonly lastErrors = new Map<string, { at: string; reason: string; message: string }>();
 
@@ -123,6 +125,16 @@ export class FleetMetrics {
       'fleet_relay_groups_total',
       'Fan-out groups asked through the fleet relay (Workers: wider than the connection budget), per mode.',
       ['mode'],
+    );
+    this.sharedReads = r.counter(
+      'fleet_shared_reads_total',
+      'Upstream reads that may be shared (resourceVersion=0 lists and gets, discovery, OpenAPI), per cluster and how they were answered: hit (kept answer), coalesced (joined a call in flight), miss (asked the cluster).',
+      ['cluster', 'result'],
+    );
+    this.sharedReadsDetached = r.counter(
+      'fleet_shared_reads_detached_total',
+      'Readers of a shared upstream answer detached for falling too far behind the fastest reader (they read again alone).',
+      [],
     );
   }
 

@@ -5,6 +5,7 @@
  */
 
 import type { RelayFetcher } from '../types.ts';
+import type { EdgeStore } from '../upstreams/cache/store.ts';
 import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import type { Transport } from '../upstreams/transport.ts';
 
@@ -21,6 +22,8 @@ export interface Platform {
   maxConnectionsPerRequest: number;
   /** the fleet's own relay, where the runtime limits connections per request */
   relay?: RelayFetcher;
+  /** the runtime's shared cache for kept reads (Workers: the location's Cache API; ./cache.ts) */
+  edgeCache?: EdgeStore;
   /** refuse, at startup, an endpoint the runtime cannot reach as configured (e.g. a private CA on Workers) */
   checkEndpoint(endpoint: ResolvedEndpoint, where: string): void;
 }

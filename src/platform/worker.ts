@@ -5,6 +5,7 @@
  */
 import { ConfigError } from '../config/schema.ts';
 import { type Fetcher, fetchTransport } from '../upstreams/transport.ts';
+import { locationCache } from './cache.ts';
 import type { Platform, UpgradeRelay } from './types.ts';
 
 /** The service binding to the fleet's own `FleetRelay` entrypoint (see wrangler.toml). */
@@ -31,6 +32,7 @@ export function workerPlatform(env: Record<string, unknown>): Platform {
     // Workers: 6 simultaneous open connections per request; wider fan-outs go through the relay
     maxConnectionsPerRequest: 6,
     relay: relayBinding ? (req) => relayBinding.fetch(req) : undefined,
+    edgeCache: locationCache(),
     checkEndpoint(ep, where) {
       if (ep.caPem)
         throw new ConfigError(

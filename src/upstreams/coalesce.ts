@@ -1,0 +1,363 @@
+/**
+ * Coalescing: identical concurrent upstream reads share one upstream call and its streamed answer.
+ *
+ * The shared call belongs to no request. Each asker gets a reader of its own (a stream over the bytes
+ * read so far); the call is cancelled only when its last reader has gone, so a client that goes away
+ * does not cancel the answer the others are reading.
+ *
+ * Memory and pace (the slow-reader policy):
+ * - the upstream body is read at the pace of the FASTEST reader (a read happens when some reader has
+ *   taken every byte read so far and wants more), so the cluster's stream keeps its own back-pressure;
+ * - a reader that falls more than `lagBytes` behind the bytes read is detached: its stream fails with a
+ *   {@link SlowReaderError} and the bytes only it still needed are released. It is never waited for. A
+ *   list that breaks this way is read again by the list route, from that cluster alone, at the exact RV
+ *   it was being read at (the same path as any upstream body that breaks);
+ * - while the body is still whole in memory (up to `keepBytes`, within the coalescer's `budgetBytes` for
+ *   all calls together) a newcomer may still join from byte 0, and the complete answer can be stored;
+ *   past that, bytes every reader has taken are dropped and newcomers start a call of their own.
+ *
+ * On Workers the call is read in the isolate by the request that started it; other requests only take
+ * plain bytes from it (never its stream), as the runtime requires.
+ */
+
+export class SlowReaderError extends Error {
+  override name = 'SlowReaderError';
+}
+
+export interface Head {
+  status: number;
+  statusText: string;
+  headers: Array<[string, string]>;
+}
+
+export interface CoalesceOptions {
+  /** a reader this far behind the bytes read is detached */
+  lagBytes: number;
+  /** the body is kept whole (joinable from byte 0, storable) while it is at most this big */
+  keepBytes: number;
+  /** all calls' kept bytes together stay under this */
+  budgetBytes: number;
+  /** told when a slow reader is detached */
+  onDetached?: () => void;
+}
+
+/** Called once the whole body is read, if it was kept whole; readers see the end after it settles. */
+export type OnComplete = (head: Head, body: Uint8Array[]) => Promise<void> | void;
+
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+interface Reader {
+  cursor: number;
+  detached: boolean;
+  wake?: () => void;
+}
+
+export class Coalescer {
+  private readonly calls = new Map<string, SharedCall>();
+  /** bytes kept whole by all calls together */
+  kept = 0;
+
+  constructor(readonly opts: CoalesceOptions) {}
+
+  /** Calls in flight (tests and metrics). */
+  get inflight(): number {
+    return this.calls.size;
+  }
+
+  /**
+   * The answer to `key`: joins the call in flight for it if one can still be joined, else starts one with
+   * `start` (given the call's own signal, not the asker's). `joined` says which.
+   */
+  async join(
+    key: string,
+    start: (signal: AbortSignal) => Promise<Response>,
+    signal?: AbortSignal,
+    onComplete?: OnComplete,
+  ): Promise<{ res: Response; joined: boolean }> {
+    signal?.throwIfAborted();
+    let call = this.calls.get(key);
+    const joined = call?.joinable === true;
+    if (!call || !joined) {
+      call = new SharedCall(this, () => this.forget(key, call!), onComplete);
+      this.calls.set(key, call);
+      call.run(start);
+    }
+    const reader = call.attach();
+    let head: Head;
+    try {
+      head = await untilAborted(call.head, signal);
+    } catch (err) {
+      call.leave(reader);
+      throw err;
+    }
+    const init = { status: head.status, statusText: head.statusText, headers: head.headers };
+    if (NULL_BODY.has(head.status)) {
+      call.leave(reader);
+      return { res: new Response(null, init), joined };
+    }
+    return { res: new Response(call.stream(reader, signal), init), joined };
+  }
+
+  private forget(key: string, call: SharedCall): void {
+    if (this.calls.get(key) === call) this.calls.delete(key);
+  }
+}
+
+class SharedCall {
+  private readonly ac = new AbortController();
+  readonly head: Promise<Head>;
+  private settleHead!: { ok: (h: Head) => void; fail: (e: unknown) => void };
+  /** retained chunks, in order, each with its offset in the body */
+  private chunks: Array<{ at: number; bytes: Uint8Array }> = [];
+  private total = 0;
+  private readonly readers = new Set<Reader>();
+  private state: 'reading' | 'done' | 'failed' | 'abandoned' = 'reading';
+  private failure: unknown;
+  /** the body is still whole in `chunks` (joinable, storable) */
+  private whole = true;
+  private keptHere = 0;
+  private demand?: () => void;
+
+  constructor(
+    private readonly owner: Coalescer,
+    private readonly forget: () => void,
+    private readonly onComplete?: OnComplete,
+  ) {
+    this.head = new Promise<Head>((ok, fail) => {
+      this.settleHead = { ok, fail };
+    });
+    // a head nobody awaits any more (every asker left) must not be an unhandled rejection
+    this.head.catch(() => {});
+  }
+
+  get joinable(): boolean {
+    return this.state === 'reading' && this.whole;
+  }
+
+  attach(): Reader {
+    const r: Reader = { cursor: 0, detached: false };
+    this.readers.add(r);
+    return r;
+  }
+
+  leave(r: Reader): void {
+    if (!this.readers.delete(r)) return;
+    if (this.readers.size > 0 || this.state !== 'reading') return;
+    // the last reader went away: nobody wants the answer, the cluster may stop sending it
+    this.state = 'abandoned';
+    this.release();
+    this.forget();
+    this.ac.abort(new DOMException('every reader of the shared call went away', 'AbortError'));
+    this.demand?.();
+  }
+
+  /** Reads the upstream answer, in the context of the request that started the call. */
+  async run(start: (signal: AbortSignal) => Promise<Response>): Promise<void> {
+    let res: Response;
+    try {
+      res = await start(this.ac.signal);
+    } catch (err) {
+      this.settleHead.fail(err);
+      this.end('failed', err);
+      return;
+    }
+    const head: Head = { status: res.status, statusText: res.statusText, headers: [...res.headers] };
+    this.settleHead.ok(head);
+    const body = res.body?.getReader();
+    try {
+      while (body) {
+        await this.wanted();
+        if (this.state !== 'reading') {
+          await body.cancel().catch(() => {});
+          return;
+        }
+        const { done, value } = await body.read();
+        if (done) break;
+        if (value.length > 0) this.append(value);
+      }
+    } catch (err) {
+      this.end('failed', err);
+      return;
+    }
+    if (this.whole && this.onComplete && this.state === 'reading') {
+      try {
+        await this.onComplete(
+          head,
+          this.chunks.map((c) => c.bytes),
+        );
+      } catch {
+        // storing is best effort: the readers get their answer either way
+      }
+    }
+    this.end('done');
+  }
+
+  /** A stream over this call's bytes for one reader. */
+  stream(r: Reader, signal?: AbortSignal): ReadableStream<Uint8Array> {
+    let onAbort: (() => void) | undefined;
+    const finish = () => {
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      this.leave(r);
+    };
+    return new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          if (!signal) return;
+          onAbort = () => {
+            finish();
+            try {
+              controller.error(signal.reason);
+            } catch {
+              // already closed
+            }
+          };
+          signal.addEventListener('abort', onAbort, { once: true });
+        },
+        pull: async (controller) => {
+          for (;;) {
+            if (r.detached) {
+              finish();
+              controller.error(
+                new SlowReaderError(
+                  `fell more than ${this.owner.opts.lagBytes} bytes behind the other readers of a shared upstream answer`,
+                ),
+              );
+              return;
+            }
+            const chunk = this.chunkAt(r.cursor);
+            if (chunk) {
+              r.cursor += chunk.length;
+              controller.enqueue(chunk);
+              return;
+            }
+            if (this.state === 'failed' || this.state === 'abandoned') {
+              finish();
+              controller.error(this.failure ?? new Error('the shared upstream answer was cancelled'));
+              return;
+            }
+            if (this.state === 'done') {
+              finish();
+              controller.close();
+              return;
+            }
+            await new Promise<void>((wake) => {
+              r.wake = wake;
+              this.demand?.();
+            });
+          }
+        },
+        cancel: () => finish(),
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  /** Resolves when some reader wants bytes not read yet, or the call is over. */
+  private wanted(): Promise<void> {
+    const someoneWaits = () => {
+      for (const r of this.readers) if (!r.detached && r.cursor >= this.total) return true;
+      return false;
+    };
+    if (this.state !== 'reading' || someoneWaits()) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.demand = () => {
+        if (this.state !== 'reading' || someoneWaits()) {
+          this.demand = undefined;
+          resolve();
+        }
+      };
+    });
+  }
+
+  private append(bytes: Uint8Array): void {
+    this.chunks.push({ at: this.total, bytes });
+    this.total += bytes.length;
+    const o = this.owner.opts;
+    if (this.whole) {
+      if (this.total <= o.keepBytes && this.owner.kept + bytes.length <= o.budgetBytes) {
+        this.owner.kept += bytes.length;
+        this.keptHere += bytes.length;
+      } else {
+        this.whole = false;
+        this.release();
+        // nobody can join from byte 0 any more: the next asker starts a call of its own
+        this.forget();
+      }
+    }
+    // behind whom: the fastest reader (one chunk bigger than lagBytes must not detach everyone)
+    let fastest = 0;
+    for (const r of this.readers) if (r.cursor > fastest) fastest = r.cursor;
+    let min = this.total;
+    for (const r of this.readers) {
+      if (fastest - r.cursor > o.lagBytes) {
+        r.detached = true;
+        this.readers.delete(r);
+        o.onDetached?.();
+        r.wake?.();
+      } else if (r.cursor < min) min = r.cursor;
+    }
+    if (!this.whole)
+      while (this.chunks.length && this.chunks[0]!.at + this.chunks[0]!.bytes.length <= min)
+        this.chunks.shift();
+    this.wakeAll();
+  }
+
+  private chunkAt(cursor: number): Uint8Array | undefined {
+    // readers take whole chunks from 0, so a cursor is always some chunk's offset
+    const cs = this.chunks;
+    let lo = 0;
+    let hi = cs.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = cs[mid]!.at;
+      if (at === cursor) return cs[mid]!.bytes;
+      if (at < cursor) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  }
+
+  private end(state: 'done' | 'failed', err?: unknown): void {
+    if (this.state === 'reading') {
+      this.state = state;
+      this.failure = err;
+    }
+    this.forget();
+    if (state === 'failed') this.chunks = [];
+    this.release();
+    this.wakeAll();
+  }
+
+  private release(): void {
+    this.owner.kept -= this.keptHere;
+    this.keptHere = 0;
+  }
+
+  private wakeAll(): void {
+    for (const r of this.readers) {
+      const w = r.wake;
+      r.wake = undefined;
+      w?.();
+    }
+  }
+}
+
+/** `p`, or the signal's reason as soon as it aborts. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
