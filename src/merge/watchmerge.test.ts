@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { encodeComposite, prepareMembership } from './rv.ts';
-import { INITIAL_EVENTS_END, type MergeStep, UNAVAILABLE_ANNOTATION, WatchMerger } from './watchmerge.ts';
+import { decodeComposite, encodeComposite, prepareMembership } from './rv.ts';
+import {
+  INITIAL_EVENTS_END,
+  JOINED_ANNOTATION,
+  type MergeStep,
+  RESUMED_ANNOTATION,
+  UNAVAILABLE_ANNOTATION,
+  WatchMerger,
+} from './watchmerge.ts';
 
 const membership = prepareMembership(['a', 'b']);
 
@@ -169,5 +176,67 @@ describe('WatchMerger bookmarks', () => {
     const notice = JSON.parse((gone as { lines: string[] }).lines[1]!);
     expect(notice.object.kind).toBe('ConfigMap');
     expect(notice.object.metadata.annotations[UNAVAILABLE_ANNOTATION]).toBe('cluster b: watch ended at once');
+  });
+});
+
+describe('WatchMerger notices and membership changes', () => {
+  /** a merger past its start: a plain watch, both clusters at RV 10 */
+  function running(allowBookmarks: boolean) {
+    const m = merger(false, allowBookmarks);
+    for (const c of ['a', 'b']) lines(m.onEvent(c, endOfInitial('10')));
+    lines(m.onEvent('a', { type: 'MODIFIED', object: cm('x', '11') }));
+    return m;
+  }
+  const events = (step: MergeStep) =>
+    step.kind === 'emit' ? step.lines.map((l) => JSON.parse(l)) : [JSON.parse(step.line)];
+
+  it('tells unavailable and back only to a client that takes bookmarks (kubectl get -w prints every event)', () => {
+    const quiet = running(false);
+    expect(events(quiet.unavailable('cluster b: refused'))).toEqual([]);
+    expect(events(quiet.resumed('cluster b'))).toEqual([]);
+    // nothing queued for later either
+    expect(lines(quiet.onEvent('a', { type: 'MODIFIED', object: cm('x', '12') }))).toEqual([
+      ['MODIFIED', 'x.clusterspace.a'],
+    ]);
+    const told = running(true);
+    const [down] = events(told.unavailable('cluster b: refused'));
+    expect(down.type).toBe('BOOKMARK');
+    expect(down.object.metadata.annotations[UNAVAILABLE_ANNOTATION]).toBe('cluster b: refused');
+    const [back] = events(told.resumed('cluster b'));
+    expect(back.object.metadata.annotations[RESUMED_ANNOTATION]).toBe('cluster b');
+  });
+
+  it('a joined cluster streams as ADDED under the old membership, then the new one is adopted', () => {
+    const m = running(true);
+    const next = prepareMembership(['a', 'b', 'c']);
+    expect(events(m.changeMembership(next, ['c']))).toEqual([]);
+    const added = events(m.onEvent('c', { type: 'ADDED', object: cm('y', '3') }));
+    expect(added.map((e) => e.type)).toEqual(['ADDED']);
+    expect(added[0].object.metadata.name).toBe('y.clusterspace.c');
+    // mid-snapshot: a resume from this RV must not decode for the new membership (410, relist)
+    expect(decodeComposite(added[0].object.metadata.resourceVersion, next).ok).toBe(false);
+    const [joined] = events(m.onEvent('c', endOfInitial('7')));
+    expect(joined.type).toBe('BOOKMARK');
+    expect(joined.object.metadata.annotations[JOINED_ANNOTATION]).toBe('c');
+    const d = decodeComposite(joined.object.metadata.resourceVersion, next);
+    expect(d.ok && [...d.rvs]).toEqual([
+      ['a', '11'],
+      ['b', '10'],
+      ['c', '7'],
+    ]);
+  });
+
+  it('a cluster that joins down is not waited for; one that left outside the watch only re-encodes', () => {
+    const m = running(true);
+    const next = prepareMembership(['a', 'b', 'c']);
+    lines(m.changeMembership(next, ['c']));
+    const [b] = events(m.clusterGone('c'));
+    expect(decodeComposite(b.object.metadata.resourceVersion, next).ok).toBe(true);
+    const fewer = prepareMembership(['a', 'c']);
+    const [bm] = events(m.changeMembership(fewer, []));
+    expect(bm.type).toBe('BOOKMARK');
+    expect(decodeComposite(bm.object.metadata.resourceVersion, fewer).ok).toBe(true);
+    const relist = events(m.relist('cluster b left the fleet: relist'));
+    expect(relist[0]).toMatchObject({ type: 'ERROR', object: { code: 410, reason: 'Expired' } });
   });
 });

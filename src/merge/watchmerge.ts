@@ -26,6 +26,10 @@ import { InitialPhase } from './watchinitial.ts';
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 /** on a fleet bookmark: a cluster whose watch the fleet cannot hold right now, and why */
 export const UNAVAILABLE_ANNOTATION = 'fleet.karmada.io/watch-unavailable';
+/** on a fleet bookmark: a cluster told unavailable whose watch delivers again */
+export const RESUMED_ANNOTATION = 'fleet.karmada.io/watch-resumed';
+/** on a fleet bookmark: clusters that joined the fleet mid-watch and whose objects have all been sent as ADDED */
+export const JOINED_ANNOTATION = 'fleet.karmada.io/watch-joined';
 
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR' | string;
@@ -62,8 +66,12 @@ export class WatchMerger {
   private readonly rvs: Map<string, string>;
   private readonly pendingInit: Set<string>;
   private readonly initial = new Map<string, InitialPhase>();
-  /** clusters that cannot be held, told on the next bookmark the client may get */
-  private notices: string[] = [];
+  /** what the client is told on the next bookmark it may get, by annotation (clusters unavailable, back, joined) */
+  private notices = new Map<string, string[]>();
+  /** the membership the composite RVs are encoded for (changes when clusters join or leave mid-watch) */
+  private membership: Membership;
+  /** the membership adopted once every joining cluster's objects are in (see changeMembership) */
+  private joining: { next: Membership; clusters: Set<string>; done: string[] } | undefined;
   private initSent = false;
   private tableHeaderSent = false;
   /** kind/apiVersion of the watched objects, for fleet bookmarks */
@@ -71,6 +79,7 @@ export class WatchMerger {
 
   constructor(private readonly o: WatchMergeOptions) {
     this.rvs = new Map(o.rvs);
+    this.membership = o.membership;
     this.pendingInit = new Set(o.sendInitialEvents ? o.clusters : []);
     if (!o.table) for (const c of o.initialPhases ?? []) this.initial.set(c, new InitialPhase());
   }
@@ -95,13 +104,69 @@ export class WatchMerger {
    * with UNAVAILABLE_ANNOTATION, as soon as one can be made (the objects' kind known, initial events over).
    */
   unavailable(what: string): MergeStep {
-    this.notices.push(what);
+    return this.notice(UNAVAILABLE_ANNOTATION, what);
+  }
+
+  /** `what`, told unavailable, delivers again: the client is told as for `unavailable`. */
+  resumed(what: string): MergeStep {
+    return this.notice(RESUMED_ANNOTATION, what);
+  }
+
+  private notice(annotation: string, what: string): MergeStep {
+    this.queue(annotation, what);
     return { kind: 'emit', lines: this.takeNotices() };
+  }
+
+  private queue(annotation: string, what: string): number {
+    return this.notices.set(annotation, [...(this.notices.get(annotation) ?? []), what]).size;
+  }
+
+  /**
+   * The fleet's membership changed mid-watch to `next`; `joined` are the clusters of this watch that are
+   * new (their objects are about to stream as initial events, ending in an initial-events-end bookmark,
+   * or from a list: `initialFromList`). Until every joined cluster's objects are in, the stream keeps
+   * encoding for the old membership: a client that resumes from an RV of that span gets a 410 and
+   * relists, instead of resuming a joined cluster from the middle of its initial events (which are in key
+   * order, not RV order, and would lose objects). Then `next` is adopted, with a bookmark saying so.
+   */
+  changeMembership(next: Membership, joined: readonly string[]): MergeStep {
+    for (const c of joined) {
+      this.rvs.set(c, '');
+      this.initial.set(c, new InitialPhase());
+      // a WatchList client still in its initial phase waits for the joined cluster too
+      if (this.o.sendInitialEvents && !this.initSent) this.pendingInit.add(c);
+    }
+    this.joining = { next, clusters: new Set(joined), done: [] };
+    return { kind: 'emit', lines: this.joinEnded(undefined) };
+  }
+
+  /** `cluster` (undefined: none) has sent its objects: adopt the new membership once every joined one has */
+  private joinEnded(cluster: string | undefined): string[] {
+    const j = this.joining;
+    if (!j) return [];
+    if (cluster !== undefined) {
+      if (!j.clusters.delete(cluster)) return [];
+      j.done.push(cluster);
+    }
+    if (j.clusters.size > 0) return [];
+    this.joining = undefined;
+    this.membership = j.next;
+    if (j.done.length) this.queue(JOINED_ANNOTATION, j.done.join(', '));
+    const lines = this.takeNotices();
+    // a fresh RV of the new membership, so the client's next resume decodes
+    if (!lines.length && this.o.allowBookmarks && this.heartbeat() !== undefined)
+      lines.push(this.bookmark(false));
+    return lines;
+  }
+
+  /** The stream's last event: a 410 Expired ERROR (`why`), after which every client relists. */
+  relist(why: string): MergeStep {
+    return { kind: 'expired', line: this.line('ERROR', expired(why)) };
   }
 
   /** The composite RV of everything delivered so far. */
   resourceVersion(): string {
-    return encodeComposite(this.o.membership, this.rvs);
+    return encodeComposite(this.membership, this.rvs);
   }
 
   /** The RV to resume `cluster`'s upstream watch from ("" when nothing was seen). */
@@ -112,7 +177,10 @@ export class WatchMerger {
   /** A cluster that will send no initial events (down, not serving the resource): stop waiting for it. */
   clusterGone(cluster: string): MergeStep {
     this.pendingInit.delete(cluster);
-    return { kind: 'emit', lines: [...this.maybeInitEnd(), ...this.takeNotices()] };
+    return {
+      kind: 'emit',
+      lines: [...this.maybeInitEnd(), ...this.joinEnded(cluster), ...this.takeNotices()],
+    };
   }
 
   /**
@@ -121,6 +189,7 @@ export class WatchMerger {
    */
   initialFromList(cluster: string, rv: string): MergeStep {
     if (rv) this.rvs.set(cluster, rv);
+    this.initial.delete(cluster);
     return this.clusterGone(cluster);
   }
 
@@ -130,12 +199,7 @@ export class WatchMerger {
     if (ev.type === 'ERROR') {
       const status = obj as Status;
       if (status.code === 410 || status.reason === 'Expired' || status.reason === 'Gone')
-        return {
-          kind: 'expired',
-          line: this.line('ERROR', {
-            ...expired(`cluster ${cluster}: ${status.message ?? 'resource version too old'}`),
-          }),
-        };
+        return this.relist(`cluster ${cluster}: ${status.message ?? 'resource version too old'}`);
       // any other ERROR ends this cluster's stream; the caller resumes it
       return { kind: 'emit', lines: [] };
     }
@@ -169,7 +233,7 @@ export class WatchMerger {
         this.pendingInit.delete(cluster);
         lines.push(...this.maybeInitEnd());
       }
-      lines.push(...this.takeNotices());
+      lines.push(...this.joinEnded(cluster), ...this.takeNotices());
       return { kind: 'emit', lines };
     }
     // while some cluster still sends initial events, the only bookmark allowed is the final one
@@ -180,7 +244,7 @@ export class WatchMerger {
 
   /** One object event of `cluster` in the fleet view, carrying the stream's composite RV. */
   private objectLine(cluster: string, type: string, obj: Record<string, any>): string {
-    const rvFor = compositeWith(this.o.membership, this.rvs, cluster);
+    const rvFor = compositeWith(this.membership, this.rvs, cluster);
     if (this.o.table && obj.kind === 'Table') {
       const at = this.o.clusters.indexOf(cluster);
       const rows = Array.isArray(obj.rows) ? obj.rows : [];
@@ -219,7 +283,7 @@ export class WatchMerger {
       return { kind: 'emit', lines: [] };
     }
     const rv: string | undefined = obj.metadata?.resourceVersion;
-    const d = rv ? decodeComposite(rv, this.o.membership) : undefined;
+    const d = rv ? decodeComposite(rv, this.membership) : undefined;
     if (d?.ok)
       for (const c of clusters) {
         const own = d.rvs.get(c);
@@ -239,8 +303,12 @@ export class WatchMerger {
         return { kind: 'emit', lines: [...lines, ...this.maybeInitEnd(), ...this.takeNotices()] };
       }
       // a group's own notices pass on as they came (the group's bookmark carries them)
-      const notice = obj.metadata?.annotations?.[UNAVAILABLE_ANNOTATION];
-      if (typeof notice === 'string') return this.unavailable(notice);
+      let passed = false;
+      for (const a of [UNAVAILABLE_ANNOTATION, RESUMED_ANNOTATION, JOINED_ANNOTATION]) {
+        const v = obj.metadata?.annotations?.[a];
+        if (typeof v === 'string') passed = !!this.queue(a, v);
+      }
+      if (passed) return { kind: 'emit', lines: this.takeNotices() };
       if (!this.o.allowBookmarks || (this.o.sendInitialEvents && !this.initSent))
         return { kind: 'emit', lines: this.takeNotices() };
       return { kind: 'emit', lines: this.takeNotices(), bookmark: this.bookmark(false) };
@@ -295,14 +363,24 @@ export class WatchMerger {
     return [this.bookmark(true)];
   }
 
-  /** The pending notices as bookmark lines, once a bookmark may be sent (kind known, initial events over). */
+  /**
+   * The pending notices as one bookmark line, once a bookmark may be sent (kind known, initial events
+   * over). Only to a client that asked for bookmarks: kubectl get -w prints every event it gets (a
+   * bookmark would be a bogus row, or an object with -o json), so a client that did not ask for bookmarks
+   * learns of unavailable clusters from the Warning headers at start only.
+   */
   private takeNotices(): string[] {
-    if (this.notices.length === 0) return [];
+    if (this.notices.size === 0) return [];
+    if (!this.o.allowBookmarks) {
+      this.notices.clear();
+      return [];
+    }
     if (this.o.sendInitialEvents && !this.initSent) return [];
     if (!this.o.table && !this.shape.kind) return [];
-    const what = this.notices.join('; ');
-    this.notices = [];
-    return [this.bookmark(false, { [UNAVAILABLE_ANNOTATION]: what })];
+    const annotations: Record<string, string> = {};
+    for (const [k, v] of this.notices) annotations[k] = v.join('; ');
+    this.notices.clear();
+    return [this.bookmark(false, annotations)];
   }
 
   private bookmark(initialEnd: boolean, annotations?: Record<string, string>): string {

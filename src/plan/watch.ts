@@ -60,6 +60,13 @@ export interface WatchPlan<T extends { cluster: string }> {
   listQuery(cluster: string): URLSearchParams;
   /** the query of a relay group's own merged watch: the client's, or a resume from `resumeRV` */
   groupQuery(resumeRV?: string): URLSearchParams;
+  /**
+   * The start of a cluster that joined the fleet mid-watch: a WatchList from the most recent state, so its
+   * objects come as ADDED and their end is known (the client's own start no longer applies to it).
+   */
+  joinQuery(cluster: string): URLSearchParams;
+  /** Which of `targets` (the fleet after a membership change) this watch's cluster selectors choose. */
+  choose(targets: readonly T[]): T[];
 }
 
 export type WatchPlanResult<T extends { cluster: string }> =
@@ -110,7 +117,7 @@ interface QueryInput {
   upgradesLegacy: boolean;
 }
 
-type Queries = Pick<WatchPlan<never>, 'watchQuery' | 'probeQuery' | 'listQuery' | 'groupQuery'>;
+type Queries = Pick<WatchPlan<never>, 'watchQuery' | 'probeQuery' | 'listQuery' | 'groupQuery' | 'joinQuery'>;
 
 function queries({ q, choice, perCluster, sendInitialEvents, upgradesLegacy }: QueryInput): Queries {
   const base = () => {
@@ -145,6 +152,14 @@ function queries({ q, choice, perCluster, sendInitialEvents, upgradesLegacy }: Q
       qs.set('allowWatchBookmarks', 'true');
       return qs;
     },
+    joinQuery(cluster) {
+      const qs = selected(cluster);
+      qs.set('watch', 'true');
+      qs.set('sendInitialEvents', 'true');
+      qs.set('resourceVersionMatch', 'NotOlderThan');
+      qs.set('allowWatchBookmarks', 'true');
+      return qs;
+    },
     probeQuery() {
       const qs = base();
       qs.set('limit', '1');
@@ -175,12 +190,14 @@ function queries({ q, choice, perCluster, sendInitialEvents, upgradesLegacy }: Q
 
 export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T>): WatchPlanResult<T> {
   const q = input.query;
-  const choice = chooseClusters({
-    labelSelector: q.get('labelSelector'),
-    fieldSelector: q.get('fieldSelector'),
-    targets: input.targets,
-    plainNameCluster: input.plainNameCluster,
-  });
+  const chooseFrom = (targets: readonly T[]) =>
+    chooseClusters({
+      labelSelector: q.get('labelSelector'),
+      fieldSelector: q.get('fieldSelector'),
+      targets,
+      plainNameCluster: input.plainNameCluster,
+    });
+  const choice = chooseFrom(input.targets);
   if ('code' in choice) return { ok: false, respond: choice };
   const sendInitialEvents = queryBool(q, 'sendInitialEvents');
   const rv = planRVs(q, input.membership, sendInitialEvents);
@@ -211,6 +228,11 @@ export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T
     initialEvents: sendInitialEvents || upgradesLegacy,
     upgradesLegacy,
     ...queries({ q, choice, perCluster, sendInitialEvents, upgradesLegacy }),
+    choose(targets) {
+      // the same selectors as at the start: they parsed then, so they parse now
+      const again = chooseFrom(targets);
+      return 'code' in again ? [] : again.chosen;
+    },
   };
   return { ok: true, plan };
 }

@@ -22,7 +22,13 @@ import { WatchMerger } from '../merge/watchmerge.ts';
 import { planWatch } from '../plan/watch.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
-import { fleetMembership, splitForBudget, type Target, warningHeader } from '../upstreams/fanout.ts';
+import {
+  fleetMembership,
+  fleetTargets,
+  splitForBudget,
+  type Target,
+  warningHeader,
+} from '../upstreams/fanout.ts';
 import { runMergedWatch } from '../upstreams/watch/run.ts';
 import {
   clusterSource,
@@ -49,12 +55,14 @@ export function watchRoute(
   targets: Target[],
   plainNameCluster: string | undefined,
 ): Promise<Response> {
-  return watchStream(c.req.raw, deps, info, targets, plainNameCluster);
+  return watchStream(c.req.raw, deps, info, targets, plainNameCluster, true);
 }
 
 /**
  * The merged watch of `req` over `targets`. Also what a relay invocation runs for its group of clusters
  * (src/upstreams/relay.ts), so the calling invocation merges the groups' merged streams the same way.
+ * `follow`: the stream follows the fleet's membership (src/upstreams/watch/membership.ts); a relay
+ * group's does not (its caller does, for the whole watch).
  */
 export async function watchStream(
   req: Request,
@@ -62,10 +70,12 @@ export async function watchStream(
   info: RequestInfo,
   targets: Target[],
   plainNameCluster: string | undefined,
+  follow = false,
 ): Promise<Response> {
   const neg = negotiate(req.headers.get('accept'), true);
   if ('code' in neg) return statusResponse(neg);
-  const membership = prepareMembership(await fleetMembership(deps, req.signal));
+  const names = await fleetMembership(deps, req.signal);
+  const membership = prepareMembership(names);
   const planned = planWatch({ query: new URL(req.url).searchParams, targets, membership, plainNameCluster });
   if (!planned.ok) {
     if ('respond' in planned) return statusResponse(planned.respond);
@@ -135,6 +145,25 @@ export async function watchStream(
   const headers = streamHeaders();
   for (const w of warnings) headers.append('Warning', warningHeader(w));
   if (groups) for (const w of groupWarnings(starts)) headers.append('Warning', w);
-  const body = runMergedWatch({ plan, merger, starts, clientSignal: req.signal, upstreams });
+  const members = deps.config.members;
+  const body = runMergedWatch({
+    plan,
+    merger,
+    starts,
+    clientSignal: req.signal,
+    upstreams,
+    // a static membership never changes
+    follow:
+      follow && members.mode === 'karmada'
+        ? {
+            ctx,
+            fleet: (signal) => fleetTargets(deps, signal),
+            names,
+            everyMs: Math.max(members.refreshSeconds * 1000, 1000),
+            table: !!table,
+            grouped: !!groups,
+          }
+        : undefined,
+  });
   return new Response(body, { status: 200, headers });
 }

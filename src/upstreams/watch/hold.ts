@@ -3,8 +3,8 @@
  * merger, and when the stream ends, breaks or answers garbage, resumes it with backoff (every reconnect
  * waits, so a watch that opens and ends at once costs a bounded rate). A 410 on resume (the cluster
  * compacted past where it stood) ends the merged stream with one ERROR event: the client relists. A source
- * that keeps failing is reported to the client once per outage, and a WatchList stops waiting for its
- * initial events.
+ * that keeps failing is reported to the client once per outage (and again when it delivers), and a
+ * WatchList stops waiting for its initial events.
  */
 import { Backoff, sleep } from './backoff.ts';
 import { readStatusBody, watchEvents } from './events.ts';
@@ -33,8 +33,11 @@ async function reopen(src: Source, out: WatchOutput): Promise<Response | 'expire
   return status?.message ?? `HTTP ${res.status}`;
 }
 
-/** Reads one stream to its end: healthy when it delivered an event other than an ERROR. */
-async function drain(src: Source, res: Response, out: WatchOutput): Promise<Attempt> {
+/**
+ * Reads one stream to its end: healthy when it delivered an event other than an ERROR (`delivering`
+ * runs at the first such event).
+ */
+async function drain(src: Source, res: Response, out: WatchOutput, delivering: () => void): Promise<Attempt> {
   let delivered = false;
   if (!res.body) return { ok: false, why: 'watch answered without a body' };
   try {
@@ -43,6 +46,7 @@ async function drain(src: Source, res: Response, out: WatchOutput): Promise<Atte
       out.emit(src.event(ev));
       // any other ERROR ends this cluster's stream (the merger drops it): resume
       if (ev.type === 'ERROR') return { ok: false, why: `watch ERROR ${ev.object?.message ?? ''}`.trim() };
+      if (!delivered) delivering();
       delivered = true;
     }
   } catch (err) {
@@ -74,6 +78,12 @@ export async function holdSource(
     out.emit(src.unavailable(`${why}; retrying`));
     if (o.sendInitialEvents) out.emit(src.gone());
   };
+  // told unavailable and delivering again: the client is told it is back
+  const back = () => {
+    if (!told) return;
+    told = false;
+    out.emit(src.resumed());
+  };
   let res = first;
   while (!out.closed && !o.signal.aborted) {
     if (!res) {
@@ -86,12 +96,9 @@ export async function holdSource(
       }
       res = r;
     }
-    const attempt = await drain(src, res, out);
+    const attempt = await drain(src, res, out, back);
     res = undefined;
-    if (attempt.ok) {
-      backoff.reset();
-      told = false;
-    }
+    if (attempt.ok) backoff.reset();
     if (out.closed) return;
     await sleep(backoff.next(), o.signal);
     if (!attempt.ok) failed(attempt.why);

@@ -6,6 +6,7 @@ import type { WatchMerger } from '../../merge/watchmerge.ts';
 import type { WatchPlan } from '../../plan/watch.ts';
 import type { Target } from '../fanout.ts';
 import { holdSource } from './hold.ts';
+import { type FollowOptions, followMembership } from './membership.ts';
 import { WatchOutput } from './output.ts';
 import type { Source } from './sources.ts';
 import { type Start, startSource } from './start.ts';
@@ -18,6 +19,8 @@ export interface RunOptions {
   clientSignal: AbortSignal;
   /** aborts every upstream request of the watch */
   upstreams: AbortController;
+  /** follow the fleet's membership (the route's watch; a relay group's is followed by its caller) */
+  follow?: Omit<FollowOptions, 'emit' | 'hold'>;
 }
 
 /** The merged watch's body; it runs until the client leaves, the timeout, or a 410. */
@@ -46,6 +49,7 @@ export function runMergedWatch(o: RunOptions): ReadableStream<Uint8Array> {
         hold,
       };
       for (const s of o.starts) startSource(s, handlers);
+      if (o.follow) followMembership({ ...o.follow, emit: handlers.emit, hold }, upstreams.signal);
       // no cluster chosen: a WatchList's initial phase is over at once
       if (plan.chosen.length === 0) w.emit(merger.clusterGone(''));
     },

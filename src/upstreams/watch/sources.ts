@@ -27,6 +27,8 @@ export interface Source {
   downgrade?(): void;
   /** the source cannot be held for now (`why`): tell the client */
   unavailable(why: string): MergeStep;
+  /** the source, told unavailable, delivers again: tell the client */
+  resumed(): MergeStep;
 }
 
 /** What every source of one merged watch shares. */
@@ -54,7 +56,8 @@ export function upstreamHeaders(client: Headers, accept: string): Headers {
   return h;
 }
 
-export function clusterSource(ctx: WatchContext, t: Target): Source {
+/** One cluster's upstream watch; `joined`: the cluster joined the fleet mid-watch (plan.joinQuery). */
+export function clusterSource(ctx: WatchContext, t: Target, joined = false): Source {
   const { merger, plan } = ctx;
   let legacy = false;
   return {
@@ -64,11 +67,11 @@ export function clusterSource(ctx: WatchContext, t: Target): Source {
       // a break during the initial events restarts them: their RVs are in key order, not a resume point
       const initial = merger.inInitial(t.cluster);
       if (resume && initial) merger.restartInitial(t.cluster);
-      const qs = plan.watchQuery(
-        t.cluster,
-        resume && !initial ? merger.clusterRV(t.cluster) : undefined,
-        legacy,
-      );
+      const resumeRV = resume && !initial ? merger.clusterRV(t.cluster) : undefined;
+      const qs =
+        joined && resumeRV === undefined
+          ? plan.joinQuery(t.cluster)
+          : plan.watchQuery(t.cluster, resumeRV, legacy);
       return ctx.client.send(t.endpoint, {
         method: 'GET',
         path: `${ctx.kubePath}?${qs}`,
@@ -84,6 +87,7 @@ export function clusterSource(ctx: WatchContext, t: Target): Source {
       merger.untrackInitial(t.cluster);
     },
     unavailable: (why) => merger.unavailable(`cluster ${t.cluster}: ${why}`),
+    resumed: () => merger.resumed(`cluster ${t.cluster}`),
   };
 }
 
@@ -125,6 +129,7 @@ export function groupSource(ctx: WatchContext, group: Target[], as: UpstreamIden
       return step;
     },
     unavailable: (why) => merger.unavailable(`clusters ${clusters.join(', ')}: ${why}`),
+    resumed: () => merger.resumed(`clusters ${clusters.join(', ')}`),
   };
 }
 

@@ -77,6 +77,7 @@ describe('holdSource', () => {
         told.push(why);
         return { kind: 'emit', lines: [] };
       },
+      resumed: (): MergeStep => ({ kind: 'emit', lines: [] }),
     };
     const ac = new AbortController();
     const out = new WatchOutput(
@@ -107,6 +108,7 @@ describe('holdSource', () => {
       event: (ev): MergeStep => ({ kind: 'expired', line: `${JSON.stringify(ev)}\n` }),
       gone: (): MergeStep => ({ kind: 'emit', lines: [] }),
       unavailable: (): MergeStep => ({ kind: 'emit', lines: [] }),
+      resumed: (): MergeStep => ({ kind: 'emit', lines: [] }),
     };
     const ac = new AbortController();
     const out = new WatchOutput(
