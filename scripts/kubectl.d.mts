@@ -1,2 +1,4 @@
 export function kubectlPath(): string;
 export function ensureKubectl(): string;
+export function helmPath(): string;
+export function ensureHelm(): string;

@@ -79,11 +79,16 @@ function ruleAllows(r: SimRule, a: Attrs): boolean {
   return true;
 }
 
+/** The non-resource URLs kube's system:discovery and system:public-info-viewer roles grant everyone. */
+const PUBLIC_PATHS =
+  /^\/(api|apis|openapi)(\/.*)?$|^\/(healthz|livez|readyz|version)\/?$|^\/\.well-known\/openid-configuration\/?$|^\/openid\/v1\/jwks\/?$/;
+
 export function rbacAllows(rbac: SimRbac | undefined, who: SimUser, a: Attrs): boolean {
   if (!rbac) return true;
   if (who.groups.includes('system:masters')) return true;
-  // discovery and friends are open to everyone (system:discovery, system:public-info-viewer)
-  if (a.path !== undefined && a.verb === 'get') return true;
+  // discovery and friends are open to everyone (system:discovery, system:public-info-viewer); /metrics
+  // and other non-resource URLs are not
+  if (a.path !== undefined && a.verb === 'get' && PUBLIC_PATHS.test(a.path)) return true;
   const rules = [...(rbac.users?.[who.user] ?? []), ...who.groups.flatMap((g) => rbac.groups?.[g] ?? [])];
   return rules.some((r) => ruleAllows(r, a));
 }

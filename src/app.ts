@@ -1,8 +1,8 @@
 /**
  * The fleet's request pipeline, built in one readable place like kube-apiserver's DefaultBuildHandlerChain:
  *
- *   recovery (onError) → limits → request info → [authentication → audit → body intake → impersonation
- *   → authorization] → route
+ *   recovery (onError) → limits → request info → metrics → [authentication → audit → body intake →
+ *   impersonation → authorization] → route
  *
  * Each bracketed filter is one small middleware in src/middleware/ (authn, audit, impersonation, authz);
  * request limits (src/middleware/limits) run before the request is parsed.
@@ -18,11 +18,14 @@ import { authentication } from './middleware/authn/index.ts';
 import { authorization } from './middleware/authz/index.ts';
 import { impersonation } from './middleware/impersonation/index.ts';
 import { bodyIntake, limits } from './middleware/limits/index.ts';
+import { requestMetrics } from './middleware/metrics/index.ts';
 import { recovery } from './middleware/recovery/index.ts';
 import { requestInfo } from './middleware/requestinfo/index.ts';
 import { live, ready } from './routes/health.ts';
 import { fleetRoute } from './routes/index.ts';
+import { metricsRoute } from './routes/metrics.ts';
 import { passthrough } from './routes/passthrough.ts';
+import { clustersApi, statusPage } from './routes/status/index.ts';
 import type { FleetDeps, FleetEnv } from './types.ts';
 
 export function createApp(deps: FleetDeps): Hono<FleetEnv> {
@@ -42,12 +45,18 @@ export function createApp(deps: FleetDeps): Hono<FleetEnv> {
   const auditLog = new AuditLog(deps.config.audit.enabled);
   app.use(limits(deps.config.limits, { intakeAfterAuthentication: true }));
   app.use(requestInfo);
+  app.use(requestMetrics(deps.metrics));
   app.use(authentication(authn, auditLog));
   app.use(audit(auditLog));
   // a body of unknown length is read (bounded, timed) only once the caller is known
   app.use(bodyIntake(deps.config.limits));
   app.use(impersonation(deps, authn));
   app.use(authorization(deps.config.authorization));
+  // the fleet's own endpoints: metrics (kube's /metrics, protected like it) and the status page
+  app.get('/metrics', (c) => metricsRoute(c, deps));
+  app.get('/fleet', (c) => c.redirect(`${new URL(c.req.url).pathname}/`, 301));
+  app.get('/fleet/', () => statusPage());
+  app.get('/fleet/api/clusters', clustersApi);
   app.all('*', async (c) => {
     const info = c.get('info');
     // this request's deps: `client` is bound to the caller's upstream identity (middleware/impersonation)

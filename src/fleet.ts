@@ -13,6 +13,7 @@ import {
   staticMemberSchema,
 } from './config/schema.ts';
 import { resolveSecurityFiles } from './config/security.ts';
+import { FleetMetrics } from './metrics/fleet.ts';
 import type { Platform } from './platform/types.ts';
 import type { FleetDeps } from './types.ts';
 import { UpstreamClient } from './upstreams/client.ts';
@@ -59,7 +60,12 @@ function resolved(
 export function buildFleet(input: FleetConfig, platform: Platform): FleetDeps {
   // identity: file references become data; what the runtime cannot do is refused (config/security.ts)
   const config = resolveSecurityFiles(input, platform, (m) => new ConfigError(m));
-  const client = new UpstreamClient(platform.transport);
+  // one set of figures per process (Node) or isolate (Workers); every upstream call reports to it
+  const metrics = new FleetMetrics();
+  const client = new UpstreamClient(platform.transport, undefined, {
+    call: (cluster, code, seconds, failure, message) =>
+      metrics.upstream(cluster, code, seconds, failure, message),
+  });
   const controlPlane = resolved(
     'karmada',
     controlPlaneEndpoint(config, platform),
@@ -96,6 +102,7 @@ export function buildFleet(input: FleetConfig, platform: Platform): FleetDeps {
     config,
     client,
     membership: new Membership(controlPlane, source, client),
+    metrics,
     gzipResponses: platform.gzipResponses,
     maxConnectionsPerRequest: config.maxConnectionsPerRequest ?? platform.maxConnectionsPerRequest,
     relay: platform.relay,

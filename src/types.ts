@@ -6,6 +6,7 @@
 import type { ClusterCall } from './auth/audit.ts';
 import type { Identity, UpstreamIdentity } from './auth/identity.ts';
 import type { FleetConfig } from './config/schema.ts';
+import type { FleetMetrics } from './metrics/fleet.ts';
 import type { RequestInfo } from './request/info.ts';
 import type { UpstreamClient } from './upstreams/client.ts';
 import type { Membership } from './upstreams/membership.ts';
@@ -17,6 +18,8 @@ export interface FleetDeps {
   config: FleetConfig;
   membership: Membership;
   client: UpstreamClient;
+  /** this process's (Node) or isolate's (Workers) figures, served at /metrics */
+  metrics?: FleetMetrics;
   /** gzip large merged answers here (Node) or leave it to the runtime (Workers) */
   gzipResponses: boolean;
   /** simultaneous upstream connections one request may hold (Workers: 6); wider fan-outs use `relay` */

@@ -39,6 +39,8 @@ export interface AuditEvent {
   name?: string;
   clusterspace: string;
   clusters: ClusterCall[];
+  /** the W3C trace id of the caller's `traceparent`, passed on to every cluster */
+  traceID?: string;
   code: number;
   /** why the fleet itself refused (authentication, impersonation, policy, limits) */
   reason?: string;

@@ -98,14 +98,23 @@ export const cacheSchema = z
      */
     ttlSeconds: z.number().int().min(0).max(3600).default(0),
     /** kept answers' bytes together, per process (Node) or isolate (Workers); one answer ≤ a quarter */
-    maxBytes: z.number().int().min(1024).max(4 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+    maxBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(4 * 1024 * 1024 * 1024)
+      .default(64 * 1024 * 1024),
     /**
      * identical concurrent any-version reads share one upstream call (on by default: a read joining one
      * in flight gets nothing older than the call it joined, which "any version" allows)
      */
     coalesce: z.boolean().default(true),
     /** a reader of a shared answer this many bytes behind the fastest is detached (it re-reads alone) */
-    lagBytes: z.number().int().min(64 * 1024).optional(),
+    lagBytes: z
+      .number()
+      .int()
+      .min(64 * 1024)
+      .optional(),
     /**
      * ask discovery and OpenAPI as this identity for every caller (impersonate mode only), so that one
      * kept answer serves all: for clusters where every caller sees the same discovery, as kube's own
@@ -168,6 +177,15 @@ export const configSchema = z
     serving: servingSchema.optional(),
     /** shared reads: coalescing and the short-lived cache (cacheSchema above) */
     cache: cacheSchema.prefault({}),
+    /**
+     * /metrics, protected like kube-apiserver's (nonResourceURLs: ["/metrics"], verb get): `authorized`
+     * asks the control plane whether the caller may (a SelfSubjectAccessReview sent as the caller);
+     * `authenticated` lets any authenticated caller read them; `off` serves none
+     */
+    metrics: z
+      .object({ access: z.enum(['authorized', 'authenticated', 'off']).default('authorized') })
+      .strict()
+      .prefault({}),
   })
   .strict();
 

@@ -40,7 +40,7 @@ export type DecodeContinueResult =
   | { ok: false; reason: 'malformed' | 'membership' };
 
 const enc = new TextEncoder();
-const dec = new TextDecoder('utf-8', { fatal: true });
+const dec = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 const VERSION = 1;
 
 /**

@@ -42,7 +42,7 @@ import { badRequest, expired, failure, type Status } from '../kube/status.ts';
 import { base64urlDecode, base64urlEncode } from '../util/base64.ts';
 
 const textEncoder = new TextEncoder();
-const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 // ---------------------------------------------------------------------------------------------
 // membership

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EXPOSITION_CONTENT_TYPE, Registry } from './registry.ts';
+import { EXPOSITION_CONTENT_TYPE, MAX_SERIES, Registry } from './registry.ts';
 
 /** A reader of the text format written from its specification, to check what the registry writes. */
 function parseExposition(text: string): Map<string, number> {
@@ -45,6 +45,20 @@ describe('the metrics registry', () => {
     expect(m.get('dur_seconds_count{verb="GET"}')).toBe(3);
     expect(m.get('dur_seconds_sum{verb="GET"}')).toBeCloseTo(5.55);
     expect(EXPOSITION_CONTENT_TYPE).toBe('text/plain; version=0.0.4; charset=utf-8');
+  });
+
+  it('folds series past the cap into one, so request-chosen label values cannot grow it without bound', () => {
+    const r = new Registry();
+    const c = r.counter('req_total', 'Requests.', ['resource']);
+    const h = r.histogram('d_seconds', 'D.', ['resource'], [1]);
+    for (let i = 0; i < MAX_SERIES + 500; i++) {
+      c.inc({ resource: `r${i}` });
+      h.observe({ resource: `r${i}` }, 0.5);
+    }
+    expect(c.entries()).toHaveLength(MAX_SERIES + 1);
+    expect(c.get({ resource: '_other' })).toBe(500);
+    expect(h.get({ resource: '_other' })).toBe(500);
+    expect(c.get({ resource: 'r7' })).toBe(1);
   });
 
   it('refuses a metric registered twice', () => {

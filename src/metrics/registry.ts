@@ -6,6 +6,12 @@
 
 type Labels = Record<string, string>;
 
+/**
+ * Series one metric may hold. Label values come from requests (resource names in paths), so a caller
+ * could otherwise grow the registry without bound; past the cap, new series fold into one `_other`.
+ */
+export const MAX_SERIES = 2000;
+
 abstract class Metric {
   protected readonly series = new Map<string, { labels: Labels; value: number }>();
   constructor(
@@ -19,8 +25,13 @@ abstract class Metric {
     return this.labelNames.map((n) => labels[n] ?? '').join('\u0000');
   }
   protected entry(labels: Labels) {
-    const k = this.key(labels);
+    let k = this.key(labels);
     let e = this.series.get(k);
+    if (!e && this.series.size >= MAX_SERIES) {
+      labels = Object.fromEntries(this.labelNames.map((n) => [n, '_other']));
+      k = this.key(labels);
+      e = this.series.get(k);
+    }
     if (!e) {
       const own: Labels = {};
       for (const n of this.labelNames) own[n] = labels[n] ?? '';
@@ -79,8 +90,13 @@ export class Histogram extends Metric {
     super(name, help, labelNames);
   }
   observe(labels: Labels, v: number): void {
-    const k = this.key(labels);
+    let k = this.key(labels);
     let h = this.buckets.get(k);
+    if (!h && this.buckets.size >= MAX_SERIES) {
+      labels = Object.fromEntries(this.labelNames.map((n) => [n, '_other']));
+      k = this.key(labels);
+      h = this.buckets.get(k);
+    }
     if (!h) {
       const own: Labels = {};
       for (const n of this.labelNames) own[n] = labels[n] ?? '';

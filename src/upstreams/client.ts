@@ -128,12 +128,20 @@ export interface CallerBinding {
   dropHeaderPrefixes?: readonly string[];
   /** told the status of every upstream answer, or 0 when the cluster could not be reached */
   onAnswer?: (cluster: string, code: number) => void;
+  /** the caller's W3C trace context (`traceparent`), sent on every upstream call of this request */
+  traceparent?: string;
+}
+
+/** Told of every upstream call the fleet makes, whoever it is for (the fleet's metrics). */
+export interface UpstreamObserver {
+  call(cluster: string, code: number | undefined, seconds: number, failure?: string, message?: string): void;
 }
 
 export class UpstreamClient {
   constructor(
     private readonly transport: Transport,
     private readonly binding?: CallerBinding,
+    private readonly observer?: UpstreamObserver,
   ) {}
 
   /**
@@ -141,7 +149,7 @@ export class UpstreamClient {
    * identity goes upstream. The app hands routes only such a client, so no route can forget the caller.
    */
   forCaller(binding: CallerBinding): UpstreamClient {
-    return new UpstreamClient(this.transport, binding);
+    return new UpstreamClient(this.transport, binding, this.observer);
   }
 
   /** The identity this client is bound to (undefined: the fleet's own client). */
@@ -195,7 +203,15 @@ export class UpstreamClient {
     const cred = this.credentials(endpoint);
     if (cred.authorization) headers.set('Authorization', cred.authorization);
 
+    // trace context: only the caller's valid traceparent (checked when the client was bound) goes on
+    headers.delete('traceparent');
+    headers.delete('tracestate');
+    const tp = this.binding?.traceparent;
+    if (tp) headers.set('traceparent', tp);
+
     const onAnswer = this.binding?.onAnswer;
+    const t0 = performance.now();
+    const took = () => (performance.now() - t0) / 1000;
     try {
       const res = await (opts.via ?? this.transport).send(endpoint, {
         method: opts.method,
@@ -207,13 +223,25 @@ export class UpstreamClient {
         timeoutMs: endpoint.timeoutMs,
       });
       onAnswer?.(endpoint.name, res.status);
+      this.observer?.call(
+        endpoint.name,
+        res.status,
+        took(),
+        res.status >= 500 ? 'status' : undefined,
+        `HTTP ${res.status}`,
+      );
       return res;
     } catch (err) {
       onAnswer?.(endpoint.name, 0);
-      if (err instanceof HeadersTimeoutError)
-        throw new UpstreamError(endpoint.name, 'timeout', `${endpoint.timeoutMs / 1000}s`);
+      if (err instanceof HeadersTimeoutError) {
+        const e = new UpstreamError(endpoint.name, 'timeout', `${endpoint.timeoutMs / 1000}s`);
+        this.observer?.call(endpoint.name, undefined, took(), 'timeout', e.message);
+        throw e;
+      }
       if (opts.signal?.aborted) throw err;
-      throw new UpstreamError(endpoint.name, 'unreachable', describe(err));
+      const e = new UpstreamError(endpoint.name, 'unreachable', describe(err));
+      this.observer?.call(endpoint.name, undefined, took(), 'unreachable', e.message);
+      throw e;
     }
   }
 }

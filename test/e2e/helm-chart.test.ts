@@ -30,7 +30,7 @@ function runHelm(args: string[]) {
 function tmp(name: string) {
   return join(mkdtempSync(join(tmpdir(), 'fleet-helm-')), name);
 }
-type Doc = { kind: string; metadata: { name: string }; [k: string]: any };
+type Doc = { kind: string; metadata: { name: string; [k: string]: any }; [k: string]: any };
 function render(...args: string[]): Doc[] {
   const r = runHelm(['template', 'fleet', CHART, '--namespace', 'karmada-system', ...args]);
   expect(r.stderr).toBe('');

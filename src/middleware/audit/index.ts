@@ -7,6 +7,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { type AuditEvent, type AuditLog, type ClusterCall, identityFields } from '../../auth/audit.ts';
 import { decodeName } from '../../merge/names.ts';
 import type { FleetEnv } from '../../types.ts';
+import { parseTraceparent } from '../../util/trace.ts';
 
 function event(c: Context<FleetEnv>, code: number): AuditEvent {
   const info = c.get('info');
@@ -39,6 +40,8 @@ function event(c: Context<FleetEnv>, code: number): AuditEvent {
   }
   const refusal = c.get('refusal');
   if (refusal) e.reason = refusal;
+  const trace = parseTraceparent(c.req.header('traceparent'));
+  if (trace) e.traceID = trace.traceId;
   const ua = c.req.header('user-agent');
   if (ua) e.userAgent = ua.slice(0, 256);
   return e;

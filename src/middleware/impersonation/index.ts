@@ -26,6 +26,7 @@ import { badRequest, statusResponse } from '../../kube/status.ts';
 import type { FleetDeps, FleetEnv } from '../../types.ts';
 import type { UpstreamClient } from '../../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../../upstreams/endpoint.ts';
+import { parseTraceparent } from '../../util/trace.ts';
 
 const SAR_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 
@@ -124,6 +125,7 @@ export function impersonation(deps: FleetDeps, authn: Authn): MiddlewareHandler<
     c.set('identity', acting);
     c.set('upstream', upstream);
     const calls = c.get('auditCalls');
+    const trace = parseTraceparent(c.req.header('traceparent'));
     c.set('deps', {
       ...deps,
       client: deps.client.forCaller({
@@ -131,6 +133,7 @@ export function impersonation(deps: FleetDeps, authn: Authn): MiddlewareHandler<
         dropHeaders: authn.credentialHeaders,
         dropHeaderPrefixes: authn.credentialHeaderPrefixes,
         ...(calls ? { onAnswer: (cluster: string, code: number) => calls.push({ cluster, code }) } : {}),
+        ...(trace ? { traceparent: trace.header } : {}),
       }),
     });
     await next();

@@ -1,0 +1,81 @@
+/**
+ * Request metrics, like kube-apiserver's instrumentation of its handler chain: every request counted by
+ * kube's labels and code (refusals by later filters included, so this runs right after request info),
+ * in flight while it runs, long-running ones (watches, `logs -f`, exec) tracked until their stream ends.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { type FleetMetrics, kubeVerb, type RequestLabels } from '../../metrics/fleet.ts';
+import type { RequestInfo } from '../../request/info.ts';
+import type { FleetEnv } from '../../types.ts';
+
+const UPGRADES = new Set(['exec', 'attach', 'portforward']);
+
+export function labelsOf(
+  info: RequestInfo | undefined,
+  method: string,
+  contentType: string | undefined,
+): RequestLabels {
+  if (!info?.isResourceRequest)
+    return {
+      verb: kubeVerb('', method),
+      group: '',
+      version: '',
+      resource: '',
+      subresource: '',
+      scope: '',
+      component: 'apiserver',
+    };
+  return {
+    verb: kubeVerb(info.verb, method, contentType?.split(';')[0]?.trim()),
+    group: info.apiGroup,
+    version: info.apiVersion,
+    resource: info.resource,
+    subresource: info.subresource,
+    scope: info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster',
+    component: 'apiserver',
+  };
+}
+
+/** kube's long-running requests: watches, proxies and the streaming subresources (logs -f, exec, …) */
+export function isLongRunning(info: RequestInfo | undefined, query: URLSearchParams): boolean {
+  if (!info?.isResourceRequest) return false;
+  if (info.verb === 'watch' || UPGRADES.has(info.subresource) || info.subresource === 'proxy') return true;
+  return info.subresource === 'log' && (query.get('follow') === 'true' || query.get('follow') === '1');
+}
+
+/** Answers that left a cluster out say so in a Warning naming it (`cluster <name>: …`): count those. */
+function countPartial(metrics: FleetMetrics, warning: string | null): void {
+  if (!warning) return;
+  for (const m of warning.matchAll(/299 - "cluster ([a-z0-9](?:[-a-z0-9]*[a-z0-9])?):/g))
+    metrics.partial.inc({ cluster: m[1]! });
+}
+
+export function requestMetrics(metrics: FleetMetrics | undefined): MiddlewareHandler<FleetEnv> {
+  return async (c, next) => {
+    if (!metrics) return next();
+    const info = c.get('info');
+    const query = new URL(c.req.url).searchParams;
+    const longRunning = isLongRunning(info, query);
+    const done = metrics.startRequest(
+      labelsOf(info, c.req.method, c.req.header('content-type')),
+      longRunning,
+      () => performance.now(),
+    );
+    try {
+      await next();
+    } catch (e) {
+      done(500);
+      throw e;
+    }
+    const res = c.res;
+    countPartial(metrics, res.headers.get('warning'));
+    // an upgrade (101) is handed to the runtime as it is; a stream is counted when it ends
+    if (!longRunning || !res.body || res.status === 101) return done(res.status);
+    const status = res.status;
+    const ended = new TransformStream<Uint8Array, Uint8Array>({ flush: () => done(status) });
+    const body = res.body.pipeThrough(ended);
+    // a client that goes away cancels the stream: the request is over for the gauge too
+    c.req.raw.signal?.addEventListener('abort', () => done(status), { once: true });
+    c.res = new Response(body, { status, statusText: res.statusText, headers: res.headers });
+  };
+}
