@@ -94,12 +94,11 @@ export function startPrimary(opts: PrimaryOptions): Promise<Primary> {
       done = r;
     });
     exits.add(exited);
-    w.on('online', () => {
-      const { raw, source, port, host, graceMs } = opts;
-      w.send({ type: 'start', raw, source, port, host, graceMs, index: slot.index } satisfies ToWorker);
-    });
     w.on('message', (m: ToPrimary) => {
-      if (m.type === 'listening') {
+      if (m.type === 'ready') {
+        const { raw, source, port, host, graceMs } = opts;
+        w.send({ type: 'start', raw, source, port, host, graceMs, index: slot.index } satisfies ToWorker);
+      } else if (m.type === 'listening') {
         url ||= m.url;
         if (startup && --startup.pending === 0) startup.resolve();
       } else if (m.type === 'failed' && startup) {

@@ -42,6 +42,7 @@ export function runWorker(workerHeader?: string): void {
       }
     })();
   });
+  send({ type: 'ready' });
   process.on('SIGTERM', () => void drain(graceMs, 'SIGTERM'));
   process.on('SIGINT', () => void drain(graceMs, 'SIGINT'));
   process.on('disconnect', () => void drain(graceMs, 'the primary is gone'));
