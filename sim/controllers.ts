@@ -7,6 +7,7 @@
 
 import type { KubeObject } from './catalog/types.ts';
 import type { SimCluster } from './cluster.ts';
+import { runInContainer } from './exec.ts';
 import { defaultPodSpec } from './kinds.ts';
 import { fnv32a, randomSuffix, safeEncode, stableStringify, timestamp } from './objects.ts';
 import { clone, grKey, objectKey, type StoreEvent } from './store.ts';
@@ -68,6 +69,8 @@ export class Controllers {
         // bound by someone else (a Binding, or nodeName set at create): the kubelet starts it
         this.enqueue(`start:${ev.key}`, () => this.start(ns!, name), this.sim.options.podReadyDelayMs);
       }
+      if (live && o.status?.phase === 'Running' && pendingEphemeral(o).length)
+        this.enqueue(`ephemeral:${ev.key}`, () => this.startEphemeral(ns!, name));
       const rs = ownerOf(o, 'ReplicaSet');
       if (rs) this.enqueue(`rs:${ns}/${rs['name']}`, () => this.reconcileReplicaSet(ns!, String(rs['name'])));
     } else if (ev.gr === RS) {
@@ -175,6 +178,63 @@ export class Controllers {
       this.sim.recordEvent(running, 'Started', `Started container ${c.name}`, 'kubelet', 'Normal', node);
     }
     this.sim.ensureLogs(running);
+  }
+
+  /**
+   * The kubelet starts an ephemeral container it has no status for (kubectl debug adds one): running at
+   * once, its command run in the simulated shell with its output in the container's log, then terminated
+   * with the command's exit code, as a container whose process ends.
+   */
+  private startEphemeral(ns: string, name: string): void {
+    const pod = this.sim.store.get(PODS, objectKey(ns, name)) as Obj | undefined;
+    if (!pod || pod.metadata.deletionTimestamp) return;
+    const fresh = pendingEphemeral(pod);
+    if (!fresh.length) return;
+    const now = timestamp(this.sim.clock());
+    const next = clone(pod) as Obj;
+    next.status.ephemeralContainerStatuses = [
+      ...(pod.status?.ephemeralContainerStatuses ?? []),
+      ...fresh.map((c) => ephemeralStatus(c, { running: { startedAt: now } })),
+    ];
+    const running = this.sim.store.put(PODS, objectKey(ns, name), next) as Obj;
+    for (const c of fresh) {
+      this.sim.recordEvent(
+        running,
+        'Started',
+        `Started container ${c.name}`,
+        'kubelet',
+        'Normal',
+        pod.spec?.nodeName,
+      );
+      // an interactive container (kubectl debug -i) waits for its attached session; others just run
+      if (c.stdin) continue;
+      void runInContainer(this.sim, running, c).then((code) => this.endEphemeral(ns, name, c.name, code));
+    }
+  }
+
+  private endEphemeral(ns: string, name: string, container: string, exitCode: number): void {
+    const pod = this.sim.store.get(PODS, objectKey(ns, name)) as Obj | undefined;
+    if (!pod || this.stopped) return;
+    const next = clone(pod) as Obj;
+    const now = timestamp(this.sim.clock());
+    next.status.ephemeralContainerStatuses = (pod.status?.ephemeralContainerStatuses ?? []).map((st: any) =>
+      st.name !== container
+        ? st
+        : {
+            ...st,
+            ready: false,
+            state: {
+              terminated: {
+                exitCode,
+                reason: exitCode === 0 ? 'Completed' : 'Error',
+                startedAt: st.state?.running?.startedAt ?? now,
+                finishedAt: now,
+                containerID: st.containerID,
+              },
+            },
+          },
+    );
+    this.sim.store.put(PODS, objectKey(ns, name), next);
   }
 
   // ------------------------------------------------------------------------------------------ ReplicaSet
@@ -441,4 +501,25 @@ export class Controllers {
     latest.status = status;
     this.sim.store.put(DEPLOY, objectKey(ns, d.metadata.name!), latest);
   }
+}
+
+/** Ephemeral containers of the pod the kubelet has not started yet (no status entry). */
+function pendingEphemeral(pod: Obj): any[] {
+  const known = new Set((pod.status?.ephemeralContainerStatuses ?? []).map((s: any) => s.name));
+  return (pod.spec?.ephemeralContainers ?? []).filter((c: any) => !known.has(c.name));
+}
+
+function ephemeralStatus(c: any, state: Record<string, unknown>): Record<string, unknown> {
+  const image: string = c.image ?? 'unknown';
+  const ref = image.includes('/') ? image : `docker.io/library/${image}`;
+  return {
+    name: c.name,
+    state,
+    lastState: {},
+    ready: false,
+    restartCount: 0,
+    image: ref.includes(':') ? ref : `${ref}:latest`,
+    imageID: `${ref.split(':')[0]}@sha256:${'0'.repeat(64)}`,
+    containerID: `containerd://${crypto.randomUUID().replace(/-/g, '')}`,
+  };
 }

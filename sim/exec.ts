@@ -147,7 +147,12 @@ export async function simUpgrade(sim: SimCluster, req: Request): Promise<SimUpgr
 
   const containers: any[] = pod.spec?.containers ?? [];
   const container = q.get('container') || containers[0]?.name;
-  const c = containers.find((x) => x.name === container);
+  // exec and attach reach init and ephemeral containers by name too (kubectl debug attaches to its own)
+  const c = [
+    ...containers,
+    ...(pod.spec?.initContainers ?? []),
+    ...(pod.spec?.ephemeralContainers ?? []),
+  ].find((x) => x.name === container);
   if (!c) return refuse(badRequest(`container ${container} is not valid for pod ${info.name}`));
   const streams: StreamOpts = {
     stdin: queryBool(q, 'stdin'),
@@ -297,6 +302,50 @@ function stdinReader(io: ProcIO): () => Promise<Uint8Array | null> {
 }
 
 class Killed extends Error {}
+
+/**
+ * Runs a container's own command and args (what the kubelet starts: an ephemeral container from `kubectl
+ * debug … -- sh -c '…'`) with no stdin, its output lines going to the container's log. Resolves with the
+ * exit code; a program the image lacks is 127 with the runtime's message in the log, as a failed start.
+ */
+export function runInContainer(
+  sim: SimCluster,
+  pod: KubeObject & Record<string, any>,
+  container: Record<string, any>,
+): Promise<number> {
+  const argv = [...(container.command ?? []), ...(container.args ?? [])].map(String);
+  const ns = pod.metadata.namespace ?? '';
+  const name = pod.metadata.name ?? '';
+  const log = (line: string) => sim.appendLog(ns, name, container.name, line);
+  if (argv.length === 0) return Promise.resolve(0);
+  return new Promise((resolve) => {
+    const partial = { out: '', err: '' };
+    const write = (which: 'out' | 'err', d: string | Uint8Array) => {
+      partial[which] += typeof d === 'string' ? d : new TextDecoder().decode(d);
+      const lines = partial[which].split('\n');
+      partial[which] = lines.pop()!;
+      for (const l of lines) log(l);
+    };
+    runCommand(
+      argv,
+      {
+        stdout: (d) => write('out', d),
+        stderr: (d) => write('err', d),
+        onStdin: (f) => f(null),
+        exit: (code) => {
+          for (const rest of [partial.out, partial.err]) if (rest) log(rest);
+          resolve(code);
+        },
+        onKill: () => {},
+        fail: (st) => {
+          log(st.message ?? 'failed to start');
+          resolve(127);
+        },
+      },
+      { sim, pod, container },
+    );
+  });
+}
 
 /**
  * Starts the exec'd program in the container's shell (shell.ts). A program the image does not have is the

@@ -83,16 +83,26 @@ const encoder = new TextEncoder();
 
 export function serveLog(r: LogRequest): Response {
   const pod = r.pod as KubeObject & {
-    spec?: { containers?: Array<{ name: string }>; initContainers?: Array<{ name: string }> };
+    spec?: {
+      containers?: Array<{ name: string }>;
+      initContainers?: Array<{ name: string }>;
+      ephemeralContainers?: Array<{ name: string }>;
+    };
     status?: {
       phase?: string;
       containerStatuses?: Array<{ name: string; restartCount?: number; state?: Record<string, unknown> }>;
+      ephemeralContainerStatuses?: Array<{
+        name: string;
+        restartCount?: number;
+        state?: Record<string, unknown>;
+      }>;
     };
   };
   const ns = pod.metadata.namespace ?? '';
   const name = pod.metadata.name ?? '';
   const containers = (pod.spec?.containers ?? []).map((c) => c.name);
   const inits = (pod.spec?.initContainers ?? []).map((c) => c.name);
+  const ephemeral = (pod.spec?.ephemeralContainers ?? []).map((c) => c.name);
   let container = r.query.get('container') ?? '';
   if (!container) {
     if (containers.length === 1) container = containers[0]!;
@@ -105,10 +115,13 @@ export function serveLog(r: LogRequest): Response {
       );
     }
   }
-  if (!containers.includes(container) && !inits.includes(container)) {
+  if (!containers.includes(container) && !inits.includes(container) && !ephemeral.includes(container)) {
     throw new StatusError(badRequest(`container ${container} is not valid for pod ${name}`));
   }
-  const status = pod.status?.containerStatuses?.find((c) => c.name === container);
+  const status = [
+    ...(pod.status?.containerStatuses ?? []),
+    ...(pod.status?.ephemeralContainerStatuses ?? []),
+  ].find((c) => c.name === container);
   if (pod.status?.phase === 'Pending' || !status?.state || 'waiting' in status.state) {
     const reason =
       (status?.state?.['waiting'] as { reason?: string } | undefined)?.reason ?? 'ContainerCreating';

@@ -289,3 +289,44 @@ describe('eviction', () => {
     s.close();
   });
 });
+
+describe('ephemeral containers', () => {
+  it('a debug container added by patch starts, runs its command into its log and terminates', async () => {
+    const s = new SimCluster({ name: 'm', podReadyDelayMs: 5 });
+    await send(s, '/api/v1/namespaces/default/pods', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(podOf('target')),
+    });
+    await until(() => (s.get(PODS, 'default', 'target') as any).status.phase === 'Running');
+    const path = '/api/v1/namespaces/default/pods/target/ephemeralcontainers';
+    const dbg = { name: 'dbg', image: 'busybox', command: ['sh', '-c', 'echo hello from $HOSTNAME; exit 3'] };
+    let r = await send(s, path, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/strategic-merge-patch+json' },
+      body: JSON.stringify({ spec: { ephemeralContainers: [dbg] } }),
+    });
+    expect(r.res.status).toBe(200);
+    expect(json(r.bytes).spec.ephemeralContainers[0]).toMatchObject({
+      ...dbg,
+      terminationMessagePolicy: 'File',
+    });
+    const status = () =>
+      (s.get(PODS, 'default', 'target') as any).status.ephemeralContainerStatuses?.[0]?.state ?? {};
+    await until(() => status().terminated !== undefined);
+    expect(status().terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
+    const log = await send(s, '/api/v1/namespaces/default/pods/target/log?container=dbg');
+    expect(new TextDecoder().decode(log.bytes)).toContain('hello from target');
+    // an existing one may not change or go
+    r = await send(s, path, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ spec: { ephemeralContainers: [] } }),
+    });
+    expect(r.res.status).toBe(422);
+    expect(json(r.bytes).message).toContain(
+      'existing ephemeral containers "dbg" may not be removed or changed',
+    );
+    s.close();
+  });
+});

@@ -19,6 +19,7 @@ import {
 } from './http.ts';
 import {
   allowsCreateOnUpdate,
+  defaultPodSpec,
   hasStatusSubresource,
   prepareForCreate,
   returnsDeletedObject,
@@ -710,6 +711,8 @@ async function handleSubresource(ctx: Ctx, sub: SubresourceDef): Promise<Respons
       return evict(ctx);
     case 'token':
       return token(ctx);
+    case 'ephemeralcontainers':
+      return ephemeralContainers(ctx, verb);
     case 'binding':
       return bind(ctx, info.name!);
   }
@@ -768,6 +771,54 @@ async function evict(ctx: Ctx): Promise<Response> {
   currentOrNotFound(ctx);
   deleteOne(ctx, name, opts);
   return jsonResponse(success(), 201);
+}
+
+/**
+ * pods/ephemeralcontainers (kubectl debug): get shows the pod; update and patch change only
+ * spec.ephemeralContainers, which may grow but never lose or change a container (kube's
+ * ValidatePodEphemeralContainersUpdate).
+ */
+async function ephemeralContainers(ctx: Ctx, verb: string): Promise<Response> {
+  const old = currentOrNotFound(ctx) as KubeObject & Record<string, any>;
+  if (verb === 'get') return respondObject(ctx, old);
+  const next = verb === 'update' ? await readObject(ctx) : (await patchedObject(ctx, old, true)).obj;
+  const want: any[] = (next as Record<string, any>).spec?.ephemeralContainers ?? [];
+  const had: any[] = old.spec?.ephemeralContainers ?? [];
+  const name = ctx.info.name!;
+  const causes = [];
+  for (const [i, c] of want.entries()) {
+    if (!c?.name)
+      causes.push({
+        reason: 'FieldValueRequired',
+        message: 'Required value',
+        field: `spec.ephemeralContainers[${i}].name`,
+      });
+  }
+  for (const h of had) {
+    const now = want.find((c) => c?.name === h.name);
+    if (!now || JSON.stringify(withDefaults(now)) !== JSON.stringify(h))
+      causes.push({
+        reason: 'FieldValueForbidden',
+        message: `Forbidden: existing ephemeral containers "${h.name}" may not be removed or changed`,
+        field: 'spec.ephemeralContainers',
+      });
+  }
+  if (causes.length) throw new StatusError(invalid('Pod', '', name, causes));
+  const target = clone(old) as KubeObject & Record<string, any>;
+  target.spec.ephemeralContainers = want.map((c) =>
+    had.some((h) => h.name === c.name) ? had.find((h) => h.name === c.name) : withDefaults(c),
+  );
+  const rv = next.metadata?.resourceVersion;
+  if (rv) target.metadata.resourceVersion = rv;
+  else delete target.metadata.resourceVersion;
+  return respondObject(ctx, doUpdate(ctx, old, target, 'main', fieldManager(ctx), 'Update'));
+}
+
+/** An ephemeral container with the API's container defaults (pull policy, termination message). */
+function withDefaults(c: Record<string, any>): Record<string, any> {
+  const spec = { containers: [clone(c as KubeObject)] };
+  defaultPodSpec(spec);
+  return spec.containers[0]!;
 }
 
 /** serviceaccounts/token: a TokenRequest for an existing service account (`kubectl create token`). */
