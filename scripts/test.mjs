@@ -1,10 +1,12 @@
 // `npm test`: every check, in the order a reviewer would run them, then one summary line.
+//   0. the Debian packages the end-to-end tests drive (installed when missing, as root)
 //   1. strict type-check (tsc), then src/ with Workers' types only (tsconfig.worker.json: a Node API in code
 //      the worker bundles fails here)   2. lint + format check (biome)   3. all tests (vitest: unit + e2e,
 //      Node + workerd)
 // Ends with `tests: N passed, M failed, K skipped` (the line CI reads) and exits non-zero on any failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { ensureSystemDeps } from './system-deps.mjs';
 
 const extra = process.argv.slice(2);
 function step(name, cmd, args) {
@@ -15,6 +17,12 @@ function step(name, cmd, args) {
     `== ${name}: ${r.status === 0 ? 'ok' : `FAILED (exit ${r.status})`} in ${((Date.now() - t0) / 1000).toFixed(1)}s`,
   );
   return r.status === 0;
+}
+
+// Debian packages the e2e tests drive (scripts/system-deps.mjs): installed here when missing, as root
+if (!ensureSystemDeps()) {
+  console.log('\ntests: 0 passed, 1 failed, 0 skipped');
+  process.exit(1);
 }
 
 let ok = true;
