@@ -28,11 +28,9 @@ import type { ClustersDeps, FanOutDeps, FleetDeps, ViewDeps } from '../types.ts'
 import type { SendOptions } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Outcome, type Target, warningHeader } from '../upstreams/fanout.ts';
 import {
-  acceptsGzip,
   bodyFailure,
   generatorStream,
   guardIdle,
-  gzipIfLarge,
   ListReadError,
   type ListReader,
   listHead,
@@ -217,6 +215,72 @@ async function openOne(r: ListReader, s: Served): Promise<Opened | string> {
       res = again.res;
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------- gzip
+
+/** kube-apiserver's threshold: answers smaller than this are never compressed (defaultGzipThresholdBytes). */
+export const GZIP_THRESHOLD = 128 * 1024;
+
+/** True when the client's Accept-Encoding allows gzip (q > 0). */
+export function acceptsGzip(acceptEncoding: string | null): boolean {
+  if (!acceptEncoding) return false;
+  return acceptEncoding.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip' && coding !== '*') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+/**
+ * Gzips a finite answer the way kube-apiserver does: only when the client accepts it and the body reaches
+ * the threshold. The body is still streamed: the first 128 KiB are held to decide, then everything flows
+ * through a CompressionStream. Never used for watch or log streams (they must flush per event).
+ */
+export async function gzipIfLarge(
+  body: ReadableStream<Uint8Array>,
+  status: number,
+  headers: Headers,
+): Promise<Response> {
+  const reader = body.getReader();
+  const held: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const r = await reader.read();
+    if (r.done) {
+      const all = new Uint8Array(size);
+      let o = 0;
+      for (const c of held) {
+        all.set(c, o);
+        o += c.length;
+      }
+      headers.set('Content-Length', String(size));
+      return new Response(all, { status, headers });
+    }
+    held.push(r.value);
+    size += r.value.length;
+    if (size >= GZIP_THRESHOLD) break;
+  }
+  const rest = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const c of held) controller.enqueue(c);
+      held.length = 0;
+    },
+    async pull(controller) {
+      const r = await reader.read();
+      if (r.done) controller.close();
+      else controller.enqueue(r.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  headers.set('Content-Encoding', 'gzip');
+  headers.delete('Content-Length');
+  headers.append('Vary', 'Accept-Encoding');
+  const gzip = new CompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>;
+  return new Response(rest.pipeThrough(gzip), { status, headers });
 }
 
 // ---------------------------------------------------------------------------------------------- merging
