@@ -1,0 +1,218 @@
+/**
+ * Leader election through the fleet's root URL, as a controller pointed at the fleet would run it: three
+ * candidates, exactly one leader at a time, and failover when the leader stops renewing.
+ *
+ * With federation on (the default), a plain name at the root means the Karmada control plane, so the
+ * lock (a Lease, or the Python client's ConfigMap lock) is one object in one place: a create-if-absent
+ * by two candidates at once is one create and one 409 AlreadyExists, and an update carrying a stale
+ * resourceVersion is a 409 Conflict, which is what makes the election safe.
+ *
+ * - Node, on both runtimes: @kubernetes/client-node 1.4 has no leader election of its own, so the
+ *   candidates run client-go's algorithm (leaderelection.go tryAcquireOrRenew: get; create if absent;
+ *   take over only after leaseDurationSeconds without a renewal observed; every write an optimistic
+ *   update) over client-node's CoordinationV1Api.
+ * - Python, on Node: Kubernetes' Python client's own `kubernetes.leaderelection` (its only lock is a
+ *   ConfigMap), three processes; the leader is killed and another takes over.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as k8s from '@kubernetes/client-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../faults/fleet.ts';
+import { clientNode } from '../helpers/clientnode.ts';
+import { RUNTIMES } from '../helpers/fleet.ts';
+import { useSimFleet } from '../helpers/simfleet.ts';
+
+const PYTHON = process.env.FLEET_PYTHON ?? '/usr/bin/python3';
+const NS = { group: '', version: 'v1', resource: 'namespaces' };
+const LEASES = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' };
+const CM = { group: '', version: 'v1', resource: 'configmaps' };
+
+/** One candidate running client-go's election loop over a Lease (`stop()`: it stops renewing, as if dead). */
+class Candidate {
+  leading = false;
+  private observed: { record: string; at: number } | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+
+  constructor(
+    readonly id: string,
+    private readonly api: k8s.CoordinationV1Api,
+    private readonly ns: string,
+    private readonly name: string,
+    private readonly leaseSeconds: number,
+    private readonly retryMs: number,
+  ) {}
+
+  start(): void {
+    const loop = async () => {
+      if (this.stopped) return;
+      const ok = await this.tryAcquireOrRenew().catch(() => false);
+      if (this.stopped) return;
+      this.leading = ok;
+      this.timer = setTimeout(loop, this.retryMs);
+    };
+    void loop();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.leading = false;
+    clearTimeout(this.timer);
+  }
+
+  private spec(acquire: Date | undefined, transitions: number): k8s.V1LeaseSpec {
+    const now = new k8s.V1MicroTime();
+    return {
+      holderIdentity: this.id,
+      leaseDurationSeconds: this.leaseSeconds,
+      acquireTime: acquire ?? now,
+      renewTime: now,
+      leaseTransitions: transitions,
+    };
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    let lease: k8s.V1Lease;
+    try {
+      lease = await this.api.readNamespacedLease({ name: this.name, namespace: this.ns });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 404) return false;
+      try {
+        await this.api.createNamespacedLease({
+          namespace: this.ns,
+          body: { metadata: { name: this.name, namespace: this.ns }, spec: this.spec(undefined, 0) },
+        });
+        return true;
+      } catch {
+        return false; // someone else created it first: 409 AlreadyExists
+      }
+    }
+    const spec = lease.spec ?? {};
+    // client-go compares the raw record, and times the lease by when *it* saw the record change
+    const record = JSON.stringify(spec);
+    if (record !== this.observed?.record) this.observed = { record, at: Date.now() };
+    const held = spec.holderIdentity && spec.holderIdentity !== this.id;
+    if (held && this.observed.at + (spec.leaseDurationSeconds ?? this.leaseSeconds) * 1000 > Date.now())
+      return false;
+    const mine = spec.holderIdentity === this.id;
+    const next = this.spec(
+      mine ? spec.acquireTime : undefined,
+      (spec.leaseTransitions ?? 0) + (mine ? 0 : 1),
+    );
+    try {
+      // the read's resourceVersion goes back: a write in between makes this a 409 Conflict
+      const out = await this.api.replaceNamespacedLease({
+        name: this.name,
+        namespace: this.ns,
+        body: { ...lease, spec: next },
+      });
+      this.observed = { record: JSON.stringify(out.spec ?? {}), at: Date.now() };
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+describe.each(RUNTIMES)('leader election through the fleet on %s', (runtime) => {
+  const f = useSimFleet(runtime, {
+    sims: { seed: false },
+    prepare: (sims) => {
+      for (const s of [sims.karmada, ...sims.members.values()]) s.create(NS, { metadata: { name: 'le' } });
+    },
+  });
+  const procs: ChildProcess[] = [];
+  afterEach(() => {
+    for (const p of procs.splice(0)) p.kill('SIGKILL');
+  });
+
+  it('three client-go-style candidates over a Lease: one leader, failover when it stops renewing', async () => {
+    const { kc } = clientNode(f.url);
+    const api = kc.makeApiClient(k8s.CoordinationV1Api);
+    const name = `lock-${runtime}`;
+    const cands = ['a', 'b', 'c'].map((id) => new Candidate(id, api, 'le', name, 2, 200));
+    // never two leaders at once, sampled throughout
+    let most = 0;
+    const sampler = setInterval(() => {
+      most = Math.max(most, cands.filter((c) => c.leading).length);
+    }, 20);
+    try {
+      for (const c of cands) c.start();
+      await until(() => cands.some((c) => c.leading), 20_000, 'a leader');
+      await new Promise((r) => setTimeout(r, 1_500));
+      const first = cands.filter((c) => c.leading);
+      expect(first).toHaveLength(1);
+      // one Lease, in the control plane, held by the leader; none in any member
+      const lease = f.sims.karmada.get(LEASES, 'le', name) as { spec?: { holderIdentity?: string } };
+      expect(lease?.spec?.holderIdentity).toBe(first[0]!.id);
+      for (const m of f.sims.members.values()) expect(m.get(LEASES, 'le', name)).toBeUndefined();
+
+      first[0]!.stop();
+      await until(() => cands.some((c) => c !== first[0] && c.leading), 20_000, 'a new leader');
+      await new Promise((r) => setTimeout(r, 1_000));
+      const second = cands.filter((c) => c.leading);
+      expect(second).toHaveLength(1);
+      expect(second[0]!.id).not.toBe(first[0]!.id);
+      const after = f.sims.karmada.get(LEASES, 'le', name) as { spec?: { leaseTransitions?: number } };
+      expect(after?.spec?.leaseTransitions).toBe(1);
+      expect(most).toBe(1);
+    } finally {
+      clearInterval(sampler);
+      for (const c of cands) c.stop();
+    }
+  }, 60_000);
+
+  it.runIf(runtime === 'node')(
+    "three Python candidates (the client's own leaderelection): one leader, another when it dies",
+    async () => {
+      const lock = 'py-lock';
+      const lines: string[] = [];
+      const byId = new Map<string, ChildProcess>();
+      for (const id of ['p1', 'p2', 'p3']) {
+        const p = spawn(PYTHON, ['-c', PY_CANDIDATE, f.url, 'le', lock, id], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        procs.push(p);
+        byId.set(id, p);
+        p.stdout!.on('data', (d: Buffer) => lines.push(...d.toString().trim().split('\n')));
+      }
+      const leaders = () => lines.filter((l) => l.startsWith('LEADING ')).map((l) => l.slice(8));
+      await until(() => leaders().length > 0, 30_000, 'a Python leader');
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(leaders()).toHaveLength(1);
+      const first = leaders()[0]!;
+      const cm = f.sims.karmada.get(CM, 'le', lock) as { metadata: { annotations?: Record<string, string> } };
+      expect(JSON.parse(cm.metadata.annotations!['control-plane.alpha.kubernetes.io/leader']!)).toMatchObject(
+        {
+          holderIdentity: first,
+        },
+      );
+      for (const m of f.sims.members.values()) expect(m.get(CM, 'le', lock)).toBeUndefined();
+      byId.get(first)!.kill('SIGKILL');
+      await until(() => leaders().length > 1, 30_000, 'a second Python leader');
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(leaders()).toHaveLength(2);
+      expect(leaders()[1]).not.toBe(first);
+    },
+    90_000,
+  );
+});
+
+/** One Python candidate: prints `LEADING <id>` when it starts leading, and keeps leading. */
+const PY_CANDIDATE = `
+import sys, threading, time, logging
+logging.disable(logging.CRITICAL)
+from kubernetes import client
+from kubernetes.leaderelection import leaderelection, electionconfig
+from kubernetes.leaderelection.resourcelock.configmaplock import ConfigMapLock
+server, ns, name, ident = sys.argv[1:5]
+cfg = client.Configuration()
+cfg.host = server
+client.Configuration.set_default(cfg)
+def lead():
+    print("LEADING " + ident, flush=True)
+config = electionconfig.Config(ConfigMapLock(name, ns, ident), lease_duration=4, renew_deadline=3,
+                               retry_period=1, onstarted_leading=lead, onstopped_leading=None)
+leaderelection.LeaderElection(config).run()
+print("STOPPED " + ident, flush=True)
+`;
