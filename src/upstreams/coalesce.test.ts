@@ -171,6 +171,27 @@ describe('Coalescer', () => {
     expect(co.inflight).toBe(0);
   });
 
+  it('an answer still whole is read on to its end for the store when its last reader stops early', async () => {
+    const co = coalescer();
+    const up = upstream(5, 10);
+    let stored = 0;
+    const done = new Promise<void>((resolve) => {
+      void co
+        .join('k', up.start, undefined, (_h, body) => {
+          stored = body.reduce((n, b) => n + b.length, 0);
+          resolve();
+        })
+        .then(async ({ res }) => {
+          const r = res.body!.getReader();
+          await r.read();
+          await r.cancel(); // a list reader stops at the closing bracket
+        });
+    });
+    await done;
+    expect(stored).toBe(50);
+    expect(up.seen.signal!.aborted).toBe(false);
+  });
+
   it('a body that breaks fails every reader', async () => {
     const co = coalescer();
     const start = async () =>

@@ -143,7 +143,17 @@ class SharedCall {
   leave(r: Reader): void {
     if (!this.readers.delete(r)) return;
     if (this.readers.size > 0 || this.state !== 'reading') return;
-    // the last reader went away: nobody wants the answer, the cluster may stop sending it
+    // the last reader went away (a list reader stops at the closing bracket, a client left): an answer
+    // still whole is read on to its end for the store (bounded by keepBytes), and newcomers may join it
+    if (this.whole && this.onComplete) {
+      this.demand?.();
+      return;
+    }
+    this.abandon();
+  }
+
+  /** Nobody wants the answer any more: the cluster may stop sending it. */
+  private abandon(): void {
     this.state = 'abandoned';
     this.release();
     this.forget();
@@ -255,6 +265,8 @@ class SharedCall {
   /** Resolves when some reader wants bytes not read yet, or the call is over. */
   private wanted(): Promise<void> {
     const someoneWaits = () => {
+      // nobody left but the store: read on
+      if (this.readers.size === 0) return true;
       for (const r of this.readers) if (!r.detached && r.cursor >= this.total) return true;
       return false;
     };
@@ -282,6 +294,7 @@ class SharedCall {
         this.release();
         // nobody can join from byte 0 any more: the next asker starts a call of its own
         this.forget();
+        if (this.readers.size === 0) return this.abandon();
       }
     }
     // behind whom: the fastest reader (one chunk bigger than lagBytes must not detach everyone)

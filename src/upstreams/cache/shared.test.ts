@@ -58,7 +58,10 @@ describe('readKind: only what kube itself answers from a cache', () => {
   it.each([
     ['/api/v1/pods?resourceVersion=0', 'any-version'],
     ['/api/v1/namespaces/a/pods/p?resourceVersion=0', 'any-version'],
-    ['/apis/apps/v1/deployments?resourceVersion=0&resourceVersionMatch=NotOlderThan&limit=500', 'any-version'],
+    [
+      '/apis/apps/v1/deployments?resourceVersion=0&resourceVersionMatch=NotOlderThan&limit=500',
+      'any-version',
+    ],
     ['/api', 'discovery'],
     ['/apis/apps/v1', 'discovery'],
     ['/version?timeout=32s', 'discovery'],
@@ -118,7 +121,9 @@ describe('SharedReads', () => {
     const p = '/api/v1/pods?resourceVersion=0';
     const a = await n(await r.send(EP, req(p, { as: 'alice' })));
     const b = await n(await r.send(EP, req(p, { as: 'bob' })));
-    const t = await n(await r.send(EP, req(p, { as: 'alice', accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })));
+    const t = await n(
+      await r.send(EP, req(p, { as: 'alice', accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })),
+    );
     const x = await n(await r.send(EP, req(p, { auth: 'Bearer caller-a' })));
     const y = await n(await r.send(EP, req(p, { auth: 'Bearer caller-b' })));
     expect(new Set([a, b, t, x, y]).size).toBe(5);

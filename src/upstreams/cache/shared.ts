@@ -133,6 +133,18 @@ export class SharedReads implements Transport {
   }
 }
 
+/**
+ * `inner` behind shared reads, once: a transport already behind them (an embedder or test that wrapped
+ * its platform's) is kept as it is, so no read is keyed and counted twice.
+ */
+export function sharedReadsOver(
+  inner: Transport,
+  config: CacheConfig,
+  opts: SharedReadsOptions = {},
+): Transport {
+  return inner instanceof SharedReads ? inner : new SharedReads(inner, config, opts);
+}
+
 const fromCache = new WeakSet<Response>();
 
 /**
