@@ -86,6 +86,7 @@ export function describeWatchRows(runtime: Runtime, ids: readonly string[]): voi
     );
 
     // row 4: a stream that opens and ends at once (or is not JSON) must be retried with backoff
+    // the client takes bookmarks, as informers do: cluster notices come as BOOKMARKs only to such clients
     t('row4').each([
       ['200 then EOF', { kind: 'eofAfterHeaders' }],
       ['not JSON', { kind: 'garbage', where: 'body', bytes: '<html>bad gateway</html>\n' }],
@@ -101,7 +102,7 @@ export function describeWatchRows(runtime: Runtime, ids: readonly string[]): voi
           .cluster('member2')
           .on({ query: { watch: true } }, fault, { times: Number.POSITIVE_INFINITY });
         const w = await openWatch(
-          `${ff.url}/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${encodeURIComponent(list.metadata.resourceVersion)}`,
+          `${ff.url}/api/v1/namespaces/${ns}/configmaps?watch=true&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(list.metadata.resourceVersion)}`,
         );
         try {
           await until(() => rule.applied >= 1, 20_000, 'first member2 watch');
