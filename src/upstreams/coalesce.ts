@@ -294,7 +294,10 @@ class SharedCall {
         this.release();
         // nobody can join from byte 0 any more: the next asker starts a call of its own
         this.forget();
-        if (this.readers.size === 0) return this.abandon();
+        if (this.readers.size === 0) {
+          this.abandon();
+          return;
+        }
       }
     }
     // behind whom: the fastest reader (one chunk bigger than lagBytes must not detach everyone)
