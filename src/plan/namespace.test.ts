@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRequestInfo } from '../request/info.ts';
-import { bodyNamespace, fleetNamespace } from './namespace.ts';
+import { askedNamespace, bodyNamespace, fleetNamespace, showAskedNamespace } from './namespace.ts';
 
 const info = (path: string, method = 'GET') => parseRequestInfo(method, path, new URLSearchParams());
 
@@ -67,5 +67,24 @@ describe('bodyNamespace', () => {
     expect(bodyNamespace('shop', 'member2', 'shop')).toEqual({ namespace: 'shop' });
     const s = bodyNamespace('shop.clusterspace.member1', 'member2', 'shop');
     expect('code' in s && s.code).toBe(400);
+  });
+});
+
+describe('showAskedNamespace', () => {
+  const ns = { plain: 'shop', fleet: 'shop.clusterspace.member2' };
+
+  it('remembers what the client named, and says it back in objects and Table rows', () => {
+    const r = fleetNamespace(info('/api/v1/namespaces/shop.clusterspace.member2/pods'));
+    expect(r && !('code' in r) && askedNamespace(r.info)).toEqual(ns);
+    expect(askedNamespace(info('/api/v1/namespaces/shop/pods'))).toBeUndefined();
+    const obj = { metadata: { name: 'a', namespace: 'shop' } };
+    showAskedNamespace(obj, ns);
+    expect(obj.metadata.namespace).toBe('shop.clusterspace.member2');
+    const row = { cells: ['a'], object: { metadata: { name: 'a', namespace: 'shop' } } };
+    showAskedNamespace(row, ns);
+    expect(row.object.metadata.namespace).toBe('shop.clusterspace.member2');
+    const other = { metadata: { name: 'a', namespace: 'default' } };
+    showAskedNamespace(other, ns);
+    expect(other.metadata.namespace).toBe('default');
   });
 });

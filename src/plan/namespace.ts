@@ -16,9 +16,18 @@ import { badRequest, type Status } from '../kube/status.ts';
 import { decodeName } from '../merge/names.ts';
 import type { RequestInfo } from '../request/info.ts';
 
+/** A namespace the client named by its fleet name, beside the plain one the cluster knows. */
+export interface AskedNamespace {
+  plain: string;
+  fleet: string;
+}
+
+/** A RequestInfo rewritten by {@link fleetNamespace}: it remembers the namespace as the client named it. */
+export type NamespacedInfo = RequestInfo & { askedNamespace?: AskedNamespace };
+
 export interface FleetNamespace {
   /** the request as that cluster's: plain namespace (in `kubePath` too), the cluster as clusterspace */
-  info: RequestInfo;
+  info: NamespacedInfo;
   cluster: string;
   /** the namespace as the client wrote it */
   fleet: string;
@@ -45,10 +54,31 @@ export function fleetNamespace(info: RequestInfo): FleetNamespace | Status | und
       namespace: d.name,
       clusterspace: d.cluster,
       kubePath: withPlainNamespace(info.kubePath, info.namespace, d.name),
+      askedNamespace: { plain: d.name, fleet: info.namespace },
     },
     cluster: d.cluster,
     fleet: info.namespace,
   };
+}
+
+/** The namespace the client named by fleet name, when {@link fleetNamespace} rewrote the request. */
+export function askedNamespace(info: RequestInfo): AskedNamespace | undefined {
+  return (info as NamespacedInfo).askedNamespace;
+}
+
+/**
+ * An answer to a request by fleet namespace says that namespace back: kubectl checks that what it gets is
+ * in the namespace it asked for ("the namespace from the provided object "shop" does not match the
+ * namespace "shop.clusterspace.member2""), and in the fleet view member2's `shop` is named so (`kubectl get
+ * ns`). In place: an object, a list item, or a Table row's object; other namespaces are left alone.
+ */
+export function showAskedNamespace(obj: unknown, ns: AskedNamespace): void {
+  if (!obj || typeof obj !== 'object') return;
+  const o = obj as { metadata?: { namespace?: unknown }; object?: unknown };
+  if (o.metadata && typeof o.metadata === 'object' && o.metadata.namespace === ns.plain)
+    o.metadata.namespace = ns.fleet;
+  // a Table row: its object (full, or PartialObjectMetadata) carries the namespace
+  if (o.object && typeof o.object === 'object') showAskedNamespace(o.object, ns);
 }
 
 /** `kubePath` (percent-encoded) with its namespace segment `fleet` replaced by `plain`. */

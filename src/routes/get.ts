@@ -10,6 +10,7 @@ import type { Context } from 'hono';
 import { negotiate } from '../kube/negotiate.ts';
 import { type Status, statusResponse } from '../kube/status.ts';
 import type { FleetView } from '../merge/objects.ts';
+import { askedNamespace } from '../plan/namespace.ts';
 import { ownerAmong, ownerOf, ownerQuery, withQuery } from '../plan/owner.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps } from '../types.ts';
@@ -66,7 +67,15 @@ export async function getRoute(
       res: await deps.client.send(owner.target.endpoint, request(owner.target)),
     };
   }
-  return fleetAnswer(view, membership, found.target.cluster, owner.plain, found.res, raw);
+  return fleetAnswer(
+    view,
+    membership,
+    found.target.cluster,
+    owner.plain,
+    found.res,
+    raw,
+    askedNamespace(info),
+  );
 }
 
 /**

@@ -35,20 +35,24 @@ function fleet() {
 }
 
 describe('fleetRoute: namespaces by fleet name', () => {
-  it("lists member2's namespace alone, plainly, with the objects under their fleet names", async () => {
+  it("lists member2's namespace alone, plainly, the objects under their fleet names and that namespace", async () => {
     const { f, ask } = fleet();
     const { res, body } = await ask('/api/v1/namespaces/shop.clusterspace.member2/pods');
     expect(res.status).toBe(200);
     expect(f.sent).toEqual(['member2 GET /api/v1/namespaces/shop/pods']);
     expect(body.items.map((i: any) => [i.metadata.name, i.metadata.namespace])).toEqual([
-      ['web.clusterspace.member2', 'shop'],
+      ['web.clusterspace.member2', 'shop.clusterspace.member2'],
     ]);
   });
 
   it('gets a plain name there from member2, and creates there with the namespace made plain', async () => {
     const { f, ask, bodies } = fleet();
     const got = await ask('/api/v1/namespaces/shop.clusterspace.member2/pods/web');
-    expect([got.res.status, got.body.metadata.name]).toEqual([200, 'web.clusterspace.member2']);
+    expect([got.res.status, got.body.metadata.name, got.body.metadata.namespace]).toEqual([
+      200,
+      'web.clusterspace.member2',
+      'shop.clusterspace.member2',
+    ]);
     expect(f.sent).toEqual(['member2 GET /api/v1/namespaces/shop/pods/web']);
     const made = await ask('/api/v1/namespaces/shop.clusterspace.member2/pods', {
       method: 'POST',

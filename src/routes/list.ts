@@ -19,10 +19,12 @@ import type { FleetConfig } from '../config/schema.ts';
 import { negotiate } from '../kube/negotiate.ts';
 import { failure, type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import { encodeContinue } from '../merge/continue.ts';
+import { parseItem, type SplitEvent } from '../merge/jsonsplit.ts';
 import { type ListSource, mergeList } from '../merge/listmerge.ts';
 import { type Membership, prepareMembership } from '../merge/rv.ts';
 import { mergeColumns } from '../merge/table.ts';
 import { type ListAsk, type ListPlan, planList } from '../plan/list.ts';
+import { type AskedNamespace, askedNamespace, showAskedNamespace } from '../plan/namespace.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
 import type { SendOptions } from '../upstreams/client.ts';
@@ -82,10 +84,11 @@ export async function listRoute(
   );
   const sorted = await sortOutcomes(deps, plan.asks, outcomes);
   if (sorted instanceof Response) return sorted;
-  const reader: ListReader = {
+  const reader: ListReader & { ns?: AskedNamespace } = {
     ask: async (a) => (await fanOut(deps, [a.target], () => request(a)))[0]!,
     idleMs: (deps.config.timeouts?.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000,
     signal: req.signal,
+    ns: askedNamespace(info),
   };
   const opened = await openSources(reader, sorted, deps.config.strict);
   if (opened instanceof Response) return opened;
@@ -166,7 +169,11 @@ interface Opened {
  * read joins the warnings (nothing of the merged body is written yet): strict mode refuses, and when no
  * cluster is left the answer is a 503.
  */
-async function openSources(r: ListReader, sorted: Sorted, strict: boolean): Promise<Opened[] | Response> {
+async function openSources(
+  r: ListReader & { ns?: AskedNamespace },
+  sorted: Sorted,
+  strict: boolean,
+): Promise<Opened[] | Response> {
   const got = await Promise.all(sorted.served.map((s) => openOne(r, s).catch((e: unknown) => e as Error)));
   const thrown = got.find((g) => g instanceof Error);
   const opened = got.filter((g): g is Opened => typeof g === 'object' && !(g instanceof Error));
@@ -194,7 +201,7 @@ async function openSources(r: ListReader, sorted: Sorted, strict: boolean): Prom
  * is left out. A body that began and broke is asked once more with the same query (nothing was taken
  * from it yet, so any answer will do); one that never began is a cluster that did not answer.
  */
-async function openOne(r: ListReader, s: Served): Promise<Opened | string> {
+async function openOne(r: ListReader & { ns?: AskedNamespace }, s: Served): Promise<Opened | string> {
   let res = s.res;
   for (let attempt = 0; ; attempt++) {
     const guarded = guardIdle(res.body, r.idleMs);
@@ -202,7 +209,8 @@ async function openOne(r: ListReader, s: Served): Promise<Opened | string> {
     try {
       const first = await events.next();
       const head = first.done ? {} : listHead(first.value);
-      const source = resumableSource(r, s.ask, head, events);
+      const resumable = resumableSource(r, s.ask, head, events);
+      const source = r.ns ? { ...resumable, events: withAskedNamespace(resumable.events, r.ns) } : resumable;
       return { source, contentType: res.headers.get('content-type') };
     } catch (err) {
       await events.return(undefined).catch(() => {});
@@ -216,6 +224,28 @@ async function openOne(r: ListReader, s: Served): Promise<Opened | string> {
     }
   }
 }
+
+/**
+ * Items (or rows) that say the namespace as the client named it (src/plan/namespace.ts
+ * `showAskedNamespace`): re-encoded, which only requests by fleet namespace pay, one cluster's list each.
+ */
+async function* withAskedNamespace(
+  events: AsyncIterator<SplitEvent>,
+  ns: AskedNamespace,
+): AsyncGenerator<SplitEvent> {
+  for (;;) {
+    const next = await events.next();
+    if (next.done) return;
+    if (next.value.type !== 'item') yield next.value;
+    else {
+      const item = parseItem(next.value.bytes);
+      showAskedNamespace(item, ns);
+      yield { ...next.value, bytes: encoder.encode(JSON.stringify(item)) };
+    }
+  }
+}
+
+const encoder = new TextEncoder();
 
 // ---------------------------------------------------------------------------------------------- gzip
 

@@ -10,6 +10,7 @@ import { type FleetView, fleetName, toFleetObject } from '../merge/objects.ts';
 import { compositeWith, prepareMembership } from '../merge/rv.ts';
 import { mergeColumns, toFleetRow } from '../merge/table.ts';
 import { type ListAsk, rereadAsk, sameListObject } from '../plan/list.ts';
+import { type AskedNamespace, showAskedNamespace } from '../plan/namespace.ts';
 import type { ClientDeps } from '../types.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { Outcome, Target } from '../upstreams/fanout.ts';
@@ -81,6 +82,7 @@ export async function fleetAnswer(
   plain: string,
   res: Response,
   raw = false,
+  ns?: AskedNamespace,
 ): Promise<Response> {
   const fleet = fleetName(view, plain, cluster);
   if (raw && res.ok) {
@@ -99,12 +101,18 @@ export async function fleetAnswer(
     return new Response(text, { status: res.status, headers });
   }
   if (body?.kind === 'Status') body = rewriteStatusNames(body as Status, plain, fleet);
-  else if (res.ok && body && typeof body === 'object') toFleetBody(view, membership, cluster, body);
+  else if (res.ok && body && typeof body === 'object') toFleetBody(view, membership, cluster, body, ns);
   return new Response(JSON.stringify(body), { status: res.status, headers });
 }
 
 /** One cluster's object, Table or list, rewritten in place into the fleet view. */
-function toFleetBody(view: FleetView, membership: readonly string[], cluster: string, body: any): void {
+function toFleetBody(
+  view: FleetView,
+  membership: readonly string[],
+  cluster: string,
+  body: any,
+  ns: AskedNamespace | undefined,
+): void {
   const m = prepareMembership(membership);
   const base = new Map(m.names.map((n) => [n, '']));
   const rvFor = compositeWith(m, base, cluster);
@@ -113,12 +121,15 @@ function toFleetBody(view: FleetView, membership: readonly string[], cluster: st
     body.columnDefinitions = merged.columns;
     body.rows = body.rows.map((r: any) => toFleetRow(view, r, merged, 0, cluster, rvFor));
     if (body.metadata?.resourceVersion) body.metadata.resourceVersion = rvFor(body.metadata.resourceVersion);
+    if (ns) for (const r of body.rows) showAskedNamespace(r, ns);
   } else if (Array.isArray(body.items)) {
     // one cluster's list (deletecollection answers with the deleted items)
     for (const item of body.items) toFleetObject(view, item, cluster, rvFor);
     if (body.metadata?.resourceVersion) body.metadata.resourceVersion = rvFor(body.metadata.resourceVersion);
+    if (ns) for (const item of body.items) showAskedNamespace(item, ns);
   } else {
     toFleetObject(view, body, cluster, rvFor);
+    if (ns) showAskedNamespace(body, ns);
   }
 }
 

@@ -28,6 +28,7 @@ import {
   tooLarge,
   unsupportedMediaType,
 } from '../plan/body.ts';
+import { askedNamespace } from '../plan/namespace.ts';
 import { ownerQuery, withQuery } from '../plan/owner.ts';
 import { createTarget, deleteCollectionTarget, selectorsForCluster } from '../plan/write.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
@@ -145,7 +146,15 @@ async function create(
   const path = info.kubePath + new URL(req.url).search;
   const res = await sendBody(deps, req, target.endpoint, 'POST', path, neg.accept, out.value);
   const view: FleetView = { federation: deps.config.federation };
-  return fleetAnswer(view, membership, target.cluster, decodeName(names.name).name, res);
+  return fleetAnswer(
+    view,
+    membership,
+    target.cluster,
+    decodeName(names.name).name,
+    res,
+    false,
+    askedNamespace(info),
+  );
 }
 
 async function namedWrite(
@@ -184,7 +193,7 @@ async function namedWrite(
   const out = forCluster(info, body, ctx);
   if (!out.ok) return statusResponse(out.status);
   const res = await sendBody(deps, req, owner.target.endpoint, req.method, path, neg!.accept, out.value);
-  return fleetAnswer(view, membership, owner.target.cluster, owner.plain, res);
+  return fleetAnswer(view, membership, owner.target.cluster, owner.plain, res, false, askedNamespace(info));
 }
 
 async function deleteCollection(
@@ -218,5 +227,13 @@ async function deleteCollection(
     out.value,
   );
   // deletecollection answers with the deleted items: a list in the fleet view
-  return fleetAnswer({ federation: deps.config.federation }, membership, target.cluster, '', res);
+  return fleetAnswer(
+    { federation: deps.config.federation },
+    membership,
+    target.cluster,
+    '',
+    res,
+    false,
+    askedNamespace(info),
+  );
 }
