@@ -119,6 +119,24 @@ describe('planWatch', () => {
     expect(r.has('resourceVersionMatch')).toBe(false);
   });
 
+  it('never forwards shardSelector (the fleet does not honour it), and a joined cluster starts as a WatchList', () => {
+    const p = plan(
+      `watch=1&shardSelector=${encodeURIComponent("shardRange(object.metadata.uid, '0x0', '0x8')")}&labelSelector=a%3Db`,
+    );
+    expect(p.watchQuery('east').has('shardSelector')).toBe(false);
+    expect(p.listQuery('east').has('shardSelector')).toBe(false);
+    expect(obj(p.joinQuery('west'))).toEqual({
+      labelSelector: 'a=b',
+      watch: 'true',
+      sendInitialEvents: 'true',
+      resourceVersionMatch: 'NotOlderThan',
+      allowWatchBookmarks: 'true',
+    });
+    const sel = plan(`watch=1&labelSelector=${encodeURIComponent(`${CLUSTER_LABEL}!=east`)}`);
+    const later = [...targets, { cluster: 'north' }];
+    expect(sel.choose(later).map((t) => t.cluster)).toEqual(['karmada', 'west', 'north']);
+  });
+
   it('refuses a selector that does not parse with a 400 response', () => {
     const r = planWatch({
       query: new URLSearchParams('watch=1&labelSelector=a%20in%20('),

@@ -9,8 +9,13 @@ import { type Membership, planResourceVersion, type UpstreamRVParams } from '../
 import { queryBool } from '../request/info.ts';
 import { type ClusterChoice, chooseClusters } from './targets.ts';
 
-/** query parameters the fleet sets per cluster; the rest of the client's query goes upstream as sent */
+/**
+ * Query parameters the fleet sets per cluster; the rest of the client's query goes upstream as sent.
+ * `shardSelector` (KEP-5866) is the fleet's to honour or not, and it does not: left out, so no cluster
+ * filters what the client then believes is unfiltered (a client that sees no `shardInfo` filters itself).
+ */
 const PLANNED = new Set([
+  'shardSelector',
   'labelSelector',
   'fieldSelector',
   'resourceVersion',
