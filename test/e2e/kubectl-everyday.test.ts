@@ -159,7 +159,7 @@ describe.each(RUNTIMES)('everyday kubectl on %s', (runtime) => {
       await ok(['create', 'namespace', fleet(n)], `namespace/${fleet(n)} created`);
       const ns = readBack(m2, core('namespaces'), n);
       expect(ns.status.phase).toBe('Active');
-      expect(ns.metadata.labels['kubernetes.io/metadata.name']).toBe(n);
+      expect(ns.metadata.labels?.['kubernetes.io/metadata.name']).toBe(n);
     });
 
     it('create job and cronjob', async () => {
