@@ -1,7 +1,7 @@
 /**
  * Namespaces by fleet name with real kubectl 1.35, on Node and in workerd (issue 12.7): `kubectl get ns`
  * lists member2's `shop` as `shop.clusterspace.member2`, and that name handed back with `-n` means
- * member2's `shop` for every verb: get, list, describe, logs, watch, create (JSON and protobuf bodies),
+ * member2's `shop` for every verb: get, list, describe, logs, exec, watch, create (JSON and protobuf bodies),
  * apply, delete. Objects keep their usual fleet names; nothing reaches another cluster.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -32,8 +32,14 @@ describe.each(RUNTIMES)('namespaces by fleet name on %s', (runtime) => {
     k = f.kubectl();
     m1 = f.member('member1');
     m2 = f.member('member2');
-    const pod = m2.list(PODS).find((p) => p.metadata.namespace === 'shop');
-    if (!pod) throw new Error("the demo's member2 has no pod in shop");
+    const pod = m2
+      .list(PODS)
+      .find(
+        (p) =>
+          p.metadata.namespace === 'shop' &&
+          (p as { status?: { phase?: string } }).status?.phase === 'Running',
+      );
+    if (!pod) throw new Error("the demo's member2 has no running pod in shop");
     podName = pod.metadata.name!;
   });
 
@@ -83,6 +89,11 @@ describe.each(RUNTIMES)('namespaces by fleet name on %s', (runtime) => {
     m2.appendLog('shop', podName, container, line);
     const r = await k.run(['logs', podName, '-n', NS, '-c', container, '--tail=1']);
     expect([r.code, r.stderr, r.stdout]).toEqual([0, '', `${line}\n`]);
+  });
+
+  it('exec in a pod there', async () => {
+    const r = await k.run(['-n', NS, 'exec', podName, '--', 'echo', `hi from ${runtime}`]);
+    expect([r.code, r.stderr, r.stdout]).toEqual([0, '', `hi from ${runtime}\n`]);
   });
 
   it('watches there: member2’s changes come, member1’s do not', async () => {
