@@ -28,6 +28,8 @@ export type ToWorker =
   | { type: 'drain'; graceMs: number };
 /** worker → primary */
 export type ToPrimary =
+  /** listening for 'start' (a message sent before a worker's code listens is lost: 'online' is too early) */
+  | { type: 'ready' }
   | { type: 'listening'; url: string }
   | { type: 'failed'; message: string; config: boolean };
 
