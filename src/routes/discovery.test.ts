@@ -51,9 +51,21 @@ describe('discoveryRoute', () => {
     expect(fleet.sent).toHaveLength(4);
   });
 
-  it('fails in strict mode, and relays the refusal every cluster gave alike', async () => {
+  it('answers with the reachable clusters in strict mode too (kubectl must stay usable), relays a shared refusal', async () => {
     const strict = fleetOf({ east: () => groups('apps'), west: () => 'unreachable' }, true);
-    expect((await strict.ask('/apis')).res.status).toBe(503);
+    const partial = await strict.ask('/apis');
+    expect(partial.res.status).toBe(200);
+    expect(partial.body.groups.map((g: any) => g.name)).toEqual(['apps']);
+    expect(partial.res.headers.get('warning')).toContain('cluster west');
+    const version = fleetOf(
+      { karmada: () => 'unreachable', east: () => json({ gitVersion: 'v1.31.0' }) },
+      true,
+    );
+    const v = await version.ask('/version');
+    expect([v.res.status, v.body.gitVersion]).toEqual([200, 'v1.31.0']);
+    expect(v.res.headers.get('warning')).toContain('cluster karmada');
+    const none = fleetOf({ east: () => 'unreachable' }, true);
+    expect((await none.ask('/apis')).res.status).toBe(503);
     const denied = fleetOf({
       east: () => status(403, 'Forbidden', 'forbidden'),
       west: () => status(403, 'Forbidden', 'forbidden'),

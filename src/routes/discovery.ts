@@ -116,7 +116,7 @@ async function root(x: Ctx, which: 'api' | 'apis', form: DiscoveryForm): Promise
         got,
         which === 'api' ? isAPIVersions : isGroupList,
       );
-      const stop = judge(x.deps, g2, p);
+      const stop = judge(g2, p);
       if (stop) return stop;
       const doc =
         which === 'api'
@@ -127,7 +127,7 @@ async function root(x: Ctx, which: 'api' | 'apis', form: DiscoveryForm): Promise
     const got = await gather(x, x.targets, path, AGGREGATED_UPSTREAM_ACCEPT, false);
     const docs: Array<ClusterDoc<{ items?: APIGroupDiscovery[] }>> = [];
     const judged = await Promise.all(got.map((g) => aggregatedDoc(x, which, g, docs)));
-    const stop = judge(x.deps, judged, p);
+    const stop = judge(judged, p);
     if (stop) return stop;
     // keep fleet order whatever order the conversions finished in
     const order = new Map(x.targets.map((t, i) => [t.cluster, i]));
@@ -230,7 +230,7 @@ async function legacyDoc(
   const out = await merged(x, key, async (p) => {
     const got = await gather(x, x.targets, path, 'application/json', true);
     const { docs, got: g2 } = docsOf(got, check);
-    const stop = judge(x.deps, g2, p);
+    const stop = judge(g2, p);
     if (stop) return stop;
     const doc = merge(docs);
     if (doc === undefined) return notFound(p.warnings);

@@ -3,8 +3,10 @@
  * what the discovery and OpenAPI routes share. Not a route: routes import it; it imports no route.
  *
  * Merges ask upstreams for JSON only (never protobuf); pass-throughs forward the caller's Accept. A cluster
- * that fails or times out is left out with a `Warning: 299 - "cluster <name>: <reason>"` header, or fails
- * the request with 503 in strict mode. Complete merged answers are cached per process/isolate for
+ * that fails or times out is left out with a `Warning: 299 - "cluster <name>: <reason>"` header, strict
+ * mode or not: `strict` is about data answers (lists, gets, watches), and a discovery that fails while
+ * one cluster is down would leave kubectl unable to do anything at all, even with the healthy clusters
+ * (kubectl discovers before every command). Complete merged answers are cached per process/isolate for
  * CACHE_TTL_MS (resolved documents only, never a pending promise: an isolate must not await I/O that
  * another request started — see src/upstreams/membership.ts).
  */
@@ -21,7 +23,7 @@ import { TtlCache } from '../util/ttlcache.ts';
 export const CACHE_TTL_MS = 5_000;
 const CACHE_MAX_ENTRIES = 128;
 
-/** What the discovery routes use of the fleet: asking clusters, strict mode, and the fleet (cache scope). */
+/** What the discovery routes use of the fleet: asking clusters, and the fleet (cache scope). */
 export type DiscoveryDeps = FanOutDeps & ViewDeps & Pick<FleetDeps, 'membership'>;
 
 /** One discovery request: the client's request, the clusters asked, and the caller (for cache keys). */
@@ -169,19 +171,15 @@ export interface Partial {
 }
 
 /**
- * What the failures mean for the answer: undefined to go on (with warnings), or the response to give
- * instead: 503 in strict mode or when no cluster answered; when every cluster refused with the same HTTP
- * status (say 403 for the caller), that refusal, as a single cluster would give it.
+ * What the failures mean for the answer: undefined to go on (with warnings: strict mode too, see the
+ * header), or the response to give instead: 503 when no cluster answered; when every cluster refused with
+ * the same HTTP status (say 403 for the caller), that refusal, as a single cluster would give it.
  */
-export function judge(deps: ViewDeps, got: Got[], p: Partial): Response | undefined {
+export function judge(got: Got[], p: Partial): Response | undefined {
   for (const f of got) if (f.kind === 'failed') p.failed.push(f);
   const reasons = p.failed.map((f) => `cluster ${f.target.cluster}: ${f.reason}`);
   p.warnings.push(...reasons);
   if (p.failed.length === 0) return undefined;
-  if (deps.config.strict)
-    return statusResponse(
-      serviceUnavailable(`strict mode: not every cluster answered (${reasons.join('; ')})`),
-    );
   if (got.some((g) => g.kind === 'ok')) return undefined;
   if (got.every((g) => g.kind === 'failed')) {
     const first = p.failed[0]!;
@@ -297,12 +295,6 @@ export async function firstAnswer(
       continue;
     }
     if (accept(res.status)) {
-      if (warnings.length > 0 && x.deps.config.strict) {
-        await res.body?.cancel();
-        return statusResponse(
-          serviceUnavailable(`strict mode: not every cluster answered (${warnings.join('; ')})`),
-        );
-      }
       await fallback?.body?.cancel();
       return relay(res, warnings, rewriteLocation);
     }

@@ -78,7 +78,7 @@ async function openapiRoot(x: Ctx): Promise<{ root: V3Root; warnings: string[] }
     got,
     (d) => typeof d.paths === 'object' && d.paths !== null,
   );
-  const stop = judge(x.deps, g2, p);
+  const stop = judge(g2, p);
   if (stop) return stop;
   const { root, servedBy } = mergeOpenAPIV3Roots(docs);
   const v3: V3Root = { rendered: await render(root, 'application/json'), servedBy: [...servedBy] };

@@ -278,15 +278,32 @@ describe.each(RUNTIMES)('merged discovery on %s', (runtime) => {
       await res.body?.cancel();
     });
 
-    it('strict mode answers 503 ServiceUnavailable', async () => {
+    it('strict mode: discovery answers with the reachable clusters and a Warning, data requests fail', async () => {
+      // strict is about data answers: a discovery that failed would leave kubectl unable to do anything
       const res = await get(`${strict.url}/apis`, { Accept: KUBECTL_ACCEPT });
-      expect(res.status).toBe(503);
-      const status = (await res.json()) as { kind: string; reason: string; code: number; message: string };
-      expect(status).toMatchObject({ kind: 'Status', reason: 'ServiceUnavailable', code: 503 });
-      expect(status.message).toContain('cluster member3: ');
-      const r = await new Kubectl(strict.url).run(['api-resources', '--request-timeout=20s']);
-      expect(r.code).not.toBe(0);
-      expect(r.stderr).toContain('Error from server (ServiceUnavailable)');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('warning')).toMatch(/^299 - "cluster member3: .+"$/);
+      await res.body?.cancel();
+      const k = new Kubectl(strict.url);
+      const r = await k.run(['api-resources', '--request-timeout=20s']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^widgets\s/m);
+      expect(r.stderr).toMatch(/Warning: cluster member3: /);
+      // a list across the fleet is a data answer: strict refuses it while member3 is down
+      const pods = await k.run(['get', 'pods', '-A', '--request-timeout=20s']);
+      expect(pods.code).not.toBe(0);
+      expect(pods.stderr).toContain('Error from server (ServiceUnavailable)');
+      expect(pods.stderr).toContain('member3');
+      // one healthy cluster's object needs no other cluster
+      const ns = await k.run([
+        'get',
+        'ns',
+        'shop.clusterspace.member1',
+        '-o',
+        'name',
+        '--request-timeout=20s',
+      ]);
+      expect([ns.code, ns.stdout.trim()]).toEqual([0, 'namespace/shop.clusterspace.member1']);
     });
   });
 });
