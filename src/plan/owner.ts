@@ -10,7 +10,7 @@
 import { badRequest, failure, notFound, type Status } from '../kube/status.ts';
 import { decodeName } from '../merge/names.ts';
 import { type FleetView, fleetName } from '../merge/objects.ts';
-import { ownResourceVersion } from '../merge/rv.ts';
+import { decodeComposite, ownResourceVersion } from '../merge/rv.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
 
 /** What owner resolution reads of the request. */
@@ -138,6 +138,31 @@ export function ownerQuery(
     out.set('resourceVersion', own.resourceVersion);
   }
   return out;
+}
+
+/**
+ * The query every cluster gets when a plain name is looked for in all of them (federation off): the
+ * owner's query (ownerQuery), except for a cluster the client's composite resourceVersion holds no entry
+ * for (say the client got it from an object of another cluster): the composite says nothing about that
+ * cluster, so it is asked as it is now, without resourceVersion (and resourceVersionMatch), the rest of the
+ * query as sent. A resourceVersion that is not one of this fleet's is refused as ownerQuery refuses it.
+ */
+export function searchQuery(
+  query: URLSearchParams,
+  membership: readonly string[],
+  cluster: string,
+): URLSearchParams | Status {
+  const rv = query.get('resourceVersion');
+  if (rv && rv !== '0') {
+    const d = decodeComposite(rv, membership);
+    if (d.ok && !d.rvs.get(cluster)) {
+      const out = new URLSearchParams(query);
+      out.delete('resourceVersion');
+      out.delete('resourceVersionMatch');
+      return out;
+    }
+  }
+  return ownerQuery(query, membership, cluster);
 }
 
 /** `?a=b` for a non-empty query, '' otherwise. */

@@ -62,6 +62,21 @@ describe('getRoute', () => {
     expect(bad.fleet.sent).toEqual([]);
   });
 
+  it('searching a plain name, a cluster the composite holds nothing for is asked as it is now, the rest as sent', async () => {
+    const rv = encodeComposite(['east', 'west'], new Map([['west', '42']]));
+    const { fleet, body } = await get(
+      { east: () => missing('web'), west: () => cm('web') },
+      `web?resourceVersion=${rv}&pretty=true`,
+    );
+    expect(fleet.sent.sort()).toEqual([
+      'east GET /api/v1/namespaces/default/configmaps/web?pretty=true',
+      'west GET /api/v1/namespaces/default/configmaps/web?resourceVersion=42&pretty=true',
+    ]);
+    expect(body.metadata.name).toBe('web.clusterspace.west');
+    const garbage = await get({ east: () => cm('web'), west: () => cm('web') }, 'web?resourceVersion=x.y');
+    expect([garbage.res.status, garbage.fleet.sent]).toEqual([400, []]);
+  });
+
   it("shows the cluster's Status under the fleet name", async () => {
     const { res, body } = await get({ west: () => missing('web') }, 'web.clusterspace.west', 'west');
     expect(res.status).toBe(404);

@@ -11,7 +11,7 @@ import { negotiate } from '../kube/negotiate.ts';
 import { type Status, statusResponse } from '../kube/status.ts';
 import type { FleetView } from '../merge/objects.ts';
 import { askedNamespace } from '../plan/namespace.ts';
-import { ownerAmong, ownerOf, ownerQuery, withQuery } from '../plan/owner.ts';
+import { ownerAmong, ownerOf, ownerQuery, searchQuery, withQuery } from '../plan/owner.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps } from '../types.ts';
 
@@ -42,15 +42,22 @@ export async function getRoute(
   const neg = raw ? undefined : negotiate(req.headers.get('accept'), false);
   if (neg && 'code' in neg) return statusResponse(neg);
 
+  // each cluster's query, checked before anyone is asked (a resourceVersion that is not this fleet's: 400)
+  const queries = new Map<string, URLSearchParams>();
+  const asked = 'search' in owner ? targets : [owner.target];
+  for (const t of asked) {
+    const q = ('search' in owner ? searchQuery : ownerQuery)(query, membership, t.cluster);
+    if ('code' in q) return statusResponse(q);
+    queries.set(t.cluster, q);
+  }
   const request = (t: Target): SendOptions => {
-    const q = ownerQuery(query, membership, t.cluster);
     const headers = new Headers(req.headers);
     if (neg) {
       headers.set('Accept', neg.accept);
       headers.set('Accept-Encoding', 'identity');
     }
-    const path = kubePathWithName(info, owner.plain);
-    return { method: req.method, path: 'code' in q ? path : withQuery(path, q), headers, signal: req.signal };
+    const path = withQuery(kubePathWithName(info, owner.plain), queries.get(t.cluster)!);
+    return { method: req.method, path, headers, signal: req.signal };
   };
 
   let found: { target: Target; res: Response };
@@ -60,8 +67,6 @@ export async function getRoute(
     if ('code' in hit) return statusResponse(hit);
     found = hit;
   } else {
-    const q = ownerQuery(query, membership, owner.target.cluster);
-    if ('code' in q) return statusResponse(q);
     found = {
       target: owner.target,
       res: await deps.client.send(owner.target.endpoint, request(owner.target)),
