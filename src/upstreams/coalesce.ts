@@ -24,6 +24,11 @@ export class SlowReaderError extends Error {
   override name = 'SlowReaderError';
 }
 
+/** The request that read a shared answer for everyone went away (Workers): read it again alone. */
+export class SharedCallLostError extends Error {
+  override name = 'SharedCallLostError';
+}
+
 export interface Head {
   status: number;
   statusText: string;
@@ -39,6 +44,18 @@ export interface CoalesceOptions {
   budgetBytes: number;
   /** told when a slow reader is detached */
   onDetached?: () => void;
+  /**
+   * The call lives and dies with the request that started it (Workers: its upstream body is that
+   * request's I/O object, cancelled with it): when that request leaves, the others fail with a
+   * {@link SharedCallLostError} (one still waiting for the head starts a call of its own) instead of
+   * waiting on a read that will never come.
+   */
+  ownerBound?: boolean;
+  /**
+   * with `ownerBound`: readers waiting this long for the next bytes give the call up as lost (workerd may
+   * tear the starting request down without running any of its code, so its leaving is not always seen)
+   */
+  stallMs?: number;
 }
 
 /** Called once the whole body is read, if it was kept whole; readers see the end after it settles. */
@@ -74,6 +91,22 @@ export class Coalescer {
     signal?: AbortSignal,
     onComplete?: OnComplete,
   ): Promise<{ res: Response; joined: boolean }> {
+    for (;;) {
+      try {
+        return await this.joinOnce(key, start, signal, onComplete);
+      } catch (err) {
+        // the owner of the call went away before its head came (Workers): ask again, as ourselves
+        if (!(err instanceof SharedCallLostError) || signal?.aborted) throw err;
+      }
+    }
+  }
+
+  private async joinOnce(
+    key: string,
+    start: (signal: AbortSignal) => Promise<Response>,
+    signal: AbortSignal | undefined,
+    onComplete: OnComplete | undefined,
+  ): Promise<{ res: Response; joined: boolean }> {
     signal?.throwIfAborted();
     let call = this.calls.get(key);
     const joined = call?.joinable === true;
@@ -85,7 +118,7 @@ export class Coalescer {
     const reader = call.attach();
     let head: Head;
     try {
-      head = await untilAborted(call.head, signal);
+      head = await awake(untilAborted(call.head, signal));
     } catch (err) {
       call.leave(reader);
       throw err;
@@ -117,6 +150,10 @@ class SharedCall {
   private whole = true;
   private keptHere = 0;
   private demand?: () => void;
+  /** when the last bytes came (ownerBound stall detection) */
+  private progressAt = Date.now();
+  /** the reader of the request that started the call */
+  private starter?: Reader;
 
   constructor(
     private readonly owner: Coalescer,
@@ -137,11 +174,13 @@ class SharedCall {
   attach(): Reader {
     const r: Reader = { cursor: 0, detached: false };
     this.readers.add(r);
+    this.starter ??= r;
     return r;
   }
 
   leave(r: Reader): void {
     if (!this.readers.delete(r)) return;
+    if (r === this.starter) this.starterLeft();
     if (this.readers.size > 0 || this.state !== 'reading') return;
     // the last reader went away (a list reader stops at the closing bracket, a client left): an answer
     // still whole is read on to its end for the store (bounded by keepBytes), and newcomers may join it
@@ -150,6 +189,27 @@ class SharedCall {
       return;
     }
     this.abandon();
+  }
+
+  private checkStall(): void {
+    const { ownerBound, stallMs } = this.owner.opts;
+    if (ownerBound && stallMs !== undefined && Date.now() - this.progressAt > stallMs) this.starterLeft();
+  }
+
+  /** Workers: the starting request's I/O goes with it, so the others must not wait for it. */
+  private starterLeft(): void {
+    if (!this.owner.opts.ownerBound || this.state !== 'reading') return;
+    const lost = new SharedCallLostError(
+      'the request reading this shared upstream answer went away; read it again',
+    );
+    this.settleHead.fail(lost);
+    // the bytes already read stay readable (a list reader may need no more); past them, the error
+    this.state = 'failed';
+    this.failure = lost;
+    this.forget();
+    this.release();
+    this.wakeAll();
+    this.ac.abort(new DOMException('the request reading the shared call went away', 'AbortError'));
   }
 
   /** Nobody wants the answer any more: the cluster may stop sending it. */
@@ -250,10 +310,13 @@ class SharedCall {
               controller.close();
               return;
             }
-            await new Promise<void>((wake) => {
-              r.wake = wake;
-              this.demand?.();
-            });
+            await awake(
+              new Promise<void>((wake) => {
+                r.wake = wake;
+                this.demand?.();
+              }),
+              () => this.checkStall(),
+            );
           }
         },
         cancel: () => finish(),
@@ -282,6 +345,7 @@ class SharedCall {
   }
 
   private append(bytes: Uint8Array): void {
+    this.progressAt = Date.now();
     this.chunks.push({ at: this.total, bytes });
     this.total += bytes.length;
     const o = this.owner.opts;
@@ -310,6 +374,7 @@ class SharedCall {
         this.readers.delete(r);
         o.onDetached?.();
         r.wake?.();
+        if (r === this.starter) this.starterLeft();
       } else if (r.cursor < min) min = r.cursor;
     }
     if (!this.whole)
@@ -376,4 +441,14 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promis
       },
     );
   });
+}
+
+/**
+ * `p`, with a timer pending meanwhile. A request that waits on bytes another request reads has no I/O
+ * of its own pending, and workerd cancels such a request as hung; a pending timer is I/O of its own.
+ * (Continuations of a promise another request resolves run in the waiting request's own context.)
+ */
+function awake<T>(p: Promise<T>, tick: () => void = () => {}): Promise<T> {
+  const timer = setInterval(tick, 500);
+  return p.finally(() => clearInterval(timer));
 }

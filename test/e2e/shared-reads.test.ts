@@ -66,7 +66,7 @@ function fleet(cache: FleetConfigInput['cache'] = { ttlSeconds: 30 }) {
   const app = createApp(buildFleet(config, platform));
   const as =
     (who: string) =>
-    (path: string, init: RequestInit = {}) =>
+    async (path: string, init: RequestInit = {}): Promise<Response> =>
       app.fetch(
         new Request(`http://fleet.test${path}`, {
           ...init,

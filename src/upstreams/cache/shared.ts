@@ -30,7 +30,14 @@ export interface SharedReadsOptions {
   edge?: EdgeStore;
   observer?: ReadsObserver;
   now?: () => number;
+  /** Workers: a shared call is the starting request's I/O and goes with it (see CoalesceOptions) */
+  ownerBound?: boolean;
+  /** with ownerBound: how long readers wait for the next bytes of a shared call before giving it up */
+  stallMs?: number;
 }
+
+/** Readers of an owner-bound call give it up after this long without new bytes (the list body-idle default). */
+export const DEFAULT_STALL_MS = 10_000;
 
 /** The default slow-reader bound: a reader this far behind the fastest one is detached. */
 export const DEFAULT_LAG_BYTES = 4 * 1024 * 1024;
@@ -54,6 +61,8 @@ export class SharedReads implements Transport {
       keepBytes: this.caching ? this.memory.entryLimit : lagBytes,
       budgetBytes: config.maxBytes,
       onDetached: () => opts.observer?.detached(),
+      ownerBound: opts.ownerBound,
+      stallMs: opts.ownerBound ? (opts.stallMs ?? DEFAULT_STALL_MS) : undefined,
     });
   }
 
