@@ -15,6 +15,7 @@ import { failure, notFound, statusResponse } from '../kube/status.ts';
 import { classifyDiscovery, isOpenAPIPath } from '../plan/discovery.ts';
 import { fleetNamespace } from '../plan/namespace.ts';
 import { plainNameClusterFor } from '../plan/owner.ts';
+import { fleetReviewKind } from '../plan/reviews.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
 import { clusterspaceTargets } from '../upstreams/fanout.ts';
@@ -24,6 +25,7 @@ import { getRoute } from './get.ts';
 import { listRoute } from './list.ts';
 import { openapiRoute } from './openapi.ts';
 import { unknownClusterspace } from './respond.ts';
+import { reviewsRoute } from './reviews.ts';
 import { watchRoute } from './watch.ts';
 import { writeRoute } from './write.ts';
 
@@ -46,6 +48,9 @@ export async function fleetRoute(c: Context, deps: FleetDeps, asked: RequestInfo
       : discoveryRoute(c, deps, info, targets, path);
   }
   const plainNameCluster = plainNameClusterFor({ federation: deps.config.federation }, cs, targets);
+  // auth can-i (--list) and whoami at the fleet view: asked of every cluster and merged (routes/reviews.ts)
+  const review = fleetReviewKind(info);
+  if (review) return reviewsRoute(c, deps, info, targets, review);
   // exec, attach, portforward: an upgrade relayed to the owning cluster, whatever the method
   if (info.name && CONNECT_SUBRESOURCES.has(info.subresource))
     return connectRoute(c, deps, info, targets, plainNameCluster);
