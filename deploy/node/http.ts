@@ -132,6 +132,12 @@ export function isWatchTarget(target: string | undefined): boolean {
 const NEWLINE = 10;
 
 /**
+ * Tells @hono/node-server the response is already being written. One for all: the adapter only reads
+ * its headers, so a Response (and its Headers) per streamed answer is not needed.
+ */
+const ALREADY_SENT = new Response(null, { headers: { 'x-hono-already-sent': '1' } });
+
+/**
  * Writes streamed bodies (no Content-Length: watch, logs, merged lists) itself, for two reasons:
  * - a body that is an upstream's Node stream is piped straight into the socket (see nodeBodies);
  * - a body that fails midway (an upstream cut) must end as a broken connection, the honest signal:
@@ -214,8 +220,7 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
     };
     pump().catch((err) => out.destroy(err as Error));
   }
-  // tells @hono/node-server the response is already being written
-  return new Response(null, { headers: { 'x-hono-already-sent': '1' } });
+  return ALREADY_SENT;
 }
 
 /** Serves a Web fetch handler over real HTTP(S) on Node. Port 0 lets the OS pick a free one. */
