@@ -42,6 +42,8 @@ function cbor(v: unknown): Uint8Array {
 
 describe.each(RUNTIMES)('Kubernetes 1.34–1.36 API machinery on %s', (runtime) => {
   const f = useSimFleet(runtime, {
+    // without federation only member2 serves widgets (example.fleet.io): the group of one cluster
+    extra: { members: (sims) => sims.karmadaConfig({ federation: false }) },
     prepare: (sims) => {
       for (const s of [sims.karmada, ...sims.members.values()])
         s.create({ group: '', version: 'v1', resource: 'namespaces' }, { metadata: { name: 'am' } });
@@ -119,5 +121,28 @@ describe.each(RUNTIMES)('Kubernetes 1.34–1.36 API machinery on %s', (runtime) 
       const seen = f.member(name).requests.find((r) => r.headers['kubectl-session'] === session);
       expect(seen?.headers['kubectl-command'], name).toBe('kubectl get');
     }
+  });
+
+  it('a watch of a resource no reachable cluster serves, while one is down, is a 503, not a 404', async () => {
+    const url = f.extra('members').url;
+    const m2 = f.member('member2');
+    m2.faults.down = true;
+    try {
+      // widgets: member2's alone (federation off); member1 and member3 answer 404, member2 cannot be asked
+      const watch = await fetch(`${url}/apis/example.fleet.io/v1/widgets?watch=true`);
+      expect(watch.status).toBe(503);
+      const st = (await watch.json()) as { reason: string; message: string };
+      expect(st.reason).toBe('ServiceUnavailable');
+      expect(st.message).toMatch(/cluster member2/);
+    } finally {
+      m2.faults.down = false;
+    }
+    // back up: served, and a resource nobody serves is still kube's 404
+    const ok = await fetch(`${url}/apis/example.fleet.io/v1/widgets?watch=true&timeoutSeconds=1`);
+    expect(ok.status).toBe(200);
+    await ok.arrayBuffer();
+    const none = await fetch(`${url}/apis/example.fleet.io/v1/gadgets?watch=true`);
+    expect(none.status).toBe(404);
+    await none.arrayBuffer();
   });
 });

@@ -55,12 +55,35 @@ export function startWarnings(starts: Start[], watchList: boolean): string[] {
   return out;
 }
 
-/** kube's 404 when no chosen cluster serves the resource (not a 503: nothing is down). */
+type Failed = Extract<Start, { status: number }>;
+
+/** a start that reached no answer from the cluster itself: transport failure, timeout, proxy or server error */
+function unreachable(s: Failed): boolean {
+  return s.status === 0 || s.status >= 500;
+}
+
+/**
+ * kube's 404 when no chosen cluster serves the resource (nothing is down), or a 503 when none that
+ * answered serves it and some could not be asked: the resource may be theirs alone, and a 404 would tell
+ * the client it does not exist (KEP-4020: an unavailable server's resources are a 503, not a 404).
+ */
 export function noneServes(starts: Start[]): Status | undefined {
-  if (starts.length === 0 || !starts.every((s) => !('res' in s) && s.status === 404)) return undefined;
-  return (
-    (starts[0] as { statusBody?: Status }).statusBody ??
-    failure(404, 'NotFound', 'the server could not find the requested resource')
+  const failed = starts.filter((s): s is Failed => !('res' in s));
+  if (starts.length === 0 || failed.length < starts.length) return undefined;
+  const notServed = failed.filter((s) => s.status === 404);
+  if (notServed.length === 0) return undefined;
+  if (notServed.length === starts.length)
+    return (
+      (starts[0] as { statusBody?: Status }).statusBody ??
+      failure(404, 'NotFound', 'the server could not find the requested resource')
+    );
+  const down = failed.filter(unreachable);
+  if (down.length + notServed.length < starts.length) return undefined;
+  const why = down.map((s) => `${s.src.label}: ${s.reason}`).join('; ');
+  return failure(
+    503,
+    'ServiceUnavailable',
+    `the server is currently unable to handle the request (no reachable cluster serves it; ${why})`,
   );
 }
 

@@ -5,6 +5,7 @@ import { watchEvents } from './events.ts';
 import { holdSource } from './hold.ts';
 import { WatchOutput } from './output.ts';
 import type { Source } from './sources.ts';
+import { noneServes, type Start } from './start.ts';
 
 const enc = new TextEncoder();
 
@@ -128,5 +129,25 @@ describe('holdSource', () => {
     expect(out.closed).toBe(true);
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!).object.code).toBe(410);
+  });
+});
+
+describe('noneServes', () => {
+  const src = (c: string) => ({ label: `cluster ${c}` }) as Source;
+  const failed = (c: string, status: number, reason = 'x'): Start => ({ src: src(c), status, reason });
+  const ok = (c: string): Start => ({ src: src(c), res: new Response('') });
+
+  it("is kube's 404 when every cluster says not found, a 503 when the others cannot be asked", () => {
+    expect(noneServes([failed('a', 404), failed('b', 404)])?.code).toBe(404);
+    const s = noneServes([failed('a', 404), failed('b', 0, 'connection refused'), failed('c', 500)]);
+    expect(s).toMatchObject({ code: 503, reason: 'ServiceUnavailable' });
+    expect(s?.message).toMatch(/cluster b: connection refused; cluster c: x/);
+  });
+
+  it('is nothing when one serves, when all are down (they join when back), or one refused otherwise', () => {
+    expect(noneServes([failed('a', 404), ok('b')])).toBeUndefined();
+    expect(noneServes([failed('a', 0), failed('b', 503)])).toBeUndefined();
+    expect(noneServes([failed('a', 404), failed('b', 403), failed('c', 0)])).toBeUndefined();
+    expect(noneServes([])).toBeUndefined();
   });
 });
