@@ -156,6 +156,34 @@ describe.each(RUNTIMES)('leader election through the fleet on %s', (runtime) => 
       const after = f.sims.karmada.get(LEASES, 'le', name) as { spec?: { leaseTransitions?: number } };
       expect(after?.spec?.leaseTransitions).toBe(1);
       expect(most).toBe(1);
+      // a LeaseCandidate (coordinated leader election) by its plain name lands beside the Lease, once
+      const candidate = {
+        apiVersion: 'coordination.k8s.io/v1beta1',
+        kind: 'LeaseCandidate',
+        metadata: { name: `${name}-a`, namespace: 'le' },
+        spec: { leaseName: name, binaryVersion: '1.35.0', strategy: 'OldestEmulationVersion' },
+      };
+      const path = `${f.url}/apis/coordination.k8s.io/v1beta1/namespaces/le/leasecandidates`;
+      const made = await fetch(path, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(candidate),
+      });
+      expect(made.status).toBe(201);
+      expect(((await made.json()) as { metadata: { name: string } }).metadata.name).toBe(`${name}-a`);
+      const again = await fetch(path, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(candidate),
+      });
+      expect(again.status).toBe(409);
+      expect(((await again.json()) as { reason: string }).reason).toBe('AlreadyExists');
+      const CANDIDATES = { group: 'coordination.k8s.io', version: 'v1beta1', resource: 'leasecandidates' };
+      expect(f.sims.karmada.get(CANDIDATES, 'le', `${name}-a`)).toBeDefined();
+      for (const m of f.sims.members.values()) expect(m.get(CANDIDATES, 'le', `${name}-a`)).toBeUndefined();
+      const read = await fetch(`${path}/${name}-a`);
+      expect(read.status).toBe(200);
+      await read.arrayBuffer();
     } finally {
       clearInterval(sampler);
       for (const c of cands) c.stop();

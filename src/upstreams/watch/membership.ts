@@ -126,7 +126,14 @@ export function followMembership(o: FollowOptions, signal: AbortSignal): void {
   };
   const schedule = () => {
     if (signal.aborted) return;
-    timer = setTimeout(() => void look().finally(schedule), o.everyMs);
+    // a join whose start throws (the watch aborted meanwhile) must not become an unhandled rejection
+    timer = setTimeout(
+      () =>
+        void look()
+          .catch(() => {})
+          .finally(schedule),
+      o.everyMs,
+    );
   };
   schedule();
 }

@@ -3,6 +3,7 @@ import type { MergeStep, WatchEvent } from '../../merge/watchmerge.ts';
 import { Backoff } from './backoff.ts';
 import { watchEvents } from './events.ts';
 import { holdSource } from './hold.ts';
+import { membershipChange } from './membership.ts';
 import { WatchOutput } from './output.ts';
 import type { Source } from './sources.ts';
 import { noneServes, type Start } from './start.ts';
@@ -149,5 +150,23 @@ describe('noneServes', () => {
     expect(noneServes([failed('a', 0), failed('b', 503)])).toBeUndefined();
     expect(noneServes([failed('a', 404), failed('b', 403), failed('c', 0)])).toBeUndefined();
     expect(noneServes([])).toBeUndefined();
+  });
+});
+
+describe('membershipChange', () => {
+  const t = (cluster: string) => ({ cluster, controlPlane: false }) as never;
+  const all = (ts: Array<{ cluster: string }>) => ts as never[];
+
+  it('is nothing for the same clusters in another order', () => {
+    expect(membershipChange(['a', 'b'], new Set(['a', 'b']), [t('b'), t('a')], all)).toBeUndefined();
+  });
+
+  it("names the watch's clusters that left and the joined ones its selectors choose", () => {
+    const notC = (ts: Array<{ cluster: string }>) => ts.filter((x) => x.cluster !== 'c') as never[];
+    const ch = membershipChange(['a', 'b', 'x'], new Set(['a', 'b']), [t('a'), t('c'), t('d')], notC);
+    expect(ch?.names).toEqual(['a', 'c', 'd']);
+    // x left too, but the watch did not choose it: only b concerns it
+    expect(ch?.left).toEqual(['b']);
+    expect(ch?.joined.map((x: { cluster: string }) => x.cluster)).toEqual(['d']);
   });
 });
