@@ -15,7 +15,7 @@ import { RUNTIMES } from '../helpers/fleet.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';
 
 /** A minimal CBOR encoder (RFC 8949) for maps of strings, with kube's self-described-CBOR tag 55799. */
-function cbor(v: unknown): Uint8Array {
+function cbor(v: unknown): Uint8Array<ArrayBuffer> {
   const out: number[] = [0xd9, 0xd9, 0xf7];
   const head = (major: number, n: number) => {
     if (n < 24) out.push((major << 5) | n);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MergeStep, WatchEvent } from '../../merge/watchmerge.ts';
+import type { Target } from '../fanout.ts';
 import { Backoff } from './backoff.ts';
 import { watchEvents } from './events.ts';
 import { holdSource } from './hold.ts';
@@ -154,19 +155,19 @@ describe('noneServes', () => {
 });
 
 describe('membershipChange', () => {
-  const t = (cluster: string) => ({ cluster, controlPlane: false }) as never;
-  const all = (ts: Array<{ cluster: string }>) => ts as never[];
+  const t = (cluster: string) => ({ cluster, controlPlane: false }) as Target;
+  const all = (ts: readonly Target[]) => [...ts];
 
   it('is nothing for the same clusters in another order', () => {
     expect(membershipChange(['a', 'b'], new Set(['a', 'b']), [t('b'), t('a')], all)).toBeUndefined();
   });
 
   it("names the watch's clusters that left and the joined ones its selectors choose", () => {
-    const notC = (ts: Array<{ cluster: string }>) => ts.filter((x) => x.cluster !== 'c') as never[];
+    const notC = (ts: readonly Target[]) => ts.filter((x) => x.cluster !== 'c');
     const ch = membershipChange(['a', 'b', 'x'], new Set(['a', 'b']), [t('a'), t('c'), t('d')], notC);
     expect(ch?.names).toEqual(['a', 'c', 'd']);
     // x left too, but the watch did not choose it: only b concerns it
     expect(ch?.left).toEqual(['b']);
-    expect(ch?.joined.map((x: { cluster: string }) => x.cluster)).toEqual(['d']);
+    expect(ch?.joined.map((x) => x.cluster)).toEqual(['d']);
   });
 });
