@@ -13,6 +13,7 @@
 import type { Context } from 'hono';
 import { failure, notFound, statusResponse } from '../kube/status.ts';
 import { classifyDiscovery, isOpenAPIPath } from '../plan/discovery.ts';
+import { isFleetExec } from '../plan/fleetexec.ts';
 import { fleetNamespace } from '../plan/namespace.ts';
 import { plainNameClusterFor } from '../plan/owner.ts';
 import { fleetReviewKind } from '../plan/reviews.ts';
@@ -21,6 +22,7 @@ import type { FleetDeps } from '../types.ts';
 import { clusterspaceTargets } from '../upstreams/fanout.ts';
 import { CONNECT_SUBRESOURCES, connectRoute } from './connect.ts';
 import { discoveryRoute } from './discovery.ts';
+import { fleetExecRoute } from './fleetexec.ts';
 import { getRoute } from './get.ts';
 import { listRoute } from './list.ts';
 import { openapiRoute } from './openapi.ts';
@@ -51,6 +53,8 @@ export async function fleetRoute(c: Context, deps: FleetDeps, asked: RequestInfo
   // auth can-i (--list) and whoami at the fleet view: asked of every cluster and merged (routes/reviews.ts)
   const review = fleetReviewKind(info);
   if (review) return reviewsRoute(c, deps, info, targets, review);
+  // the fleet's own podexecs (`kubectl fleet exec`): one command in every matching pod (routes/fleetexec.ts)
+  if (isFleetExec(info)) return fleetExecRoute(c, deps, info);
   // exec, attach, portforward: an upgrade relayed to the owning cluster, whatever the method
   if (info.name && CONNECT_SUBRESOURCES.has(info.subresource))
     return connectRoute(c, deps, info, targets, plainNameCluster);

@@ -1,0 +1,222 @@
+/**
+ * `kubectl fleet exec` end to end: real kubectl 1.35 runs the repo's plugin (bin/kubectl-fleet, found on
+ * PATH as kubectl finds plugins), which calls the fleet's podexecs endpoint with `kubectl get --raw`; the
+ * fleet lists the pods the selector matches in every simulated cluster and runs the command in each over
+ * the upstream exec WebSocket. In workerd (whose fetch opens upstream WebSockets); on Node the endpoint
+ * has no exec transport yet and must refuse with a Status, never a 500 or a hang.
+ */
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ServedSimFleet } from '../../deploy/node/demo.ts';
+import { kubectlPath } from '../../scripts/kubectl.mjs';
+import { useSimFleet } from '../helpers/simfleet.ts';
+
+const PODS = { group: '', version: 'v1', resource: 'pods' };
+const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin');
+/** fx-b's command exits 3, the others 0; each says hi on stdout and its name on stderr */
+const SCRIPT =
+  'echo hi from $(hostname); echo err $(hostname) >&2; if [ "$(hostname)" = fx-b ]; then exit 3; fi';
+
+function seed(s: ServedSimFleet): void {
+  const at: Array<[string, string]> = [
+    ['member1', 'fx-a'],
+    ['member2', 'fx-b'],
+    ['member3', 'fx-c'],
+    ['member3', 'fx-d'],
+  ];
+  for (const [cluster, name] of at)
+    s.members.get(cluster)!.create(PODS, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'shop', labels: { fleetexec: 'web' } },
+      spec: { containers: [{ name: 'app', image: 'busybox' }] },
+      status: { phase: 'Running' },
+    } as never);
+}
+
+/** kubectl itself, run with the plugin's folder on PATH (global flags would hide the plugin: env only). */
+function kubectlFleet(
+  kubeconfig: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const kubectl = kubectlPath();
+    const p = spawn(kubectl, ['fleet', ...args], {
+      env: {
+        ...process.env,
+        KUBECONFIG: kubeconfig,
+        KUBECTL: kubectl,
+        PATH: `${BIN}:${dirname(kubectl)}:${process.env.PATH}`,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    p.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
+    p.on('error', reject);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('kubectl fleet exec on workerd', () => {
+  const f = useSimFleet('workerd', { prepare: seed });
+  let kubeconfig: string;
+  beforeAll(() => {
+    kubeconfig = f.kubectl().kubeconfig;
+  });
+
+  it('runs in every matching pod, output prefixed by fleet pod name, per-pod exit codes', async () => {
+    const r = await kubectlFleet(kubeconfig, [
+      'exec',
+      '-l',
+      'fleetexec=web',
+      '-n',
+      'shop',
+      '--',
+      'sh',
+      '-c',
+      SCRIPT,
+    ]);
+    expect(r.code, r.stderr).toBe(1);
+    const out = r.stdout.split('\n').filter(Boolean).sort();
+    expect(out).toEqual([
+      'fx-a.clusterspace.member1: hi from fx-a',
+      'fx-b.clusterspace.member2: hi from fx-b',
+      'fx-c.clusterspace.member3: hi from fx-c',
+      'fx-d.clusterspace.member3: hi from fx-d',
+    ]);
+    expect(r.stderr).toContain('fx-c.clusterspace.member3: err fx-c');
+    expect(r.stderr).toContain('fx-b.clusterspace.member2: exit code 3');
+    expect(r.stderr).toContain('4 pod(s): 3 succeeded, 1 failed');
+  });
+
+  it('exits 0 when every pod succeeds; NDJSON for scripts with bounded concurrency', async () => {
+    const ok = await kubectlFleet(kubeconfig, [
+      'exec',
+      '-l',
+      'fleetexec=web',
+      '-n',
+      'shop',
+      '--',
+      'sh',
+      '-c',
+      'echo hi; exit 0',
+    ]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout.split('\n').filter(Boolean)).toHaveLength(4);
+    const nd = await kubectlFleet(kubeconfig, [
+      'exec',
+      '-l',
+      'fleetexec=web',
+      '-n',
+      'shop',
+      '--max-concurrency',
+      '1',
+      '-o',
+      'ndjson',
+      '--',
+      'sh',
+      '-c',
+      'echo one; exit 0',
+    ]);
+    expect(nd.code, nd.stderr).toBe(0);
+    const events = nd.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    // one at a time: each pod's lines come before the next pod's, in fleet order
+    expect(events.filter((e) => 'exitCode' in e).map((e) => e.pod)).toEqual([
+      'fx-a.clusterspace.member1',
+      'fx-b.clusterspace.member2',
+      'fx-c.clusterspace.member3',
+      'fx-d.clusterspace.member3',
+    ]);
+    expect(events.at(-1)).toEqual({ summary: { pods: 4, succeeded: 4, failed: {}, clusters: {} } });
+  });
+
+  it('a cluster that is down is reported and the plugin exits 1', async () => {
+    f.member('member2').faults.down = true;
+    try {
+      const r = await kubectlFleet(kubeconfig, [
+        'exec',
+        '-l',
+        'fleetexec=web',
+        '-n',
+        'shop',
+        '--',
+        'sh',
+        '-c',
+        'echo hi',
+      ]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain('fx-a.clusterspace.member1: hi');
+      expect(r.stdout).not.toContain('fx-b');
+      expect(r.stderr).toMatch(/cluster member2: /);
+      expect(r.stderr).toContain('3 pod(s): 3 succeeded, 0 failed; 1 cluster(s) not asked');
+    } finally {
+      f.member('member2').faults.down = false;
+    }
+  });
+
+  it('--clusterspace narrows the pods; bad input is a 400 Status', async () => {
+    const r = await kubectlFleet(kubeconfig, [
+      'exec',
+      '-l',
+      'fleetexec=web',
+      '-n',
+      'shop',
+      '--clusterspace',
+      'member3',
+      '--',
+      'echo',
+      'x',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual([
+      'fx-c.clusterspace.member3: x',
+      'fx-d.clusterspace.member3: x',
+    ]);
+    const bad = await kubectlFleet(kubeconfig, [
+      'exec',
+      '-l',
+      'fleetexec=web',
+      '-n',
+      'shop',
+      '--max-concurrency',
+      '0',
+      '--',
+      'echo',
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/maxConcurrency must be an integer/);
+  });
+});
+
+describe('kubectl fleet exec on node', () => {
+  const f = useSimFleet('node', { prepare: seed });
+  it('without an exec transport the endpoint refuses with a Status (405), asking no cluster', async () => {
+    const r = await kubectlFleet(f.kubectl().kubeconfig, [
+      'exec',
+      '-l',
+      'fleetexec=web',
+      '-n',
+      'shop',
+      '--',
+      'echo',
+      'x',
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/MethodNotAllowed|cannot open upstream exec WebSockets/);
+  });
+});
