@@ -6,6 +6,7 @@
 import { parse as parseYaml } from 'yaml';
 import type { KubeObject, ResourceDef, SubresourceDef } from './catalog/types.ts';
 import type { SimCluster } from './cluster.ts';
+import { checkFields, fieldValidationOf, warningHeader } from './fieldvalidation.ts';
 import {
   BODY_TYPES,
   jsonResponse,
@@ -81,6 +82,8 @@ interface Ctx {
   info: ResourceInfo;
   def: ResourceDef;
   gr: string;
+  /** Warning headers for the answer (field validation's Warn) */
+  warnings: string[];
 }
 
 function kindOf(def: ResourceDef): { kind: string; group: string } {
@@ -96,7 +99,23 @@ export async function handleResource(
   const def = sim.catalog.find(info.group, info.version, info.resource);
   if (!def) return pageNotFound();
   if (info.namespace !== undefined && !def.namespaced) return pageNotFound();
-  const ctx: Ctx = { sim, req, url, q: url.searchParams, info, def, gr: grKey(def.group, def.resource) };
+  const ctx: Ctx = {
+    sim,
+    req,
+    url,
+    q: url.searchParams,
+    info,
+    def,
+    gr: grKey(def.group, def.resource),
+    warnings: [],
+  };
+  const res = await route(ctx);
+  for (const w of ctx.warnings) res.headers.append('Warning', warningHeader(w));
+  return res;
+}
+
+async function route(ctx: Ctx): Promise<Response> {
+  const { info, def } = ctx;
 
   if (info.subresource !== undefined) {
     const sub = def.subresources?.find((s) => s.name === info.subresource);
@@ -241,6 +260,16 @@ async function readObject(ctx: Ctx): Promise<KubeObject> {
   }
   const obj = body as KubeObject;
   checkTypeMeta(ctx, obj);
+  if (!ctx.def.custom) {
+    const directive = fieldValidationOf(
+      ctx.q,
+      ctx.info.verb === 'create' ? 'CreateOptions' : 'UpdateOptions',
+    );
+    const gv = groupVersion(ctx.def.group, ctx.info.version);
+    ctx.warnings.push(
+      ...checkFields(directive, gv, ctx.def.kind, obj, mt === 'application/yaml' ? undefined : text),
+    );
+  }
   if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
   return obj;
 }

@@ -415,6 +415,36 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: bob}]
       expect(logs.stdout).toBe(`debugging ${pod.metadata.name}\n`);
     });
 
+    it('apply validates fields on the server: strict refuses an unknown field, warn lets it through', async () => {
+      const d = nm('typo');
+      const file = join(dir, `${tag}-typo.yaml`);
+      writeFileSync(
+        file,
+        `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${fleet(d)}, namespace: ${NS}}
+spec:
+  replicaz: 3
+  selector: {matchLabels: {app: ${d}}}
+  template:
+    metadata: {labels: {app: ${d}}}
+    spec: {containers: [{name: web, image: "nginx:1.27"}]}
+`,
+      );
+      let r = await run(['apply', '--validate=strict', '-f', file]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(
+        'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replicaz"',
+      );
+      const gvr = { group: 'apps', version: 'v1', resource: 'deployments' };
+      expect(m2.get(gvr, NS, d)).toBeUndefined();
+      r = await run(['apply', '--validate=warn', '-f', file]);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain('Warning: unknown field "spec.replicaz"');
+      expect(r.stdout.trim()).toBe(`deployment.apps/${fleet(d)} created`);
+      readBack(m2, gvr, d, NS);
+    });
+
     it('auth whoami and auth can-i', async () => {
       const who = await run(['auth', 'whoami', '-o', 'json']);
       expect(who.stderr).toBe('');

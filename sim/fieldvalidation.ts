@@ -1,0 +1,207 @@
+/**
+ * Server-side field validation (`fieldValidation=Strict|Warn|Ignore`, KEP-2885) for JSON and YAML bodies of
+ * built-in kinds, as kube-apiserver's strict decoder finds problems: fields the Go type does not have
+ * (`unknown field "spec.replicaz"`) and keys given twice (`duplicate field "metadata.name"`). The Go types'
+ * shapes are the wire schema the simulator already carries (proto/schema.json, from Kubernetes 1.35's
+ * generated.proto, with each field's JSON name), so every built-in kind is covered, not only the few the
+ * served OpenAPI describes in full. Custom resources keep their CRD's own rules: not checked here.
+ *
+ * Outcomes as handlers/create.go and update.go apply them: Strict → a 400 "… cannot be handled as a …:
+ * strict decoding error: …"; Warn (the default when the parameter is absent) → one `Warning` header per
+ * problem; Ignore → nothing. Protobuf bodies are never checked (protobuf has no unknown JSON fields).
+ */
+
+import { StatusError } from './http.ts';
+import { message } from './proto/codec.ts';
+import { messageOf } from './proto/envelope.ts';
+import { badRequest, invalid } from './status.ts';
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** The directive of a write's query; absent or empty is Warn. An unknown value is kube's 422 on the options. */
+export function fieldValidationOf(
+  q: URLSearchParams,
+  options: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions',
+): FieldValidation {
+  const v = q.get('fieldValidation') ?? '';
+  if (v === '' || v === 'Warn') return 'Warn';
+  if (v === 'Strict' || v === 'Ignore') return v;
+  throw new StatusError(
+    invalid(options, 'meta.k8s.io', '', [
+      {
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: "${v}": supported values: "", "Ignore", "Strict", "Warn"`,
+        field: 'fieldValidation',
+      },
+    ]),
+  );
+}
+
+type FieldDef = [number, string, string, string, string?];
+
+/** Types whose JSON is free-form (any value), so nothing inside them is unknown. */
+const OPAQUE = new Set([
+  'k8s.io.apimachinery.pkg.runtime.RawExtension',
+  'k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1',
+  'k8s.io.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON',
+  'k8s.io.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray',
+  'k8s.io.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool',
+  'k8s.io.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray',
+]);
+
+/** The JSON names a message accepts, inline (embedded) messages' fields included. */
+function jsonFields(type: string): Map<string, FieldDef> {
+  const out = new Map<string, FieldDef>();
+  for (const d of (message(type)?.fields ?? []) as FieldDef[]) {
+    if (d[3].includes('i')) for (const [k, v] of jsonFields(d[2])) out.set(k, v);
+    else out.set(d[4] ?? d[1], d);
+  }
+  return out;
+}
+
+function isWrapper(type: string): boolean {
+  const f = message(type)?.fields as FieldDef[] | undefined;
+  return !!f && f.length === 1 && f[0]![1] === 'items' && f[0]![3] === 'r' && !type.endsWith('List');
+}
+
+function walk(type: string, v: unknown, path: string, out: string[]): void {
+  if (OPAQUE.has(type) || v === null || typeof v !== 'object') return;
+  const m = message(type);
+  if (!m) return; // scalars and the special types (Time, Quantity, IntOrString…)
+  if (isWrapper(type)) {
+    if (Array.isArray(v))
+      for (const [i, x] of v.entries()) walk((m.fields[0] as FieldDef)[2], x, `${path}[${i}]`, out);
+    return;
+  }
+  if (Array.isArray(v)) return;
+  const known = jsonFields(type);
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    const at = path ? `${path}.${k}` : k;
+    const d = known.get(k);
+    if (!d) {
+      if (!(path === '' && (k === 'apiVersion' || k === 'kind'))) out.push(at);
+      continue;
+    }
+    const [, , t, flags] = d;
+    if (flags.includes('m')) {
+      if (x && typeof x === 'object' && !Array.isArray(x))
+        for (const [mk, mv] of Object.entries(x as Record<string, unknown>)) walk(t, mv, `${at}.${mk}`, out);
+    } else if (flags.includes('r')) {
+      if (Array.isArray(x)) for (const [i, e] of x.entries()) walk(t, e, `${at}[${i}]`, out);
+    } else walk(t, x, at, out);
+  }
+}
+
+/** Paths of the fields of a JSON object its kind's Go type does not have; undefined for kinds without a schema. */
+export function unknownFields(apiVersion: string, kind: string, obj: unknown): string[] | undefined {
+  const type = messageOf(apiVersion, kind);
+  if (!type) return undefined;
+  const out: string[] = [];
+  walk(type, obj, '', out);
+  return out;
+}
+
+/**
+ * Paths of keys given twice in a JSON text (the strict decoder's duplicate fields), in document order.
+ * A text that is not JSON yields nothing (its parse error is reported elsewhere).
+ */
+export function duplicateFields(text: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
+  const str = (): string => {
+    const start = i;
+    i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i));
+  };
+  const value = (path: string, depth: number): void => {
+    if (depth > 10_000) throw new Error('too deep');
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const seen = new Set<string>();
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return;
+      }
+      for (;;) {
+        ws();
+        const k = str();
+        const at = path ? `${path}.${k}` : k;
+        if (seen.has(k)) out.push(at);
+        seen.add(k);
+        ws();
+        i++; // ':'
+        value(at, depth + 1);
+        ws();
+        if (text[i] === ',') i++;
+        else {
+          i++;
+          return;
+        }
+      }
+    } else if (c === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return;
+      }
+      for (let n = 0; ; n++) {
+        value(`${path}[${n}]`, depth + 1);
+        ws();
+        if (text[i] === ',') i++;
+        else {
+          i++;
+          return;
+        }
+      }
+    } else if (c === '"') str();
+    else while (i < text.length && !',}] \t\n\r'.includes(text[i]!)) i++;
+  };
+  try {
+    value('', 0);
+  } catch {
+    return [];
+  }
+  return out;
+}
+
+/**
+ * Applies the directive to a decoded create or update body of a built-in kind: throws Strict's 400, or
+ * returns the Warning texts (Warn) — none for Ignore or a clean body.
+ */
+export function checkFields(
+  directive: FieldValidation,
+  apiVersion: string,
+  kind: string,
+  obj: unknown,
+  text: string | undefined,
+): string[] {
+  if (directive === 'Ignore') return [];
+  const unknown = unknownFields(apiVersion, kind, obj);
+  if (!unknown) return [];
+  const problems = [
+    ...(text === undefined ? [] : duplicateFields(text).map((p) => `duplicate field "${p}"`)),
+    ...unknown.map((p) => `unknown field "${p}"`),
+  ];
+  if (problems.length === 0) return [];
+  if (directive === 'Warn') return problems;
+  const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
+  throw new StatusError(
+    badRequest(
+      `${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${problems.join(', ')}`,
+    ),
+  );
+}
+
+/** The `Warning` header value of one problem, as k8s.io/apiserver's warning recorder writes it. */
+export function warningHeader(text: string): string {
+  return `299 - ${JSON.stringify(text)}`;
+}
