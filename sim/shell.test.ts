@@ -59,6 +59,7 @@ describe('sim shell', () => {
 
   it('expands variables, $(…), quotes, and splits unquoted fields', async () => {
     expect((await sh('X="a  b"; echo $X; echo "$X"; echo \'$X\'')).out).toBe('a b\na  b\n$X\n');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${HOME} is shell syntax, the point of the test
     expect((await sh('echo "host: $(hostname)" ${HOME}')).out).toBe('host: web-0 /root\n');
     expect((await sh('for w in $(echo one two); do echo "<$w>"; done')).out).toBe('<one>\n<two>\n');
     expect((await sh('A=1 env | grep -c x; echo $A.')).out).toContain('.\n');

@@ -26,7 +26,6 @@ import {
   type Pipeline,
   parse,
   type Redir,
-  readWord,
   ShellSyntaxError,
   type Word,
 } from './shell-parse.ts';
