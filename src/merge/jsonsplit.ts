@@ -23,7 +23,17 @@ import { concatBytes } from '../util/bytes.ts';
 
 export type SplitEvent =
   | { type: 'head'; value: Record<string, unknown> }
-  | { type: 'item'; bytes: Uint8Array; index: number }
+  | {
+      type: 'item';
+      bytes: Uint8Array;
+      index: number;
+      /**
+       * where the item's `metadata` object lies in `bytes` (from, to), when the item is an object whose
+       * top-level keys are plain (no escapes, no duplicate metadata) and none of them refers to other
+       * objects by name (involvedObject, regarding, related): the rewriting then never scans the rest
+       */
+      metadata?: readonly [number, number];
+    }
   | { type: 'tail'; value: Record<string, unknown> };
 
 export interface SplitterOptions {
@@ -87,6 +97,17 @@ const LIT_NULL = [0x6e, 0x75, 0x6c, 0x6c];
 
 const decoder = new TextDecoder();
 
+const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+const METADATA = ascii('metadata');
+const INVOLVED = ascii('involvedObject');
+const REGARDING = ascii('regarding');
+const RELATED = ascii('related');
+
+function keyIs(chunk: Uint8Array, at: number, key: Uint8Array): boolean {
+  for (let k = 0; k < key.length; k++) if (chunk[at + k] !== key[k]) return false;
+  return true;
+}
+
 function isWs(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
@@ -115,6 +136,8 @@ export class ListSplitter {
 
   /** depth of the target array while inside it, else -1 */
   private itemDepth = -1;
+  /** values deeper than this concern nobody (an item's nested values): valueDone is not even called */
+  private watchDepth = 1;
   private itemIndex = 0;
   private targetSeen = false;
   /** the key just read at depth 1 is the target */
@@ -124,6 +147,18 @@ export class ListSplitter {
   private capStart = 0; // index in the current chunk
   private capParts: Uint8Array[] = [];
   private capPartsLen = 0;
+
+  // where the current item's metadata lies (stream offsets); see SplitEvent
+  private itemStart = 0;
+  private mdFrom = -1;
+  private mdTo = -1;
+  /** the item's top-level keys allow a metadata range (see SplitEvent) */
+  private plainItem = false;
+  /** chunk index of the opening quote of the item's top-level key being read, -1 if none */
+  private itemKeyAt = -1;
+  /** the last top-level key of the item was `metadata`; its value is being read */
+  private mdNext = false;
+  private mdOpen = false;
 
   private headParts: string[] = [];
   private tailParts: string[] = [];
@@ -199,7 +234,12 @@ export class ListSplitter {
       const bytes = this.captured(chunk, end);
       if (bytes.length > this.maxItemBytes) this.fail(`item larger than ${this.maxItemBytes} bytes`, end);
       this.cap = CAP_NONE;
-      emit({ type: 'item', bytes, index: this.itemIndex++ });
+      if (this.plainItem && this.mdTo > 0)
+        emit({ type: 'item', bytes, index: this.itemIndex++, metadata: [this.mdFrom, this.mdTo] });
+      else emit({ type: 'item', bytes, index: this.itemIndex++ });
+    } else if (d === this.itemDepth + 1 && this.mdOpen) {
+      this.mdOpen = false;
+      this.mdTo = this.base + end - this.itemStart;
     } else if (d === 1) {
       if (this.cap === CAP_MEMBER) {
         const bytes = this.captured(chunk, end);
@@ -216,6 +256,18 @@ export class ListSplitter {
     const d = this.depth;
     if (d === this.itemDepth) {
       this.startCapture(CAP_ITEM, i);
+      this.itemStart = this.base + i;
+      this.mdFrom = -1;
+      this.mdTo = -1;
+      this.plainItem = c === 0x7b;
+      this.mdNext = false;
+      this.mdOpen = false;
+    } else if (this.mdNext && d === this.itemDepth + 1) {
+      this.mdNext = false;
+      if (c === 0x7b) {
+        this.mdOpen = true;
+        this.mdFrom = this.base + i - this.itemStart;
+      } else this.plainItem = false;
     } else if (d === 1 && this.keyIsTarget) {
       this.keyIsTarget = false;
       this.cap = CAP_NONE; // the target member is neither head nor tail
@@ -226,12 +278,33 @@ export class ListSplitter {
       if (c === 0x5b) {
         this.emitHead(emit);
         this.itemDepth = 2;
+        this.watchDepth = 3;
       } else if (c === 0x6e) {
         this.emitHead(emit); // `"items": null`: no items; the null itself is parsed as usual
       } else {
         this.fail(`expected an array or null for "${this.arrayKey}"`, i);
       }
     }
+  }
+
+  /** An item's top-level key ended just before `end` (its closing quote is at end − 1). */
+  private itemKey(chunk: Uint8Array, end: number): void {
+    const at = this.itemKeyAt;
+    this.itemKeyAt = -1;
+    if (at < 0) {
+      this.plainItem = false;
+      return;
+    }
+    const len = end - at - 2;
+    if (len === 8 && keyIs(chunk, at + 1, METADATA)) {
+      if (this.mdFrom >= 0) this.plainItem = false;
+      else this.mdNext = true;
+    } else if (
+      (len === 14 && keyIs(chunk, at + 1, INVOLVED)) ||
+      (len === 9 && keyIs(chunk, at + 1, REGARDING)) ||
+      (len === 7 && keyIs(chunk, at + 1, RELATED))
+    )
+      this.plainItem = false;
   }
 
   private push1(kind: number, i: number): void {
@@ -262,17 +335,19 @@ export class ListSplitter {
             i++;
             if (this.strIsKey) {
               state = S_COLON;
-              if (this.depth === 1 && this.cap === CAP_MEMBER) {
+              if (this.depth === this.itemDepth + 1 && this.plainItem) this.itemKey(chunk, i);
+              else if (this.depth === 1 && this.cap === CAP_MEMBER) {
                 const raw = this.captured(chunk, i);
                 if (raw.length > this.maxMemberBytes) this.fail('key too long', i);
                 this.keyIsTarget = this.arrayKeys.has(JSON.parse(decoder.decode(raw)));
               }
             } else {
               state = S_AFTER;
-              this.valueDone(chunk, i, emit);
+              if (this.depth <= this.watchDepth) this.valueDone(chunk, i, emit);
             }
           } else if (c === 0x5c) {
             state = S_ESC;
+            if (this.strIsKey && this.depth === this.itemDepth + 1) this.plainItem = false;
             i++;
           } else {
             this.fail('control character in string', i);
@@ -296,14 +371,17 @@ export class ListSplitter {
               this.finish(emit);
             } else {
               state = S_AFTER;
-              this.valueDone(chunk, i, emit);
+              if (this.depth <= this.watchDepth) this.valueDone(chunk, i, emit);
             }
           } else if (c === 0x5d && top === ARR) {
             i++;
-            if (this.depth === this.itemDepth) this.itemDepth = -1;
+            if (this.depth === this.itemDepth) {
+              this.itemDepth = -1;
+              this.watchDepth = 1;
+            }
             this.depth--;
             state = S_AFTER;
-            this.valueDone(chunk, i, emit);
+            if (this.depth <= this.watchDepth) this.valueDone(chunk, i, emit);
           } else {
             this.fail(`unexpected ${describe(c)} after a value`, i);
           }
@@ -317,13 +395,16 @@ export class ListSplitter {
           }
           if (c === 0x5d && state === S_ARR_FIRST) {
             i++;
-            if (this.depth === this.itemDepth) this.itemDepth = -1;
+            if (this.depth === this.itemDepth) {
+              this.itemDepth = -1;
+              this.watchDepth = 1;
+            }
             this.depth--;
             state = S_AFTER;
-            this.valueDone(chunk, i, emit);
+            if (this.depth <= this.watchDepth) this.valueDone(chunk, i, emit);
             break;
           }
-          this.valueStart(c, i, emit);
+          if (this.depth <= this.watchDepth) this.valueStart(c, i, emit);
           i++;
           if (c === 0x22) {
             state = S_STR;
@@ -367,7 +448,7 @@ export class ListSplitter {
             if (this.depth === 1) {
               if (this.cap !== CAP_NONE) this.fail('internal: capture overlap', i);
               this.startCapture(CAP_MEMBER, i);
-            }
+            } else if (this.depth === this.itemDepth + 1) this.itemKeyAt = i;
             this.strIsKey = true;
             state = S_STR;
             i++;
@@ -379,7 +460,7 @@ export class ListSplitter {
               this.finish(emit);
             } else {
               state = S_AFTER;
-              this.valueDone(chunk, i, emit);
+              if (this.depth <= this.watchDepth) this.valueDone(chunk, i, emit);
             }
           } else {
             this.fail(`unexpected ${describe(c)}, expected a string key`, i);
@@ -445,7 +526,7 @@ export class ListSplitter {
             i++;
           } else {
             state = S_AFTER;
-            this.valueDone(chunk, i, emit);
+            if (this.depth <= this.watchDepth) this.valueDone(chunk, i, emit);
           }
           break;
         }
@@ -458,7 +539,7 @@ export class ListSplitter {
             i++;
           } else {
             state = S_AFTER;
-            this.valueDone(chunk, i, emit);
+            if (this.depth <= this.watchDepth) this.valueDone(chunk, i, emit);
           }
           break;
         }
@@ -479,7 +560,7 @@ export class ListSplitter {
             i++;
           } else {
             state = S_AFTER;
-            this.valueDone(chunk, i, emit);
+            if (this.depth <= this.watchDepth) this.valueDone(chunk, i, emit);
           }
           break;
         }
@@ -503,7 +584,7 @@ export class ListSplitter {
           }
           if (i === n) break;
           state = S_AFTER;
-          this.valueDone(chunk, i, emit);
+          if (this.depth <= this.watchDepth) this.valueDone(chunk, i, emit);
           break;
         }
         case S_LIT: {
@@ -511,7 +592,7 @@ export class ListSplitter {
           i++;
           if (++this.litIdx === this.lit.length) {
             state = S_AFTER;
-            this.valueDone(chunk, i, emit);
+            if (this.depth <= this.watchDepth) this.valueDone(chunk, i, emit);
           }
           break;
         }
@@ -535,6 +616,9 @@ export class ListSplitter {
       }
     }
     this.state = state;
+    // an item key that goes on in the next chunk cannot be compared in place: no metadata range then
+    if (this.itemKeyAt >= 0 && state === S_STR && this.strIsKey) this.plainItem = false;
+    this.itemKeyAt = -1;
     if (this.cap !== CAP_NONE) {
       // the capture continues in the next chunk: keep a copy of its part of this one
       const part = chunk.slice(this.capStart);
