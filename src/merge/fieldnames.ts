@@ -9,6 +9,12 @@ import {
   serializeFieldSelector,
 } from '../kube/fields.ts';
 import { type DecodedName, decodeName } from './names.ts';
+import { REFERENCE_FIELDS } from './references.ts';
+
+/** the object's own name, and the references the fleet shows by fleet name (references.ts) */
+function namesAnObject(field: string): boolean {
+  return NAME_FIELDS.has(field) || REFERENCE_FIELDS.has(field);
+}
 
 export type FieldNameRewrite =
   | { matchesNothing: true }
@@ -21,14 +27,16 @@ export type FieldNameRewrite =
     };
 
 /**
- * Rewrites fleet names in `metadata.name` / `involvedObject.name` terms:
+ * Rewrites fleet names in the terms that name objects: `metadata.name`, and the references of
+ * references.ts (`spec.nodeName`, `status.nominatedNodeName`, `involvedObject.name`, `regarding.name`,
+ * `related.name`; what `kubectl describe node|pod` sends):
  * - `=` with `<n>.clusterspace.<c>`: forwards `=<n>` and pins cluster `c`; two different pinned clusters
  *   (or a fleet name and `plainNameCluster` disagreeing) → `matchesNothing`: answer an empty list;
  * - `!=` with `<n>.clusterspace.<c>`: forwarded as `!=<n>` to cluster `c` only (elsewhere every object's
  *   fleet name differs anyway, so the term is dropped there);
  * - plain values: forwarded unchanged to every cluster, unless `plainNameCluster` is given (federation on:
  *   a plain name means the control plane), in which case `=` pins that cluster and `!=` applies only there.
- * Other terms are forwarded unchanged. Throws {@link SelectorError} for an invalid selector.
+ * Other terms, and empty values, are forwarded unchanged. Throws {@link SelectorError} for an invalid selector.
  */
 export function rewriteFieldSelectorNames(
   selector: string | undefined | null,
@@ -45,7 +53,8 @@ export function rewriteFieldSelectorNames(
     pinned = c;
   };
   for (const req of reqs) {
-    if (!NAME_FIELDS.has(req.field)) {
+    // an empty value names no object (`spec.nodeName=`: the unscheduled pods of every cluster)
+    if (!namesAnObject(req.field) || req.value === '') {
       terms.push({ req });
       continue;
     }

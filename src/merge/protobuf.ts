@@ -1,10 +1,11 @@
 /**
- * Rewriting the ObjectMeta of a Kubernetes protobuf body (fleet names, resourceVersions, labels) without
- * knowing the object's schema: every other byte is copied as it came. The framing and the wire format
+ * Rewriting the ObjectMeta of a Kubernetes protobuf body (fleet names, resourceVersions, labels), and the
+ * references of the kinds references.ts lists by field number, without decoding the object's schema: every other byte is copied as it came. The framing and the wire format
  * are Kubernetes vocabulary and live in src/kube/protobuf.ts.
  */
 
 import {
+  decodeEnvelope,
   type Field,
   fieldString,
   isProtobufBody,
@@ -24,6 +25,7 @@ import {
   WIRE_LEN,
 } from '../kube/protobuf.ts';
 import { concatBytes } from '../util/bytes.ts';
+import { PROTOBUF_REFERENCES } from './references.ts';
 
 const dec = new TextDecoder();
 
@@ -35,6 +37,36 @@ export interface MetaEdit {
   label?(key: string, value: string): string | undefined;
   annotation?(key: string, value: string): string | undefined;
   ownerName?(v: string): string;
+  /** a reference of the object (references.ts PROTOBUF_REFERENCES), `field` naming it for errors */
+  reference?(v: string, field: string): string;
+}
+
+type RefPath = { path: readonly number[]; field: string };
+
+/**
+ * The message `f` (of `buf`) with the string fields at the end of `paths` (field numbers below it)
+ * edited; undefined when nothing changed. Repeated messages come as one field each: every one is walked.
+ */
+function editPaths(
+  buf: Uint8Array,
+  f: Field,
+  paths: readonly RefPath[],
+  depth: number,
+  fn: (v: string, field: string) => string,
+): Uint8Array | undefined {
+  if (f.wire !== WIRE_LEN) return undefined;
+  let changed = false;
+  const inner = rewriteMessage(buf, f.valueStart, f.valueEnd, (m) => {
+    const here = paths.filter((p) => p.path[depth] === m.num);
+    if (here.length === 0) return undefined;
+    const leaf = here.find((p) => p.path.length === depth + 1);
+    const out = leaf
+      ? editString(m.num, buf, m, (v) => (v === '' ? v : fn(v, leaf.field)))
+      : editPaths(buf, m, here, depth + 1, fn);
+    if (out) changed = true;
+    return out;
+  });
+  return changed ? lenField(f.num, inner) : undefined;
 }
 
 function editString(
@@ -95,11 +127,16 @@ function editObjectMeta(buf: Uint8Array, f: Field, edit: MetaEdit): Uint8Array {
  */
 export function editProtobufObjectMeta(body: Uint8Array, edit: MetaEdit): Uint8Array {
   if (!isProtobufBody(body)) throw new ProtobufError('the body does not start with the k8s protobuf magic');
+  const { apiVersion, kind } = decodeEnvelope(body);
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const refs = edit.reference ? (PROTOBUF_REFERENCES.get(`${group}/${kind}`) ?? []) : [];
   const envelope = rewriteMessage(body, 4, body.length, (f) => {
     if (f.num !== 2 || f.wire !== WIRE_LEN) return undefined;
-    const raw = rewriteMessage(body, f.valueStart, f.valueEnd, (o) =>
-      o.num === 1 && o.wire === WIRE_LEN ? lenField(1, editObjectMeta(body, o, edit)) : undefined,
-    );
+    const raw = rewriteMessage(body, f.valueStart, f.valueEnd, (o) => {
+      if (o.num === 1 && o.wire === WIRE_LEN) return lenField(1, editObjectMeta(body, o, edit));
+      const here = refs.filter((r) => r.path[0] === o.num);
+      return here.length ? editPaths(body, o, here, 1, edit.reference!) : undefined;
+    });
     return lenField(2, raw);
   });
   return concatBytes([K8S_PROTOBUF_MAGIC, envelope]);

@@ -32,6 +32,39 @@ export interface MergedColumns {
   nameIndex: number[];
   /** index of the Cluster column in `columns` */
   clusterIndex: number;
+  /** per merged column: how its cells print a reference (shown with the fleet name), if they do */
+  refs: Array<ReferenceCell | undefined>;
+}
+
+/**
+ * How a printed column names another object of the row's cluster (the printers of kube-apiserver's
+ * pkg/printers/internalversion): the cell shown with the fleet name, like the field it prints
+ * (references.ts). `name`: the name alone; `kind/name`: events' Object (`pod/web-1`); `ns/name`: a PV's
+ * Claim. Empty cells and `<none>` stay.
+ */
+export type ReferenceCell = 'name' | 'kind/name' | 'ns/name';
+
+const REFERENCE_COLUMNS: ReadonlyMap<string, ReferenceCell> = new Map([
+  ['Node', 'name'], // pods (spec.nodeName), VolumeAttachments (spec.nodeName)
+  ['Nominated Node', 'name'], // pods (status.nominatedNodeName)
+  ['Volume', 'name'], // PVCs (spec.volumeName)
+  ['PV', 'name'], // VolumeAttachments (spec.source.persistentVolumeName)
+  ['Object', 'kind/name'], // events (involvedObject / regarding)
+  ['Claim', 'ns/name'], // PVs (spec.claimRef)
+]);
+
+/** A reference cell's text with its name part shown as `view` shows names of `cluster`. */
+export function fleetReferenceCell(
+  view: FleetView,
+  form: ReferenceCell,
+  v: unknown,
+  cluster: string,
+): unknown {
+  if (typeof v !== 'string' || v === '' || v === '<none>') return v;
+  if (form === 'name') return fleetName(view, v, cluster);
+  const at = v.indexOf('/');
+  if (at < 0 || at === v.length - 1) return v;
+  return v.slice(0, at + 1) + fleetName(view, v.slice(at + 1), cluster);
 }
 
 function nameColumn(cols: readonly ColumnDefinition[]): number {
@@ -64,14 +97,23 @@ export function mergeColumns(
     const idx = new Map<string, number>((cols ?? []).map((c, i) => [c.name, i]));
     return columns.map((c, i) => (i === clusterIndex ? -1 : (idx.get(c.name) ?? -1)));
   });
-  return { columns, maps, nameIndex: perCluster.map((cols) => (cols ? nameColumn(cols) : -1)), clusterIndex };
+  const refs = columns.map((c, i) =>
+    i === clusterIndex || c.type !== 'string' ? undefined : REFERENCE_COLUMNS.get(c.name),
+  );
+  return {
+    columns,
+    maps,
+    nameIndex: perCluster.map((cols) => (cols ? nameColumn(cols) : -1)),
+    clusterIndex,
+    refs,
+  };
 }
 
 type Row = { cells?: unknown[]; object?: unknown; conditions?: unknown; [k: string]: unknown };
 
 /**
- * One Table row for the fleet view: cells re-ordered under the merged columns, the name cell shown as
- * the fleet name, the Cluster cell filled, and `row.object` (PartialObjectMetadata or the object itself,
+ * One Table row for the fleet view: cells re-ordered under the merged columns, the name cell and the
+ * reference cells shown with fleet names, the Cluster cell filled, and `row.object` (PartialObjectMetadata or the object itself,
  * per includeObject) rewritten like any object.
  */
 export function toFleetRow(
@@ -89,7 +131,9 @@ export function toFleetRow(
     if (i === merged.clusterIndex) return cluster;
     if (from < 0) return '';
     const v = src[from];
-    return from === nameAt && typeof v === 'string' && v !== '' ? fleetName(view, v, cluster) : v;
+    if (from === nameAt) return typeof v === 'string' && v !== '' ? fleetName(view, v, cluster) : v;
+    const ref = merged.refs[i];
+    return ref ? fleetReferenceCell(view, ref, v, cluster) : v;
   });
   const out: Row = { ...row, cells };
   if (row.object && typeof row.object === 'object')

@@ -5,7 +5,9 @@
  * What changes on the way in:
  * - names: `metadata.name` / `generateName` lose their `.clusterspace.<cluster>` suffix (a suffix naming
  *   another cluster is refused); on update and patch the body's name must be the URL's (fleet or plain
- *   spelling of it), like kube-apiserver's checkName; ownerReferences of the same cluster lose it too;
+ *   spelling of it), like kube-apiserver's checkName; ownerReferences and the references of references.ts
+ *   (`spec.nodeName`, `claimRef`, `volumeName`, `targetRef`, `involvedObject`, a Binding's target…) lose
+ *   it too, in JSON and protobuf bodies alike (patches: only ownerReferences, the rest is written as sent);
  * - markers: the annotation and the label `fleet.karmada.io/cluster` are never written to a cluster. In
  *   objects they are removed; in merge and strategic merge patches their keys are removed (setting or
  *   deleting them is a no-op); JSON patch operations whose `path` or `from` points at a marker are DROPPED
@@ -26,6 +28,7 @@ import { badRequest, type Status } from '../kube/status.ts';
 import { decodeName } from './names.ts';
 import { stripMarkers } from './objects.ts';
 import { editProtobufObjectMeta } from './protobuf.ts';
+import { mapReferences } from './references.ts';
 import { type Membership, ownResourceVersion } from './rv.ts';
 
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -105,6 +108,11 @@ function renameOwnerRefs(refs: unknown, ctx: WriteContext): void {
   });
 }
 
+/** the references of references.ts as the owning cluster knows them; another cluster's is refused */
+function plainReferences(obj: Obj, ctx: WriteContext): void {
+  mapReferences(obj, (name, field) => plainName(name, ctx.cluster, field));
+}
+
 function dropMarkerKeys(m: unknown): void {
   if (isObj(m)) delete m[CLUSTER_LABEL];
 }
@@ -127,6 +135,7 @@ function rewriteLastApplied(annotations: unknown, ctx: WriteContext): void {
     if (typeof md.name === 'string' && md.name !== '') md.name = plainName(md.name, ctx.cluster);
     if (typeof md.resourceVersion === 'string') delete md.resourceVersion;
   }
+  plainReferences(inner, ctx);
   stripMarkers(inner);
   annotations[LAST_APPLIED] = JSON.stringify(inner) + (text.endsWith('\n') ? '\n' : '');
 }
@@ -152,9 +161,8 @@ export function objectForCluster(obj: Obj, ctx: WriteContext): Rewritten<Obj> {
       rewriteMetadata(obj.metadata, ctx, ctx.url !== undefined);
       stripMarkers(obj);
     }
-    // a Binding names the node it binds to: nodes are objects of the same cluster
-    if (obj.kind === 'Binding' && isObj(obj.target) && typeof obj.target.name === 'string')
-      obj.target.name = plainName(obj.target.name, ctx.cluster, 'target.name');
+    // nodes, volumes, claims, events' objects (a Binding's target too): names of the same cluster
+    plainReferences(obj, ctx);
     // an Eviction carries DeleteOptions
     if (isObj(obj.deleteOptions)) deleteOptionsInPlace(obj.deleteOptions, ctx);
     return obj;
@@ -298,6 +306,7 @@ export function protobufObjectForCluster(body: Uint8Array, ctx: WriteContext): R
           return holder[LAST_APPLIED];
         },
         ownerName: (v) => (v === '' ? v : plainName(v, ctx.cluster, 'metadata.ownerReferences.name')),
+        reference: (v, field) => plainName(v, ctx.cluster, field),
       });
     } catch (e) {
       if (e instanceof ProtobufError)
