@@ -128,8 +128,10 @@ export async function kubeconfigCommand(argv: string[]): Promise<number> {
   mkdirSync(dirname(target), { recursive: true });
   writeFileSync(target, toYaml(merged), { mode: 0o600 });
   chmodSync(target, 0o600);
+  const home = homedir();
+  const shown = target.startsWith(`${home}/`) ? `~${target.slice(home.length)}` : target;
   console.error(
-    `fleet-apiserver: wrote contexts ${contexts} to ${target} (current: ${merged['current-context']})`,
+    `fleet-apiserver: wrote contexts ${contexts} to ${shown} (current: ${merged['current-context']})`,
   );
   return 0;
 }

@@ -14,7 +14,10 @@ function errorOf(input: unknown): string {
 
 describe('parseConfig', () => {
   it('fills defaults: Karmada membership, federation on, lenient partial failures', () => {
-    const c = parseConfig({ controlPlane: { server: 'https://karmada.example:5443', token: 't' } });
+    const c = parseConfig({
+      controlPlane: { server: 'https://karmada.example:5443', token: 't' },
+      authentication: { anonymous: { enabled: true } },
+    });
     expect(c.members).toEqual({ mode: 'karmada', refreshSeconds: 10 });
     expect(c.federation).toBe(true);
     expect(c.strict).toBe(false);
@@ -34,7 +37,7 @@ describe('parseConfig', () => {
   });
 
   it('refuses reserved, invalid and duplicate member names, naming the member', () => {
-    const base = { controlPlane: { server: 'https://x' } };
+    const base = { controlPlane: { server: 'https://x' }, authentication: { anonymous: { enabled: true } } };
     const m = (clusters: unknown[]) => errorOf({ ...base, members: { mode: 'static', clusters } });
     expect(m([{ name: 'all', server: 'https://a' }])).toContain(
       'config.members.clusters[0].name: "all" and "karmada" are reserved',
@@ -48,6 +51,34 @@ describe('parseConfig', () => {
       ]),
     ).toContain('duplicate member "a"');
     expect(m([{ name: 'a', server: 'https://a', clientCertificateData: 'x' }])).toContain('needs its key');
+  });
+});
+
+describe('configuration errors', () => {
+  it('come in one round, the missing authenticator with the rest, each naming the file', () => {
+    let msg = '';
+    try {
+      parseConfig(
+        {
+          controlPlane: { server: 'ftp://x' },
+          members: { mode: 'static', clusters: [{ name: 'all', server: 'https://a' }] },
+        },
+        'fleet.yaml',
+      );
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    const lines = msg.split('\n');
+    expect(lines.some((l) => l.startsWith('fleet.yaml: controlPlane'))).toBe(true);
+    expect(
+      lines.some((l) =>
+        l.startsWith('fleet.yaml: members.clusters[0].name: "all" and "karmada" are reserved'),
+      ),
+    ).toBe(true);
+    expect(
+      lines.some((l) => l.startsWith('fleet.yaml: authentication: no authenticator is configured')),
+    ).toBe(true);
+    expect(lines.every((l) => l.startsWith('fleet.yaml: '))).toBe(true);
   });
 });
 

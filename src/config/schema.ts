@@ -198,13 +198,19 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/**
+ * One line per problem. `where` is `config` (then `config.members.clusters[0].name: …`) or the file the
+ * configuration came from (then `fleet.yaml: members.clusters[0].name: …`, the file named first).
+ */
 export function formatZodError(err: z.ZodError, where = 'config'): string {
+  const named = where === 'config' || where.startsWith('config.');
   return err.issues
     .map((i) => {
       const path = i.path.length
         ? i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')
         : '';
-      return `${where}${path}: ${i.message}`;
+      if (named || !path) return `${where}${path}: ${i.message}`;
+      return `${where}: ${path.slice(1)}: ${i.message}`;
     })
     .join('\n');
 }

@@ -157,7 +157,15 @@ export const authenticationSchema = z
       .prefault({}),
   })
   .strict()
+  // in the same round as every other problem of the file, not after it is fixed
+  .superRefine((a, ctx) => {
+    if (a.oidc.length || a.edge || a.frontProxy || a.x509 || a.staticTokens || a.anonymous.enabled) return;
+    ctx.addIssue({ code: 'custom', message: NO_AUTHENTICATOR });
+  })
   .prefault({});
+
+export const NO_AUTHENTICATOR =
+  'no authenticator is configured and anonymous access is off, so every request would be refused; configure oidc, edge, staticTokens, x509 or frontProxy, or set anonymous.enabled: true (callers then act as system:anonymous in every cluster)';
 
 export const upstreamIdentitySchema = z
   .object({

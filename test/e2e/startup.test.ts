@@ -42,7 +42,7 @@ describe('npm start', () => {
     procs.push(m.p);
     expect(await m.exited).toBe(2);
     expect(m.output()).toContain('invalid configuration');
-    expect(m.output()).toContain(`${file}.members.clusters[0].name: "all" and "karmada" are reserved`);
+    expect(m.output()).toContain(`${file}: members.clusters[0].name: "all" and "karmada" are reserved`);
   });
 
   it('serves the embedded demo fleet to kubectl through /clusterspaces/<member>, and drains on SIGTERM', async () => {
