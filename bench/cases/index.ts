@@ -3,6 +3,7 @@ import { authnCase } from './authn.ts';
 import { bundleCase } from './bundle.ts';
 import { cannedListCase, scaleCurveCase } from './canned-list.ts';
 import { execCase } from './exec.ts';
+import { informerStartCase } from './informer-start.ts';
 import { mergedListCase, mergedListMemoryCase } from './merged-list.ts';
 import { mergedWatchCase } from './merged-watch.ts';
 import { configmapCase, podListCase } from './passthrough.ts';
@@ -19,6 +20,7 @@ export const CASES: BenchCase[] = [
   mergedWatchCase,
   execCase,
   bundleCase,
+  informerStartCase,
 ];
 
 export function findCase(name: string): BenchCase | undefined {
