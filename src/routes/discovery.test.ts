@@ -74,6 +74,25 @@ describe('discoveryRoute', () => {
     expect([r.res.status, r.body.reason]).toEqual([403, 'Forbidden']);
   });
 
+  it('leaves out a cluster whose document goes silent past the body-idle timeout', async () => {
+    const silent: Cluster = () =>
+      new Response(
+        new ReadableStream({
+          start: (c) => c.enqueue(new TextEncoder().encode('{"kind":"APIGroupList",')),
+          pull: () => new Promise(() => {}),
+        }),
+        { headers: { 'Content-Type': 'application/json' } },
+      );
+    const { fleet, ask } = fleetOf({ east: () => groups('apps'), west: silent });
+    (fleet.deps.config as any).timeouts = { bodyIdleSeconds: 0.2 };
+    const r = await ask('/apis');
+    expect(r.res.status).toBe(200);
+    expect(r.body.groups.map((g: any) => g.name)).toEqual(['apps']);
+    expect(r.res.headers.get('warning')).toContain(
+      'cluster west: reading the response: its body sent nothing',
+    );
+  });
+
   it('answers /version from the control plane first, and refuses other methods (405)', async () => {
     const version =
       (v: string): Cluster =>

@@ -19,12 +19,13 @@ import type { FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
 import { forwardableResponseHeaders, UpstreamError } from '../upstreams/client.ts';
 import { fanOut, type Target, warningHeader } from '../upstreams/fanout.ts';
 import { TtlCache } from '../util/ttlcache.ts';
+import { type BodyIdleDeps, bodyIdleMs, guardIdle } from './respond.ts';
 
 export const CACHE_TTL_MS = 5_000;
 const CACHE_MAX_ENTRIES = 128;
 
 /** What the discovery routes use of the fleet: asking clusters, and the fleet (cache scope). */
-export type DiscoveryDeps = FanOutDeps & ViewDeps & Pick<FleetDeps, 'membership'>;
+export type DiscoveryDeps = FanOutDeps & ViewDeps & Pick<FleetDeps, 'membership'> & BodyIdleDeps;
 
 /** One discovery request: the client's request, the clusters asked, and the caller (for cache keys). */
 export interface Ctx {
@@ -112,7 +113,8 @@ export async function gather(
       if (!o.ok) return { target: o.target, kind: 'failed', reason: upstreamReason(o.error) };
       let body: string;
       try {
-        body = await o.res.text();
+        // a body that goes silent fails this cluster, not the whole discovery (kubectl gives up at 32 s)
+        body = await new Response(guardIdle(o.res.body, bodyIdleMs(x.deps)).stream).text();
       } catch (err) {
         if (req.signal.aborted) throw err;
         return {

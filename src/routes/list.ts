@@ -15,7 +15,6 @@
  * that never began (headers, then nothing) is a failed cluster like one that gave no headers.
  */
 import type { Context } from 'hono';
-import type { FleetConfig } from '../config/schema.ts';
 import { negotiate } from '../kube/negotiate.ts';
 import { failure, type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import { encodeContinue } from '../merge/continue.ts';
@@ -30,7 +29,9 @@ import type { ClustersDeps, FanOutDeps, FleetDeps, ViewDeps } from '../types.ts'
 import type { SendOptions } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Outcome, type Target, warningHeader } from '../upstreams/fanout.ts';
 import {
+  type BodyIdleDeps,
   bodyFailure,
+  bodyIdleMs,
   generatorStream,
   guardIdle,
   ListReadError,
@@ -46,15 +47,7 @@ import {
 type Served = { ask: ListAsk<Target>; res: Response };
 
 /** What a merged list uses of the fleet. */
-export type ListDeps = FanOutDeps &
-  ClustersDeps &
-  ViewDeps &
-  Pick<FleetDeps, 'gzipResponses'> & {
-    // configs built in code (tests, embedders) may leave the timeouts out
-    config: { timeouts?: Partial<Pick<FleetConfig['timeouts'], 'bodyIdleSeconds'>> };
-  };
-
-const DEFAULT_BODY_IDLE_SECONDS = 10;
+export type ListDeps = FanOutDeps & ClustersDeps & ViewDeps & Pick<FleetDeps, 'gzipResponses'> & BodyIdleDeps;
 export async function listRoute(
   c: Context,
   deps: ListDeps,
@@ -86,7 +79,7 @@ export async function listRoute(
   if (sorted instanceof Response) return sorted;
   const reader: ListReader & { ns?: AskedNamespace } = {
     ask: async (a) => (await fanOut(deps, [a.target], () => request(a)))[0]!,
-    idleMs: (deps.config.timeouts?.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000,
+    idleMs: bodyIdleMs(deps),
     signal: req.signal,
     ns: askedNamespace(info),
   };

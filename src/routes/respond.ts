@@ -2,6 +2,7 @@
  * Helpers the fleet routes share to read upstream answers and write their own. Not a route: any route
  * may import it, and it imports no route.
  */
+import type { FleetConfig } from '../config/schema.ts';
 import { failure, type Status, statusResponse } from '../kube/status.ts';
 import { type SplitEvent, splitListStream } from '../merge/jsonsplit.ts';
 import type { ListSource } from '../merge/listmerge.ts';
@@ -131,6 +132,16 @@ function toFleetBody(
     toFleetObject(view, body, cluster, rvFor);
     if (ns) showAskedNamespace(body, ns);
   }
+}
+
+/** What the body-idle timeout is read from; configs built in code (tests, embedders) may leave it out. */
+export interface BodyIdleDeps {
+  config: { timeouts?: Partial<Pick<FleetConfig['timeouts'], 'bodyIdleSeconds'>> };
+}
+
+/** `timeouts.bodyIdleSeconds` in ms (the schema's default, 10 s, when a config built in code has none). */
+export function bodyIdleMs(deps: BodyIdleDeps): number {
+  return (deps.config.timeouts?.bodyIdleSeconds ?? 10) * 1000;
 }
 
 /** An upstream body that sent nothing for longer than the body-idle timeout. */
