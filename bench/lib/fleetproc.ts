@@ -22,6 +22,12 @@ export interface FleetProcess {
 
 let built: Promise<string> | undefined;
 
+/** fleet processes still running: killed when the harness exits, however it exits */
+const live = new Set<ReturnType<typeof spawn>>();
+process.once('exit', () => {
+  for (const p of live) p.kill('SIGKILL');
+});
+
 /** Bundles once per harness run. */
 export function bundleFleet(): Promise<string> {
   built ??= (async () => {
@@ -89,6 +95,8 @@ export async function startFleetProcess(
     env: { FLEET_WORKERS: '1', ...process.env, ...opts.env, PORT: '0', HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(p);
+  p.once('exit', () => live.delete(p));
   let inspectorUrl: string | undefined;
   const url = await new Promise<string>((res, rej) => {
     let out = '';
@@ -105,6 +113,10 @@ export async function startFleetProcess(
     p.stdout.on('data', on);
     p.stderr.on('data', on);
     p.once('exit', (code) => rej(new Error(`bundled fleet exited (${code}):\n${out}`)));
+  }).catch((e: unknown) => {
+    // one that never said it listens must not stay behind
+    p.kill('SIGKILL');
+    throw e;
   });
   // keep reading its output (a full pipe would block it), unprinted
   p.stdout.resume();
