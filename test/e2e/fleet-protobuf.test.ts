@@ -146,147 +146,179 @@ async function readAnswer(res: Response): Promise<Obj> {
 
 const FORMS = ['root', 'inpath', 'prefix'] as const;
 
-describe.each(RUNTIMES)('protobuf through the fleet on %s', (runtime) => {
-  const f = useSimFleet(runtime);
-  const bodies = new Map<string, Captured>();
-  const plain = (kind: string, form: string) => `pb-${kind.toLowerCase()}-${form}-${runtime[0]}`;
-  const wire = (kind: string, form: string) =>
-    form === 'prefix' ? plain(kind, form) : `${plain(kind, form)}.clusterspace.member2`;
+describe.each(process.env.PRT ? [process.env.PRT as 'node'] : RUNTIMES)(
+  'protobuf through the fleet on %s',
+  (runtime) => {
+    const f = useSimFleet(runtime);
+    const bodies = new Map<string, Captured>();
+    const plain = (kind: string, form: string) => `pb-${kind.toLowerCase()}-${form}-${runtime[0]}`;
+    const wire = (kind: string, form: string) =>
+      form === 'prefix' ? plain(kind, form) : `${plain(kind, form)}.clusterspace.member2`;
 
-  beforeAll(async () => {
-    for (const kind of Object.keys(COMMANDS))
-      for (const form of FORMS)
-        bodies.set(`${kind}/${form}`, await capture(COMMANDS[kind]!.args(wire(kind, form))));
-  }, 120_000);
+    beforeAll(async () => {
+      for (const kind of Object.keys(COMMANDS))
+        for (const form of FORMS)
+          bodies.set(`${kind}/${form}`, await capture(COMMANDS[kind]!.args(wire(kind, form))));
+    }, 120_000);
 
-  it('kubectl writes these kinds in protobuf and asks protobuf first', () => {
-    for (const [key, c] of bodies) {
-      expect(c.contentType, key).toBe(PB);
-      expect(c.accept, key).toBe(TYPED_ACCEPT);
-      expect([...c.body.subarray(0, 4)], key).toEqual([0x6b, 0x38, 0x73, 0x00]);
-    }
-  });
-
-  it.each(FORMS)(
-    'creates from kubectl’s protobuf bodies (%s): plain names in member2, fleet names back',
-    async (form) => {
-      const m2 = f.member('member2');
-      for (const [kind, cmd] of Object.entries(COMMANDS)) {
-        const c = bodies.get(`${kind}/${form}`)!;
-        const res = await fetch(
-          `${f.url}${collection(form, cmd.gvr, cmd.namespaced)}?fieldManager=kubectl-create`,
-          {
-            method: 'POST',
-            headers: { 'content-type': c.contentType, accept: c.accept },
-            body: c.body,
-          },
-        );
-        const answer = await readAnswer(res);
-        expect(res.status, `${kind} ${form}: ${JSON.stringify(answer)}`).toBe(201);
-        expect(answer.kind).toBe(kind);
-        expect(answer.metadata.name).toBe(wire(kind, form));
-        const [group, version, resource] = cmd.gvr;
-        const stored = m2.get(
-          { group, version, resource },
-          cmd.namespaced ? NS : undefined,
-          plain(kind, form),
-        ) as Obj;
-        expect(stored, `${kind} ${form} in member2`).toBeDefined();
-        expect(stored.metadata.labels?.[MARK]).toBeUndefined();
-        expect(stored.metadata.annotations?.[MARK]).toBeUndefined();
-        for (const other of ['member1', 'member3'])
-          expect(
-            f
-              .member(other)
-              .get({ group, version, resource }, cmd.namespaced ? NS : undefined, plain(kind, form)),
-          ).toBeUndefined();
+    it('kubectl writes these kinds in protobuf and asks protobuf first', () => {
+      for (const [key, c] of bodies) {
+        expect(c.contentType, key).toBe(PB);
+        expect(c.accept, key).toBe(TYPED_ACCEPT);
+        expect([...c.body.subarray(0, 4)], key).toEqual([0x6b, 0x38, 0x73, 0x00]);
       }
-    },
-  );
-
-  it('a protobuf update carries a composite resourceVersion that reaches member2 as its own; a stale one is 409', async () => {
-    const m2 = f.member('member2');
-    const name = `pb-update-${runtime}`;
-    const fleetName = `${name}.clusterspace.member2`;
-    const c = await capture(COMMANDS.ConfigMap!.args(fleetName));
-    let res = await fetch(`${f.url}/api/v1/namespaces/${NS}/configmaps`, {
-      method: 'POST',
-      headers: { 'content-type': PB, accept: TYPED_ACCEPT },
-      body: c.body,
     });
-    expect(res.status).toBe(201);
-    for (const form of ['root', 'inpath'] as const) {
-      // what a typed client does: GET (protobuf first), change, PUT the object back in protobuf
-      const path = `${collection(form, ['', 'v1', 'configmaps'], true)}/${fleetName}`;
-      res = await fetch(`${f.url}${path}`, { headers: { accept: TYPED_ACCEPT } });
-      expect(res.status).toBe(200);
-      const got = await readAnswer(res);
-      const composite = got.metadata.resourceVersion as string;
-      const own = (m2.get({ group: '', version: 'v1', resource: 'configmaps' }, NS, name) as Obj).metadata
-        .resourceVersion;
-      expect(composite).not.toBe(own);
-      const next = {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: fleetName, namespace: NS, resourceVersion: composite },
-        data: { k: `v-${form}` },
-      };
-      res = await fetch(`${f.url}${path}`, {
-        method: 'PUT',
-        headers: { 'content-type': PB, accept: TYPED_ACCEPT },
-        body: encodeObject(next),
-      });
-      const put = await readAnswer(res);
-      expect(res.status, JSON.stringify(put)).toBe(200);
-      expect(put.metadata.name).toBe(fleetName);
-      const stored = m2.get({ group: '', version: 'v1', resource: 'configmaps' }, NS, name) as Obj;
-      expect(stored.data).toEqual({ k: `v-${form}` });
-      expect(stored.metadata.resourceVersion).not.toBe(own);
-      // the same composite again is stale now: member2's own Conflict
-      res = await fetch(`${f.url}${path}`, {
-        method: 'PUT',
-        headers: { 'content-type': PB, accept: TYPED_ACCEPT },
-        body: encodeObject({ ...next, data: { k: 'stale' } }),
-      });
-      const st = await readAnswer(res);
-      expect(res.status).toBe(409);
-      expect(st).toMatchObject({ kind: 'Status', reason: 'Conflict' });
-      expect(st.message).toContain('the object has been modified');
-    }
-  });
 
-  it('answers a protobuf-first client readably: merged and passthrough reads, errors', async () => {
-    const name = plain('Secret', 'root');
-    // the root: one object by fleet name, and a merged list
-    let res = await fetch(`${f.url}/api/v1/namespaces/${NS}/secrets/${name}.clusterspace.member2`, {
-      headers: { accept: TYPED_ACCEPT },
-    });
-    expect(res.status).toBe(200);
-    expect((await readAnswer(res)).metadata.name).toBe(`${name}.clusterspace.member2`);
-    res = await fetch(`${f.url}/api/v1/namespaces/${NS}/secrets`, { headers: { accept: TYPED_ACCEPT } });
-    expect(res.status).toBe(200);
-    const list = await readAnswer(res);
-    expect(list.kind).toBe('SecretList');
-    expect(list.items.map((i: Obj) => i.metadata.name)).toContain(`${name}.clusterspace.member2`);
-    // through the prefix the member's protobuf passes through unchanged
-    res = await fetch(
-      `${f.url}/clusterspaces/member2/api/v1/namespaces/${NS}/secrets/${plain('Secret', 'prefix')}`,
-      {
-        headers: { accept: TYPED_ACCEPT },
+    it.each(FORMS)(
+      'creates from kubectl’s protobuf bodies (%s): plain names in member2, fleet names back',
+      async (form) => {
+        const m2 = f.member('member2');
+        for (const [kind, cmd] of Object.entries(COMMANDS)) {
+          const c = bodies.get(`${kind}/${form}`)!;
+          const res = await fetch(
+            `${f.url}${collection(form, cmd.gvr, cmd.namespaced)}?fieldManager=kubectl-create`,
+            {
+              method: 'POST',
+              headers: { 'content-type': c.contentType, accept: c.accept },
+              body: c.body,
+            },
+          );
+          const answer = await readAnswer(res);
+          expect(res.status, `${kind} ${form}: ${JSON.stringify(answer)}`).toBe(201);
+          expect(answer.kind).toBe(kind);
+          expect(answer.metadata.name).toBe(wire(kind, form));
+          const [group, version, resource] = cmd.gvr;
+          const stored = m2.get(
+            { group, version, resource },
+            cmd.namespaced ? NS : undefined,
+            plain(kind, form),
+          ) as Obj;
+          expect(stored, `${kind} ${form} in member2`).toBeDefined();
+          expect(stored.metadata.labels?.[MARK]).toBeUndefined();
+          expect(stored.metadata.annotations?.[MARK]).toBeUndefined();
+          for (const other of ['member1', 'member3'])
+            expect(
+              f
+                .member(other)
+                .get({ group, version, resource }, cmd.namespaced ? NS : undefined, plain(kind, form)),
+            ).toBeUndefined();
+        }
       },
     );
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe(PB);
-    expect((await readAnswer(res)).metadata.name).toBe(plain('Secret', 'prefix'));
-    // a missing object is a NotFound Status the client can read, in either encoding
-    for (const path of [
-      `/api/v1/namespaces/${NS}/secrets/nope.clusterspace.member2`,
-      `/api/v1/namespaces/${NS}/clusterspaces/member2/secrets/nope`,
-      `/clusterspaces/member2/api/v1/namespaces/${NS}/secrets/nope`,
-    ]) {
-      res = await fetch(`${f.url}${path}`, { headers: { accept: TYPED_ACCEPT } });
-      expect(res.status, path).toBe(404);
-      expect(await readAnswer(res), path).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404 });
-    }
-  });
-});
+
+    it('a protobuf update carries a composite resourceVersion that reaches member2 as its own; a stale one is 409', async () => {
+      const m2 = f.member('member2');
+      const name = `pb-update-${runtime}`;
+      const fleetName = `${name}.clusterspace.member2`;
+      const c = await capture(COMMANDS.ConfigMap!.args(fleetName));
+      let res = await fetch(`${f.url}/api/v1/namespaces/${NS}/configmaps`, {
+        method: 'POST',
+        headers: { 'content-type': PB, accept: TYPED_ACCEPT },
+        body: c.body,
+      });
+      expect(res.status).toBe(201);
+      for (const form of ['root', 'inpath'] as const) {
+        // what a typed client does: GET (protobuf first), change, PUT the object back in protobuf
+        const path = `${collection(form, ['', 'v1', 'configmaps'], true)}/${fleetName}`;
+        res = await fetch(`${f.url}${path}`, { headers: { accept: TYPED_ACCEPT } });
+        expect(res.status).toBe(200);
+        const got = await readAnswer(res);
+        const composite = got.metadata.resourceVersion as string;
+        const own = (m2.get({ group: '', version: 'v1', resource: 'configmaps' }, NS, name) as Obj).metadata
+          .resourceVersion;
+        expect(composite).not.toBe(own);
+        const next = {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: fleetName, namespace: NS, resourceVersion: composite },
+          data: { k: `v-${form}` },
+        };
+        res = await fetch(`${f.url}${path}`, {
+          method: 'PUT',
+          headers: { 'content-type': PB, accept: TYPED_ACCEPT },
+          body: encodeObject(next),
+        });
+        const put = await readAnswer(res);
+        expect(res.status, JSON.stringify(put)).toBe(200);
+        expect(put.metadata.name).toBe(fleetName);
+        const stored = m2.get({ group: '', version: 'v1', resource: 'configmaps' }, NS, name) as Obj;
+        expect(stored.data).toEqual({ k: `v-${form}` });
+        expect(stored.metadata.resourceVersion).not.toBe(own);
+        // the same composite again is stale now: member2's own Conflict
+        res = await fetch(`${f.url}${path}`, {
+          method: 'PUT',
+          headers: { 'content-type': PB, accept: TYPED_ACCEPT },
+          body: encodeObject({ ...next, data: { k: 'stale' } }),
+        });
+        const st = await readAnswer(res);
+        expect(res.status).toBe(409);
+        expect(st).toMatchObject({ kind: 'Status', reason: 'Conflict' });
+        expect(st.message).toContain('the object has been modified');
+      }
+    });
+
+    // through /clusterspaces/<c> the fleet is a transparent proxy: bodies go as they are, markers included
+    it.each(['root', 'inpath'] as const)(
+      'a protobuf body’s fleet marker never reaches member2 (%s)',
+      async (form) => {
+        const m2 = f.member('member2');
+        const name = `pb-marked-${form}-${runtime}`;
+        const body = encodeObject({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: {
+            name: `${name}.clusterspace.member2`,
+            namespace: NS,
+            labels: { app: 'x', [MARK]: 'member2' },
+            annotations: { note: 'kept', [MARK]: 'member2' },
+          },
+          data: { k: 'v' },
+        });
+        const res = await fetch(`${f.url}${collection(form, ['', 'v1', 'configmaps'], true)}`, {
+          method: 'POST',
+          headers: { 'content-type': PB, accept: TYPED_ACCEPT },
+          body,
+        });
+        expect(res.status, JSON.stringify(await readAnswer(res.clone()))).toBe(201);
+        const stored = m2.get({ group: '', version: 'v1', resource: 'configmaps' }, NS, name) as Obj;
+        expect(stored.metadata.labels).toEqual({ app: 'x' });
+        expect(stored.metadata.annotations).toEqual({ note: 'kept' });
+      },
+    );
+
+    it('answers a protobuf-first client readably: merged and passthrough reads, errors', async () => {
+      const name = plain('Secret', 'root');
+      // the root: one object by fleet name, and a merged list
+      let res = await fetch(`${f.url}/api/v1/namespaces/${NS}/secrets/${name}.clusterspace.member2`, {
+        headers: { accept: TYPED_ACCEPT },
+      });
+      expect(res.status).toBe(200);
+      expect((await readAnswer(res)).metadata.name).toBe(`${name}.clusterspace.member2`);
+      res = await fetch(`${f.url}/api/v1/namespaces/${NS}/secrets`, { headers: { accept: TYPED_ACCEPT } });
+      expect(res.status).toBe(200);
+      const list = await readAnswer(res);
+      expect(list.kind).toBe('SecretList');
+      expect(list.items.map((i: Obj) => i.metadata.name)).toContain(`${name}.clusterspace.member2`);
+      // through the prefix the member's protobuf passes through unchanged
+      res = await fetch(
+        `${f.url}/clusterspaces/member2/api/v1/namespaces/${NS}/secrets/${plain('Secret', 'prefix')}`,
+        {
+          headers: { accept: TYPED_ACCEPT },
+        },
+      );
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe(PB);
+      expect((await readAnswer(res)).metadata.name).toBe(plain('Secret', 'prefix'));
+      // a missing object is a NotFound Status the client can read, in either encoding
+      for (const path of [
+        `/api/v1/namespaces/${NS}/secrets/nope.clusterspace.member2`,
+        `/api/v1/namespaces/${NS}/clusterspaces/member2/secrets/nope`,
+        `/clusterspaces/member2/api/v1/namespaces/${NS}/secrets/nope`,
+      ]) {
+        res = await fetch(`${f.url}${path}`, { headers: { accept: TYPED_ACCEPT } });
+        expect(res.status, path).toBe(404);
+        expect(await readAnswer(res), path).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404 });
+      }
+    });
+  },
+);
