@@ -5,7 +5,12 @@
  */
 import type { FleetMetrics } from '../../metrics/fleet.ts';
 import type { ClustersDeps, FanOutDeps } from '../../types.ts';
-import { fanOut, fleetTargets } from '../../upstreams/fanout.ts';
+import { UpstreamError } from '../../upstreams/client.ts';
+import { fleetTargets, type Target } from '../../upstreams/fanout.ts';
+
+type Probe =
+  | { target: Target; ok: true; res: Response; ms: number }
+  | { target: Target; ok: false; error: UpstreamError };
 
 export interface StatusDeps extends ClustersDeps, FanOutDeps {
   metrics?: FleetMetrics;
@@ -27,16 +32,32 @@ const PROBE_TIMEOUT_MS = 5000;
 export async function clusterStatuses(deps: StatusDeps, signal: AbortSignal, now = () => performance.now()) {
   const [targets, members] = await Promise.all([fleetTargets(deps, signal), deps.membership.members(signal)]);
   const probe = AbortSignal.any([signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]);
-  const started = new Map<string, number>();
-  const outcomes = await fanOut(deps, targets, (t) => {
-    started.set(t.cluster, now());
-    return {
-      method: 'GET',
-      path: '/version',
-      headers: new Headers({ Accept: 'application/json' }),
-      signal: probe,
-    };
-  });
+  // each cluster timed on its own (a fan-out answers when the slowest has): /version is small, so on
+  // Workers the calls past the connection budget just wait their turn
+  const outcomes = await Promise.all(
+    targets.map(async (target): Promise<Probe> => {
+      const t0 = now();
+      try {
+        const res = await deps.client.send(target.endpoint, {
+          method: 'GET',
+          path: '/version',
+          headers: new Headers({ Accept: 'application/json' }),
+          signal: probe,
+        });
+        return { target, ok: true, res, ms: now() - t0 };
+      } catch (err) {
+        if (err instanceof UpstreamError) return { target, ok: false, error: err };
+        // the probe's own deadline, not the caller going away: that cluster is too slow to count as up
+        if (!signal.aborted)
+          return {
+            target,
+            ok: false,
+            error: new UpstreamError(target.cluster, 'timeout', `${PROBE_TIMEOUT_MS / 1000}s`),
+          };
+        throw err;
+      }
+    }),
+  );
   const karmada = new Map(members.map((m) => [m.name, m.ready ? 'Ready' : (m.reason ?? 'NotReady')]));
   return Promise.all(
     outcomes.map(async (o): Promise<ClusterStatus> => {
@@ -45,7 +66,7 @@ export async function clusterStatuses(deps: StatusDeps, signal: AbortSignal, now
       const k = karmada.get(name);
       if (k) s.karmada = k;
       if (o.ok) {
-        s.latencyMs = Math.round(now() - (started.get(name) ?? now()));
+        s.latencyMs = Math.round(o.ms);
         const text = await o.res.text().catch(() => '');
         if (o.res.ok) {
           s.state = 'ready';

@@ -18,7 +18,7 @@ export const STATUS_PAGE = `<!doctype html>
   table { border-collapse: collapse; width: 100%; margin-bottom: 2rem; }
   th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid #d0d7de55; vertical-align: top; }
   th { font-weight: 600; font-size: .8rem; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); }
-  td.num { text-align: right; font-variant-numeric: tabular-nums; }
+  td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
   .state { font-weight: 600; white-space: nowrap; }
   .state::before { content: "●"; margin-right: .4rem; }
   .ready { color: var(--ok); } .unreachable { color: var(--bad); } .notready { color: var(--warn); }
