@@ -64,6 +64,19 @@ describe('fleetRoute: namespaces by fleet name', () => {
     expect((bodies.member2 as any[])[0].metadata).toEqual({ name: 'new', namespace: 'shop' });
   });
 
+  it('deletes a collection there: one cluster, so no 405 across the fleet', async () => {
+    const { f, ask } = fleet();
+    const { res, body } = await ask(
+      '/api/v1/namespaces/shop.clusterspace.member2/pods?labelSelector=app%3Dweb',
+      {
+        method: 'DELETE',
+      },
+    );
+    expect(res.status).toBe(200);
+    expect(f.sent).toEqual(['member2 DELETE /api/v1/namespaces/shop/pods?labelSelector=app%3Dweb']);
+    expect(body.items[0].metadata.namespace).toBe('shop.clusterspace.member2');
+  });
+
   it('refuses a contradiction (400) and a cluster the fleet does not have (404), asking nobody', async () => {
     const { f, ask } = fleet();
     const against = await ask('/api/v1/namespaces/shop.clusterspace.member2/clusterspaces/member1/pods');
