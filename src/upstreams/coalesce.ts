@@ -90,7 +90,7 @@ export class Coalescer implements CallOwner {
     const reader = call.attach();
     let head: Head;
     try {
-      head = await awake(untilAborted(call.head, signal));
+      head = await awake(untilAborted(call.head, signal), this.opts.ownerBound);
     } catch (err) {
       call.leave(reader);
       throw err;

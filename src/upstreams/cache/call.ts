@@ -236,6 +236,7 @@ export class SharedCall {
                 r.wake = wake;
                 this.demand?.();
               }),
+              this.owner.opts.ownerBound,
               () => this.checkStall(),
             );
           }
@@ -365,11 +366,17 @@ export function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined):
 }
 
 /**
- * `p`, with a timer pending meanwhile. A request that waits on bytes another request reads has no I/O
- * of its own pending, and workerd cancels such a request as hung; a pending timer is I/O of its own.
- * (Continuations of a promise another request resolves run in the waiting request's own context.)
+ * `p`, with a timer pending meanwhile when `needed` (Workers). A request that waits on bytes another
+ * request reads has no I/O of its own pending, and workerd cancels such a request as hung; a pending
+ * timer is I/O of its own. (Continuations of a promise another request resolves run in the waiting
+ * request's own context.) Node needs none: it never cancels a waiting request.
  */
-export function awake<T>(p: Promise<T>, tick: () => void = () => {}): Promise<T> {
+export function awake<T>(
+  p: Promise<T>,
+  needed: boolean | undefined,
+  tick: () => void = () => {},
+): Promise<T> {
+  if (!needed) return p;
   const timer = setInterval(tick, 500);
   return p.finally(() => clearInterval(timer));
 }
