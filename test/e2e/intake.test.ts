@@ -13,11 +13,11 @@ import { connect } from 'node:net';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
+import { type ServedHandle, serveFetch } from '../../deploy/node/http.ts';
 import { limitsSchema } from '../../src/config/security.ts';
 import { failure, statusResponse } from '../../src/kube/status.ts';
 import { bodyIntake, limits } from '../../src/middleware/limits/index.ts';
 import { recovery } from '../../src/middleware/recovery/index.ts';
-import { type ServedHandle, serveFetch } from '../../deploy/node/http.ts';
 import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
 
 interface RawAnswer {

@@ -6,8 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimCluster, SimKarmada } from '../../sim/index.ts';
 import { type ServedHandle, serveFetch } from '../../deploy/node/http.ts';
+import { SimCluster, SimKarmada } from '../../sim/index.ts';
 import { startFleet } from '../helpers/fleet.ts';
 import { b64, createTestCA, type TestCA } from '../helpers/tls.ts';
 
