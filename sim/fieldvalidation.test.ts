@@ -130,3 +130,58 @@ describe('fieldValidation on create', () => {
     s.close();
   });
 });
+
+describe('fieldValidation on patch', () => {
+  async function patch(s: SimCluster, type: string, query: string, body: string) {
+    const res = await s.fetch(
+      new Request(`http://sim/apis/apps/v1/namespaces/default/deployments/web${query}`, {
+        method: 'PATCH',
+        headers: { 'content-type': type },
+        body,
+      }),
+    );
+    return { res, body: await res.json() };
+  }
+
+  it('merge, JSON and strategic patches: Strict refuses what the patched object does not have, Warn warns', async () => {
+    const s = new SimCluster({ name: 'm' });
+    expect((await post(s, '', JSON.stringify(deployment({})))).res.status).toBe(201);
+    const clean = await patch(
+      s,
+      'application/merge-patch+json',
+      '?fieldValidation=Strict',
+      '{"spec":{"replicas":2}}',
+    );
+    expect(clean.res.status).toBe(200);
+    expect(clean.res.headers.get('warning')).toBeNull();
+
+    // NewInvalid with no kind and no name: kube's message starts with a space (kubectl: 'The  "" is invalid')
+    let r = await patch(
+      s,
+      'application/strategic-merge-patch+json',
+      '?fieldValidation=Strict',
+      '{"spec":{"replicaz":3}}',
+    );
+    expect(r.res.status).toBe(422);
+    expect(r.body.message).toBe(
+      ' "" is invalid: patch: Invalid value: "map[spec:map[replicaz:3]]": strict decoding error: unknown field "spec.replicaz"',
+    );
+    r = await patch(
+      s,
+      'application/merge-patch+json',
+      '?fieldValidation=Strict',
+      '{"spec":{"replicaz":3,"replicaz":4}}',
+    );
+    expect(r.res.status).toBe(422);
+    expect(r.body.message).toMatch(
+      /^ "" is invalid: patch: Invalid value: ".*": strict decoding error: duplicate field "spec.replicaz", unknown field "spec.replicaz"$/,
+    );
+    r = await patch(s, 'application/json-patch+json', '', '[{"op":"add","path":"/spec/replicaz","value":3}]');
+    expect(r.res.status).toBe(200);
+    expect(r.res.headers.get('warning')).toBe('299 - "unknown field \\"spec.replicaz\\""');
+    r = await patch(s, 'application/merge-patch+json', '?fieldValidation=Ignore', '{"spec":{"other":1}}');
+    expect(r.res.status).toBe(200);
+    expect(r.res.headers.get('warning')).toBeNull();
+    s.close();
+  });
+});

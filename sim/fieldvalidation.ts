@@ -205,3 +205,58 @@ export function checkFields(
 export function warningHeader(text: string): string {
   return `299 - ${JSON.stringify(text)}`;
 }
+
+/** Go's `%+v` of a decoded JSON value (map keys sorted), as kube quotes a strategic merge patch it refuses. */
+function goValue(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return `[${v.map(goValue).join(' ')}]`;
+  if (typeof v === 'object')
+    return `map[${Object.keys(v as object)
+      .sort()
+      .map((k) => `${k}:${goValue((v as Record<string, unknown>)[k])}`)
+      .join(' ')}]`;
+  return String(v);
+}
+
+/**
+ * Applies the directive to a JSON, merge or strategic merge patch (handlers/patch.go): problems are the
+ * patch body's duplicate keys (merge and strategic) and the patched object's unknown fields. Strict is a
+ * 422 on field `patch` whose value is the patched object (JSON and merge patches) or the patch as Go
+ * prints it (strategic); Warn returns the Warning texts. Server-side apply is not checked here.
+ */
+export function checkPatchFields(
+  directive: FieldValidation,
+  apiVersion: string,
+  kind: string,
+  patchType: string,
+  patchText: string,
+  patched: unknown,
+): string[] {
+  if (directive === 'Ignore') return [];
+  const unknown = unknownFields(apiVersion, kind, patched);
+  if (!unknown) return [];
+  const dups = patchType === 'application/json-patch+json' ? [] : duplicateFields(patchText);
+  const problems = [
+    ...dups.map((p) => `duplicate field "${p}"`),
+    ...unknown.map((p) => `unknown field "${p}"`),
+  ];
+  if (problems.length === 0) return [];
+  if (directive === 'Warn') return problems;
+  let shown: string;
+  if (patchType === 'application/strategic-merge-patch+json') {
+    try {
+      shown = goValue(JSON.parse(patchText));
+    } catch {
+      shown = patchText;
+    }
+  } else shown = JSON.stringify(patched);
+  throw new StatusError(
+    invalid('', '', '', [
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(shown)}: strict decoding error: ${problems.join(', ')}`,
+        field: 'patch',
+      },
+    ]),
+  );
+}

@@ -6,7 +6,7 @@
 import { parse as parseYaml } from 'yaml';
 import type { KubeObject, ResourceDef, SubresourceDef } from './catalog/types.ts';
 import type { SimCluster } from './cluster.ts';
-import { checkFields, fieldValidationOf, warningHeader } from './fieldvalidation.ts';
+import { checkFields, checkPatchFields, fieldValidationOf, warningHeader } from './fieldvalidation.ts';
 import {
   BODY_TYPES,
   jsonResponse,
@@ -558,14 +558,24 @@ async function patchedObject(
     return { obj: base ? (applyMerge(base, a) as KubeObject) : a, apply: true };
   }
   if (!base) throw new StatusError(notFound(ctx.def.resource, ctx.def.group, ctx.info.name!));
+  let obj: KubeObject;
   switch (mt) {
     case 'application/json-patch+json':
-      return { obj: jsonPatch(base, text) as KubeObject, apply: false };
+      obj = jsonPatch(base, text) as KubeObject;
+      break;
     case 'application/merge-patch+json':
-      return { obj: mergePatch(base, parseJsonBody(text)) as KubeObject, apply: false };
+      obj = mergePatch(base, parseJsonBody(text)) as KubeObject;
+      break;
     default:
-      return { obj: strategicMergePatch(base, parseJsonBody(text)) as KubeObject, apply: false };
+      obj = strategicMergePatch(base, parseJsonBody(text)) as KubeObject;
   }
+  // field validation sees the resource's own kind (a Scale patch is checked by its own handler, not here)
+  if (!ctx.def.custom && base.kind === ctx.def.kind) {
+    const directive = fieldValidationOf(ctx.q, 'PatchOptions');
+    const gv = groupVersion(ctx.def.group, ctx.info.version);
+    ctx.warnings.push(...checkPatchFields(directive, gv, ctx.def.kind, mt, text, obj));
+  }
+  return { obj, apply: false };
 }
 
 async function patch(ctx: Ctx, part: 'main' | 'status' = 'main'): Promise<Response> {
