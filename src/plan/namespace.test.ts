@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseRequestInfo } from '../request/info.ts';
-import { askedNamespace, bodyNamespace, fleetNamespace, showAskedNamespace } from './namespace.ts';
+import {
+  askedNamespace,
+  askedNamespaceLines,
+  bodyNamespace,
+  fleetNamespace,
+  showAskedNamespace,
+} from './namespace.ts';
 
 const info = (path: string, method = 'GET') => parseRequestInfo(method, path, new URLSearchParams());
 
@@ -86,5 +92,32 @@ describe('showAskedNamespace', () => {
     const other = { metadata: { name: 'a', namespace: 'default' } };
     showAskedNamespace(other, ns);
     expect(other.metadata.namespace).toBe('default');
+  });
+});
+
+describe('askedNamespaceLines', () => {
+  it('rewrites each complete event line as it comes, objects and Table rows, other lines unchanged', async () => {
+    const ns = { plain: 'shop', fleet: 'shop.clusterspace.member2' };
+    const t = askedNamespaceLines(ns);
+    const writer = t.writable.getWriter();
+    const reader = t.readable.getReader();
+    const enc = new TextEncoder();
+    const dec = new TextDecoder();
+    const ev = JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', namespace: 'shop' } } });
+    // a line split across chunks comes out whole, once complete, and not before
+    void writer.write(enc.encode(ev.slice(0, 10)));
+    void writer.write(enc.encode(`${ev.slice(10)}\n`));
+    const first = JSON.parse(dec.decode((await reader.read()).value));
+    expect(first.object.metadata.namespace).toBe('shop.clusterspace.member2');
+    const table = JSON.stringify({
+      type: 'MODIFIED',
+      object: { kind: 'Table', rows: [{ cells: ['a'], object: { metadata: { namespace: 'shop' } } }] },
+    });
+    void writer.write(enc.encode(`${table}\nnot json\n`));
+    const [t1, t2] = dec.decode((await reader.read()).value).split('\n');
+    expect(JSON.parse(t1!).object.rows[0].object.metadata.namespace).toBe('shop.clusterspace.member2');
+    expect(t2).toBe('not json');
+    void writer.close();
+    expect((await reader.read()).done).toBe(true);
   });
 });

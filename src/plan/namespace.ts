@@ -81,6 +81,45 @@ export function showAskedNamespace(obj: unknown, ns: AskedNamespace): void {
   if (o.object && typeof o.object === 'object') showAskedNamespace(o.object, ns);
 }
 
+/**
+ * A watch stream (one JSON event per line) whose objects say the namespace as the client named it, as the
+ * list it started from did (an informer keys its cache by namespace/name: both must agree). Each line goes
+ * on as soon as it is complete, so events stream as before; lines that are not events pass unchanged.
+ */
+export function askedNamespaceLines(ns: AskedNamespace): TransformStream<Uint8Array, Uint8Array> {
+  const dec = new TextDecoder();
+  const enc = new TextEncoder();
+  let rest = '';
+  const line = (text: string): string => {
+    try {
+      const event = JSON.parse(text) as { object?: { rows?: unknown[] } };
+      const obj = event?.object;
+      if (!obj || typeof obj !== 'object') return text;
+      showAskedNamespace(obj, ns);
+      // a Table watch event: its rows' objects
+      if (Array.isArray(obj.rows)) for (const r of obj.rows) showAskedNamespace(r, ns);
+      return JSON.stringify(event);
+    } catch {
+      return text;
+    }
+  };
+  return new TransformStream({
+    transform(chunk, controller) {
+      rest += dec.decode(chunk, { stream: true });
+      let out = '';
+      for (let i = rest.indexOf('\n'); i >= 0; i = rest.indexOf('\n')) {
+        out += `${line(rest.slice(0, i))}\n`;
+        rest = rest.slice(i + 1);
+      }
+      if (out) controller.enqueue(enc.encode(out));
+    },
+    flush(controller) {
+      rest += dec.decode();
+      if (rest) controller.enqueue(enc.encode(line(rest)));
+    },
+  });
+}
+
 /** `kubePath` (percent-encoded) with its namespace segment `fleet` replaced by `plain`. */
 function withPlainNamespace(kubePath: string, fleet: string, plain: string): string {
   const segs = kubePath.split('/');

@@ -14,7 +14,7 @@ import type { Context } from 'hono';
 import { failure, notFound, statusResponse } from '../kube/status.ts';
 import { classifyDiscovery, isOpenAPIPath } from '../plan/discovery.ts';
 import { isFleetExec } from '../plan/fleetexec.ts';
-import { fleetNamespace } from '../plan/namespace.ts';
+import { askedNamespace, askedNamespaceLines, fleetNamespace } from '../plan/namespace.ts';
 import { plainNameClusterFor } from '../plan/owner.ts';
 import { fleetReviewKind } from '../plan/reviews.ts';
 import type { RequestInfo } from '../request/info.ts';
@@ -63,8 +63,14 @@ export async function fleetRoute(c: Context, deps: FleetDeps, asked: RequestInfo
       return listRoute(c, deps, info, targets, plainNameCluster);
     case 'get':
       return getRoute(c, deps, info, targets, plainNameCluster);
-    case 'watch':
-      return watchRoute(c, deps, info, targets, plainNameCluster);
+    case 'watch': {
+      const res = await watchRoute(c, deps, info, targets, plainNameCluster);
+      // objects say the namespace as the client named it, as the list it started from does
+      const ns = askedNamespace(info);
+      return ns && res.ok && res.body
+        ? new Response(res.body.pipeThrough(askedNamespaceLines(ns)), res)
+        : res;
+    }
     case 'create':
     case 'update':
     case 'patch':

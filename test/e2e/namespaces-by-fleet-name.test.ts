@@ -96,16 +96,28 @@ describe.each(RUNTIMES)('namespaces by fleet name on %s', (runtime) => {
     expect([r.code, r.stderr, r.stdout]).toEqual([0, '', `hi from ${runtime}\n`]);
   });
 
-  it('watches there: member2’s changes come, member1’s do not', async () => {
+  it('watches there: member2’s changes come, member1’s do not, in the namespace kubectl asked for', async () => {
     const w = k.spawn(['get', 'configmaps', '-n', NS, '--watch', '-o', 'name']);
+    const j = k.spawn(['get', 'configmaps', '-n', NS, '--watch-only', '-o', 'json']);
     try {
       await w.waitFor(/configmap\//);
+      // --watch-only prints nothing until an event: give its watch a moment to be open by writing until seen
       m1.create(CM, { metadata: { name: `w1-${runtime}`, namespace: 'shop' }, data: {} } as KubeObject);
       m2.create(CM, { metadata: { name: `w2-${runtime}`, namespace: 'shop' }, data: {} } as KubeObject);
       await w.waitFor(new RegExp(`configmap/w2-${runtime}\\.clusterspace\\.member2`));
       expect(w.output()).not.toContain(`w1-${runtime}`);
+      for (let i = 0; !/"name": "w3-/.test(j.output()) && i < 50; i++) {
+        m2.create(CM, {
+          metadata: { name: `w3-${runtime}-${i}`, namespace: 'shop' },
+          data: {},
+        } as KubeObject);
+        await j.waitFor(/"name": "w3-/, 500).catch(() => {});
+      }
+      expect(j.output()).toMatch(/"namespace": "shop\.clusterspace\.member2"/);
+      expect(j.output()).not.toMatch(/"namespace": "shop"/);
     } finally {
       w.stop();
+      j.stop();
     }
   });
 
