@@ -6,6 +6,7 @@
  * per-request timeout (until response headers: watch and log streams are long-lived by design).
  */
 import { impersonationHeaders, type UpstreamIdentity } from '../auth/identity.ts';
+import { servedFromCache } from './cache/shared.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
 import { HeadersTimeoutError, type Transport } from './transport.ts';
 
@@ -223,13 +224,15 @@ export class UpstreamClient {
         timeoutMs: endpoint.timeoutMs,
       });
       onAnswer?.(endpoint.name, res.status);
-      this.observer?.call(
-        endpoint.name,
-        res.status,
-        took(),
-        res.status >= 500 ? 'status' : undefined,
-        `HTTP ${res.status}`,
-      );
+      // a kept answer took no round trip: it says nothing of the cluster's latency or reachability
+      if (!servedFromCache(res))
+        this.observer?.call(
+          endpoint.name,
+          res.status,
+          took(),
+          res.status >= 500 ? 'status' : undefined,
+          `HTTP ${res.status}`,
+        );
       return res;
     } catch (err) {
       onAnswer?.(endpoint.name, 0);
