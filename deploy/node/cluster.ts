@@ -9,9 +9,14 @@
  *   watches after the drain window); the primary exits when all have, or kills the late ones.
  * - A worker that dies unexpectedly is forked again after a backoff that doubles with each quick death
  *   (0.5 s … 30 s) and resets once a worker has served for a minute, so a crash loop cannot spin a core.
+ * - GET /metrics answers for the whole server: the worker that takes the scrape asks the primary, which
+ *   asks every listening worker for a snapshot of its registry (METRICS_TIMEOUT_MS each), sums them
+ *   with what gone workers counted (src/metrics/cluster.ts) and answers the text.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { ConfigError, type FleetConfigInput } from '../../src/config/schema.ts';
+import { ClusterMetrics } from '../../src/metrics/cluster.ts';
+import { isRegistrySnapshot, type RegistrySnapshot } from '../../src/metrics/snapshot.ts';
 
 /** primary → worker */
 export type ToWorker =
@@ -25,13 +30,23 @@ export type ToWorker =
       /** the drain window a worker uses when signalled directly (not through the primary) */
       graceMs: number;
     }
-  | { type: 'drain'; graceMs: number };
+  | { type: 'drain'; graceMs: number }
+  /** send your registry's snapshot, for scrape `round` */
+  | { type: 'metrics-snapshot'; round: number }
+  /** the answer to your 'metrics-gather' `id` */
+  | { type: 'metrics'; id: number; text: string };
 /** worker → primary */
 export type ToPrimary =
   /** listening for 'start' (a message sent before a worker's code listens is lost: 'online' is too early) */
   | { type: 'ready' }
   | { type: 'listening'; url: string }
-  | { type: 'failed'; message: string; config: boolean };
+  | { type: 'failed'; message: string; config: boolean }
+  /** a scrape arrived: gather every worker's metrics and answer with 'metrics' */
+  | { type: 'metrics-gather'; id: number }
+  | { type: 'metrics-snapshot'; round: number; snapshot: RegistrySnapshot };
+
+/** How long the primary waits for one worker's snapshot before answering a scrape without it. */
+export const METRICS_TIMEOUT_MS = 2_000;
 
 export const BACKOFF_FIRST_MS = 500;
 export const BACKOFF_MAX_MS = 30_000;
@@ -63,6 +78,8 @@ export interface Primary {
 interface Slot {
   index: number;
   worker?: Worker;
+  /** the worker serves (it has counted something only from then on) */
+  listening?: boolean;
   startedAt: number;
   quickDeaths: number;
   timer?: NodeJS.Timeout;
@@ -84,6 +101,7 @@ export function startPrimary(opts: PrimaryOptions): Promise<Primary> {
   let url = '';
   let startup: { resolve: () => void; reject: (e: Error) => void; pending: number } | undefined;
   const exits = new Set<Promise<void>>();
+  const metrics = primaryMetrics(slots);
 
   const fork = (slot: Slot) => {
     slot.timer = undefined;
@@ -100,7 +118,14 @@ export function startPrimary(opts: PrimaryOptions): Promise<Primary> {
       if (m.type === 'ready') {
         const { raw, source, port, host, graceMs } = opts;
         w.send({ type: 'start', raw, source, port, host, graceMs, index: slot.index } satisfies ToWorker);
+      } else if (m.type === 'metrics-gather') {
+        void metrics.gather().then((text) => {
+          if (w.isConnected()) w.send({ type: 'metrics', id: m.id, text } satisfies ToWorker);
+        });
+      } else if (m.type === 'metrics-snapshot') {
+        metrics.answered(w, m.round, m.snapshot);
       } else if (m.type === 'listening') {
+        slot.listening = true;
         url ||= m.url;
         if (startup && --startup.pending === 0) startup.resolve();
       } else if (m.type === 'failed' && startup) {
@@ -113,7 +138,11 @@ export function startPrimary(opts: PrimaryOptions): Promise<Primary> {
     w.on('exit', (code, signal) => {
       exits.delete(exited);
       done();
-      if (slot.worker === w) slot.worker = undefined;
+      metrics.gone(w);
+      if (slot.worker === w) {
+        slot.worker = undefined;
+        slot.listening = false;
+      }
       if (stopping) return;
       const how = signal ? `signal ${signal}` : `code ${code}`;
       if (startup) {
@@ -165,4 +194,62 @@ export function startPrimary(opts: PrimaryOptions): Promise<Primary> {
     };
     for (const s of slots) fork(s);
   });
+}
+
+/** The primary's side of GET /metrics: scrape rounds over the listening workers. */
+function primaryMetrics(slots: Slot[]) {
+  const sum = new ClusterMetrics();
+  const key = (w: Worker) => `worker ${slotOf(w)?.index ?? '?'} (pid ${w.process.pid})`;
+  const slotOf = (w: Worker) => slots.find((s) => s.worker === w);
+  const keys = new Map<Worker, string>();
+  interface Round {
+    waiting: Set<Worker>;
+    answered: string[];
+    settle: () => void;
+  }
+  const rounds = new Map<number, Round>();
+  let next = 0;
+  return {
+    gather(): Promise<string> {
+      const round = ++next;
+      const asked = slots.flatMap((s) =>
+        s.worker && s.listening && s.worker.isConnected() ? [s.worker] : [],
+      );
+      for (const w of asked) if (!keys.has(w)) keys.set(w, key(w));
+      return new Promise<string>((resolve) => {
+        const r: Round = { waiting: new Set(asked), answered: [], settle: () => {} };
+        const timer = setTimeout(() => r.settle(), METRICS_TIMEOUT_MS);
+        r.settle = () => {
+          clearTimeout(timer);
+          rounds.delete(round);
+          const missing = [...r.waiting].map((w) => ({
+            worker: keys.get(w)!,
+            why: `did not answer within ${METRICS_TIMEOUT_MS / 1000} s`,
+          }));
+          resolve(sum.expose(r.answered, missing));
+        };
+        rounds.set(round, r);
+        for (const w of asked) w.send({ type: 'metrics-snapshot', round } satisfies ToWorker);
+        if (asked.length === 0) r.settle();
+      });
+    },
+    answered(w: Worker, round: number, snap: unknown) {
+      const k = keys.get(w) ?? key(w);
+      keys.set(w, k);
+      // a snapshot that is not one (another build?) is left out, as if the worker had not answered
+      if (!isRegistrySnapshot(snap)) return;
+      sum.record(k, snap);
+      const r = rounds.get(round);
+      if (!r?.waiting.delete(w)) return;
+      r.answered.push(k);
+      if (r.waiting.size === 0) r.settle();
+    },
+    /** a worker exited: its counts stay in the sum, and no round waits for it */
+    gone(w: Worker) {
+      const k = keys.get(w);
+      if (k) sum.retire(k);
+      keys.delete(w);
+      for (const r of rounds.values()) if (r.waiting.delete(w) && r.waiting.size === 0) r.settle();
+    },
+  };
 }

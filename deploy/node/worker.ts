@@ -1,10 +1,13 @@
 /**
  * A worker process of the Node deployment (see ./cluster.ts): it waits for the configuration from the
  * primary, serves the fleet on the shared port, and drains when told to (or when signalled directly, or
- * when the primary is gone: a worker never outlives its supervisor).
+ * when the primary is gone: a worker never outlives its supervisor). Its GET /metrics answers the sum
+ * over all workers, asked of the primary (./cluster.ts); it sends its own registry when asked for it.
  */
 import { ConfigError, parseConfig } from '../../src/config/schema.ts';
-import type { ToPrimary, ToWorker } from './cluster.ts';
+import type { FleetMetrics } from '../../src/metrics/fleet.ts';
+import { bindProcessMetrics } from '../../src/metrics/process.ts';
+import { METRICS_TIMEOUT_MS, type ToPrimary, type ToWorker } from './cluster.ts';
 import { type NodeFleet, startNodeFleet } from './server.ts';
 
 const DEFAULT_GRACE_MS = 10_000;
@@ -22,7 +25,9 @@ export function runWorker(workerHeader?: string): void {
     await fleet?.stop(ms);
     process.exit(0);
   };
+  const metrics = workerMetrics(send);
   process.on('message', (m: ToWorker) => {
+    if (m.type === 'metrics-snapshot' || m.type === 'metrics') return metrics.onMessage(m);
     if (m.type === 'drain') void drain(m.graceMs, 'told to stop');
     if (m.type !== 'start' || fleet) return;
     name = `worker ${m.index} (pid ${process.pid})`;
@@ -46,4 +51,42 @@ export function runWorker(workerHeader?: string): void {
   process.on('SIGTERM', () => void drain(graceMs, 'SIGTERM'));
   process.on('SIGINT', () => void drain(graceMs, 'SIGINT'));
   process.on('disconnect', () => void drain(graceMs, 'the primary is gone'));
+}
+
+/**
+ * This worker's side of GET /metrics: its fleet's scrape asks the primary for the sum (and waits a little
+ * longer than the primary waits for any one worker), and the primary's asks get this registry.
+ */
+function workerMetrics(send: (m: ToPrimary) => void) {
+  let local: FleetMetrics | undefined;
+  let next = 0;
+  const waiting = new Map<number, (text: string) => void>();
+  bindProcessMetrics((m) => {
+    local = m;
+    return () =>
+      new Promise<string>((resolve, reject) => {
+        const id = ++next;
+        const timer = setTimeout(() => {
+          waiting.delete(id);
+          reject(new Error('the primary process did not answer'));
+        }, METRICS_TIMEOUT_MS + 3_000);
+        waiting.set(id, (text) => {
+          clearTimeout(timer);
+          resolve(text);
+        });
+        send({ type: 'metrics-gather', id });
+      });
+  });
+  return {
+    onMessage(m: Extract<ToWorker, { type: 'metrics-snapshot' | 'metrics' }>) {
+      if (m.type === 'metrics') {
+        const done = waiting.get(m.id);
+        waiting.delete(m.id);
+        done?.(m.text);
+        return;
+      }
+      // before the fleet is built nothing has been counted
+      send({ type: 'metrics-snapshot', round: m.round, snapshot: local?.snapshot() ?? [] });
+    },
+  };
 }

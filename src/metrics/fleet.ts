@@ -1,9 +1,12 @@
 /**
  * The fleet's metrics: kube-apiserver's request metrics under their own names and labels (dashboards and
  * alerts written for kube-apiserver work unchanged), plus the fleet's own per cluster. One instance per
- * process (Node) or isolate (Workers: the figures are that isolate's, see README "Operating").
+ * process (Node) or isolate (Workers: the figures are that isolate's, see README "Operating"). On Node with
+ * several worker processes, GET /metrics answers the sum over all of them (see ./cluster.ts).
  */
+import { processMetricsSource } from './process.ts';
 import { type Counter, type Gauge, type Histogram, Registry } from './registry.ts';
+import type { RegistrySnapshot } from './snapshot.ts';
 
 /** kube-apiserver's apiserver_request_duration_seconds buckets */
 const REQUEST_BUCKETS = [
@@ -66,8 +69,13 @@ export class FleetMetrics {
   readonly sharedReadsDetached: Counter;
   /** the last failure seen per cluster, for the status page (not exported: messages are not labels) */
   readonly lastErrors = new Map<string, { at: string; reason: string; message: string }>();
+  /**
+   * Where GET /metrics reads its text when this process is one of several (a node:cluster worker: the
+   * sum over every worker, asked of the primary); absent, the route exposes this registry.
+   */
+  readonly source?: () => Promise<string>;
 
-  constructor() {
+  constructor(opts: { source?: (local: FleetMetrics) => () => Promise<string> } = {}) {
     const r = this.registry;
     const L = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'];
     this.requests = r.counter(
@@ -102,12 +110,17 @@ export class FleetMetrics {
       'Upstream calls that failed, per cluster and reason (unreachable, timeout, body, status).',
       ['cluster', 'reason'],
     );
+    // a per-process observation: over processes the most recent one wins (see ./snapshot.ts)
     this.clusterUp = r.gauge(
       'fleet_cluster_up',
       'Whether the last call to the cluster reached it (1) or not (0).',
       ['cluster'],
+      { merge: 'last' },
     );
-    this.clusters = r.gauge('fleet_clusters', 'Member clusters by state (ready, unreachable).', ['state']);
+    // derived from fleet_cluster_up at exposition; a merged answer derives it again from the merged flags
+    this.clusters = r.gauge('fleet_clusters', 'Member clusters by state (ready, unreachable).', ['state'], {
+      merge: 'max',
+    });
     this.upstreamWatches = r.gauge('fleet_upstream_watches', 'Open upstream watches per cluster.', [
       'cluster',
     ]);
@@ -136,6 +149,8 @@ export class FleetMetrics {
       'Readers of a shared upstream answer detached for falling too far behind the fastest reader (they read again alone).',
       [],
     );
+    const source = opts.source ?? processMetricsSource();
+    if (source) this.source = source(this);
   }
 
   /** Starts counting one request; the returned function ends it with its status code. */
@@ -179,11 +194,21 @@ export class FleetMetrics {
     this.clusterUp.set({ cluster }, reached ? 1 : 0);
   }
 
+  /** The registry as data (for the sum over processes), the derived gauges brought up to date. */
+  snapshot(): RegistrySnapshot {
+    this.derive();
+    return this.registry.snapshot();
+  }
+
   /** The exposition, with the per-state cluster counts derived from the per-cluster gauges. */
   expose(): string {
+    this.derive();
+    return this.registry.expose();
+  }
+
+  private derive(): void {
     const up = this.clusterUp.entries();
     this.clusters.set({ state: 'ready' }, up.filter((e) => e.value === 1).length);
     this.clusters.set({ state: 'unreachable' }, up.filter((e) => e.value !== 1).length);
-    return this.registry.expose();
   }
 }

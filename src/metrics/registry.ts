@@ -2,9 +2,18 @@
  * A small Prometheus registry: counters, gauges and histograms with labels, written in the text
  * exposition format (version 0.0.4) that Prometheus and kube-apiserver's /metrics use. Web-standard only,
  * so the same code counts on Node and in a Workers isolate (prom-client needs Node's built-ins).
+ * `snapshot()` gives the registry as data, for the Node deployment's sum over its worker processes
+ * (./snapshot.ts merges and writes snapshots; `expose()` goes through the same writer).
  */
-
-type Labels = Record<string, string>;
+import {
+  exposeSnapshot,
+  type GaugeMerge,
+  type HistogramSeries,
+  type Labels,
+  type MetricSnapshot,
+  type RegistrySnapshot,
+  type ValueSeries,
+} from './snapshot.ts';
 
 /**
  * Series one metric may hold. Label values come from requests (resource names in paths), so a caller
@@ -13,7 +22,7 @@ type Labels = Record<string, string>;
 export const MAX_SERIES = 2000;
 
 abstract class Metric {
-  protected readonly series = new Map<string, { labels: Labels; value: number }>();
+  protected readonly series = new Map<string, ValueSeries>();
   constructor(
     readonly name: string,
     readonly help: string,
@@ -48,10 +57,12 @@ abstract class Metric {
   get(labels: Labels = {}): number {
     return this.series.get(this.key(labels))?.value ?? 0;
   }
-  write(out: string[]): void {
-    out.push(`# HELP ${this.name} ${escapeHelp(this.help)}`, `# TYPE ${this.name} ${this.type}`);
-    for (const { labels, value } of this.series.values())
-      out.push(`${this.name}${fmtLabels(labels)} ${fmt(value)}`);
+  abstract snapshot(): MetricSnapshot;
+  protected common() {
+    return { name: this.name, help: this.help, labelNames: [...this.labelNames] };
+  }
+  protected copies(): ValueSeries[] {
+    return [...this.series.values()].map((e) => ({ ...e, labels: { ...e.labels } }));
   }
 }
 
@@ -60,27 +71,48 @@ export class Counter extends Metric {
   inc(labels: Labels = {}, by = 1): void {
     this.entry(labels).value += by;
   }
+  snapshot(): MetricSnapshot {
+    return { type: 'counter', ...this.common(), series: this.copies() };
+  }
+}
+
+/** How a gauge combines over processes (see ./snapshot.ts), and the clock `last` gauges stamp with. */
+export interface GaugeOptions {
+  merge?: GaugeMerge;
+  now?: () => number;
 }
 
 export class Gauge extends Metric {
   readonly type = 'gauge';
+  readonly merge: GaugeMerge;
+  private readonly now: () => number;
+  constructor(name: string, help: string, labelNames: readonly string[], opts: GaugeOptions = {}) {
+    super(name, help, labelNames);
+    this.merge = opts.merge ?? 'sum';
+    this.now = opts.now ?? Date.now;
+  }
   set(labels: Labels, v: number): void {
-    this.entry(labels).value = v;
+    this.touch(labels).value = v;
   }
   inc(labels: Labels = {}, by = 1): void {
-    this.entry(labels).value += by;
+    this.touch(labels).value += by;
   }
   dec(labels: Labels = {}, by = 1): void {
-    this.entry(labels).value -= by;
+    this.touch(labels).value -= by;
+  }
+  private touch(labels: Labels): ValueSeries {
+    const e = this.entry(labels);
+    if (this.merge === 'last') e.at = this.now();
+    return e;
+  }
+  snapshot(): MetricSnapshot {
+    return { type: 'gauge', merge: this.merge, ...this.common(), series: this.copies() };
   }
 }
 
 export class Histogram extends Metric {
   readonly type = 'histogram';
-  private readonly buckets = new Map<
-    string,
-    { labels: Labels; counts: number[]; sum: number; count: number }
-  >();
+  private readonly buckets = new Map<string, HistogramSeries>();
   constructor(
     name: string,
     help: string,
@@ -110,17 +142,14 @@ export class Histogram extends Metric {
   override get(labels: Labels = {}): number {
     return this.buckets.get(this.key(labels))?.count ?? 0;
   }
-  override write(out: string[]): void {
-    out.push(`# HELP ${this.name} ${escapeHelp(this.help)}`, `# TYPE ${this.name} histogram`);
-    for (const { labels, counts, sum, count } of this.buckets.values()) {
-      for (let i = 0; i < this.bounds.length; i++)
-        out.push(`${this.name}_bucket${fmtLabels({ ...labels, le: fmt(this.bounds[i]!) })} ${counts[i]}`);
-      out.push(`${this.name}_bucket${fmtLabels({ ...labels, le: '+Inf' })} ${count}`);
-      out.push(
-        `${this.name}_sum${fmtLabels(labels)} ${fmt(sum)}`,
-        `${this.name}_count${fmtLabels(labels)} ${count}`,
-      );
-    }
+  snapshot(): MetricSnapshot {
+    const series = [...this.buckets.values()].map((h) => ({
+      labels: { ...h.labels },
+      counts: [...h.counts],
+      sum: h.sum,
+      count: h.count,
+    }));
+    return { type: 'histogram', ...this.common(), bounds: [...this.bounds], series };
   }
 }
 
@@ -129,8 +158,8 @@ export class Registry {
   counter(name: string, help: string, labels: readonly string[] = []): Counter {
     return this.add(new Counter(name, help, labels));
   }
-  gauge(name: string, help: string, labels: readonly string[] = []): Gauge {
-    return this.add(new Gauge(name, help, labels));
+  gauge(name: string, help: string, labels: readonly string[] = [], opts?: GaugeOptions): Gauge {
+    return this.add(new Gauge(name, help, labels, opts));
   }
   histogram(name: string, help: string, labels: readonly string[], bounds: readonly number[]): Histogram {
     return this.add(new Histogram(name, help, labels, bounds));
@@ -140,28 +169,14 @@ export class Registry {
     this.metrics.push(m);
     return m;
   }
+  /** every metric as data (copies: the registry keeps counting while a snapshot travels) */
+  snapshot(): RegistrySnapshot {
+    return this.metrics.map((m) => m.snapshot());
+  }
   /** the text exposition format, version 0.0.4 */
   expose(): string {
-    const out: string[] = [];
-    for (const m of this.metrics) m.write(out);
-    return `${out.join('\n')}\n`;
+    return exposeSnapshot(this.snapshot());
   }
 }
 
 export const EXPOSITION_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
-
-function fmt(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === Number.POSITIVE_INFINITY) return '+Inf';
-  if (v === Number.NEGATIVE_INFINITY) return '-Inf';
-  return String(v);
-}
-function escapeHelp(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-}
-function fmtLabels(labels: Labels): string {
-  const parts = Object.entries(labels).map(
-    ([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')}"`,
-  );
-  return parts.length ? `{${parts.join(',')}}` : '';
-}

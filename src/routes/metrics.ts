@@ -3,6 +3,9 @@
  * caller must be allowed `get` on the non-resource URL `/metrics` by the control plane — asked as the
  * caller (a SelfSubjectAccessReview through the request's bound client), so the fleet needs no right of
  * its own and the answer is the one kube-apiserver would give that caller.
+ *
+ * The text is this process's registry, or, where the runtime runs several processes on one port (Node
+ * with --workers), the sum over all of them through the metrics' `source` (see src/metrics/cluster.ts).
  */
 import type { Context } from 'hono';
 import { forbidden } from '../auth/forbidden.ts';
@@ -24,7 +27,20 @@ export async function metricsRoute(c: Context<FleetEnv>, deps: FleetDeps): Promi
       return statusResponse(forbidden({ user: user.user, verb: 'get', path: '/metrics' }, allowed));
     }
   }
-  return new Response(deps.metrics.expose(), {
+  let text: string;
+  try {
+    text = deps.metrics.source ? await deps.metrics.source() : deps.metrics.expose();
+  } catch (e) {
+    // one process's figures alone would look like a counter reset to Prometheus: fail the scrape instead
+    return statusResponse(
+      failure(
+        503,
+        'ServiceUnavailable',
+        `the metrics of the server's processes could not be gathered: ${(e as Error).message}`,
+      ),
+    );
+  }
+  return new Response(text, {
     headers: { 'Content-Type': EXPOSITION_CONTENT_TYPE, 'Cache-Control': 'no-store' },
   });
 }

@@ -1,0 +1,22 @@
+/**
+ * The one process-wide setting of the metrics: a process that is one of several serving the same port
+ * (a node:cluster worker, deploy/node/worker.ts) binds, before it builds its fleet, how that fleet's
+ * GET /metrics reaches the sum over all of them. Nothing binds it on Workers, in single-process Node or
+ * in in-process tests, so their fleets expose their own registry.
+ *
+ * It is process-wide (not passed in) because the fleet is assembled by code that has no say in how the
+ * process is deployed; a Platform field would carry it just as well (see the README's Operating notes).
+ */
+import type { FleetMetrics } from './fleet.ts';
+
+type Source = (local: FleetMetrics) => () => Promise<string>;
+let bound: Source | undefined;
+
+/** Bind (or with undefined, unbind) the source every FleetMetrics built afterwards in this process uses. */
+export function bindProcessMetrics(source: Source | undefined): void {
+  bound = source;
+}
+
+export function processMetricsSource(): Source | undefined {
+  return bound;
+}
