@@ -160,18 +160,27 @@ describe.each(RUNTIMES)('security on %s', (runtime) => {
       expect([403, 404]).toContain((await raw(f.url, path)).status);
   });
 
-  it('dot segments are resolved before routing (as kube’s mux cleans paths): one path decides everything', async () => {
-    // /clusterspaces/member2/../member1/… is /clusterspaces/member1/… for routing, policy and audit alike
+  it('dot segments: refused from the raw request target on Node; on Workers the runtime resolves them first', async () => {
     const m1 = f.sims.members.get('member1')!;
     const m2 = f.sims.members.get('member2')!;
     const [b1, b2] = [m1.requests.length, m2.requests.length];
-    const r = await raw(f.url, '/clusterspaces/member2/../member1/api/v1/namespaces');
-    expect(r.status).toBe(200);
-    expect(m1.requests.length).toBe(b1 + 1);
-    expect(m2.requests.length).toBe(b2);
-    const enc = await raw(f.url, '/clusterspaces/member2/%2e%2e/member1/api/v1/namespaces');
-    expect(enc.status).toBe(200);
-    expect(m2.requests.length).toBe(b2);
+    for (const path of [
+      '/clusterspaces/member2/../member1/api/v1/namespaces',
+      '/clusterspaces/member2/%2e%2e/member1/api/v1/namespaces',
+    ]) {
+      const r = await raw(f.url, path);
+      if (runtime === 'node') {
+        // what the README promises: a 400 Status, and nothing reaches any cluster
+        expect(r.status).toBe(400);
+        expect(JSON.parse(r.body)).toMatchObject({ kind: 'Status', code: 400 });
+        expect(m1.requests.length).toBe(b1);
+      } else {
+        // workerd hands the worker a URL with dot segments already resolved (README "Security"): one
+        // resolved path then decides routing, policy and audit alike
+        expect(r.status).toBe(200);
+      }
+      expect(m2.requests.length).toBe(b2);
+    }
   });
 
   it('oversized and malformed bodies, headers and URLs: 4xx Statuses, nothing sent', async () => {
@@ -303,7 +312,8 @@ const rvString = fc.oneof(
     .map((b) => `F1${b.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')}`),
 );
 
-describe('fuzz (fast-check)', () => {
+// CPU-bound and long on 2 noisy cores: each fuzz test gets its own generous timeout
+describe('fuzz (fast-check)', { timeout: 300_000 }, () => {
   afterAll(() => {
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     console.log(`FUZZ_CASES ${JSON.stringify({ ...counts, total })}`);
@@ -340,7 +350,7 @@ describe('fuzz (fast-check)', () => {
           }
         }
       },
-      50_000,
+      25_000,
     );
   });
 
