@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Coalescer, SlowReaderError } from './coalesce.ts';
+import { Coalescer, SharedCallLostError, SlowReaderError } from './coalesce.ts';
 
 const KiB = 1024;
 
@@ -190,6 +190,35 @@ describe('Coalescer', () => {
     await done;
     expect(stored).toBe(50);
     expect(up.seen.signal!.aborted).toBe(false);
+  });
+
+  it('owner-bound (Workers): the starter stopping early keeps the call; the starter going away fails the rest fast', async () => {
+    const co = coalescer({ ownerBound: true, stallMs: 60_000 });
+    const up = upstream(4, 10);
+    let stored = 0;
+    const a = await co.join('k', up.start, undefined, (_h, b) => {
+      stored = b.length;
+    });
+    const b = await co.join('k', up.start);
+    const ra = a.res.body!.getReader();
+    await ra.read();
+    await ra.cancel(); // a list reader at its closing bracket: its request lives on
+    expect((await bytes(b.res)).length).toBe(40);
+    expect(stored).toBe(4);
+
+    const up2 = upstream(4, 10);
+    const gone = new AbortController();
+    const c = await co.join('k2', up2.start, gone.signal);
+    const d = await co.join('k2', up2.start);
+    const rd = d.res.body!.getReader();
+    await rd.read();
+    gone.abort(new Error('client went away'));
+    await expect(
+      (async () => {
+        for (;;) if ((await rd.read()).done) return;
+      })(),
+    ).rejects.toBeInstanceOf(SharedCallLostError);
+    await c.res.body?.cancel().catch(() => {});
   });
 
   it('a body that breaks fails every reader', async () => {

@@ -92,7 +92,7 @@ export class Coalescer implements CallOwner {
     try {
       head = await awake(untilAborted(call.head, signal), this.opts.ownerBound);
     } catch (err) {
-      call.leave(reader);
+      call.leave(reader, signal?.aborted === true);
       throw err;
     }
     const init = { status: head.status, statusText: head.statusText, headers: head.headers };

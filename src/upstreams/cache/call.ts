@@ -99,9 +99,14 @@ export class SharedCall {
     return r;
   }
 
-  leave(r: Reader): void {
+  /**
+   * `r` reads no more. `aborted`: its request went away (on Workers the call's I/O goes with it); a reader
+   * that merely stopped (a list reader at the closing bracket) leaves the call running for the others and
+   * the store, and if its request's context ends anyway, the others notice the silence (stallMs).
+   */
+  leave(r: Reader, aborted = false): void {
     if (!this.readers.delete(r)) return;
-    if (r === this.starter) this.starterLeft();
+    if (aborted && r === this.starter) this.starterLeft();
     if (this.readers.size > 0 || this.state !== 'reading') return;
     // the last reader went away (a list reader stops at the closing bracket, a client left): an answer
     // still whole is read on to its end for the store (bounded by keepBytes), and newcomers may join it
@@ -186,16 +191,16 @@ export class SharedCall {
   /** A stream over this call's bytes for one reader. */
   stream(r: Reader, signal?: AbortSignal): ReadableStream<Uint8Array> {
     let onAbort: (() => void) | undefined;
-    const finish = () => {
+    const finish = (aborted = false) => {
       if (onAbort) signal?.removeEventListener('abort', onAbort);
-      this.leave(r);
+      this.leave(r, aborted);
     };
     return new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
           if (!signal) return;
           onAbort = () => {
-            finish();
+            finish(true);
             try {
               controller.error(signal.reason);
             } catch {
@@ -296,7 +301,6 @@ export class SharedCall {
         this.readers.delete(r);
         o.onDetached?.();
         r.wake?.();
-        if (r === this.starter) this.starterLeft();
       } else if (r.cursor < min) min = r.cursor;
     }
     if (!this.whole)
