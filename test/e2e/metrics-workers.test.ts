@@ -12,7 +12,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
+import { startNodeFleet } from '../../deploy/node/server.ts';
+import { parseConfig } from '../../src/config/schema.ts';
 import { parseExposition } from '../../src/metrics/parse.ts';
+import { bindProcessMetrics } from '../../src/metrics/process.ts';
 
 async function bundleMain(): Promise<string> {
   const { build } = await import('esbuild');
@@ -203,4 +206,38 @@ describe('npm start --workers 2: /metrics is the sum over the workers', () => {
     }
     m.p.kill('SIGTERM');
   }, 180_000);
+});
+
+describe('a worker whose primary does not answer', () => {
+  it('fails the scrape with a 503 Status rather than pass off its own counts as the server’s', async () => {
+    const sims = await startSimFleet({ members: ['member1'] });
+    bindProcessMetrics(() => () => Promise.reject(new Error('the primary process did not answer')));
+    let fleet: Awaited<ReturnType<typeof startNodeFleet>> | undefined;
+    try {
+      fleet = await startNodeFleet({ config: parseConfig(sims.staticConfig(), 'test') });
+    } finally {
+      bindProcessMetrics(undefined);
+    }
+    try {
+      const r = await fetch(`${fleet.url}/metrics`);
+      expect(r.status).toBe(503);
+      expect(await r.json()).toMatchObject({
+        kind: 'Status',
+        code: 503,
+        reason: 'ServiceUnavailable',
+        message:
+          "the metrics of the server's processes could not be gathered: the primary process did not answer",
+      });
+      // a fleet built after the binding is gone serves its own registry
+      const own = await startNodeFleet({ config: parseConfig(sims.staticConfig(), 'test') });
+      try {
+        expect((await fetch(`${own.url}/metrics`)).status).toBe(200);
+      } finally {
+        await own.stop(200);
+      }
+    } finally {
+      await fleet.stop(200);
+      await sims.close();
+    }
+  }, 60_000);
 });
