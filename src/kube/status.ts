@@ -156,7 +156,8 @@ export function statusResponse(status: Status, headers?: HeadersInit): Response 
   h.set('Content-Type', 'application/json');
   h.set('Cache-Control', 'no-cache, private');
   if (status.details?.retryAfterSeconds) h.set('Retry-After', String(status.details.retryAfterSeconds));
-  return new Response(JSON.stringify(status), { status: status.code, headers: h });
+  // kube-apiserver's JSON encoder ends every body with a newline; clients that compare bytes see the same
+  return new Response(`${JSON.stringify(status)}\n`, { status: status.code, headers: h });
 }
 
 /**

@@ -6,6 +6,7 @@
  * per-request timeout (until response headers: watch and log streams are long-lived by design).
  */
 import { impersonationHeaders, type UpstreamIdentity } from '../auth/identity.ts';
+import { parseTraceparent } from '../util/trace.ts';
 import { servedFromCache } from './cache/shared.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
 import { HeadersTimeoutError, type Transport } from './transport.ts';
@@ -204,11 +205,14 @@ export class UpstreamClient {
     const cred = this.credentials(endpoint);
     if (cred.authorization) headers.set('Authorization', cred.authorization);
 
-    // trace context: only the caller's valid traceparent (checked when the client was bound) goes on
-    headers.delete('traceparent');
-    headers.delete('tracestate');
+    // trace context: the request's valid traceparent (checked when the client was bound), else one the
+    // fleet set itself (the relay's span per invocation); an invalid one never goes on
     const tp = this.binding?.traceparent;
     if (tp) headers.set('traceparent', tp);
+    else if (!parseTraceparent(headers.get('traceparent'))) {
+      headers.delete('traceparent');
+      headers.delete('tracestate');
+    }
 
     const onAnswer = this.binding?.onAnswer;
     const t0 = performance.now();
