@@ -13,14 +13,13 @@
  */
 
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
+import { type Member, membersOf, QUOTE, Splice, skipWs, stringValue, valueEnd } from './jsontext.ts';
 import { encodeName } from './names.ts';
-import {
-  mapReferences,
-  REFERENCE_KEYS,
-  REFERENCE_KINDS,
-  REFERRING_MEMBERS,
-  REFERRING_SPEC_MEMBERS,
-} from './references.ts';
+
+// the text scanning lived here first: its users import it from objects.ts too
+export { type Member, membersOf, Splice, stringValue, valueEnd } from './jsontext.ts';
+
+import { mapReferences, mayHoldReference, referenceEdits } from './references.ts';
 
 export const CLUSTER_ANNOTATION = CLUSTER_LABEL;
 
@@ -90,111 +89,7 @@ export function stripMarkers(obj: Obj): Obj {
 // gives undefined and the caller parses: toFleetObject is the reference, and the property tests
 // (objects.test.ts) check that both give the same objects.
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const MARKER_KEY = JSON.stringify(CLUSTER_LABEL);
-
-function skipWs(t: string, i: number): number {
-  let c = t.charCodeAt(i);
-  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = t.charCodeAt(++i);
-  return i;
-}
-
-/** index just past the string whose opening quote is at `i`; -1 when it does not end */
-function stringEnd(t: string, i: number): number {
-  for (let from = i + 1; ; ) {
-    const q = t.indexOf('"', from);
-    if (q < 0) return -1;
-    let k = q - 1;
-    while (t.charCodeAt(k) === BACKSLASH) k--;
-    // an even run of backslashes before the quote escapes only itself
-    if ((q - 1 - k) % 2 === 0) return q + 1;
-    from = q + 1;
-  }
-}
-
-/** index just past the JSON value starting at `i` (the text is valid JSON: the splitter checked it) */
-export function valueEnd(t: string, i: number): number {
-  const c = t.charCodeAt(i);
-  if (c === QUOTE) return stringEnd(t, i);
-  if (c === 0x7b || c === 0x5b) {
-    let depth = 0;
-    for (let j = i; j < t.length; j++) {
-      const d = t.charCodeAt(j);
-      if (d === QUOTE) {
-        j = stringEnd(t, j) - 1;
-        if (j < 0) return -1;
-      } else if (d === 0x7b || d === 0x5b) depth++;
-      else if ((d === 0x7d || d === 0x5d) && --depth === 0) return j + 1;
-    }
-    return -1;
-  }
-  let j = i;
-  for (; j < t.length; j++) {
-    const d = t.charCodeAt(j);
-    if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x0a || d === 0x0d || d === 0x09) break;
-  }
-  return j;
-}
-
-/** One member of an object's text: its key (written without escapes) and its value's range. */
-export interface Member {
-  key: string;
-  from: number;
-  to: number;
-}
-
-/**
- * The members of the object whose `{` is at `i`, and the index of its `}`; undefined when a key appears
- * twice (JSON.parse keeps the last value at the first key's place: the parsing path does that).
- */
-export function membersOf(t: string, i: number): { members: Member[]; close: number } | undefined {
-  const members: Member[] = [];
-  i = skipWs(t, i + 1);
-  if (t.charCodeAt(i) === 0x7d) return { members, close: i };
-  for (;;) {
-    if (t.charCodeAt(i) !== QUOTE) return undefined;
-    const keyEnd = stringEnd(t, i);
-    if (keyEnd < 0) return undefined;
-    // a key written with escapes is compared by its value (a marker or a duplicate may hide behind them)
-    const key = stringValue(t.slice(i, keyEnd));
-    for (let k = 0; k < members.length; k++) if (members[k]!.key === key) return undefined;
-    i = skipWs(t, keyEnd);
-    if (t.charCodeAt(i) !== 0x3a) return undefined;
-    const from = skipWs(t, i + 1);
-    const to = valueEnd(t, from);
-    if (to < 0) return undefined;
-    members.push({ key, from, to });
-    i = skipWs(t, to);
-    const c = t.charCodeAt(i);
-    if (c === 0x7d) return { members, close: i };
-    if (c !== 0x2c) return undefined;
-    i = skipWs(t, i + 1);
-  }
-}
-
-/** a JSON string's value from its text (quotes included) */
-export function stringValue(raw: string): string {
-  return raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
-}
-
-/** The text of `t` from `at` to `end` with ranges replaced, in order. */
-export class Splice {
-  private readonly parts: string[] = [];
-  constructor(
-    private readonly t: string,
-    private at = 0,
-    private readonly end = t.length,
-  ) {}
-  put(from: number, to: number, text: string): void {
-    this.parts.push(this.t.slice(this.at, from), text);
-    this.at = to;
-  }
-  done(): string {
-    this.parts.push(this.t.slice(this.at, this.end));
-    return this.parts.join('');
-  }
-}
 
 /**
  * `{ ...value, [CLUSTER_LABEL]: cluster }` on a map's text (labels, annotations): the marker's value
@@ -315,48 +210,6 @@ export function fleetMetadataText(
 }
 
 /**
- * The reference edits mapReferences would make, as text edits over an object's top-level members: [] for
- * none, undefined when the object is one the parsing path must rewrite (any reference-bearing kind but a
- * pod's `spec.nodeName`, the one found in every scheduled pod, which is spliced here).
- */
-function referenceEdits(
-  view: FleetView,
-  t: string,
-  members: readonly Member[],
-  cluster: string,
-): Member[] | undefined {
-  let spec: Member | undefined;
-  let status: Member | undefined;
-  for (const x of members) {
-    if (REFERRING_MEMBERS.has(x.key)) return undefined;
-    if (x.key === 'kind' && t.charCodeAt(x.from) === QUOTE) {
-      const kind = stringValue(t.slice(x.from, x.to));
-      // a kind without references: nothing to change (mapReferences goes by kind when there is one)
-      if (kind !== '') return REFERENCE_KINDS.has(kind) ? undefined : [];
-    }
-    if (x.key === 'spec') spec = x;
-    if (x.key === 'status') status = x;
-  }
-  if (!spec || t.charCodeAt(spec.from) !== 0x7b) return [];
-  const sm = membersOf(t, spec.from);
-  if (!sm) return undefined;
-  let nodeName: Member | undefined;
-  let pod = false;
-  for (const x of sm.members) {
-    if (REFERRING_SPEC_MEMBERS.has(x.key)) return undefined;
-    if (x.key === 'containers') pod = t.charCodeAt(x.from) === 0x5b;
-    if (x.key === 'nodeName') nodeName = x;
-  }
-  if (!pod) return [];
-  if (status && t.slice(status.from, status.to).includes('"nominatedNodeName"')) return undefined;
-  if (!nodeName || t.charCodeAt(nodeName.from) !== QUOTE) return [];
-  const v = stringValue(t.slice(nodeName.from, nodeName.to));
-  return v === ''
-    ? []
-    : [{ key: JSON.stringify(fleetName(view, v, cluster)), from: nodeName.from, to: nodeName.to }];
-}
-
-/**
  * An object's text (`{…}` from `from` to `to` in `t`) in the fleet view, without parsing it: undefined when
  * it is not an object, refers to other objects by name, or is otherwise unusual (then parse it).
  */
@@ -377,7 +230,7 @@ export function fleetObjectText(
   const c = md ? t.charCodeAt(md.from) : 0;
   if (!md || (c !== 0x7b && c !== 0x5b)) return t.slice(from, to);
   if (c !== 0x7b) return undefined;
-  const refs = referenceEdits(view, t, m.members, cluster);
+  const refs = referenceEdits(t, m.members, (name) => fleetName(view, name, cluster));
   if (refs === undefined) return undefined;
   const text = fleetMetadataText(view, t, cluster, resourceVersion, md.from, md.to);
   if (text === undefined) return undefined;
@@ -405,13 +258,6 @@ export function toFleetItemText(
 }
 
 const utf8 = new TextDecoder();
-
-/** whether an item's text outside its metadata has a reference's key, or escapes that could spell one */
-function mayHoldReference(head: string, tail: string): boolean {
-  for (const part of [head, tail])
-    if (part.includes('\\u') || REFERENCE_KEYS.some((k) => part.includes(k))) return true;
-  return false;
-}
 
 /**
  * The same from the item's bytes when the splitter found where its metadata lies (`metadata`: byte range,

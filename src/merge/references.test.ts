@@ -3,10 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { decodeEnvelope, encodeEnvelope, fieldString, lenField, readFields } from '../kube/protobuf.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { rewriteFieldSelectorNames } from './fieldnames.ts';
-import { toFleetItemBytes, toFleetItemText, toFleetObject } from './objects.ts';
+import { fleetObjectText, toFleetItemBytes, toFleetItemText, toFleetObject } from './objects.ts';
 import { mapReferences } from './references.ts';
 import { mergeColumns, toFleetRow } from './table.ts';
-import { objectForCluster, protobufObjectForCluster } from './writes.ts';
+import {
+  jsonPatchForCluster,
+  mergePatchForCluster,
+  objectForCluster,
+  protobufObjectForCluster,
+} from './writes.ts';
 
 const fed = { federation: true };
 const ctx = (cluster: string) => ({ cluster, membership: ['karmada', 'm1', 'm2'] });
@@ -92,6 +97,16 @@ describe('references in answers', () => {
     expect(out({ metadata: { name: 'p' }, spec: { nodeName: 'x' } }).spec.nodeName).toBe('x');
   });
 
+  it('a scheduled pod in a list is spliced, not parsed: spec and status bytes but the node are copied', () => {
+    const text =
+      '{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","x":1.50}],"nodeName":"w"},"status":{"y":1.0}}';
+    const got = fleetObjectText(fed, text, 'm1');
+    expect(got).toBeDefined();
+    expect(got).toContain(
+      '"spec":{"containers":[{"name":"c","x":1.50}],"nodeName":"w.clusterspace.m1"},"status":{"y":1.0}}',
+    );
+  });
+
   it('the text paths give the same object as the parsing path, pods with nodes included', () => {
     const name = fc.oneof(fc.constant(''), fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/), fc.string());
     const item = fc.record(
@@ -157,6 +172,27 @@ describe('references in writes', () => {
     const plain = structuredClone(pod);
     expect(objectForCluster(plain, ctx('m1')).ok).toBe(true);
     expect(plain).toEqual(pod);
+  });
+
+  it('patches: merge patches by the same fields, JSON patches at the paths that write references', () => {
+    const mp = { spec: { claimRef: { name: 'data.clusterspace.m1', namespace: 'ns' } } };
+    expect(mergePatchForCluster(mp, ctx('m1'))).toEqual({
+      ok: true,
+      value: { spec: { claimRef: { name: 'data', namespace: 'ns' } } },
+    });
+    const jp = jsonPatchForCluster(
+      [
+        { op: 'replace', path: '/spec/volumeName', value: 'pv.clusterspace.m1' },
+        { op: 'add', path: '/spec/claimRef', value: { name: 'c.clusterspace.m1' } },
+      ],
+      ctx('m1'),
+    );
+    expect(jp.ok && jp.value.map((o) => o.value)).toEqual(['pv', { name: 'c' }]);
+    const bad = jsonPatchForCluster(
+      [{ op: 'replace', path: '/spec/nodeName', value: 'n.clusterspace.m2' }],
+      ctx('m1'),
+    );
+    expect(!bad.ok && bad.status.code).toBe(400);
   });
 
   it('property: out then in gives every reference back as the cluster wrote it', () => {

@@ -7,7 +7,8 @@
  *   another cluster is refused); on update and patch the body's name must be the URL's (fleet or plain
  *   spelling of it), like kube-apiserver's checkName; ownerReferences and the references of references.ts
  *   (`spec.nodeName`, `claimRef`, `volumeName`, `targetRef`, `involvedObject`, a Binding's target…) lose
- *   it too, in JSON and protobuf bodies alike (patches: only ownerReferences, the rest is written as sent);
+ *   it too, in JSON and protobuf bodies alike; merge patches by the same fields (a pod's node only beside
+ *   its containers), JSON patches at the paths that write them (`/spec/nodeName`, `/spec/claimRef`…);
  * - markers: the annotation and the label `fleet.karmada.io/cluster` are never written to a cluster. In
  *   objects they are removed; in merge and strategic merge patches their keys are removed (setting or
  *   deleting them is a no-op); JSON patch operations whose `path` or `from` points at a marker are DROPPED
@@ -172,7 +173,11 @@ export function objectForCluster(obj: Obj, ctx: WriteContext): Rewritten<Obj> {
 /** Merge patch and strategic merge patch: the same walk over the patch's metadata; markers are removed. */
 export function mergePatchForCluster(patch: unknown, ctx: WriteContext): Rewritten<unknown> {
   return run(patch, () => {
-    if (!isObj(patch) || !isObj(patch.metadata)) return patch;
+    if (!isObj(patch)) return patch;
+    // a patch carries no kind: references are recognised by their fields (a pod's node only with its
+    // containers, which a patch rarely repeats; a node is set at create or by a Binding anyway)
+    plainReferences(patch, ctx);
+    if (!isObj(patch.metadata)) return patch;
     const md = patch.metadata;
     // null deletes a field in a merge patch: deleting the name (or a marker) means nothing
     if (typeof md.name === 'string' && md.name !== '') md.name = checkUrlName(md.name, ctx);
@@ -228,6 +233,15 @@ export function jsonPatchForCluster(ops: unknown, ctx: WriteContext): Rewritten<
   });
 }
 
+/** JSON patch paths that write a reference's name (references.ts), whatever the kind */
+const JSON_PATCH_REFERENCES: ReadonlyMap<string, string> = new Map([
+  ['/spec/nodeName', 'spec.nodeName'],
+  ['/status/nominatedNodeName', 'status.nominatedNodeName'],
+  ['/spec/volumeName', 'spec.volumeName'],
+  ['/spec/claimRef/name', 'spec.claimRef.name'],
+  ['/target/name', 'target.name'],
+]);
+
 function rewriteValueAt(path: string, value: unknown, ctx: WriteContext): unknown {
   switch (path) {
     case '':
@@ -264,6 +278,10 @@ function rewriteValueAt(path: string, value: unknown, ctx: WriteContext): unknow
       renameOwnerRefs(value, ctx);
       return value;
   }
+  const ref = JSON_PATCH_REFERENCES.get(path);
+  if (ref && typeof value === 'string' && value !== '') return plainName(value, ctx.cluster, ref);
+  if (path === '/spec/claimRef' && isObj(value) && typeof value.name === 'string' && value.name !== '')
+    value.name = plainName(value.name, ctx.cluster, 'spec.claimRef.name');
   if (/^\/metadata\/ownerReferences\/(\d+|-)$/.test(path)) {
     renameOwnerRefs([value], ctx);
     return value;
