@@ -9,7 +9,9 @@ import { TRANSPORT_FACTS } from '../../src/auth/request.ts';
 import type { FleetConfig } from '../../src/config/schema.ts';
 import { buildFleet } from '../../src/fleet.ts';
 import { nodePlatform } from '../../src/platform/node.ts';
+import { EXEC_TRANSPORT } from '../../src/platform/types.ts';
 import { RAW_TARGET } from '../../src/request/target.ts';
+import { nodeExecTransport } from './exec-transport.ts';
 import { type ServedHandle, serveFetch } from './http.ts';
 import { httpsOptions, transportFactsFor } from './tls.ts';
 import { attachUpgradeRelay } from './upgrade.ts';
@@ -62,6 +64,8 @@ export async function startNodeFleet(opts: NodeFleetOptions): Promise<NodeFleet>
   // TLS (serving certificate, client certificates) and what the app learns from the connection: tls.ts
   const tls = httpsOptions(deps.config, opts.tls);
   const facts = transportFactsFor(deps.config);
+  // kubectl fleet exec opens upstream WebSockets, which Node's fetch cannot
+  const execTransport = nodeExecTransport();
   const served = await serveFetch(
     async (req, env) => {
       if (opts.workerHeader) env.outgoing.setHeader('X-Fleet-Worker', opts.workerHeader);
@@ -69,6 +73,7 @@ export async function startNodeFleet(opts: NodeFleetOptions): Promise<NodeFleet>
         [TRANSPORT_FACTS]: facts(env.incoming),
         // the target as sent: @hono/node-server's URL has dot segments resolved already
         [RAW_TARGET]: env.incoming.url ?? '/',
+        [EXEC_TRANSPORT]: execTransport,
       });
       // a body refused for its size (by Content-Length) is still arriving: read it away first
       if (res.status === 413) await discardBody(env.incoming, 4 * deps.config.limits.maxBodyBytes);

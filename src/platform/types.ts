@@ -72,3 +72,19 @@ export function upgradeRelayOf(env: unknown): UpgradeRelay | undefined {
   const r = (env as Record<string, unknown> | undefined)?.[UPGRADE_RELAY] as UpgradeRelay | undefined;
   return r && typeof r.relay === 'function' ? r : undefined;
 }
+
+/**
+ * The env key under which a runtime entry hands the fleet-exec route (src/routes/fleetexec.ts) a transport
+ * that opens upstream WebSockets, where the runtime's own fetch cannot (Node: deploy/node/exec-transport.ts).
+ */
+export const EXEC_TRANSPORT = 'fleetExecTransport';
+
+/** The parts of a client WebSocket (the Workers API's shape) an exec needs. */
+export interface ExecSocket {
+  accept(): void;
+  binaryType: string;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'message', f: (e: { data: string | ArrayBuffer }) => void): void;
+  addEventListener(type: 'close', f: (e: { code: number; reason: string }) => void): void;
+  addEventListener(type: 'error', f: () => void): void;
+}

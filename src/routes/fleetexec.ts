@@ -29,24 +29,12 @@ import {
   runnablePods,
   summarize,
 } from '../plan/fleetexec.ts';
+import { EXEC_TRANSPORT, type ExecSocket } from '../platform/types.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps } from '../types.ts';
 import { clusterspaceTargets, fanOut, type Target } from '../upstreams/fanout.ts';
 import type { Transport } from '../upstreams/transport.ts';
 import { streamResponse, unknownClusterspace } from './respond.ts';
-
-/** The env key under which an entry may hand over a transport that opens upstream WebSockets. */
-export const EXEC_TRANSPORT = 'fleetExecTransport';
-
-/** The parts of a client WebSocket (the Workers API's shape) an exec needs. */
-export interface ExecSocket {
-  accept(): void;
-  binaryType: string;
-  close(code?: number, reason?: string): void;
-  addEventListener(type: 'message', f: (e: { data: string | ArrayBuffer }) => void): void;
-  addEventListener(type: 'close', f: (e: { code: number; reason: string }) => void): void;
-  addEventListener(type: 'error', f: () => void): void;
-}
 
 export type FleetExecDeps = FanOutDeps & ClustersDeps & { config: ClustersDeps['config'] };
 

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServedSimFleet } from '../../deploy/node/demo.ts';
 import { kubectlPath } from '../../scripts/kubectl.mjs';
+import { RUNTIMES } from '../helpers/fleet.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
@@ -69,8 +70,9 @@ function kubectlFleet(
   });
 }
 
-describe('kubectl fleet exec on workerd', () => {
-  const f = useSimFleet('workerd', { prepare: seed });
+// Node opens the upstream WebSockets with deploy/node/exec-transport.ts, workerd with its own fetch
+describe.each(RUNTIMES)('kubectl fleet exec on %s', (runtime) => {
+  const f = useSimFleet(runtime, { prepare: seed });
   let kubeconfig: string;
   beforeAll(() => {
     kubeconfig = f.kubectl().kubeconfig;
@@ -200,23 +202,5 @@ describe('kubectl fleet exec on workerd', () => {
     ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/maxConcurrency must be an integer/);
-  });
-});
-
-describe('kubectl fleet exec on node', () => {
-  const f = useSimFleet('node', { prepare: seed });
-  it('without an exec transport the endpoint refuses with a Status (405), asking no cluster', async () => {
-    const r = await kubectlFleet(f.kubectl().kubeconfig, [
-      'exec',
-      '-l',
-      'fleetexec=web',
-      '-n',
-      'shop',
-      '--',
-      'echo',
-      'x',
-    ]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/MethodNotAllowed|cannot open upstream exec WebSockets/);
   });
 });
