@@ -15,7 +15,7 @@ import { parseRequestInfo } from './request/info.ts';
 import { watchStream } from './routes/watch.ts';
 import type { FleetDeps } from './types.ts';
 import { fanOut } from './upstreams/fanout.ts';
-import { handleRelay } from './upstreams/relay.ts';
+import { handleRelay } from './upstreams/relay/serve.ts';
 
 type App = ReturnType<typeof createApp>;
 type Built = { app: App; deps: FleetDeps; env: Record<string, unknown> } | { error: string };

@@ -226,6 +226,18 @@ describe('WatchMerger notices and membership changes', () => {
     ]);
   });
 
+  it('a second change while a cluster still joins waits for both before adopting the newest', () => {
+    const m = running(true);
+    lines(m.changeMembership(prepareMembership(['a', 'b', 'c']), ['c']));
+    const last = prepareMembership(['a', 'b', 'c', 'd']);
+    expect(events(m.changeMembership(last, ['d']))).toEqual([]);
+    const [mid] = events(m.onEvent('d', endOfInitial('4')));
+    expect(mid).toBeUndefined();
+    const [joined] = events(m.onEvent('c', endOfInitial('7')));
+    expect(joined.object.metadata.annotations[JOINED_ANNOTATION]).toBe('d, c');
+    expect(decodeComposite(joined.object.metadata.resourceVersion, last).ok).toBe(true);
+  });
+
   it('a cluster that joins down is not waited for; one that left outside the watch only re-encodes', () => {
     const m = running(true);
     const next = prepareMembership(['a', 'b', 'c']);

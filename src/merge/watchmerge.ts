@@ -113,8 +113,7 @@ export class WatchMerger {
   }
 
   private notice(annotation: string, what: string): MergeStep {
-    this.queue(annotation, what);
-    return { kind: 'emit', lines: this.takeNotices() };
+    return { kind: 'emit', lines: this.queue(annotation, what) ? this.takeNotices() : [] };
   }
 
   private queue(annotation: string, what: string): number {
@@ -136,7 +135,9 @@ export class WatchMerger {
       // a WatchList client still in its initial phase waits for the joined cluster too
       if (this.o.sendInitialEvents && !this.initSent) this.pendingInit.add(c);
     }
-    this.joining = { next, clusters: new Set(joined), done: [] };
+    // a change while clusters still join: they are waited for too
+    const j = this.joining;
+    this.joining = { next, clusters: new Set([...(j?.clusters ?? []), ...joined]), done: j?.done ?? [] };
     return { kind: 'emit', lines: this.joinEnded(undefined) };
   }
 

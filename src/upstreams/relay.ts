@@ -23,7 +23,6 @@ import { type SendOptions, UpstreamError, type UpstreamFailure } from './client.
 import { Demux, NULL_BODY, type RelayMode, type RelayRequest } from './relay/protocol.ts';
 
 export type { FanOutFn, RelayMode, RelayRequest, WatchRunner } from './relay/protocol.ts';
-export { handleRelay } from './relay/serve.ts';
 
 const dec = new TextDecoder();
 

@@ -3,16 +3,14 @@
  * start, and the one close (client gone, timeout, 410, slow client) that ends every upstream watch.
  */
 import type { WatchMerger } from '../../merge/watchmerge.ts';
-import type { WatchPlan } from '../../plan/watch.ts';
-import type { Target } from '../fanout.ts';
 import { holdSource } from './hold.ts';
 import { type FollowOptions, followMembership } from './membership.ts';
 import { WatchOutput } from './output.ts';
-import type { Source } from './sources.ts';
+import type { PlannedWatch, Source } from './sources.ts';
 import { type Start, startSource } from './start.ts';
 
 export interface RunOptions {
-  plan: WatchPlan<Target>;
+  plan: PlannedWatch;
   merger: WatchMerger;
   starts: Start[];
   /** the client's request: its abort (Node: at once; workerd: on the next write) closes everything */

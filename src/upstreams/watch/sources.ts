@@ -7,7 +7,6 @@
 import type { UpstreamIdentity } from '../../auth/identity.ts';
 import type { ColumnDefinition } from '../../merge/table.ts';
 import type { MergeStep, WatchEvent, WatchMerger } from '../../merge/watchmerge.ts';
-import type { WatchPlan } from '../../plan/watch.ts';
 import type { RelayFetcher } from '../../types.ts';
 import type { UpstreamClient } from '../client.ts';
 import type { Target } from '../fanout.ts';
@@ -31,9 +30,28 @@ export interface Source {
   resumed(): MergeStep;
 }
 
+/**
+ * What the sources and the runner read of the watch's plan. src/plan/watch.ts makes it (its `WatchPlan`
+ * has this shape); upstreams declare what they need instead of importing a plan.
+ */
+export interface PlannedWatch {
+  /** the clusters asked, in fleet order */
+  chosen: Target[];
+  sendInitialEvents: boolean;
+  allowBookmarks: boolean;
+  upgradesLegacy: boolean;
+  /** when the stream ends by itself (ms); undefined: never */
+  timeoutMs: number | undefined;
+  watchQuery(cluster: string, resumeRV?: string, legacy?: boolean): URLSearchParams;
+  listQuery(cluster: string): URLSearchParams;
+  groupQuery(resumeRV?: string): URLSearchParams;
+  joinQuery(cluster: string): URLSearchParams;
+  choose(targets: readonly Target[]): Target[];
+}
+
 /** What every source of one merged watch shares. */
 export interface WatchContext {
-  plan: WatchPlan<Target>;
+  plan: PlannedWatch;
   merger: WatchMerger;
   client: UpstreamClient;
   relay: RelayFetcher | undefined;
