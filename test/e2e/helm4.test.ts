@@ -26,6 +26,10 @@ const SVC = core('services');
 const SECRETS = core('secrets');
 const DEPLOY = { group: 'apps', version: 'v1', resource: 'deployments' };
 const MARK = 'fleet.karmada.io/cluster';
+/** Helm's --wait budget: generous, as two noisy cores running other suites slow every watch down */
+const WAIT = '90s';
+/** a whole install-to-uninstall test: six Helm runs, three of them waiting */
+const TEST_TIMEOUT = 240_000;
 
 type Obj = KubeObject & Record<string, any>;
 interface HelmResult {
@@ -38,7 +42,7 @@ let helmBin: string;
 const home = mkdtempSync(join(tmpdir(), 'fleet-helm4-'));
 
 /** Helm with its own kubeconfig and homes; resolves when it exits (never rejects). */
-function helm(kubeconfig: string, args: string[], timeoutMs = 45_000): Promise<HelmResult> {
+function helm(kubeconfig: string, args: string[], timeoutMs = 120_000): Promise<HelmResult> {
   return new Promise((done) => {
     const p = spawn(helmBin, ['--kubeconfig', kubeconfig, ...args], {
       env: {
@@ -104,141 +108,162 @@ describe.each(RUNTIMES)('Helm 4 through the fleet on %s', (runtime) => {
   const f = useSimFleet(runtime);
   const r1 = `tiny-${runtime}-m1`;
   const r2 = `tiny-${runtime}-root`;
-  const r3 = `tiny-${runtime}-m3`;
+  // helm list -A's releases, names of their own so that a failure above cannot leave one in the way
+  const l1 = `list-${runtime}-m1`;
+  const l2 = `list-${runtime}-root`;
+  const l3 = `list-${runtime}-m3`;
 
-  it('install --wait, status, upgrade --wait, history, rollback, uninstall --wait through /clusterspaces/member1', async () => {
-    const kc = f.kubectl('/clusterspaces/member1').kubeconfig;
-    const m1 = f.member('member1');
-    let r = await helm(kc, ['install', r1, CHART, '-n', 'shop', '--wait', '--timeout', '30s']);
-    expectOk(r, 'helm install');
-    expect(r.stdout).toContain('STATUS: deployed');
-    let w = workload(m1, 'shop', r1);
-    expect(w.cm?.data).toEqual({ message: 'one' });
-    expect(w.deploy?.status?.readyReplicas).toBe(2);
-    expect(w.svc?.spec?.ports?.[0]?.port).toBe(80);
-    expect(releaseSecrets(m1, 'shop', r1).map((s) => s.metadata.labels!.status)).toEqual(['deployed']);
-    expect(f.member('member2').get(CM, 'shop', r1)).toBeUndefined();
-    // Helm's release Secret went as client-go's typed clients write: a protobuf body, protobuf answers first
-    const created = m1.requests.find(
-      (q) => q.method === 'POST' && new URL(q.url).pathname === '/api/v1/namespaces/shop/secrets',
-    );
-    expect(created?.headers['content-type']).toBe('application/vnd.kubernetes.protobuf');
-    expect(created?.headers.accept).toBe('application/vnd.kubernetes.protobuf,application/json');
+  it(
+    'install --wait, status, upgrade --wait, history, rollback, uninstall --wait through /clusterspaces/member1',
+    async () => {
+      const kc = f.kubectl('/clusterspaces/member1').kubeconfig;
+      const m1 = f.member('member1');
+      let r = await helm(kc, ['install', r1, CHART, '-n', 'shop', '--wait', '--timeout', WAIT]);
+      expectOk(r, 'helm install');
+      expect(r.stdout).toContain('STATUS: deployed');
+      let w = workload(m1, 'shop', r1);
+      expect(w.cm?.data).toEqual({ message: 'one' });
+      expect(w.deploy?.status?.readyReplicas).toBe(2);
+      expect(w.svc?.spec?.ports?.[0]?.port).toBe(80);
+      expect(releaseSecrets(m1, 'shop', r1).map((s) => s.metadata.labels!.status)).toEqual(['deployed']);
+      expect(f.member('member2').get(CM, 'shop', r1)).toBeUndefined();
+      // Helm's release Secret went as client-go's typed clients write: a protobuf body, protobuf answers first
+      const created = m1.requests.find(
+        (q) => q.method === 'POST' && new URL(q.url).pathname === '/api/v1/namespaces/shop/secrets',
+      );
+      expect(created?.headers['content-type']).toBe('application/vnd.kubernetes.protobuf');
+      expect(created?.headers.accept).toBe('application/vnd.kubernetes.protobuf,application/json');
 
-    r = await helm(kc, ['status', r1, '-n', 'shop']);
-    expectOk(r, 'helm status');
-    expect(r.stdout).toMatch(/STATUS: deployed\nREVISION: 1\n/);
+      r = await helm(kc, ['status', r1, '-n', 'shop']);
+      expectOk(r, 'helm status');
+      expect(r.stdout).toMatch(/STATUS: deployed\nREVISION: 1\n/);
 
-    r = await helm(kc, [
-      'upgrade',
-      r1,
-      CHART,
-      '-n',
-      'shop',
-      '--set',
-      'message=two',
-      '--wait',
-      '--timeout',
-      '30s',
-    ]);
-    expectOk(r, 'helm upgrade');
-    w = workload(m1, 'shop', r1);
-    expect(w.cm?.data).toEqual({ message: 'two' });
-    expect(w.deploy?.spec?.template?.metadata?.annotations?.message).toBe('two');
-    expect(w.deploy?.status?.updatedReplicas).toBe(2);
+      r = await helm(kc, [
+        'upgrade',
+        r1,
+        CHART,
+        '-n',
+        'shop',
+        '--set',
+        'message=two',
+        '--wait',
+        '--timeout',
+        '30s',
+      ]);
+      expectOk(r, 'helm upgrade');
+      w = workload(m1, 'shop', r1);
+      expect(w.cm?.data).toEqual({ message: 'two' });
+      expect(w.deploy?.spec?.template?.metadata?.annotations?.message).toBe('two');
+      expect(w.deploy?.status?.updatedReplicas).toBe(2);
 
-    r = await helm(kc, ['history', r1, '-n', 'shop', '-o', 'json']);
-    expectOk(r, 'helm history');
-    expect(JSON.parse(r.stdout).map((h: any) => [h.revision, h.status])).toEqual([
-      [1, 'superseded'],
-      [2, 'deployed'],
-    ]);
+      r = await helm(kc, ['history', r1, '-n', 'shop', '-o', 'json']);
+      expectOk(r, 'helm history');
+      expect(JSON.parse(r.stdout).map((h: any) => [h.revision, h.status])).toEqual([
+        [1, 'superseded'],
+        [2, 'deployed'],
+      ]);
 
-    r = await helm(kc, ['rollback', r1, '1', '-n', 'shop', '--wait', '--timeout', '30s']);
-    expectOk(r, 'helm rollback');
-    expect(workload(m1, 'shop', r1).cm?.data).toEqual({ message: 'one' });
-    expect(releaseSecrets(m1, 'shop', r1).map((s) => s.metadata.labels!.status)).toEqual([
-      'superseded',
-      'superseded',
-      'deployed',
-    ]);
+      r = await helm(kc, ['rollback', r1, '1', '-n', 'shop', '--wait', '--timeout', WAIT]);
+      expectOk(r, 'helm rollback');
+      expect(workload(m1, 'shop', r1).cm?.data).toEqual({ message: 'one' });
+      expect(releaseSecrets(m1, 'shop', r1).map((s) => s.metadata.labels!.status)).toEqual([
+        'superseded',
+        'superseded',
+        'deployed',
+      ]);
 
-    r = await helm(kc, ['uninstall', r1, '-n', 'shop', '--wait', '--timeout', '30s']);
-    expectOk(r, 'helm uninstall');
-    w = workload(m1, 'shop', r1);
-    expect([w.cm, w.deploy, w.svc]).toEqual([undefined, undefined, undefined]);
-    expect(releaseSecrets(m1, 'shop', r1)).toEqual([]);
-  });
+      r = await helm(kc, ['uninstall', r1, '-n', 'shop', '--wait', '--timeout', WAIT]);
+      expectOk(r, 'helm uninstall');
+      w = workload(m1, 'shop', r1);
+      expect([w.cm, w.deploy, w.svc]).toEqual([undefined, undefined, undefined]);
+      expect(releaseSecrets(m1, 'shop', r1)).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 
-  it('at the root: the release record in the control plane, the workload in member2 by fleet name', async () => {
-    const kc = f.kubectl('').kubeconfig;
-    const m2 = f.member('member2');
-    const karmada = f.sims.karmada;
-    const set = ['--set', 'cluster=member2'];
-    let r = await helm(kc, ['install', r2, CHART, '-n', 'default', ...set, '--wait', '--timeout', '30s']);
-    expectOk(r, 'helm install at the root');
-    let w = workload(m2, 'default', r2);
-    for (const o of [w.cm, w.deploy, w.svc]) expectClean(o);
-    expect(w.cm?.data).toEqual({ message: 'one' });
-    expect(w.deploy?.status?.readyReplicas).toBe(2);
-    expect(releaseSecrets(karmada, 'default', r2).map((s) => s.metadata.labels!.status)).toEqual([
-      'deployed',
-    ]);
-    expect(releaseSecrets(m2, 'default', r2)).toEqual([]);
+  it(
+    'at the root: the release record in the control plane, the workload in member2 by fleet name',
+    async () => {
+      const kc = f.kubectl('').kubeconfig;
+      const m2 = f.member('member2');
+      const karmada = f.sims.karmada;
+      const set = ['--set', 'cluster=member2'];
+      let r = await helm(kc, ['install', r2, CHART, '-n', 'default', ...set, '--wait', '--timeout', WAIT]);
+      expectOk(r, 'helm install at the root');
+      let w = workload(m2, 'default', r2);
+      for (const o of [w.cm, w.deploy, w.svc]) expectClean(o);
+      expect(w.cm?.data).toEqual({ message: 'one' });
+      expect(w.deploy?.status?.readyReplicas).toBe(2);
+      expect(releaseSecrets(karmada, 'default', r2).map((s) => s.metadata.labels!.status)).toEqual([
+        'deployed',
+      ]);
+      expect(releaseSecrets(m2, 'default', r2)).toEqual([]);
 
-    r = await helm(kc, ['status', r2, '-n', 'default']);
-    expectOk(r, 'helm status at the root');
-    expect(r.stdout).toMatch(/STATUS: deployed\nREVISION: 1\n/);
+      r = await helm(kc, ['status', r2, '-n', 'default']);
+      expectOk(r, 'helm status at the root');
+      expect(r.stdout).toMatch(/STATUS: deployed\nREVISION: 1\n/);
 
-    r = await helm(kc, [
-      'upgrade',
-      r2,
-      CHART,
-      '-n',
-      'default',
-      ...set,
-      '--set',
-      'message=two',
-      '--wait',
-      '--timeout',
-      '30s',
-    ]);
-    expectOk(r, 'helm upgrade at the root');
-    expect(workload(m2, 'default', r2).cm?.data).toEqual({ message: 'two' });
+      r = await helm(kc, [
+        'upgrade',
+        r2,
+        CHART,
+        '-n',
+        'default',
+        ...set,
+        '--set',
+        'message=two',
+        '--wait',
+        '--timeout',
+        '30s',
+      ]);
+      expectOk(r, 'helm upgrade at the root');
+      expect(workload(m2, 'default', r2).cm?.data).toEqual({ message: 'two' });
 
-    r = await helm(kc, ['history', r2, '-n', 'default', '-o', 'json']);
-    expectOk(r, 'helm history at the root');
-    expect(JSON.parse(r.stdout).map((h: any) => h.status)).toEqual(['superseded', 'deployed']);
+      r = await helm(kc, ['history', r2, '-n', 'default', '-o', 'json']);
+      expectOk(r, 'helm history at the root');
+      expect(JSON.parse(r.stdout).map((h: any) => h.status)).toEqual(['superseded', 'deployed']);
 
-    r = await helm(kc, ['rollback', r2, '1', '-n', 'default', '--wait', '--timeout', '30s']);
-    expectOk(r, 'helm rollback at the root');
-    w = workload(m2, 'default', r2);
-    expect(w.cm?.data).toEqual({ message: 'one' });
-    expectClean(w.cm);
+      r = await helm(kc, ['rollback', r2, '1', '-n', 'default', '--wait', '--timeout', WAIT]);
+      expectOk(r, 'helm rollback at the root');
+      w = workload(m2, 'default', r2);
+      expect(w.cm?.data).toEqual({ message: 'one' });
+      expectClean(w.cm);
 
-    r = await helm(kc, ['uninstall', r2, '-n', 'default', '--wait', '--timeout', '30s']);
-    expectOk(r, 'helm uninstall at the root');
-    w = workload(m2, 'default', r2);
-    expect([w.cm, w.deploy, w.svc]).toEqual([undefined, undefined, undefined]);
-    expect(releaseSecrets(karmada, 'default', r2)).toEqual([]);
-  });
+      r = await helm(kc, ['uninstall', r2, '-n', 'default', '--wait', '--timeout', WAIT]);
+      expectOk(r, 'helm uninstall at the root');
+      w = workload(m2, 'default', r2);
+      expect([w.cm, w.deploy, w.svc]).toEqual([undefined, undefined, undefined]);
+      expect(releaseSecrets(karmada, 'default', r2)).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 
-  it('helm list -A at the root lists the releases of every cluster', async () => {
-    const root = f.kubectl('').kubeconfig;
-    let r = await helm(f.kubectl('/clusterspaces/member1').kubeconfig, ['install', r1, CHART, '-n', 'shop']);
-    expectOk(r, 'install in member1');
-    r = await helm(f.kubectl('/clusterspaces/member3').kubeconfig, ['install', r3, CHART, '-n', 'default']);
-    expectOk(r, 'install in member3');
-    r = await helm(root, ['install', r2, CHART, '-n', 'default', '--set', 'cluster=member2']);
-    expectOk(r, 'install at the root');
-    r = await helm(root, ['list', '-A', '-o', 'json']);
-    expectOk(r, 'helm list -A');
-    const listed = JSON.parse(r.stdout).map((x: any) => `${x.namespace}/${x.name}:${x.status}`);
-    expect(listed.sort()).toEqual(
-      [`default/${r2}:deployed`, `default/${r3}:deployed`, `shop/${r1}:deployed`].sort(),
-    );
-    expect(releaseSecrets(f.member('member1'), 'shop', r1)).toHaveLength(1);
-    expect(releaseSecrets(f.member('member3'), 'default', r3)).toHaveLength(1);
-    expect(releaseSecrets(f.sims.karmada, 'default', r2)).toHaveLength(1);
-  });
+  it(
+    'helm list -A at the root lists the releases of every cluster',
+    async () => {
+      const root = f.kubectl('').kubeconfig;
+      let r = await helm(f.kubectl('/clusterspaces/member1').kubeconfig, [
+        'install',
+        l1,
+        CHART,
+        '-n',
+        'shop',
+      ]);
+      expectOk(r, 'install in member1');
+      r = await helm(f.kubectl('/clusterspaces/member3').kubeconfig, ['install', l3, CHART, '-n', 'default']);
+      expectOk(r, 'install in member3');
+      r = await helm(root, ['install', l2, CHART, '-n', 'default', '--set', 'cluster=member2']);
+      expectOk(r, 'install at the root');
+      r = await helm(root, ['list', '-A', '-o', 'json']);
+      expectOk(r, 'helm list -A');
+      const listed = JSON.parse(r.stdout).map((x: any) => `${x.namespace}/${x.name}:${x.status}`);
+      expect(listed.sort()).toEqual(
+        [`default/${l2}:deployed`, `default/${l3}:deployed`, `shop/${l1}:deployed`].sort(),
+      );
+      expect(releaseSecrets(f.member('member1'), 'shop', l1)).toHaveLength(1);
+      expect(releaseSecrets(f.member('member3'), 'default', l3)).toHaveLength(1);
+      expect(releaseSecrets(f.sims.karmada, 'default', l2)).toHaveLength(1);
+    },
+    TEST_TIMEOUT,
+  );
 });
