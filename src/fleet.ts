@@ -16,6 +16,7 @@ import { resolveSecurityFiles } from './config/security.ts';
 import { FleetMetrics } from './metrics/fleet.ts';
 import type { Platform } from './platform/types.ts';
 import type { FleetDeps } from './types.ts';
+import { sharedReadsOver } from './upstreams/cache/shared.ts';
 import { UpstreamClient } from './upstreams/client.ts';
 import { type ResolvedEndpoint, resolveEndpoint } from './upstreams/endpoint.ts';
 import { Membership, type MembershipSource } from './upstreams/membership.ts';
@@ -62,7 +63,18 @@ export function buildFleet(input: FleetConfig, platform: Platform): FleetDeps {
   const config = resolveSecurityFiles(input, platform, (m) => new ConfigError(m));
   // one set of figures per process (Node) or isolate (Workers); every upstream call reports to it
   const metrics = new FleetMetrics();
-  const client = new UpstreamClient(platform.transport, undefined, {
+  // shared reads (config.cache): RV=0 lists and gets, discovery and OpenAPI coalesced (and kept, with a
+  // TTL); below the client, so keyed by the identity on the wire; on Workers a shared call is its
+  // starting request's I/O
+  const transport = sharedReadsOver(platform.transport, config.cache, {
+    ...(platform.edgeCache ? { edge: platform.edgeCache } : {}),
+    ownerBound: platform.name === 'worker',
+    observer: {
+      read: (cluster, result) => metrics.sharedReads.inc({ cluster, result }),
+      detached: () => metrics.sharedReadsDetached.inc(),
+    },
+  });
+  const client = new UpstreamClient(transport, undefined, {
     call: (cluster, code, seconds, failure, message) =>
       metrics.upstream(cluster, code, seconds, failure, message),
   });

@@ -16,6 +16,7 @@ import { failure, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import type { ClusterDoc } from '../merge/discovery.ts';
 import type { CallerKey } from '../plan/discovery.ts';
 import type { FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
+import { documentCacheHeaders } from '../upstreams/cache/http.ts';
 import { forwardableResponseHeaders, UpstreamError } from '../upstreams/client.ts';
 import { fanOut, type Target, warningHeader } from '../upstreams/fanout.ts';
 import { TtlCache } from '../util/ttlcache.ts';
@@ -235,9 +236,20 @@ export function respondDoc(
   opts: { vary: boolean; cachePublic: boolean },
 ): Response {
   const headers = new Headers({ 'Content-Type': r.contentType, ETag: r.etag });
-  if (opts.vary) headers.set('Vary', 'Accept');
-  // a partial answer must not be kept by anyone: it changes as soon as the cluster is back
-  headers.set('Cache-Control', opts.cachePublic && warnings.length === 0 ? 'public' : 'no-cache, private');
+  if (opts.cachePublic) {
+    // merged per caller: a cache in front may keep it but must revalidate every reuse and key it by the
+    // identity headers too, so it can never hand one caller's document to another; a partial answer is
+    // kept by nobody (it changes as soon as the cluster is back)
+    for (const [k, v] of documentCacheHeaders({
+      partial: warnings.length > 0,
+      varyAccept: opts.vary,
+      sharedIdentity: false,
+    }))
+      headers.set(k, v);
+  } else {
+    if (opts.vary) headers.set('Vary', 'Accept');
+    headers.set('Cache-Control', 'no-cache, private');
+  }
   for (const w of warnings) headers.append('Warning', warningHeader(w));
   if (etagMatches(req.headers.get('if-none-match'), r.etag))
     return new Response(null, { status: 304, headers });

@@ -96,12 +96,16 @@ describe.each(RUNTIMES)('merged discovery on %s', (runtime) => {
     expect(lines(r.stdout)).toEqual(want);
   });
 
-  it('aggregated discovery: exact Content-Type, ETag, Vary: Accept, If-None-Match → 304', async () => {
+  it('aggregated discovery: exact Content-Type, ETag, Vary by Accept and identity, If-None-Match → 304', async () => {
     for (const path of ['/api', '/apis']) {
       const r = await get(f.url + path, { Accept: KUBECTL_ACCEPT });
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toBe(AGG_V2);
-      expect(r.headers.get('vary')).toBe('Accept');
+      // merged per caller: a cache in front keys it by Accept and by the identity headers, and revalidates
+      expect(r.headers.get('vary')).toBe(
+        'Accept, Authorization, Impersonate-User, Impersonate-Group, Impersonate-Uid',
+      );
+      expect(r.headers.get('cache-control')).toBe('public, no-cache');
       const etag = r.headers.get('etag')!;
       expect(etag).toMatch(/^"[0-9A-F]{128}"$/);
       const body = (await r.json()) as AggregatedList;
