@@ -12,6 +12,7 @@ import type { Catalog, KubeObject, ResourceDef } from './catalog/types.ts';
 import { Controllers } from './controllers.ts';
 import { serveDiscovery } from './discovery.ts';
 import { type SimUpgrade, simUpgrade } from './exec.ts';
+import type { SimFaults, SimHost } from './host.ts';
 import { decorate, pageNotFound, StatusError, textResponse } from './http.ts';
 import { LogStore } from './logs.ts';
 import { type Gvr, groupVersion, microTimestamp, randomSuffix, timestamp } from './objects.ts';
@@ -23,16 +24,7 @@ import { internalError, statusFor, statusResponse } from './status.ts';
 import { clone, grKey, objectKey, Store } from './store.ts';
 import type { OpenWatch } from './watch.ts';
 
-export interface SimFaults {
-  /** added before every response (headers) */
-  latencyMs: number;
-  /** fetch() rejects with TypeError('fetch failed: connect ECONNREFUSED') */
-  down: boolean;
-  /** answer the next `count` (default ∞) requests with this Status (not /healthz etc.) */
-  failRequests?: { code: number; reason: string; message?: string; count?: number };
-  /** each watch stream is cut (errored, not cleanly closed) after N events */
-  cutWatchesAfterEvents?: number;
-}
+export type { SimFaults } from './host.ts';
 
 export interface SimClusterOptions {
   name: string;
@@ -72,7 +64,7 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export class SimCluster {
+export class SimCluster implements SimHost {
   readonly name: string;
   readonly faults: SimFaults = { latencyMs: 0, down: false };
   readonly catalog: Catalog;

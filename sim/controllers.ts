@@ -6,8 +6,8 @@
  */
 
 import type { KubeObject } from './catalog/types.ts';
-import type { SimCluster } from './cluster.ts';
 import { runInContainer } from './exec.ts';
+import type { SimHost } from './host.ts';
 import { defaultPodSpec } from './kinds.ts';
 import { fnv32a, randomSuffix, safeEncode, stableStringify, timestamp } from './objects.ts';
 import { clone, grKey, objectKey, type StoreEvent } from './store.ts';
@@ -32,7 +32,7 @@ export class Controllers {
   private readonly unsubscribe: () => void;
   private stopped = false;
 
-  constructor(private readonly sim: SimCluster) {
+  constructor(private readonly sim: SimHost) {
     this.unsubscribe = sim.store.subscribe('*', (ev) => this.onEvent(ev));
   }
 

@@ -21,7 +21,7 @@
  */
 
 import type { KubeObject } from './catalog/types.ts';
-import type { SimCluster } from './cluster.ts';
+import type { SimHost } from './host.ts';
 import { openPort, type PortConn, type PortTarget } from './httpd.ts';
 import { MemFs } from './memfs.ts';
 import { parseResourcePath, queryBool } from './paths.ts';
@@ -87,9 +87,15 @@ function offered(header: string | null): string[] {
  * Plans the upgrade of one request (the runtime calls it for requests carrying `Upgrade`). A Karmada
  * control plane hands its cluster-proxy paths to the member, as the real proxy's UpgradeAwareHandler does.
  */
-export async function simUpgrade(sim: SimCluster, req: Request): Promise<SimUpgrade> {
+/** A member behind the simulated Karmada's cluster proxy, as an upgrade reaches it. */
+interface ProxiedMember {
+  readonly faults: { readonly down: boolean };
+  upgrade(req: Request): Promise<SimUpgrade>;
+}
+
+export async function simUpgrade(sim: SimHost, req: Request): Promise<SimUpgrade> {
   const url = new URL(req.url);
-  const members = (sim as SimCluster & { members?: Map<string, SimCluster> }).members;
+  const members = (sim as SimHost & { members?: Map<string, ProxiedMember> }).members;
   const proxied = PROXY_PATH.exec(url.pathname);
   if (proxied && members instanceof Map) {
     const name = decodeURIComponent(proxied[1]!);
@@ -223,7 +229,7 @@ interface ProcIO {
 type ProcFactory = (io: ProcIO) => void;
 
 interface PodCtx {
-  sim: SimCluster;
+  sim: SimHost;
   pod: KubeObject & Record<string, any>;
   container: Record<string, any>;
   /** a terminal was asked for (`-t`): the line discipline echoes input and turns \n into \r\n */
@@ -245,7 +251,7 @@ function seedFiles(fs: MemFs, ctx: PodCtx): void {
 }
 
 /** One filesystem per container (pod uid + container name), alive as long as the simulated cluster. */
-const filesystems = new WeakMap<SimCluster, Map<string, MemFs>>();
+const filesystems = new WeakMap<SimHost, Map<string, MemFs>>();
 
 function containerFs(ctx: PodCtx): MemFs {
   let byContainer = filesystems.get(ctx.sim);
@@ -309,7 +315,7 @@ class Killed extends Error {}
  * exit code; a program the image lacks is 127 with the runtime's message in the log, as a failed start.
  */
 export function runInContainer(
-  sim: SimCluster,
+  sim: SimHost,
   pod: KubeObject & Record<string, any>,
   container: Record<string, any>,
 ): Promise<number> {

@@ -5,8 +5,8 @@
 
 import { parse as parseYaml } from 'yaml';
 import type { KubeObject, ResourceDef, SubresourceDef } from './catalog/types.ts';
-import type { SimCluster } from './cluster.ts';
 import { checkFields, checkPatchFields, fieldValidationOf, warningHeader } from './fieldvalidation.ts';
+import type { SimHost } from './host.ts';
 import {
   BODY_TYPES,
   jsonResponse,
@@ -75,7 +75,7 @@ const PATCH_TYPES = [
 const UPGRADE_SUBRESOURCES = new Set(['exec', 'attach', 'portforward']);
 
 interface Ctx {
-  sim: SimCluster;
+  sim: SimHost;
   req: Request;
   url: URL;
   q: URLSearchParams;
@@ -91,7 +91,7 @@ function kindOf(def: ResourceDef): { kind: string; group: string } {
 }
 
 export async function handleResource(
-  sim: SimCluster,
+  sim: SimHost,
   req: Request,
   url: URL,
   info: ResourceInfo,

@@ -5,8 +5,7 @@
  * over all workers, asked of the primary (./cluster.ts); it sends its own registry when asked for it.
  */
 import { ConfigError, parseConfig } from '../../src/config/schema.ts';
-import type { FleetMetrics } from '../../src/metrics/fleet.ts';
-import { bindProcessMetrics } from '../../src/metrics/process.ts';
+import { bindProcessMetrics, type LocalMetrics } from '../../src/metrics/process.ts';
 import { METRICS_TIMEOUT_MS, type ToPrimary, type ToWorker } from './cluster.ts';
 import { type NodeFleet, startNodeFleet } from './server.ts';
 
@@ -58,7 +57,7 @@ export function runWorker(workerHeader?: string): void {
  * longer than the primary waits for any one worker), and the primary's asks get this registry.
  */
 function workerMetrics(send: (m: ToPrimary) => void) {
-  let local: FleetMetrics | undefined;
+  let local: LocalMetrics | undefined;
   let next = 0;
   const waiting = new Map<number, (text: string) => void>();
   bindProcessMetrics((m) => {

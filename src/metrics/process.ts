@@ -7,9 +7,14 @@
  * It is process-wide (not passed in) because the fleet is assembled by code that has no say in how the
  * process is deployed; a Platform field would carry it just as well (see the README's Operating notes).
  */
-import type { FleetMetrics } from './fleet.ts';
+import type { RegistrySnapshot } from './snapshot.ts';
 
-type Source = (local: FleetMetrics) => () => Promise<string>;
+/** What a source needs of the process's own metrics (a FleetMetrics): its figures, to hand the primary. */
+export interface LocalMetrics {
+  snapshot(): RegistrySnapshot;
+}
+
+type Source = (local: LocalMetrics) => () => Promise<string>;
 let bound: Source | undefined;
 
 /** Bind (or with undefined, unbind) the source every FleetMetrics built afterwards in this process uses. */
