@@ -114,6 +114,9 @@ export function summarizeTarget(
   };
 }
 
+/** a figure that crossed IPC: JSON turned NaN (a run without responses) into null */
+const num = (x: number | null | undefined): number => (typeof x === 'number' ? x : Number.NaN);
+
 export function compare(targets: TargetResult[]): Comparison[] {
   const out: Comparison[] = [];
   for (const t of targets) {
@@ -126,16 +129,18 @@ export function compare(targets: TargetResult[]): Comparison[] {
       out.push({
         target: t.name,
         baseline: b.name,
-        throughput: median(paired((tr, br) => ratio(tr.load.rps, br.load.rps)) as number[]),
-        addedP99Ms: median(paired((tr, br) => tr.load.latency.p99 - br.load.latency.p99) as number[]),
+        throughput: median(paired((tr, br) => ratio(num(tr.load.rps), num(br.load.rps))) as number[]),
+        addedP99Ms: median(
+          paired((tr, br) => num(tr.load.latency.p99) - num(br.load.latency.p99)) as number[],
+        ),
         addedSingleP99Ms: median(
           paired((tr, br) =>
-            tr.single && br.single ? tr.single.latency.p99 - br.single.latency.p99 : undefined,
+            tr.single && br.single ? num(tr.single.latency.p99) - num(br.single.latency.p99) : undefined,
           ) as number[],
         ),
         addedSingleP50Ms: median(
           paired((tr, br) =>
-            tr.single && br.single ? tr.single.latency.p50 - br.single.latency.p50 : undefined,
+            tr.single && br.single ? num(tr.single.latency.p50) - num(br.single.latency.p50) : undefined,
           ) as number[],
         ),
         cpuRatio: median(
@@ -272,18 +277,19 @@ export function formatGoals(cases: CaseResult[]): string {
       lines.push(`   ${c.name}: no fleet comparison${c.error ? ' (case failed)' : ''}`);
       continue;
     }
-    const mark = (ok: boolean) => (ok ? 'OK' : 'MISSED');
+    // NaN: no response in a run, so nothing to judge
+    const mark = (ok: boolean, v: number) => (!Number.isFinite(v) ? 'not measured' : ok ? 'OK' : 'MISSED');
     const parts: string[] = [];
     if (vsGo) {
       parts.push(
-        `throughput ${fmt.x(vsGo.throughput)} of go [${mark(vsGo.throughput >= GOAL.throughputVsGo)}]`,
-        `proxy CPU per request ${fmt.x(vsGo.cpuRatio)} of go's [${mark(vsGo.cpuRatio <= GOAL.cpuVsGo)}]`,
+        `throughput ${fmt.x(vsGo.throughput)} of go [${mark(vsGo.throughput >= GOAL.throughputVsGo, vsGo.throughput)}]`,
+        `proxy CPU per request ${fmt.x(vsGo.cpuRatio)} of go's [${mark(vsGo.cpuRatio <= GOAL.cpuVsGo, vsGo.cpuRatio)}]`,
       );
     } else parts.push('throughput vs go: no Go baseline [not measured]');
     if (vsDirect) {
       if (Number.isFinite(vsDirect.addedSingleP99Ms))
         parts.push(
-          `added p99 on 1 connection ${fmt.signedMs(vsDirect.addedSingleP99Ms)} [${mark(vsDirect.addedSingleP99Ms <= GOAL.addedSingleP99Ms)}]`,
+          `added p99 on 1 connection ${fmt.signedMs(vsDirect.addedSingleP99Ms)} [${mark(vsDirect.addedSingleP99Ms <= GOAL.addedSingleP99Ms, vsDirect.addedSingleP99Ms)}]`,
         );
       parts.push(`under load ${fmt.signedMs(vsDirect.addedP99Ms)}`);
     }
