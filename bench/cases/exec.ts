@@ -171,7 +171,11 @@ async function startFleetProcess(config: unknown): Promise<{ url: string; stop()
     env: { FLEET_WORKERS: '1', ...process.env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const m = await waitForLine(p, /listening on (http:\/\/\S+)/);
+  const m = await waitForLine(p, /listening on (http:\/\/\S+)/).catch((e: unknown) => {
+    // a fleet that never said it listens must not outlive the bench
+    p.kill('SIGKILL');
+    throw e;
+  });
   return { url: m[1]!, stop: () => p.kill('SIGTERM') };
 }
 
