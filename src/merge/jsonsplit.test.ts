@@ -3,12 +3,11 @@ import { describe, expect, it } from 'vitest';
 import {
   JsonSplitError,
   ListSplitter,
-  listSplitterTransform,
   parseItem,
   type SplitEvent,
   type SplitterOptions,
-  splitListStream,
 } from './jsonsplit.ts';
+import { listSplitterTransform, splitListStream } from './jsonsplit-stream.ts';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

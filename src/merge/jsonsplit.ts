@@ -19,305 +19,50 @@
  * Item bytes are a view (`subarray`) of the input chunk when the item lies within one chunk, a fresh copy
  * otherwise: the caller may keep them as long as the chunks it fed are not reused.
  */
-import { concatBytes } from '../util/bytes.ts';
+import {
+  ARR,
+  CAP_ITEM,
+  CAP_MEMBER,
+  CAP_NONE,
+  decoder,
+  describe,
+  isHex,
+  isWs,
+  LIT_FALSE,
+  LIT_NULL,
+  LIT_TRUE,
+  OBJ,
+  S_AFTER,
+  S_ARR_FIRST,
+  S_COLON,
+  S_DONE,
+  S_ESC,
+  S_HEX,
+  S_KEY,
+  S_KEY_OR_END,
+  S_LIT,
+  S_NUM_DOT,
+  S_NUM_E,
+  S_NUM_ESIGN,
+  S_NUM_EXP,
+  S_NUM_FRAC,
+  S_NUM_INT,
+  S_NUM_MINUS,
+  S_NUM_ZERO,
+  S_START,
+  S_STR,
+  S_VALUE,
+  type SplitEvent,
+  SplitterBase,
+} from './jsonsplit-base.ts';
 
-export type SplitEvent =
-  | { type: 'head'; value: Record<string, unknown> }
-  | {
-      type: 'item';
-      bytes: Uint8Array;
-      index: number;
-      /**
-       * where the item's `metadata` object lies in `bytes` (from, to), when the item is an object whose
-       * top-level keys are plain (no escapes, no duplicate metadata) and none of them refers to other
-       * objects by name (involvedObject, regarding, related): the rewriting then never scans the rest
-       */
-      metadata?: readonly [number, number];
-    }
-  | { type: 'tail'; value: Record<string, unknown> };
-
-export interface SplitterOptions {
-  /**
-   * The top-level array to split: `items` (lists, default) or `rows` (Tables). Several keys may be given
-   * when the caller cannot know the body's kind beforehand (the first one present is split).
-   */
-  arrayKey?: string | readonly string[];
-  /** Refuse an item larger than this many bytes (default 64 MiB). */
-  maxItemBytes?: number;
-  /** Refuse a top-level member (outside the array) larger than this (default 16 MiB). */
-  maxMemberBytes?: number;
-  /** Refuse nesting deeper than this (default 1000). */
-  maxDepth?: number;
-}
-
-/** Malformed or over-limit input. `offset` is the byte offset in the whole stream. */
-export class JsonSplitError extends Error {
-  override readonly name = 'JsonSplitError';
-  constructor(
-    message: string,
-    readonly offset: number,
-  ) {
-    super(`${message} at byte ${offset}`);
-  }
-}
-
-// states
-const S_START = 0;
-const S_VALUE = 1; // a value must come
-const S_AFTER = 2; // after a value: , or closer
-const S_KEY_OR_END = 3; // after {
-const S_KEY = 4; // after , in an object
-const S_COLON = 5;
-const S_ARR_FIRST = 6; // after [
-const S_STR = 7;
-const S_ESC = 8;
-const S_HEX = 9;
-const S_NUM_MINUS = 10;
-const S_NUM_ZERO = 11;
-const S_NUM_INT = 12;
-const S_NUM_DOT = 13;
-const S_NUM_FRAC = 14;
-const S_NUM_E = 15;
-const S_NUM_ESIGN = 16;
-const S_NUM_EXP = 17;
-const S_LIT = 18;
-const S_DONE = 19;
-
-const OBJ = 1;
-const ARR = 2;
-
-// what a capture belongs to
-const CAP_NONE = 0;
-const CAP_ITEM = 1;
-const CAP_MEMBER = 2;
-
-const LIT_TRUE = [0x74, 0x72, 0x75, 0x65];
-const LIT_FALSE = [0x66, 0x61, 0x6c, 0x73, 0x65];
-const LIT_NULL = [0x6e, 0x75, 0x6c, 0x6c];
-
-const decoder = new TextDecoder();
-
-const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
-const METADATA = ascii('metadata');
-const INVOLVED = ascii('involvedObject');
-const REGARDING = ascii('regarding');
-const RELATED = ascii('related');
-
-function keyIs(chunk: Uint8Array, at: number, key: Uint8Array): boolean {
-  for (let k = 0; k < key.length; k++) if (chunk[at + k] !== key[k]) return false;
-  return true;
-}
-
-function isWs(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-function isHex(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
-}
-
+export { JsonSplitError, parseItem, type SplitEvent, type SplitterOptions } from './jsonsplit-base.ts';
 /**
  * Incremental splitter. Feed chunks with {@link push}, then call {@link end}; events go to the callback
  * synchronously. After an error every further call throws the same error.
  */
-export class ListSplitter {
-  private readonly arrayKeys: ReadonlySet<string>;
-  private readonly arrayKey: string;
-  private readonly maxItemBytes: number;
-  private readonly maxMemberBytes: number;
-  private readonly maxDepth: number;
-
-  private state = S_START;
-  private stack = new Uint8Array(64);
-  private depth = 0;
-  private strIsKey = false;
-  private hexLeft = 0;
-  private lit: number[] = LIT_NULL;
-  private litIdx = 0;
-
-  /** depth of the target array while inside it, else -1 */
-  private itemDepth = -1;
-  /** values deeper than this concern nobody (an item's nested values): valueDone is not even called */
-  private watchDepth = 1;
-  private itemIndex = 0;
-  private targetSeen = false;
-  /** the key just read at depth 1 is the target */
-  private keyIsTarget = false;
-
-  private cap = CAP_NONE;
-  private capStart = 0; // index in the current chunk
-  private capParts: Uint8Array[] = [];
-  private capPartsLen = 0;
-
-  // where the current item's metadata lies (stream offsets); see SplitEvent
-  private itemStart = 0;
-  private mdFrom = -1;
-  private mdTo = -1;
-  /** the item's top-level keys allow a metadata range (see SplitEvent) */
-  private plainItem = false;
-  /** chunk index of the opening quote of the item's top-level key being read, -1 if none */
-  private itemKeyAt = -1;
-  /** the last top-level key of the item was `metadata`; its value is being read */
-  private mdNext = false;
-  private mdOpen = false;
-
-  private headParts: string[] = [];
-  private tailParts: string[] = [];
-  private headEmitted = false;
-
-  private base = 0; // stream offset of the current chunk
-  private failed: JsonSplitError | undefined;
-
-  constructor(opts: SplitterOptions = {}) {
-    const keys = typeof opts.arrayKey === 'string' ? [opts.arrayKey] : (opts.arrayKey ?? ['items']);
-    this.arrayKeys = new Set(keys);
-    this.arrayKey = keys.join('|');
-    this.maxItemBytes = opts.maxItemBytes ?? 64 * 1024 * 1024;
-    this.maxMemberBytes = opts.maxMemberBytes ?? 16 * 1024 * 1024;
-    this.maxDepth = opts.maxDepth ?? 1000;
-  }
-
-  /** True once the top-level object has closed. */
-  get done(): boolean {
-    return this.state === S_DONE;
-  }
-
-  push(chunk: Uint8Array, emit: (e: SplitEvent) => void): void {
-    if (this.failed) throw this.failed;
-    try {
-      this.scan(chunk, emit);
-    } catch (e) {
-      if (e instanceof JsonSplitError) this.failed = e;
-      throw e;
-    }
-  }
-
-  /** Signals the end of input; throws a {@link JsonSplitError} if the body is incomplete. */
-  end(): void {
-    if (this.failed) throw this.failed;
-    if (this.state !== S_DONE) {
-      this.failed = new JsonSplitError('unexpected end of JSON input', this.base);
-      throw this.failed;
-    }
-  }
-
-  private fail(msg: string, i: number): never {
-    throw new JsonSplitError(msg, this.base + i);
-  }
-
-  private startCapture(kind: number, i: number): void {
-    this.cap = kind;
-    this.capStart = i;
-    this.capParts.length = 0;
-    this.capPartsLen = 0;
-  }
-
-  /** bytes of the capture from its start to `end` (exclusive) in `chunk` */
-  private captured(chunk: Uint8Array, end: number): Uint8Array {
-    if (this.capPartsLen === 0) return chunk.subarray(this.capStart, end);
-    const last = chunk.subarray(this.capStart, end);
-    this.capParts.push(last);
-    const out = concatBytes(this.capParts, this.capPartsLen + last.length);
-    this.capParts.pop();
-    return out;
-  }
-
-  private emitHead(emit: (e: SplitEvent) => void): void {
-    this.headEmitted = true;
-    emit({ type: 'head', value: JSON.parse(`{${this.headParts.join(',')}}`) });
-    this.headParts = [];
-  }
-
-  /** A value has just completed; `end` is its exclusive end in `chunk`. */
-  private valueDone(chunk: Uint8Array, end: number, emit: (e: SplitEvent) => void): void {
-    const d = this.depth;
-    if (d === this.itemDepth && this.cap === CAP_ITEM) {
-      const bytes = this.captured(chunk, end);
-      if (bytes.length > this.maxItemBytes) this.fail(`item larger than ${this.maxItemBytes} bytes`, end);
-      this.cap = CAP_NONE;
-      if (this.plainItem && this.mdTo > 0)
-        emit({ type: 'item', bytes, index: this.itemIndex++, metadata: [this.mdFrom, this.mdTo] });
-      else emit({ type: 'item', bytes, index: this.itemIndex++ });
-    } else if (d === this.itemDepth + 1 && this.mdOpen) {
-      this.mdOpen = false;
-      this.mdTo = this.base + end - this.itemStart;
-    } else if (d === 1) {
-      if (this.cap === CAP_MEMBER) {
-        const bytes = this.captured(chunk, end);
-        this.cap = CAP_NONE;
-        if (bytes.length > this.maxMemberBytes)
-          this.fail(`member larger than ${this.maxMemberBytes} bytes`, end);
-        (this.targetSeen ? this.tailParts : this.headParts).push(decoder.decode(bytes));
-      }
-    }
-  }
-
-  /** A value starts at `i` with byte `c` (state was S_VALUE or S_ARR_FIRST). */
-  private valueStart(c: number, i: number, emit: (e: SplitEvent) => void): void {
-    const d = this.depth;
-    if (d === this.itemDepth) {
-      this.startCapture(CAP_ITEM, i);
-      this.itemStart = this.base + i;
-      this.mdFrom = -1;
-      this.mdTo = -1;
-      this.plainItem = c === 0x7b;
-      this.mdNext = false;
-      this.mdOpen = false;
-    } else if (this.mdNext && d === this.itemDepth + 1) {
-      this.mdNext = false;
-      if (c === 0x7b) {
-        this.mdOpen = true;
-        this.mdFrom = this.base + i - this.itemStart;
-      } else this.plainItem = false;
-    } else if (d === 1 && this.keyIsTarget) {
-      this.keyIsTarget = false;
-      this.cap = CAP_NONE; // the target member is neither head nor tail
-      this.capParts.length = 0;
-      this.capPartsLen = 0;
-      if (this.targetSeen) this.fail(`duplicate key "${this.arrayKey}"`, i);
-      this.targetSeen = true;
-      if (c === 0x5b) {
-        this.emitHead(emit);
-        this.itemDepth = 2;
-        this.watchDepth = 3;
-      } else if (c === 0x6e) {
-        this.emitHead(emit); // `"items": null`: no items; the null itself is parsed as usual
-      } else {
-        this.fail(`expected an array or null for "${this.arrayKey}"`, i);
-      }
-    }
-  }
-
-  /** An item's top-level key ended just before `end` (its closing quote is at end − 1). */
-  private itemKey(chunk: Uint8Array, end: number): void {
-    const at = this.itemKeyAt;
-    this.itemKeyAt = -1;
-    if (at < 0) {
-      this.plainItem = false;
-      return;
-    }
-    const len = end - at - 2;
-    if (len === 8 && keyIs(chunk, at + 1, METADATA)) {
-      if (this.mdFrom >= 0) this.plainItem = false;
-      else this.mdNext = true;
-    } else if (
-      (len === 14 && keyIs(chunk, at + 1, INVOLVED)) ||
-      (len === 9 && keyIs(chunk, at + 1, REGARDING)) ||
-      (len === 7 && keyIs(chunk, at + 1, RELATED))
-    )
-      this.plainItem = false;
-  }
-
-  private push1(kind: number, i: number): void {
-    if (this.depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, i);
-    if (this.depth + 1 >= this.stack.length) {
-      const s = new Uint8Array(this.stack.length * 2);
-      s.set(this.stack);
-      this.stack = s;
-    }
-    this.stack[++this.depth] = kind;
-  }
-
-  private scan(chunk: Uint8Array, emit: (e: SplitEvent) => void): void {
+export class ListSplitter extends SplitterBase {
+  protected scan(chunk: Uint8Array, emit: (e: SplitEvent) => void): void {
     const n = chunk.length;
     let i = 0;
     let state = this.state;
@@ -632,64 +377,4 @@ export class ListSplitter {
     }
     this.base += n;
   }
-
-  private finish(emit: (e: SplitEvent) => void): void {
-    if (!this.headEmitted) this.emitHead(emit);
-    const tail = JSON.parse(`{${this.tailParts.join(',')}}`);
-    this.tailParts = [];
-    emit({ type: 'tail', value: tail });
-  }
-}
-
-function describe(c: number): string {
-  return c >= 0x20 && c < 0x7f ? `'${String.fromCharCode(c)}'` : `byte 0x${c.toString(16).padStart(2, '0')}`;
-}
-
-/**
- * Splits a whole stream. Events come as they are found; the stream is read no faster than the consumer
- * takes events. Cancels the source when the consumer stops early or the body is malformed.
- */
-export async function* splitListStream(
-  body: ReadableStream<Uint8Array>,
-  opts?: SplitterOptions,
-): AsyncGenerator<SplitEvent, void, undefined> {
-  const splitter = new ListSplitter(opts);
-  const reader = body.getReader();
-  const queue: SplitEvent[] = [];
-  const push = (e: SplitEvent) => {
-    queue.push(e);
-  };
-  let finished = false;
-  try {
-    for (;;) {
-      const r = await reader.read();
-      if (r.done) break;
-      splitter.push(r.value, push);
-      for (let k = 0; k < queue.length; k++) yield queue[k]!;
-      queue.length = 0;
-    }
-    splitter.end();
-    finished = true;
-  } finally {
-    if (!finished) await reader.cancel().catch(() => {});
-    reader.releaseLock();
-  }
-}
-
-/** The same as a WHATWG TransformStream: `body.pipeThrough(listSplitterTransform())`. */
-export function listSplitterTransform(opts?: SplitterOptions): TransformStream<Uint8Array, SplitEvent> {
-  const splitter = new ListSplitter(opts);
-  return new TransformStream<Uint8Array, SplitEvent>({
-    transform(chunk, controller) {
-      splitter.push(chunk, (e) => controller.enqueue(e));
-    },
-    flush() {
-      splitter.end();
-    },
-  });
-}
-
-/** Convenience for one item: its bytes as a JS value. */
-export function parseItem(bytes: Uint8Array): unknown {
-  return JSON.parse(decoder.decode(bytes));
 }

@@ -4,7 +4,8 @@
  */
 import type { FleetConfig } from '../config/schema.ts';
 import { failure, type Status, statusResponse } from '../kube/status.ts';
-import { type SplitEvent, splitListStream } from '../merge/jsonsplit.ts';
+import type { SplitEvent } from '../merge/jsonsplit.ts';
+import { splitListStream } from '../merge/jsonsplit-stream.ts';
 import type { ListSource } from '../merge/listmerge.ts';
 import { rewriteStatusNames } from '../merge/names.ts';
 import { type FleetView, fleetName, toFleetObject } from '../merge/objects.ts';

@@ -1,0 +1,318 @@
+/**
+ * The list splitter's vocabulary and state (src/merge/jsonsplit.ts has the byte scanner and the stream
+ * wrappers): its events and options, the automaton's states, and the splitter's fields and small steps.
+ * Split out so the scanner's file stays readable; nothing here is used on its own.
+ */
+import { concatBytes } from '../util/bytes.ts';
+
+export type SplitEvent =
+  | { type: 'head'; value: Record<string, unknown> }
+  | {
+      type: 'item';
+      bytes: Uint8Array;
+      index: number;
+      /**
+       * where the item's `metadata` object lies in `bytes` (from, to), when the item is an object whose
+       * top-level keys are plain (no escapes, no duplicate metadata) and none of them refers to other
+       * objects by name (involvedObject, regarding, related): the rewriting then never scans the rest
+       */
+      metadata?: readonly [number, number];
+    }
+  | { type: 'tail'; value: Record<string, unknown> };
+
+export interface SplitterOptions {
+  /**
+   * The top-level array to split: `items` (lists, default) or `rows` (Tables). Several keys may be given
+   * when the caller cannot know the body's kind beforehand (the first one present is split).
+   */
+  arrayKey?: string | readonly string[];
+  /** Refuse an item larger than this many bytes (default 64 MiB). */
+  maxItemBytes?: number;
+  /** Refuse a top-level member (outside the array) larger than this (default 16 MiB). */
+  maxMemberBytes?: number;
+  /** Refuse nesting deeper than this (default 1000). */
+  maxDepth?: number;
+}
+
+/** Malformed or over-limit input. `offset` is the byte offset in the whole stream. */
+export class JsonSplitError extends Error {
+  override readonly name = 'JsonSplitError';
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(`${message} at byte ${offset}`);
+  }
+}
+
+// states
+export const S_START = 0;
+export const S_VALUE = 1; // a value must come
+export const S_AFTER = 2; // after a value: , or closer
+export const S_KEY_OR_END = 3; // after {
+export const S_KEY = 4; // after , in an object
+export const S_COLON = 5;
+export const S_ARR_FIRST = 6; // after [
+export const S_STR = 7;
+export const S_ESC = 8;
+export const S_HEX = 9;
+export const S_NUM_MINUS = 10;
+export const S_NUM_ZERO = 11;
+export const S_NUM_INT = 12;
+export const S_NUM_DOT = 13;
+export const S_NUM_FRAC = 14;
+export const S_NUM_E = 15;
+export const S_NUM_ESIGN = 16;
+export const S_NUM_EXP = 17;
+export const S_LIT = 18;
+export const S_DONE = 19;
+
+export const OBJ = 1;
+export const ARR = 2;
+
+// what a capture belongs to
+export const CAP_NONE = 0;
+export const CAP_ITEM = 1;
+export const CAP_MEMBER = 2;
+
+export const LIT_TRUE = [0x74, 0x72, 0x75, 0x65];
+export const LIT_FALSE = [0x66, 0x61, 0x6c, 0x73, 0x65];
+export const LIT_NULL = [0x6e, 0x75, 0x6c, 0x6c];
+
+export const decoder = new TextDecoder();
+
+export const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+export const METADATA = ascii('metadata');
+export const INVOLVED = ascii('involvedObject');
+export const REGARDING = ascii('regarding');
+export const RELATED = ascii('related');
+
+export function keyIs(chunk: Uint8Array, at: number, key: Uint8Array): boolean {
+  for (let k = 0; k < key.length; k++) if (chunk[at + k] !== key[k]) return false;
+  return true;
+}
+
+export function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+export function isHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+}
+
+/** Fields and small steps of the splitter; the scanner itself is ListSplitter.scan. */
+export abstract class SplitterBase {
+  protected readonly arrayKeys: ReadonlySet<string>;
+  protected readonly arrayKey: string;
+  protected readonly maxItemBytes: number;
+  protected readonly maxMemberBytes: number;
+  protected readonly maxDepth: number;
+
+  protected state = S_START;
+  protected stack = new Uint8Array(64);
+  protected depth = 0;
+  protected strIsKey = false;
+  protected hexLeft = 0;
+  protected lit: number[] = LIT_NULL;
+  protected litIdx = 0;
+
+  /** depth of the target array while inside it, else -1 */
+  protected itemDepth = -1;
+  /** values deeper than this concern nobody (an item's nested values): valueDone is not even called */
+  protected watchDepth = 1;
+  protected itemIndex = 0;
+  protected targetSeen = false;
+  /** the key just read at depth 1 is the target */
+  protected keyIsTarget = false;
+
+  protected cap = CAP_NONE;
+  protected capStart = 0; // index in the current chunk
+  protected capParts: Uint8Array[] = [];
+  protected capPartsLen = 0;
+
+  // where the current item's metadata lies (stream offsets); see SplitEvent
+  protected itemStart = 0;
+  protected mdFrom = -1;
+  protected mdTo = -1;
+  /** the item's top-level keys allow a metadata range (see SplitEvent) */
+  protected plainItem = false;
+  /** chunk index of the opening quote of the item's top-level key being read, -1 if none */
+  protected itemKeyAt = -1;
+  /** the last top-level key of the item was `metadata`; its value is being read */
+  protected mdNext = false;
+  protected mdOpen = false;
+
+  protected headParts: string[] = [];
+  protected tailParts: string[] = [];
+  protected headEmitted = false;
+
+  protected base = 0; // stream offset of the current chunk
+  protected failed: JsonSplitError | undefined;
+
+  constructor(opts: SplitterOptions = {}) {
+    const keys = typeof opts.arrayKey === 'string' ? [opts.arrayKey] : (opts.arrayKey ?? ['items']);
+    this.arrayKeys = new Set(keys);
+    this.arrayKey = keys.join('|');
+    this.maxItemBytes = opts.maxItemBytes ?? 64 * 1024 * 1024;
+    this.maxMemberBytes = opts.maxMemberBytes ?? 16 * 1024 * 1024;
+    this.maxDepth = opts.maxDepth ?? 1000;
+  }
+
+  /** True once the top-level object has closed. */
+  get done(): boolean {
+    return this.state === S_DONE;
+  }
+
+  push(chunk: Uint8Array, emit: (e: SplitEvent) => void): void {
+    if (this.failed) throw this.failed;
+    try {
+      this.scan(chunk, emit);
+    } catch (e) {
+      if (e instanceof JsonSplitError) this.failed = e;
+      throw e;
+    }
+  }
+
+  /** Signals the end of input; throws a {@link JsonSplitError} if the body is incomplete. */
+  end(): void {
+    if (this.failed) throw this.failed;
+    if (this.state !== S_DONE) {
+      this.failed = new JsonSplitError('unexpected end of JSON input', this.base);
+      throw this.failed;
+    }
+  }
+
+  protected fail(msg: string, i: number): never {
+    throw new JsonSplitError(msg, this.base + i);
+  }
+
+  protected startCapture(kind: number, i: number): void {
+    this.cap = kind;
+    this.capStart = i;
+    this.capParts.length = 0;
+    this.capPartsLen = 0;
+  }
+
+  /** bytes of the capture from its start to `end` (exclusive) in `chunk` */
+  protected captured(chunk: Uint8Array, end: number): Uint8Array {
+    if (this.capPartsLen === 0) return chunk.subarray(this.capStart, end);
+    const last = chunk.subarray(this.capStart, end);
+    this.capParts.push(last);
+    const out = concatBytes(this.capParts, this.capPartsLen + last.length);
+    this.capParts.pop();
+    return out;
+  }
+
+  protected emitHead(emit: (e: SplitEvent) => void): void {
+    this.headEmitted = true;
+    emit({ type: 'head', value: JSON.parse(`{${this.headParts.join(',')}}`) });
+    this.headParts = [];
+  }
+
+  /** A value has just completed; `end` is its exclusive end in `chunk`. */
+  protected valueDone(chunk: Uint8Array, end: number, emit: (e: SplitEvent) => void): void {
+    const d = this.depth;
+    if (d === this.itemDepth && this.cap === CAP_ITEM) {
+      const bytes = this.captured(chunk, end);
+      if (bytes.length > this.maxItemBytes) this.fail(`item larger than ${this.maxItemBytes} bytes`, end);
+      this.cap = CAP_NONE;
+      if (this.plainItem && this.mdTo > 0)
+        emit({ type: 'item', bytes, index: this.itemIndex++, metadata: [this.mdFrom, this.mdTo] });
+      else emit({ type: 'item', bytes, index: this.itemIndex++ });
+    } else if (d === this.itemDepth + 1 && this.mdOpen) {
+      this.mdOpen = false;
+      this.mdTo = this.base + end - this.itemStart;
+    } else if (d === 1) {
+      if (this.cap === CAP_MEMBER) {
+        const bytes = this.captured(chunk, end);
+        this.cap = CAP_NONE;
+        if (bytes.length > this.maxMemberBytes)
+          this.fail(`member larger than ${this.maxMemberBytes} bytes`, end);
+        (this.targetSeen ? this.tailParts : this.headParts).push(decoder.decode(bytes));
+      }
+    }
+  }
+
+  /** A value starts at `i` with byte `c` (state was S_VALUE or S_ARR_FIRST). */
+  protected valueStart(c: number, i: number, emit: (e: SplitEvent) => void): void {
+    const d = this.depth;
+    if (d === this.itemDepth) {
+      this.startCapture(CAP_ITEM, i);
+      this.itemStart = this.base + i;
+      this.mdFrom = -1;
+      this.mdTo = -1;
+      this.plainItem = c === 0x7b;
+      this.mdNext = false;
+      this.mdOpen = false;
+    } else if (this.mdNext && d === this.itemDepth + 1) {
+      this.mdNext = false;
+      if (c === 0x7b) {
+        this.mdOpen = true;
+        this.mdFrom = this.base + i - this.itemStart;
+      } else this.plainItem = false;
+    } else if (d === 1 && this.keyIsTarget) {
+      this.keyIsTarget = false;
+      this.cap = CAP_NONE; // the target member is neither head nor tail
+      this.capParts.length = 0;
+      this.capPartsLen = 0;
+      if (this.targetSeen) this.fail(`duplicate key "${this.arrayKey}"`, i);
+      this.targetSeen = true;
+      if (c === 0x5b) {
+        this.emitHead(emit);
+        this.itemDepth = 2;
+        this.watchDepth = 3;
+      } else if (c === 0x6e) {
+        this.emitHead(emit); // `"items": null`: no items; the null itself is parsed as usual
+      } else {
+        this.fail(`expected an array or null for "${this.arrayKey}"`, i);
+      }
+    }
+  }
+
+  /** An item's top-level key ended just before `end` (its closing quote is at end − 1). */
+  protected itemKey(chunk: Uint8Array, end: number): void {
+    const at = this.itemKeyAt;
+    this.itemKeyAt = -1;
+    if (at < 0) {
+      this.plainItem = false;
+      return;
+    }
+    const len = end - at - 2;
+    if (len === 8 && keyIs(chunk, at + 1, METADATA)) {
+      if (this.mdFrom >= 0) this.plainItem = false;
+      else this.mdNext = true;
+    } else if (
+      (len === 14 && keyIs(chunk, at + 1, INVOLVED)) ||
+      (len === 9 && keyIs(chunk, at + 1, REGARDING)) ||
+      (len === 7 && keyIs(chunk, at + 1, RELATED))
+    )
+      this.plainItem = false;
+  }
+
+  protected push1(kind: number, i: number): void {
+    if (this.depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, i);
+    if (this.depth + 1 >= this.stack.length) {
+      const s = new Uint8Array(this.stack.length * 2);
+      s.set(this.stack);
+      this.stack = s;
+    }
+    this.stack[++this.depth] = kind;
+  }
+
+  protected abstract scan(chunk: Uint8Array, emit: (e: SplitEvent) => void): void;
+
+  protected finish(emit: (e: SplitEvent) => void): void {
+    if (!this.headEmitted) this.emitHead(emit);
+    const tail = JSON.parse(`{${this.tailParts.join(',')}}`);
+    this.tailParts = [];
+    emit({ type: 'tail', value: tail });
+  }
+}
+
+export function describe(c: number): string {
+  return c >= 0x20 && c < 0x7f ? `'${String.fromCharCode(c)}'` : `byte 0x${c.toString(16).padStart(2, '0')}`;
+}
+
+/** Convenience for one item: its bytes as a JS value. */
+export function parseItem(bytes: Uint8Array): unknown {
+  return JSON.parse(decoder.decode(bytes));
+}
