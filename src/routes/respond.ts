@@ -185,7 +185,7 @@ export function guardIdle(
   };
   const stop = () => {
     waitingSince = 0;
-    clearTimeout(timer);
+    if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
   };
   const stream = new ReadableStream<Uint8Array>(

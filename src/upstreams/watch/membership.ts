@@ -91,7 +91,9 @@ export function followMembership(o: FollowOptions, signal: AbortSignal): void {
   let names = [...o.names];
   const chosen = new Set(o.ctx.plan.chosen.map((t) => t.cluster));
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const stop = () => clearTimeout(timer);
+  const stop = () => {
+    if (timer !== undefined) clearTimeout(timer);
+  };
   signal.addEventListener('abort', stop, { once: true });
 
   const look = async () => {
