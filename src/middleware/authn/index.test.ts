@@ -216,9 +216,10 @@ describe('token cache (kube-apiserver’s 10 s success cache)', () => {
 
   it('does not outlive a token that expires: an expired token is refused even after a cached success', async () => {
     const call = app({ oidc: [oidc({ clockSkewSeconds: 0 })] });
-    const soon = await sign({ sub: 'alice' }, 1);
+    // exp has whole seconds: 2 s from the current second is valid for at least 1 s, and over after 2.1 s
+    const soon = await sign({ sub: 'alice' }, 2);
     expect((await call({ Authorization: `Bearer ${soon}` })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 1_100));
+    await new Promise((r) => setTimeout(r, 2_100));
     expect((await call({ Authorization: `Bearer ${soon}` })).status).toBe(401);
   });
 });
