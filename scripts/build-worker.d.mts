@@ -1,1 +1,3 @@
+import type { BuildOptions } from 'esbuild';
+export const WORKER_BUILD: BuildOptions;
 export function buildWorker(outfile: string): Promise<number>;

@@ -4,6 +4,7 @@
  * harness's own process: no upstream, no load. Gzip size beside it (what the upload counts against limits).
  */
 import { gzipSync } from 'node:zlib';
+import { WORKER_BUILD } from '../../scripts/build-worker.mjs';
 import { fmt } from '../lib/report.ts';
 import type { BenchCase, CustomResult } from './types.ts';
 
@@ -11,20 +12,7 @@ export const BUNDLE_GOAL_BYTES = 300 * 1024;
 
 async function runBundle(): Promise<CustomResult> {
   const { build } = await import('esbuild');
-  const r = await build({
-    entryPoints: ['src/worker.ts'],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    conditions: ['workerd', 'worker', 'browser', 'import'],
-    mainFields: ['browser', 'module', 'main'],
-    external: ['cloudflare:*'],
-    minify: true,
-    write: false,
-    metafile: true,
-    logLevel: 'warning',
-  });
+  const r = await build({ ...WORKER_BUILD, minify: true, write: false, metafile: true });
   const out = r.outputFiles[0]!;
   const bytes = out.contents.length;
   const gz = gzipSync(out.contents).length;

@@ -9,6 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import WebSocket from 'ws';
+import { buildNode } from '../../scripts/build-node.mjs';
 
 export interface FleetProcess {
   url: string;
@@ -30,21 +31,7 @@ process.once('exit', () => {
 
 /** Bundles once per harness run. */
 export function bundleFleet(): Promise<string> {
-  built ??= (async () => {
-    const { build } = await import('esbuild');
-    const outfile = resolve('.cache/bench/node/main.js');
-    await build({
-      entryPoints: ['deploy/node/main.ts'],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      outfile,
-      logLevel: 'warning',
-    });
-    return outfile;
-  })();
+  built ??= buildNode(resolve('.cache/bench/node/main.js'));
   return built;
 }
 

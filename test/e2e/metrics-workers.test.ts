@@ -5,7 +5,7 @@
  * scrape after scrape; a worker that is killed and replaced leaves its counts in the sum; a worker that
  * does not answer in time is counted from its last answer and named.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -16,53 +16,10 @@ import { startNodeFleet } from '../../deploy/node/server.ts';
 import { parseConfig } from '../../src/config/schema.ts';
 import { parseExposition } from '../../src/metrics/parse.ts';
 import { bindProcessMetrics } from '../../src/metrics/process.ts';
-
-async function bundleMain(): Promise<string> {
-  const { build } = await import('esbuild');
-  const outfile = resolve(mkdtempSync(resolve('.cache/metrics-workers-')), 'main.js');
-  await build({
-    entryPoints: ['deploy/node/main.ts'],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    outfile,
-    logLevel: 'warning',
-  });
-  return outfile;
-}
+import { bundleNodeEntry, startNodeEntry } from '../helpers/nodeproc.ts';
 
 function startMain(main: string, args: string[]) {
-  const p = spawn(process.execPath, [main, ...args], {
-    env: { ...process.env, PORT: '0', FLEET_TEST_WORKER_HEADER: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const waiters = new Set<() => void>();
-  const on = (d: Buffer) => {
-    out += d;
-    for (const w of waiters) w();
-  };
-  p.stdout.on('data', on);
-  p.stderr.on('data', on);
-  const waitFor = (re: RegExp, ms = 60_000) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const check = () => {
-        const m = re.exec(out);
-        if (!m) return;
-        waiters.delete(check);
-        clearTimeout(t);
-        resolve(m);
-      };
-      const t = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`no ${re} in the output within ${ms} ms:\n${out}`));
-      }, ms);
-      waiters.add(check);
-      check();
-    });
-  return { p, waitFor };
+  return startNodeEntry(main, args, { FLEET_TEST_WORKER_HEADER: '1' });
 }
 
 /** One request on a connection of its own, so the primary hands each to the next worker. */
@@ -104,7 +61,7 @@ describe('npm start --workers 2: /metrics is the sum over the workers', () => {
 
   beforeAll(async () => {
     mkdirSync('.cache', { recursive: true });
-    main = await bundleMain();
+    main = await bundleNodeEntry('metrics-workers');
     sims = await startSimFleet({ members: ['member1'] });
     file = join(mkdtempSync(join(tmpdir(), 'fleet-metrics-workers-')), 'fleet.json');
     writeFileSync(file, JSON.stringify(sims.staticConfig()));

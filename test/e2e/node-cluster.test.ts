@@ -5,7 +5,7 @@
  * replaced, and SIGTERM drains: the request in flight finishes, the watch ends cleanly (a finished HTTP
  * response, between two events), then everything exits 0.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { get, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -16,60 +16,14 @@ import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
 import { isWatchTarget } from '../../deploy/node/http.ts';
 import { drainMs, usableCpus, workerCount } from '../../deploy/node/options.ts';
 import { type EchoUpstream, startEcho } from '../helpers/echo.ts';
+import { bundleNodeEntry, startNodeEntry } from '../helpers/nodeproc.ts';
 
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
-
-/** Bundled inside the checkout, so its external packages resolve from node_modules. */
-async function bundleMain(): Promise<string> {
-  const { build } = await import('esbuild');
-  const outfile = resolve(mkdtempSync(resolve('.cache/node-cluster-')), 'main.js');
-  await build({
-    entryPoints: ['deploy/node/main.ts'],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    outfile,
-    logLevel: 'warning',
-  });
-  return outfile;
-}
 
 let main = '';
 
 function startMain(args: string[], env: Record<string, string> = {}) {
-  const p = spawn(process.execPath, [main, ...args], {
-    env: { ...process.env, PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const waiters = new Set<() => void>();
-  const on = (d: Buffer) => {
-    out += d;
-    for (const w of waiters) w();
-  };
-  p.stdout.on('data', on);
-  p.stderr.on('data', on);
-  const exited = new Promise<number | null>((resolve) => p.on('exit', (code) => resolve(code)));
-  /** resolves with the first match of `re` in the output so far or to come */
-  const waitFor = (re: RegExp, ms = 60_000) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const check = () => {
-        const m = re.exec(out);
-        if (!m) return;
-        waiters.delete(check);
-        clearTimeout(t);
-        resolve(m);
-      };
-      const t = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`no ${re} in the output within ${ms} ms:\n${out}`));
-      }, ms);
-      waiters.add(check);
-      check();
-    });
-  return { p, output: () => out, exited, waitFor };
+  return startNodeEntry(main, args, env);
 }
 
 interface Answer {
@@ -158,7 +112,7 @@ describe('npm start --workers 2', () => {
 
   beforeAll(async () => {
     mkdirSync('.cache', { recursive: true });
-    main = await bundleMain();
+    main = await bundleNodeEntry('node-cluster');
     sims = await startSimFleet({ members: ['member1'] });
     echo = await startEcho();
     const base = sims.staticConfig();

@@ -1,0 +1,4 @@
+export function buildNode(
+  outfile: string,
+  opts?: { sourcemap?: boolean; logLevel?: 'info' | 'warning' | 'error' | 'silent' },
+): Promise<string>;
