@@ -255,3 +255,14 @@ export function statusOfAnswer(code: number, body: string, verb = 'GET'): Status
   }
   return genericServerResponse(code, body, verb);
 }
+
+/** The Status an upstream answered with, if its body is one (an error's JSON body; anything else: none). */
+export async function readStatus(res: Response): Promise<Status | undefined> {
+  const text = await res.text().catch(() => '');
+  try {
+    const v = JSON.parse(text);
+    return v && typeof v === 'object' && v.kind === 'Status' ? (v as Status) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -16,7 +16,7 @@
  */
 import type { Context } from 'hono';
 import { negotiate } from '../kube/negotiate.ts';
-import { failure, type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
+import { failure, readStatus, type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import { encodeContinue } from '../merge/continue.ts';
 import { parseItem, type SplitEvent } from '../merge/jsonsplit.ts';
 import { type ListSource, mergeList } from '../merge/listmerge.ts';
@@ -38,7 +38,6 @@ import {
   type ListReader,
   listHead,
   outcomeReason,
-  readStatus,
   resumableSource,
   splitList,
   streamResponse,

@@ -3,7 +3,7 @@
  * may import it, and it imports no route.
  */
 import type { FleetConfig } from '../config/schema.ts';
-import { failure, type Status, statusResponse } from '../kube/status.ts';
+import { failure, readStatus, type Status, statusResponse } from '../kube/status.ts';
 import type { SplitEvent } from '../merge/jsonsplit.ts';
 import { splitListStream } from '../merge/jsonsplit-stream.ts';
 import type { ListSource } from '../merge/listmerge.ts';
@@ -16,17 +16,6 @@ import { type AskedNamespace, showAskedNamespace } from '../plan/namespace.ts';
 import type { ClientDeps } from '../types.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { Outcome, Target } from '../upstreams/fanout.ts';
-
-/** The Status in an upstream error body, or undefined when the body is not one (e.g. `404 page not found`). */
-export async function readStatus(res: Response): Promise<Status | undefined> {
-  const text = await res.text().catch(() => '');
-  try {
-    const v = JSON.parse(text);
-    return v && typeof v === 'object' && v.kind === 'Status' ? (v as Status) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const encoder = new TextEncoder();
 

@@ -5,7 +5,6 @@
  * backoff, never believed.
  */
 
-import type { Status } from '../../kube/status.ts';
 import type { WatchEvent } from '../../merge/watchmerge.ts';
 import { ndjson } from '../../util/lines.ts';
 
@@ -39,16 +38,5 @@ export async function* watchEvents(body: ReadableStream<Uint8Array>): AsyncGener
     }
   } finally {
     await reader.cancel().catch(() => {});
-  }
-}
-
-/** The Status in an upstream error answer, if it is one (the body is consumed). */
-export async function readStatusBody(res: Response): Promise<Status | undefined> {
-  const text = await res.text().catch(() => '');
-  try {
-    const v = JSON.parse(text);
-    return v && typeof v === 'object' && v.kind === 'Status' ? (v as Status) : undefined;
-  } catch {
-    return undefined;
   }
 }

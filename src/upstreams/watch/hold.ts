@@ -6,8 +6,10 @@
  * that keeps failing is reported to the client once per outage (and again when it delivers), and a
  * WatchList stops waiting for its initial events.
  */
+
+import { readStatus } from '../../kube/status.ts';
 import { Backoff, sleep } from './backoff.ts';
-import { readStatusBody, watchEvents } from './events.ts';
+import { watchEvents } from './events.ts';
 import type { WatchOutput } from './output.ts';
 import type { Source } from './sources.ts';
 
@@ -25,7 +27,7 @@ async function reopen(src: Source, out: WatchOutput): Promise<Response | 'expire
     return (err as { detail?: string }).detail ?? String(err);
   }
   if (res.ok) return res;
-  const status = await readStatusBody(res);
+  const status = await readStatus(res);
   if (status?.code === 410) {
     out.emit(src.event({ type: 'ERROR', object: status }));
     return 'expired';

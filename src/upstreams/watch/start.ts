@@ -3,13 +3,12 @@
  * answered. What the sources answered decides the response (Warning headers for those that failed, a 503
  * in strict mode, kube's 404 when no cluster serves the resource) and how each source is then held.
  */
-import { failure, type Status } from '../../kube/status.ts';
+import { failure, readStatus, type Status } from '../../kube/status.ts';
 import { type MergedColumns, mergeColumns } from '../../merge/table.ts';
 import type { MergeStep } from '../../merge/watchmerge.ts';
 import type { FanOutDeps } from '../../types.ts';
 import { UpstreamError } from '../client.ts';
 import { fanOut, type Target } from '../fanout.ts';
-import { readStatusBody } from './events.ts';
 import type { Source } from './sources.ts';
 
 export type Start =
@@ -22,7 +21,7 @@ export async function openAll(sources: Source[]): Promise<Start[]> {
       try {
         const res = await src.open(false);
         if (res.ok) return { src, res };
-        const status = await readStatusBody(res);
+        const status = await readStatus(res);
         return {
           src,
           status: status?.code ?? res.status,
