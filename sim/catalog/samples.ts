@@ -26,7 +26,9 @@ type Obj = Record<string, any>;
  * gives the same objects.
  */
 const DAY = 86_400_000;
-export const SAMPLE_EPOCH = Math.floor(Date.now() / DAY) * DAY - 40 * DAY;
+// 40½ days before the process started: every sample's age (creation times are a few hours into that
+// first day) reads the same whatever the time of day (a day boundary made kubectl's AGE flip 40d/39d)
+export const SAMPLE_EPOCH = Date.now() - 40 * DAY - DAY / 2;
 
 function ts(offsetSeconds: number): string {
   return new Date(SAMPLE_EPOCH + offsetSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
