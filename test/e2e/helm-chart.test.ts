@@ -122,6 +122,20 @@ describe('the Helm chart', () => {
     expect(byKind(docs, 'PodDisruptionBudget')[0]!.spec.minAvailable).toBeUndefined();
   });
 
+  it('runs one worker process per requested CPU, or the number `workers` sets', () => {
+    const envOf = (...args: string[]) =>
+      byKind(render('-f', DEFAULTS, ...args), 'Deployment')[0]!.spec.template.spec.containers[0].env;
+    const workers = (env: any[]) => env.find((e) => e.name === 'FLEET_WORKERS');
+    expect(workers(envOf())).toEqual({
+      name: 'FLEET_WORKERS',
+      valueFrom: { resourceFieldRef: { resource: 'requests.cpu', divisor: '1' } },
+    });
+    expect(workers(envOf('--set', 'workers=3'))).toEqual({ name: 'FLEET_WORKERS', value: '3' });
+    expect(workers(envOf('--set', 'workers=auto'))).toEqual({ name: 'FLEET_WORKERS', value: 'auto' });
+    // no CPU request and no number: the fleet's own default (one per usable CPU)
+    expect(workers(envOf('--set', 'resources.requests=null'))).toBeUndefined();
+  });
+
   it('a changed configuration changes the pods’ checksum', () => {
     const a = byKind(render('-f', DEFAULTS), 'Deployment')[0]!;
     const b = byKind(render('-f', DEFAULTS, '--set', 'config.strict=true'), 'Deployment')[0]!;
