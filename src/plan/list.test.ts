@@ -50,6 +50,20 @@ describe('planList: first page', () => {
     });
   });
 
+  it('never forwards shardSelector (KEP-5866): the fleet does not honour it, so no cluster may filter', () => {
+    const sel = encodeURIComponent("shardRange(object.metadata.uid, '0x0', '0x8000000000000000')");
+    const p = plan(`shardSelector=${sel}&labelSelector=a%3Db&limit=3`);
+    for (const a of p.asks) {
+      const q = p.queryFor(a);
+      expect(q.has('shardSelector')).toBe(false);
+      expect(q.toString()).toBe('labelSelector=a%3Db&limit=3');
+    }
+    // on a later page too
+    const token = encodeContinue(membership, 'east', 'E', rvs({ karmada: '1', east: '2', west: '3' }));
+    const next = plan(`continue=${token}&shardSelector=${sel}`);
+    for (const a of next.asks) expect(next.queryFor(a).has('shardSelector')).toBe(false);
+  });
+
   it('passes resourceVersion=0 to every cluster', () => {
     expect(Object.values(queries(plan('resourceVersion=0')))).toEqual(Array(3).fill('resourceVersion=0'));
   });

@@ -15,8 +15,16 @@ import { parseItem } from '../merge/jsonsplit.ts';
 import { type Membership, planResourceVersion } from '../merge/rv.ts';
 import { chooseClusters, MATCHES_NOTHING } from './targets.ts';
 
-/** Query parameters the fleet sets per cluster; everything else goes upstream as the client sent it. */
+/**
+ * Query parameters the fleet sets per cluster; everything else goes upstream as the client sent it.
+ * `shardSelector` (KEP-5866, 1.36 alpha) is the fleet's to honour or not, and it does not (as for merged
+ * watches, plan/watch.ts): never sent upstream, so no cluster filters a list whose merged metadata then
+ * carries no `shardInfo` (the merged ListMeta is the fleet's own); a client that sees none filters itself.
+ * Honouring it would need every cluster of the clusterspace to (1.36 with the alpha gate on) and the
+ * answer to say so per cluster; one cluster that ignores it would make the whole `shardInfo` a lie.
+ */
 export const LIST_PLANNED: ReadonlySet<string> = new Set([
+  'shardSelector',
   'labelSelector',
   'fieldSelector',
   'continue',

@@ -1,7 +1,7 @@
 /**
  * Kubernetes 1.34–1.36 API machinery through the fleet's merged view, on Node and in workerd:
  * - shardSelector (KEP-5866, 1.36 alpha): not honoured across the fleet, so it is not sent to the
- *   clusters of a merged watch and no answer carries `shardInfo`: a client sees its selector was not
+ *   clusters of a merged list or watch and no answer carries `shardInfo`: a client sees its selector was not
  *   applied and filters itself (a merged list's metadata is the fleet's own, never a cluster's);
  * - CBOR (KEP-4222): a CBOR body the fleet would have to rewrite is a 415 UnsupportedMediaType in
  *   kube's words (client-go then speaks JSON for that client's lifetime); merged answers are JSON when
@@ -45,18 +45,44 @@ describe.each(RUNTIMES)('Kubernetes 1.34–1.36 API machinery on %s', (runtime) 
     // without federation only member2 serves widgets (example.fleet.io): the group of one cluster
     extra: { members: (sims) => sims.karmadaConfig({ federation: false }) },
     prepare: (sims) => {
-      for (const s of [sims.karmada, ...sims.members.values()])
+      for (const s of [sims.karmada, ...sims.members.values()]) {
         s.create({ group: '', version: 'v1', resource: 'namespaces' }, { metadata: { name: 'am' } });
+        for (const n of ['s1', 's2', 's3'])
+          s.create(
+            { group: '', version: 'v1', resource: 'configmaps' },
+            { metadata: { name: n, namespace: 'am' } },
+          );
+      }
     },
   });
 
-  it('shardSelector: not sent to the clusters of a merged watch, and no shardInfo in a merged list', async () => {
+  it('shardSelector: not sent to the clusters of a merged list or watch, and no shardInfo in a merged list', async () => {
     const sel = encodeURIComponent("shardRange(object.metadata.uid, '0x0', '0x8000000000000000')");
-    const list = await fetch(`${f.url}/api/v1/namespaces/am/configmaps?shardSelector=${sel}`);
-    expect(list.status).toBe(200);
-    const body = (await list.json()) as { metadata: Record<string, unknown> };
-    expect(body.metadata.shardInfo).toBeUndefined();
     const m1 = f.member('member1');
+    const session = `shard-${runtime}-${Date.now()}`;
+    const list = await fetch(`${f.url}/api/v1/namespaces/am/configmaps?shardSelector=${sel}&limit=50`, {
+      headers: { 'Kubectl-Session': session },
+    });
+    expect(list.status).toBe(200);
+    const body = (await list.json()) as { metadata: Record<string, unknown>; items: unknown[] };
+    expect(body.metadata.shardInfo).toBeUndefined();
+    // every object, unfiltered: the client, seeing no shardInfo, filters itself
+    expect(body.items.length).toBeGreaterThanOrEqual(12);
+    expect(body.items.length).toBe(
+      [f.sims.karmada, ...f.sims.members.values()].reduce(
+        (n, s) => n + s.list({ group: '', version: 'v1', resource: 'configmaps' }, 'am').length,
+        0,
+      ),
+    );
+    for (const name of ['member1', 'member2', 'member3']) {
+      const asked = f.member(name).requests.filter((r) => r.headers['kubectl-session'] === session);
+      expect(asked.length, name).toBeGreaterThan(0);
+      for (const r of asked) {
+        const q = new URL(r.url, 'http://x').searchParams;
+        expect(q.has('shardSelector'), name).toBe(false);
+        expect(q.get('limit'), name).toBe('50');
+      }
+    }
     const before = m1.requests.length;
     const w = await openWatch(`${f.url}/api/v1/namespaces/am/configmaps?watch=true&shardSelector=${sel}`);
     try {
