@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failure, genericServerResponse, statusOfAnswer } from './status.ts';
+import { failure, genericServerResponse, readStatus, statusOfAnswer } from './status.ts';
 
 describe('genericServerResponse', () => {
   it('keeps a 4xx as that 4xx, with the reason its code means', () => {
@@ -40,5 +40,22 @@ describe('statusOfAnswer', () => {
     expect(statusOfAnswer(400, '{"kind":"Pod"}')).toMatchObject({ code: 400, reason: 'BadRequest' });
     // a "Status" claiming success on an error answer is not believed
     expect(statusOfAnswer(400, '{"kind":"Status","code":200}')).toMatchObject({ code: 400 });
+  });
+});
+
+describe('readStatus', () => {
+  it('reads a Status body; a 4xx without one is the generic Status for its code; a bare 5xx is none', async () => {
+    const own = failure(403, 'Forbidden', 'pods is forbidden');
+    expect(await readStatus(new Response(JSON.stringify(own), { status: 403 }))).toEqual(own);
+    expect(await readStatus(new Response(null, { status: 431 }))).toMatchObject({
+      kind: 'Status',
+      code: 431,
+      reason: 'Unknown',
+    });
+    expect(await readStatus(new Response('404 page not found', { status: 404 }))).toMatchObject({
+      code: 404,
+      reason: 'NotFound',
+    });
+    expect(await readStatus(new Response('<html>bad gateway</html>', { status: 502 }))).toBeUndefined();
   });
 });

@@ -220,6 +220,10 @@ export function genericServerResponse(code: number, serverText: string, verb = '
       reason = 'Invalid';
       message = 'the server rejected our request due to an error in our request';
       break;
+    case 503:
+      reason = 'ServiceUnavailable';
+      message = 'the server is currently unable to handle the request';
+      break;
     case 504:
       reason = 'Timeout';
       message =
@@ -256,13 +260,25 @@ export function statusOfAnswer(code: number, body: string, verb = 'GET'): Status
   return genericServerResponse(code, body, verb);
 }
 
-/** The Status an upstream answered with, if its body is one (an error's JSON body; anything else: none). */
+/**
+ * The Status an upstream error answer means, for the callers that read one (lists, watches, warnings):
+ * - its body, when that is a Status;
+ * - a 4xx without one (a proxy's bodyless `431`, a `404 page not found` in text): kube's generic Status for
+ *   that code ({@link genericServerResponse}, what client-go's NewGenericServerResponse builds), so the
+ *   client still sees the refusal as a 4xx of the same code, never a 503 of the fleet's;
+ * - anything else (a 2xx, or a 5xx without a Status: a proxy's or load balancer's error page): none; the
+ *   cluster could not really answer, and the caller's own handling (a Warning, its 503) applies.
+ * Merging several clusters' refusals: when none served the request, the first refusal in fleet order is
+ * the answer (as a single cluster would give it); see routes/list.ts and routes/gather.ts.
+ */
 export async function readStatus(res: Response): Promise<Status | undefined> {
   const text = await res.text().catch(() => '');
   try {
     const v = JSON.parse(text);
-    return v && typeof v === 'object' && v.kind === 'Status' ? (v as Status) : undefined;
+    if (v && typeof v === 'object' && v.kind === 'Status') return v as Status;
   } catch {
-    return undefined;
+    // not JSON: a proxy's or a load balancer's text
   }
+  if (res.status >= 400 && res.status < 500) return genericServerResponse(res.status, text);
+  return undefined;
 }

@@ -12,7 +12,7 @@
  */
 
 import { discoveryETag, etagMatches } from '../kube/discovery.ts';
-import { failure, serviceUnavailable, statusResponse } from '../kube/status.ts';
+import { failure, serviceUnavailable, statusOfAnswer, statusResponse } from '../kube/status.ts';
 import type { ClusterDoc } from '../merge/discovery.ts';
 import type { CallerKey } from '../plan/discovery.ts';
 import type { FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
@@ -192,13 +192,7 @@ export function judge(got: Got[], p: Partial): Response | undefined {
       p.failed.every((f) => f.status === first.status) &&
       first.body !== undefined
     )
-      return new Response(first.body, {
-        status: first.status,
-        headers: {
-          'Content-Type': first.contentType ?? 'application/json',
-          'Cache-Control': 'no-cache, private',
-        },
-      });
+      return refusal(first.status, first.body, first.contentType);
     return statusResponse(serviceUnavailable(`no cluster could answer: ${reasons.join('; ')}`));
   }
   // the rest say they do not serve it, but those that failed might: do not claim it is absent
@@ -206,6 +200,27 @@ export function judge(got: Got[], p: Partial): Response | undefined {
   return statusResponse(
     serviceUnavailable(`clusters ${names} could not be asked; the others do not serve this`),
   );
+}
+
+/**
+ * One cluster's refusal as the fleet's answer: its own bytes when they are a Status (JSON or protobuf);
+ * anything else (a proxy's bodyless 431, a text 404) becomes kube's generic Status for that code.
+ */
+function refusal(status: number, body: string, contentType: string | undefined): Response {
+  if (!contentType?.includes('protobuf') && !isStatus(body))
+    return statusResponse(statusOfAnswer(status, body));
+  return new Response(body, {
+    status,
+    headers: { 'Content-Type': contentType ?? 'application/json', 'Cache-Control': 'no-cache, private' },
+  });
+}
+
+function isStatus(body: string): boolean {
+  try {
+    return (JSON.parse(body) as { kind?: string } | null)?.kind === 'Status';
+  } catch {
+    return false;
+  }
 }
 
 export function notFound(warnings: string[] = []): Response {

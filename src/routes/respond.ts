@@ -3,7 +3,7 @@
  * may import it, and it imports no route.
  */
 import type { FleetConfig } from '../config/schema.ts';
-import { failure, readStatus, type Status, statusResponse } from '../kube/status.ts';
+import { failure, readStatus, type Status, statusOfAnswer, statusResponse } from '../kube/status.ts';
 import type { SplitEvent } from '../merge/jsonsplit.ts';
 import { splitListStream } from '../merge/jsonsplit-stream.ts';
 import type { ListSource } from '../merge/listmerge.ts';
@@ -89,8 +89,14 @@ export async function fleetAnswer(
   try {
     body = JSON.parse(text);
   } catch {
-    return new Response(text, { status: res.status, headers });
+    body = undefined;
   }
+  // an error answer without a Status (a proxy's bodyless 431, a text 404 or 502 page): kube's generic
+  // Status for its code, as client-go would read it
+  if (res.status >= 400 && body?.kind !== 'Status') {
+    body = statusOfAnswer(res.status, text);
+    headers.set('Content-Type', 'application/json');
+  } else if (body === undefined) return new Response(text, { status: res.status, headers });
   if (body?.kind === 'Status') body = rewriteStatusNames(body as Status, plain, fleet);
   else if (res.ok && body && typeof body === 'object') toFleetBody(view, membership, cluster, body, ns);
   return new Response(JSON.stringify(body), { status: res.status, headers });
