@@ -8,7 +8,7 @@ import {
   parseFieldSelector,
   serializeFieldSelector,
 } from '../kube/fields.ts';
-import { type DecodedName, decodeName } from './names.ts';
+import { type DecodedName, decodeName, isShortenedName } from './names.ts';
 import { REFERENCE_FIELDS } from './references.ts';
 
 /** the object's own name, and the references the fleet shows by fleet name (references.ts) */
@@ -76,4 +76,22 @@ export function rewriteFieldSelectorNames(
         terms.filter((t) => t.only === undefined || t.only === cluster).map((t) => t.req),
       ),
   };
+}
+
+/**
+ * The terms of a field selector that name an object by a shortened fleet name not known here (names.ts):
+ * what src/routes/locate.ts looks up before the selector is planned. None for a selector that does not
+ * parse (the plan answers its 400).
+ */
+export function unresolvedNameTerms(selector: string | undefined | null): { field: string; value: string }[] {
+  if (!selector?.includes('.clusterspace-h.')) return [];
+  let reqs: FieldRequirement[];
+  try {
+    reqs = parseFieldSelector(selector);
+  } catch {
+    return [];
+  }
+  return reqs
+    .filter((r) => namesAnObject(r.field) && isShortenedName(r.value) && decodeName(r.value).unresolved)
+    .map((r) => ({ field: r.field, value: r.value }));
 }

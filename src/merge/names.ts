@@ -130,6 +130,20 @@ export function decodeName(fleetName: string): DecodedName {
 }
 
 /**
+ * Why a shortened name `name` of `cluster` given in `field` cannot be used: unknown here, or (`create`)
+ * never for a create, which must say the name the object gets.
+ */
+export function unresolvedMessage(field: string, name: string, cluster: string, create = false): string {
+  const why = create
+    ? 'which stands for an object that exists; a create must give the name the object gets'
+    : `and no object of cluster "${cluster}" is known by it here; give the object's own name`;
+  return (
+    `${field}: "${name}" is a shortened fleet name (the fleet shortens names longer than ${FLEET_NAME_MAX_LENGTH} characters) ` +
+    `${why}: <name>.clusterspace.${cluster} at the root, or the name alone under /clusterspaces/${cluster}/`
+  );
+}
+
+/**
  * Rewrites the quoted occurrences of `name` in an upstream message to `fleetName`:
  * `pods "web" not found` → `pods "web.clusterspace.member1" not found`. Only whole quoted tokens change
  * (`"web-1"` or `web` unquoted stay as they are).

@@ -26,7 +26,7 @@ import { nestsDeeperThan, tooDeepMessage } from '../kube/json.ts';
 import { ProtobufError } from '../kube/protobuf.ts';
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { badRequest, type Status } from '../kube/status.ts';
-import { decodeName } from './names.ts';
+import { decodeName, unresolvedMessage } from './names.ts';
 import { stripMarkers } from './objects.ts';
 import { editProtobufObjectMeta } from './protobuf.ts';
 import { mapReferences } from './references.ts';
@@ -77,6 +77,8 @@ function isObj(v: unknown): v is Obj {
 /** A name from a body as the cluster knows it: the suffix of this cluster goes, another cluster's is refused. */
 export function plainName(name: string, cluster: string, field = 'metadata.name'): string {
   const d = decodeName(name);
+  // a shortened name (names.ts) of an object not known here: writing it would store that name itself
+  if (d.unresolved) throw new Refusal(badRequest(unresolvedMessage(field, name, d.cluster)));
   if (d.cluster === undefined || d.cluster === cluster) return d.name;
   throw new Refusal(
     badRequest(

@@ -1,5 +1,6 @@
 /**
- * Which cluster owns the object a request names. A fleet name (`<name>.clusterspace.<cluster>`) names its
+ * Which cluster owns the object a request names. A fleet name (`<name>.clusterspace.<cluster>`, or its
+ * shortened form `…-<digest>.clusterspace-h.<cluster>` once resolved: src/merge/names.ts) names its
  * cluster; a plain name means the plain-name cluster (the one cluster of a single-cluster clusterspace,
  * or the control plane with federation on) and otherwise has to be looked for in every cluster: found
  * once → that one; nowhere → 404; in several → 409 Conflict listing the fleet names to use.
@@ -57,6 +58,12 @@ export function ownerOf<T extends { cluster: string }>(
   const d = decodeName(info.name);
   if (d.cluster !== undefined) {
     const target = targets.find((t) => t.cluster === d.cluster);
+    // a shortened name no object of its cluster has (src/routes/locate.ts looked): not found
+    if (target && d.unresolved) {
+      const nf = notFound(info.resource, info.apiGroup, info.name);
+      nf.message += ` (a shortened fleet name: no ${info.resource} of cluster "${d.cluster}" has a name that shortens to it)`;
+      return nf;
+    }
     if (target) return { target, plain: d.name, fleet: fleetName(view, d.name, d.cluster) };
     if (info.clusterspace !== undefined && info.clusterspace !== 'all')
       return badRequest(

@@ -9,7 +9,7 @@
  * Pure: every refusal is a Status returned.
  */
 import { badRequest, failure, qualified, type Status } from '../kube/status.ts';
-import { decodeName } from '../merge/names.ts';
+import { decodeName, isShortenedName, unresolvedMessage } from '../merge/names.ts';
 import type { RequestInfo } from '../request/info.ts';
 import { chooseClusters, MATCHES_NOTHING } from './targets.ts';
 
@@ -37,6 +37,15 @@ export function createTarget<T extends { cluster: string }>(
   plainNameCluster: string | undefined,
 ): T | Status {
   const given = names.name || names.generateName;
+  // a shortened name stands for an object that exists: the same create would work or not by replica
+  if (isShortenedName(given))
+    return badRequest(
+      unresolvedMessage(
+        names.name ? 'metadata.name' : 'metadata.generateName',
+        given,
+        decodeName(given).cluster!,
+      ),
+    );
   const byName = decodeName(given).cluster;
   // a fleet-named metadata.namespace (src/plan/namespace.ts) says the cluster as well as a fleet name does
   const byNamespace = names.namespace ? decodeName(names.namespace).cluster : undefined;

@@ -25,6 +25,7 @@ import { discoveryRoute } from './discovery.ts';
 import { fleetExecRoute } from './fleetexec.ts';
 import { getRoute } from './get.ts';
 import { listRoute } from './list.ts';
+import { resolveShortenedNames } from './locate.ts';
 import { openapiRoute } from './openapi.ts';
 import { unknownClusterspace } from './respond.ts';
 import { reviewsRoute } from './reviews.ts';
@@ -50,6 +51,9 @@ export async function fleetRoute(c: Context, deps: FleetDeps, asked: RequestInfo
       : discoveryRoute(c, deps, info, targets, path);
   }
   const plainNameCluster = plainNameClusterFor({ federation: deps.config.federation }, cs, targets);
+  // shortened fleet names (names longer than 253 characters) in the URL or a field selector: made known
+  const unresolved = await resolveShortenedNames(deps, info, c.req.raw, targets);
+  if (unresolved) return statusResponse(unresolved);
   // auth can-i (--list) and whoami at the fleet view: asked of every cluster and merged (routes/reviews.ts)
   const review = fleetReviewKind(info);
   if (review) return reviewsRoute(c, deps, info, targets, review);

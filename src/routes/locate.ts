@@ -3,7 +3,10 @@
  * when a plain name pins no cluster, every cluster is asked whether it has the object (metadata only).
  * Not a route: routes import it; it imports no route.
  */
-import type { Status } from '../kube/status.ts';
+import { failure, readStatus, type Status } from '../kube/status.ts';
+import { unresolvedNameTerms } from '../merge/fieldnames.ts';
+import { decodeName, encodeName, isShortenedName } from '../merge/names.ts';
+import { isAmbiguous } from '../merge/names-memo.ts';
 import type { FleetView } from '../merge/objects.ts';
 import { type Owner, ownerAmong, ownerOf, ownerProbe } from '../plan/owner.ts';
 import type { RequestInfo } from '../request/info.ts';
@@ -42,4 +45,125 @@ export async function findOwner(
     outcomes.filter((o) => o.ok && o.res.ok).map((o) => o.target),
     outcomes.filter((o) => !o.ok).map((o) => o.target.cluster),
   );
+}
+
+// ------------------------------------------------------------------------------------ shortened names
+
+/** Objects asked per page, and pages at most, when a shortened name is looked up in its cluster. */
+export const LOOKUP_PAGE = 500;
+export const LOOKUP_MAX_PAGES = 20;
+
+/** the collection a request's object belongs to (`/api/v1/namespaces/ns/configmaps`), percent-encoded */
+function collectionPath(info: RequestInfo): string {
+  const base =
+    info.apiPrefix === 'api' ? `/api/${info.apiVersion}` : `/apis/${info.apiGroup}/${info.apiVersion}`;
+  const ns =
+    info.namespace && info.resource !== 'namespaces'
+      ? `/namespaces/${encodeURIComponent(info.namespace)}`
+      : '';
+  return `${base}${ns}/${encodeURIComponent(info.resource)}`;
+}
+
+/** where a shortened name in `field` is looked for: which collection, which value of its items */
+function lookupFor(info: RequestInfo, field: string): { path: string; metadataOnly: boolean } {
+  if (field === 'metadata.name')
+    return { path: info.name ? collectionPath(info) : info.kubePath, metadataOnly: true };
+  // a pod's node: the cluster's nodes
+  if (field === 'spec.nodeName' || field === 'status.nominatedNodeName')
+    return { path: '/api/v1/nodes', metadataOnly: true };
+  // events' objects (involvedObject, regarding, related) can be of any kind: the events themselves say
+  return { path: info.kubePath, metadataOnly: false };
+}
+
+function valueAt(item: unknown, field: string): unknown {
+  if (field === 'spec.nodeName' || field === 'status.nominatedNodeName') field = 'metadata.name';
+  let v: unknown = item;
+  for (const key of field.split('.'))
+    v = v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  return v;
+}
+
+/**
+ * Looks `short` up in its cluster: lists `path` there a page at a time (as the caller: its RBAC decides)
+ * and shortens every name met, which teaches names.ts what they stand for, until `short` is known. The
+ * answer is the cluster's refusal, if it refused; otherwise undefined (found, or no such object).
+ */
+async function lookUp(
+  deps: FanOutDeps,
+  target: Target,
+  where: { path: string; metadataOnly: boolean },
+  field: string,
+  short: string,
+  signal: AbortSignal,
+): Promise<Status | undefined> {
+  const headers = new Headers({
+    Accept: where.metadataOnly
+      ? 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json'
+      : 'application/json',
+    'Accept-Encoding': 'identity',
+  });
+  let cont = '';
+  for (let page = 0; page < LOOKUP_MAX_PAGES; page++) {
+    const q = new URLSearchParams({ limit: String(LOOKUP_PAGE) });
+    if (cont) q.set('continue', cont);
+    const res = await deps.client.send(target.endpoint, {
+      method: 'GET',
+      path: `${where.path}?${q}`,
+      headers: new Headers(headers),
+      signal,
+    });
+    if (!res.ok)
+      return (
+        (await readStatus(res)) ??
+        failure(503, 'ServiceUnavailable', `cluster "${target.cluster}" did not answer`)
+      );
+    const list = (await res.json()) as { items?: unknown[]; metadata?: { continue?: string } };
+    for (const item of list.items ?? []) {
+      const v = valueAt(item, field);
+      if (typeof v === 'string' && v !== '') encodeName(v, target.cluster);
+    }
+    if (decodeName(short).unresolved === undefined || isAmbiguous(short)) return undefined;
+    cont = list.metadata?.continue ?? '';
+    if (!cont) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Makes the shortened fleet names a request carries known (src/merge/names.ts): the URL's name, and the
+ * values of a collection's field selector that name objects. Each one this instance has not met is looked
+ * up in its cluster (a list of that kind there, metadata only for names; see {@link lookUp}); afterwards
+ * the request is planned as if the long name had been given. Answers a Status only when the request
+ * cannot go on: the cluster refused the lookup of the URL's name (say RBAC allows get but not list), or
+ * two names shorten alike (409). A name nothing matches stays unresolved: the owner is then not found, a
+ * selector term matches nothing. A no-op (no I/O) for every request without a shortened name.
+ */
+export async function resolveShortenedNames(
+  deps: FanOutDeps,
+  info: RequestInfo,
+  req: Request,
+  targets: readonly Target[],
+): Promise<Status | undefined> {
+  const asked: { field: string; value: string; url: boolean }[] = [];
+  if (info.name && isShortenedName(info.name) && decodeName(info.name).unresolved)
+    asked.push({ field: 'metadata.name', value: info.name, url: true });
+  if (!info.name && req.url.includes('clusterspace-h'))
+    for (const t of unresolvedNameTerms(new URL(req.url).searchParams.get('fieldSelector')))
+      asked.push({ ...t, url: false });
+  for (const a of asked) {
+    const cluster = decodeName(a.value).cluster!;
+    const target = targets.find((t) => t.cluster === cluster);
+    // a cluster outside the clusterspace: the plan answers that (400 or 404)
+    if (!target) continue;
+    const refused = await lookUp(deps, target, lookupFor(info, a.field), a.field, a.value, req.signal);
+    if (refused && a.url) return refused;
+    if (isAmbiguous(a.value))
+      return failure(
+        409,
+        'Conflict',
+        `the shortened fleet name "${a.value}" stands for several objects of cluster "${cluster}"; ` +
+          `name the object by its own name: <name>.clusterspace.${cluster}, or the name alone under /clusterspaces/${cluster}/`,
+      );
+  }
+  return undefined;
 }
