@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_BODY_DEPTH, nestsDeeperThan } from './json.ts';
+import { bytesNestDeeperThan, MAX_BODY_DEPTH, nestsDeeperThan } from './json.ts';
 
 /** `depth` levels of alternating objects and arrays around a scalar. */
 function nested(depth: number): unknown {
@@ -39,5 +39,30 @@ describe('nestsDeeperThan', () => {
 
   it('keeps the limit where re-serialising is safe', () => {
     expect(() => JSON.stringify(nested(MAX_BODY_DEPTH))).not.toThrow();
+  });
+});
+
+describe('bytesNestDeeperThan', () => {
+  const enc = (v: string) => new TextEncoder().encode(v);
+  it('agrees with nestsDeeperThan on the parsed value, for any depth and limit', () => {
+    fc.assert(
+      fc.property(fc.nat(200), fc.nat(200), (depth, limit) => {
+        expect(bytesNestDeeperThan(enc(JSON.stringify(nested(depth))), limit)).toBe(depth > limit);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.nat(6), (v, limit) => {
+        expect(bytesNestDeeperThan(enc(JSON.stringify(v)), limit)).toBe(nestsDeeperThan(v, limit));
+      }),
+    );
+  });
+
+  it('skips brackets inside strings, escaped quotes included', () => {
+    expect(bytesNestDeeperThan(enc(`{"a":"[[[[\\"[[[["}`), 1)).toBe(false);
+    expect(bytesNestDeeperThan(enc(`{"a":"\\\\",  "b":[[]]}`), 2)).toBe(true);
+  });
+
+  it('refuses 5,000 nested arrays', () => {
+    expect(bytesNestDeeperThan(enc(`{"x":${'['.repeat(5000)}${']'.repeat(5000)}}`))).toBe(true);
   });
 });

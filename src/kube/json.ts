@@ -27,3 +27,32 @@ export function nestsDeeperThan(value: unknown, limit = MAX_BODY_DEPTH): boolean
 export function tooDeepMessage(limit = MAX_BODY_DEPTH): string {
   return `the request body could not be decoded: exceeded max depth (objects and arrays nest at most ${limit} levels)`;
 }
+
+const OPEN_OBJECT = 0x7b; // {
+const OPEN_ARRAY = 0x5b; // [
+const CLOSE_OBJECT = 0x7d; // }
+const CLOSE_ARRAY = 0x5d; // ]
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Whether JSON `bytes` nest arrays/objects more than `limit` levels deep, read from the bytes alone (no
+ * parse, one pass, strings skipped): for a body the fleet relays without parsing (a passthrough write),
+ * which must still be refused before a cluster sees it. Malformed JSON is not judged here (whoever
+ * parses it answers that); only depth is.
+ */
+export function bytesNestDeeperThan(bytes: Uint8Array, limit = MAX_BODY_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (inString) {
+      if (b === BACKSLASH) i++;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) inString = true;
+    else if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
+      if (++depth > limit) return true;
+    } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) depth--;
+  }
+  return false;
+}

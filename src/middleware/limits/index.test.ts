@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { limitsSchema } from '../../config/security.ts';
+import { MAX_BODY_DEPTH, tooDeepMessage } from '../../kube/json.ts';
 import { limits } from './index.ts';
 
 function app(cfg: Record<string, number> = {}) {
@@ -51,6 +52,26 @@ describe('request limits', () => {
     const big = await call('/', { headers: { 'x-big': 'v'.repeat(1100) } });
     expect(big.status).toBe(431);
     expect((await call('/api')).status).toBe(200);
+  });
+
+  it('refuses a JSON body (or JSON patch) nested past MAX_BODY_DEPTH with a 400, before the route', async () => {
+    const call = app();
+    const deep = `{"x":${'['.repeat(MAX_BODY_DEPTH + 1)}${']'.repeat(MAX_BODY_DEPTH + 1)}}`;
+    for (const type of ['application/json', 'application/merge-patch+json; charset=utf-8']) {
+      const res = await call('/x', { method: 'POST', body: deep, headers: { 'Content-Type': type } });
+      expect(res.status, type).toBe(400);
+      expect(await status(res)).toMatchObject({ reason: 'BadRequest', message: tooDeepMessage() });
+    }
+    const ok = `{"x":${'['.repeat(MAX_BODY_DEPTH - 1)}${']'.repeat(MAX_BODY_DEPTH - 1)}}`;
+    const res = await call('/x', {
+      method: 'POST',
+      body: ok,
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(await res.text()).toBe(`ok ${ok.length}`);
+    // not JSON: not the fleet's to judge, the bytes go on
+    const text = await call('/x', { method: 'POST', body: deep, headers: { 'Content-Type': 'text/plain' } });
+    expect(text.status).toBe(200);
   });
 
   it('defaults to kube-apiserver’s 3 MiB body limit', () => {

@@ -12,11 +12,14 @@
  * limit, so that an oversized one is refused with a 413 before any cluster sees the request (a streamed
  * passthrough would otherwise have started upstream); what the client still sends is read away
  * (bounded) so that it gets the 413 rather than a reset connection. Bodies with a Content-Length stream
- * on untouched (the runtime enforces their length). Every refusal is a Kubernetes Status.
+ * on untouched (the runtime enforces their length), except JSON ones: those are read whole too, and one
+ * nested deeper than MAX_BODY_DEPTH (src/kube/json.ts) is a 400 before any route, passthrough included,
+ * relays it. Every refusal is a Kubernetes Status.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { LimitsConfig } from '../../config/security.ts';
-import { failure, statusResponse } from '../../kube/status.ts';
+import { bytesNestDeeperThan, tooDeepMessage } from '../../kube/json.ts';
+import { badRequest, failure, statusResponse } from '../../kube/status.ts';
 import { BodyReadError, BodyTimeoutError, BodyTooLargeError, limitBody } from '../../request/body.ts';
 import { checkRawTarget, rawTargetOf } from '../../request/target.ts';
 import { readLimited } from '../../util/body.ts';
@@ -122,13 +125,24 @@ export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): MiddlewareH
   };
 }
 
-/** See the module comment: reads a body of unknown length whole, once the caller is known. */
+/** JSON and the JSON patch types (`application/merge-patch+json`, …): the bodies whose depth is checked. */
+function isJsonMedia(contentType: string | null): boolean {
+  const mt = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return mt === 'application/json' || (mt.startsWith('application/') && mt.endsWith('+json'));
+}
+
+/**
+ * See the module comment: reads a body of unknown length whole, once the caller is known; a JSON body
+ * (any length) too, so that its nesting depth is checked before any route relays it.
+ */
 export function bodyIntake(cfg: LimitsConfig, bodyTimeoutMs = BODY_TIMEOUT_MS): MiddlewareHandler {
   const max = cfg.maxBodyBytes;
   return async (c, next) => {
     const raw = c.req.raw;
     const body = raw.body;
-    if (!body || (raw.headers.has('content-length') && !raw.headers.has('transfer-encoding'))) return next();
+    const json = isJsonMedia(raw.headers.get('content-type'));
+    if (!body || (!json && raw.headers.has('content-length') && !raw.headers.has('transfer-encoding')))
+      return next();
     const deadline = AbortSignal.timeout(bodyTimeoutMs);
     const r = await readLimited(body, max, {
       drainBytes: 4 * max,
@@ -142,6 +156,9 @@ export function bodyIntake(cfg: LimitsConfig, bodyTimeoutMs = BODY_TIMEOUT_MS): 
       throw err;
     });
     if (r.ok) {
+      // a passthrough relays the bytes unparsed: nesting past the limit is refused here, before any
+      // cluster sees it (kube's decoder stops at 10,000 levels; the fleet, which re-serialises, earlier)
+      if (json && bytesNestDeeperThan(r.bytes)) return statusResponse(badRequest(tooDeepMessage()));
       withBody(c, r.bytes);
       return next();
     }

@@ -155,7 +155,7 @@ export function describeIntakeRows(runtime: Runtime, ids: readonly string[]): vo
         `POST /clusterspaces/member1/api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: fleet\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
         { body },
       );
-      expect(r.status).toBe(400);
+      expect(r.status, r.text).toBe(400);
       expect(r.text).toMatch(/"kind":"Status"/);
       expect(reachedUpstream(/^POST$/)).toEqual([]);
     });
