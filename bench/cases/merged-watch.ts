@@ -20,13 +20,13 @@
  * The simulated clusters' bookmark interval is set to 60 s for the case (kube-apiserver's is about a minute;
  * the simulator's 1 s default would make 3,000 upstream watches send 3,000 bookmarks a second).
  */
-import { Agent, type ClientRequest, get, type IncomingMessage } from 'node:http';
 import type { SimCluster } from '../../sim/index.ts';
 import { censusDelta, heapCensus } from '../lib/heapsnap.ts';
 import { procMemory } from '../lib/proc.ts';
 import { formatProfile } from '../lib/profile.ts';
 import { fmt, table } from '../lib/report.ts';
-import { median, percentile, processCpuMs, Samples } from '../lib/stats.ts';
+import { median, processCpuMs } from '../lib/stats.ts';
+import { nowMs, type OpenResult, type StopResult, type Written, watchersState } from '../lib/watchers.ts';
 import type { BenchCase, CaseContext, CustomResult, GoalCheck, UpstreamContext } from './types.ts';
 
 const MEMBERS = ['member1', 'member2', 'member3'];
@@ -38,7 +38,6 @@ export const WATCH_GOAL = { addedP99Ms: 2, bytesPerWatch: 32 * 1024, rate: 1000,
 
 /** a watch that has no response headers by then is counted as failed (the measurement goes on without it) */
 const OPEN_TIMEOUT_MS = 15_000;
-const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const nsOf = (set: 'f' | 'd', i: number) => `b${set}-${i}`;
 
 // ------------------------------------------------------------------------------------------ upstream side
@@ -60,6 +59,8 @@ interface DriveResult {
   endMs: number;
   /** largest lag of the driver behind its schedule (fixed rate) */
   maxLagMs: number;
+  /** every event written: which watch, which cluster (index into the spec's clusters), which sequence */
+  written: Written;
 }
 
 let savedBookmarkMs: number | undefined;
@@ -74,13 +75,15 @@ function sims(ctx: UpstreamContext): SimCluster[] {
 }
 
 let seq = 0;
-function write(sim: SimCluster, namespace: string): void {
+function write(sim: SimCluster, namespace: string, cluster: number): number {
+  const n = seq++;
   sim.update(CM_GVR, {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: CM_NAME, namespace },
-    data: { t: nowMs().toFixed(3), seq: String(seq++) },
+    data: { t: nowMs().toFixed(3), seq: String(n), c: String(cluster) },
   });
+  return n;
 }
 
 function drive(ctx: UpstreamContext, spec: DriveSpec): Promise<DriveResult> {
@@ -90,12 +93,15 @@ function drive(ctx: UpstreamContext, spec: DriveSpec): Promise<DriveResult> {
   // object): a long run would measure that instead of the watches. Each drive starts with an empty history.
   for (const sim of byName.values()) sim.compact();
   let k = 0;
+  const written: Written = { watch: [], cluster: [], seq: [] };
   const next = () => {
     // event k: watcher k mod W, cluster ⌊k / W⌋ mod C (every watcher hears from every cluster in turn)
     const w = spec.watchers.length;
     const i = spec.watchers[k % w]!;
-    const sim = targets[Math.floor(k / w) % targets.length]!;
-    write(sim, nsOf(spec.set, i));
+    const c = Math.floor(k / w) % targets.length;
+    written.watch.push(i);
+    written.cluster.push(c);
+    written.seq.push(write(targets[c]!, nsOf(spec.set, i), c));
     k++;
   };
   const startMs = nowMs();
@@ -106,7 +112,7 @@ function drive(ctx: UpstreamContext, spec: DriveSpec): Promise<DriveResult> {
       const step = () => {
         for (let b = 0; b < 100 && k < total; b++) next();
         if (k < total) setImmediate(step);
-        else resolve({ sent: k, startMs, endMs: nowMs(), maxLagMs: 0 });
+        else resolve({ sent: k, startMs, endMs: nowMs(), maxLagMs: 0, written });
       };
       step();
     });
@@ -124,7 +130,7 @@ function drive(ctx: UpstreamContext, spec: DriveSpec): Promise<DriveResult> {
       while (k < due) next();
       if (now >= endAt) {
         clearInterval(timer);
-        resolve({ sent: k, startMs, endMs: nowMs(), maxLagMs });
+        resolve({ sent: k, startMs, endMs: nowMs(), maxLagMs, written });
       }
     };
     const timer = setInterval(tick, 2);
@@ -168,156 +174,8 @@ function teardown(ctx: UpstreamContext): void {
 
 // ------------------------------------------------------------------------------------------ watcher side (load process)
 
-interface WatcherSet {
-  reqs: ClientRequest[];
-  agent: Agent;
-}
-
-const sets = new Map<string, WatcherSet>();
-let recording: { delays: Samples; received: number; lastMs: number; firstMs: number } | undefined;
-let received = 0;
-let otherLines = 0;
-
-function onLine(line: string, at: number): void {
-  const m = /"t":"(\d+(?:\.\d+)?)"/.exec(line);
-  if (!m || !line.startsWith('{"type":"MODIFIED"')) {
-    if (line.trim()) otherLines++;
-    return;
-  }
-  received++;
-  if (!recording) return;
-  const t = Number(m[1]);
-  if (t === 0) return;
-  recording.delays.push(at - t);
-  recording.received++;
-  if (at > recording.lastMs) recording.lastMs = at;
-  if (at < recording.firstMs) recording.firstMs = at;
-}
-
-interface OpenResult {
-  opened: number;
-  /** indexes (into `urls`) of the watches that answered 200 */
-  openedIdx: number[];
-  failed: number;
-  withWarnings: number;
-  firstError?: string;
-  ms: number;
-}
-
-const loadActions = {
-  /** opens one streaming GET per URL; resolves when every one has its response headers (or failed) */
-  open({ key, urls, timeoutMs }: { key: string; urls: string[]; timeoutMs: number }): Promise<OpenResult> {
-    const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
-    const set: WatcherSet = { reqs: [], agent };
-    sets.set(key, set);
-    const t0 = performance.now();
-    let opened = 0;
-    const openedIdx: number[] = [];
-    let failed = 0;
-    let withWarnings = 0;
-    let firstError: string | undefined;
-    return new Promise((resolve) => {
-      let pending = urls.length;
-      const done = () => {
-        if (--pending === 0)
-          resolve({
-            opened,
-            openedIdx: openedIdx.sort((a, b) => a - b),
-            failed,
-            withWarnings,
-            firstError,
-            ms: performance.now() - t0,
-          });
-      };
-      for (const [idx, url] of urls.entries()) {
-        let settled = false;
-        const settle = (ok: boolean, err?: string) => {
-          if (settled) return;
-          settled = true;
-          if (ok) {
-            opened++;
-            openedIdx.push(idx);
-          } else {
-            failed++;
-            firstError ??= err;
-          }
-          done();
-        };
-        const req = get(url, { agent, headers: { Accept: 'application/json' } }, (res: IncomingMessage) => {
-          if (res.statusCode !== 200) {
-            settle(false, `HTTP ${res.statusCode}`);
-            res.resume();
-            return;
-          }
-          if (res.headers.warning) withWarnings++;
-          settle(true);
-          res.setEncoding('utf8');
-          let buf = '';
-          res.on('data', (chunk: string) => {
-            const at = nowMs();
-            buf += chunk;
-            let nl = buf.indexOf('\n');
-            while (nl >= 0) {
-              onLine(buf.slice(0, nl), at);
-              buf = buf.slice(nl + 1);
-              nl = buf.indexOf('\n');
-            }
-          });
-          res.on('error', () => {});
-        });
-        req.setTimeout(timeoutMs, () => {
-          settle(false, `no answer within ${timeoutMs} ms`);
-          req.destroy();
-        });
-        req.on('error', (e) => settle(false, e.message));
-        set.reqs.push(req);
-      }
-    });
-  },
-  record() {
-    recording = { delays: new Samples(), received: 0, lastMs: 0, firstMs: Number.POSITIVE_INFINITY };
-    return null;
-  },
-  /** waits until `expect` events were recorded (or `graceMs` passed since the last one), then reports */
-  async stop({ expect, graceMs }: { expect: number; graceMs: number }) {
-    const r = recording;
-    if (!r) throw new Error('not recording');
-    const t0 = nowMs();
-    let last = r.received;
-    let lastChange = t0;
-    while (r.received < expect) {
-      await new Promise((res) => setTimeout(res, 20));
-      if (r.received !== last) {
-        last = r.received;
-        lastChange = nowMs();
-      } else if (nowMs() - lastChange > graceMs) break;
-    }
-    recording = undefined;
-    const sorted = r.delays.sorted();
-    return {
-      received: r.received,
-      firstMs: r.firstMs,
-      lastMs: r.lastMs,
-      p50: percentile(sorted, 50),
-      p90: percentile(sorted, 90),
-      p99: percentile(sorted, 99),
-      max: percentile(sorted, 100),
-    };
-  },
-  close({ key }: { key: string }) {
-    const set = sets.get(key);
-    if (!set) return 0;
-    for (const r of set.reqs) r.destroy();
-    set.agent.destroy();
-    sets.delete(key);
-    return set.reqs.length;
-  },
-  counters() {
-    return { received, otherLines };
-  },
-};
-
-type Stats = Awaited<ReturnType<typeof loadActions.stop>>;
+const loadActions = watchersState();
+type Stats = StopResult;
 
 // ------------------------------------------------------------------------------------------ the case
 
@@ -391,20 +249,40 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
     const watchersOf = (set: 'f' | 'd') => (set === 'f' ? fOpen.openedIdx : dOpen.openedIdx);
     if (!fOpen.opened || !dOpen.opened) throw new Error('no watch opened');
 
-    // latency at the fixed rate: direct and fleet phases alternate
-    const phase = async (set: 'f' | 'd'): Promise<Stats & { sent: number; maxLagMs: number }> => {
+    // latency at the fixed rate: direct and fleet phases alternate. A phase is over when its last event
+    // arrived, or `deadlineMs` after its last write: what did not arrive by then is sorted (lost, ended, late)
+    const deadlineMs = quick ? 10_000 : 20_000;
+    const drive = async (set: 'f' | 'd', rate: number, o: { durationS?: number; total?: number }) => {
       await ctx.load('record');
       const d = await ctx.upstream<DriveResult>('drive', {
         set,
         clusters: set === 'f' ? MEMBERS : [DIRECT_MEMBER],
         watchers: watchersOf(set),
-        rate: WATCH_GOAL.rate,
-        durationS: phaseS,
+        rate,
+        ...o,
       } satisfies DriveSpec);
-      const s = await ctx.load<Stats>('stop', { expect: d.sent, graceMs: 2000 });
-      return { ...s, sent: d.sent, maxLagMs: d.maxLagMs };
+      const s = await ctx.load<Stats>('stop', {
+        key: set === 'f' ? 'fleet' : 'direct',
+        written: d.written,
+        endMs: d.endMs,
+        deadlineMs,
+      });
+      return { ...s, sent: d.sent, maxLagMs: d.maxLagMs, startMs: d.startMs, endMs: d.endMs };
     };
-    const results: Record<'f' | 'd', Array<Stats & { sent: number; maxLagMs: number }>> = { f: [], d: [] };
+    const phase = (set: 'f' | 'd') => drive(set, WATCH_GOAL.rate, { durationS: phaseS });
+    const missing = (s: Stats) =>
+      s.received < s.expected
+        ? `  MISSING ${s.expected - s.received}: ${s.lost} lost (a later event of that cluster came), ${s.ended} on ended watches, ${s.late} not delivered ${deadlineMs / 1000} s after the last write`
+        : '';
+    // warm-up (not measured): the first events through freshly opened watches pay for JIT and GC
+    const warmupS = Math.max(0.5, ctx.opts.warmupS);
+    for (const set of ['d', 'f'] as const) {
+      const w = await drive(set, WATCH_GOAL.rate, { durationS: warmupS });
+      ctx.log(
+        `   warm-up ${set === 'f' ? 'fleet ' : 'direct'} ${w.received}/${w.sent} events, last one ${fmt.ms(w.drainMs)} ms after the last write${missing(w)}`,
+      );
+    }
+    const results: Record<'f' | 'd', Array<Awaited<ReturnType<typeof phase>>>> = { f: [], d: [] };
     const cpu: Record<'f' | 'd', number[]> = { f: [], d: [] };
     await ctx.profile?.start();
     for (let r = 0; r < rounds; r++) {
@@ -418,7 +296,9 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
           `   round ${r + 1}/${rounds}  ${set === 'f' ? 'fleet ' : 'direct'} ${res.received}/${res.sent} events` +
             // a phase without one delivered event has no percentiles (NaN, null after IPC)
             `  delay p50 ${fmt.ms(res.p50 ?? Number.NaN)} ms  p99 ${fmt.ms(res.p99 ?? Number.NaN)} ms  max ${fmt.ms(res.max ?? Number.NaN)} ms` +
-            (res.maxLagMs > 20 ? `  (driver lagged up to ${res.maxLagMs.toFixed(0)} ms)` : ''),
+            `  last ${fmt.ms(res.drainMs)} ms after the last write` +
+            (res.maxLagMs > 20 ? `  (driver lagged up to ${res.maxLagMs.toFixed(0)} ms)` : '') +
+            missing(res),
         );
       }
     }
@@ -427,6 +307,11 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
     const addedP50 = median(results.f.map((f, i) => f.p50 - results.d[i]!.p50));
     const addedP99 = median(results.f.map((f, i) => f.p99 - results.d[i]!.p99));
     const lost = (set: 'f' | 'd') => results[set].reduce((n, x) => n + (x.sent - x.received), 0);
+    const sorts = (set: 'f' | 'd') => {
+      const all = [...results[set], bursts[set]];
+      const sum = (k: 'lost' | 'ended' | 'late') => all.reduce((n, x) => n + x[k], 0);
+      return `lost ${sum('lost')}, on ended watches ${sum('ended')}, late ${sum('late')}`;
+    };
 
     // saturation: bursts written as fast as the clusters can; delivered rate at the watchers
     const burst = quick ? 5000 : 15_000;
@@ -434,25 +319,19 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
       'f' | 'd',
       { sent: number; received: number; writeRate: number; deliveredRate: number; p99: number }
     > = {} as never;
+    const bursts: Record<'f' | 'd', Awaited<ReturnType<typeof drive>>> = {} as never;
     for (const set of ['d', 'f'] as const) {
-      await ctx.load('record');
-      const d = await ctx.upstream<DriveResult>('drive', {
-        set,
-        clusters: set === 'f' ? MEMBERS : [DIRECT_MEMBER],
-        watchers: watchersOf(set),
-        rate: 0,
-        total: burst,
-      } satisfies DriveSpec);
-      const s = await ctx.load<Stats>('stop', { expect: d.sent, graceMs: 3000 });
+      const s = await drive(set, 0, { total: burst });
+      bursts[set] = s;
       sat[set] = {
-        sent: d.sent,
+        sent: s.sent,
         received: s.received,
-        writeRate: d.sent / ((d.endMs - d.startMs) / 1000),
-        deliveredRate: s.received / ((s.lastMs - d.startMs) / 1000),
+        writeRate: s.sent / ((s.endMs - s.startMs) / 1000),
+        deliveredRate: s.received / ((s.lastMs - s.startMs) / 1000),
         p99: s.p99,
       };
       ctx.log(
-        `   burst ${set === 'f' ? 'fleet ' : 'direct'}: ${s.received}/${d.sent} events, written at ${sat[set].writeRate.toFixed(0)}/s, delivered at ${sat[set].deliveredRate.toFixed(0)}/s, delay p99 ${fmt.ms(s.p99 ?? Number.NaN)} ms`,
+        `   burst ${set === 'f' ? 'fleet ' : 'direct'}: ${s.received}/${s.sent} events, written at ${sat[set].writeRate.toFixed(0)}/s, delivered at ${sat[set].deliveredRate.toFixed(0)}/s, delay p99 ${fmt.ms(s.p99 ?? Number.NaN)} ms${missing(s)}`,
       );
     }
 
@@ -468,7 +347,7 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
         .join(', ')} (expected ${W} each)`,
       '',
       table(
-        ['target', 'events', 'lost', 'delay p50 ms', 'delay p99 ms', 'max ms', 'fleet CPU %'],
+        ['target', 'events', 'missing', 'delay p50 ms', 'delay p99 ms', 'max ms', 'fleet CPU %'],
         (['d', 'f'] as const).map((set) => [
           set === 'f' ? 'fleet (merged)' : 'direct',
           String(results[set].reduce((n, x) => n + x.received, 0)),
@@ -525,7 +404,7 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
         ok: lost('f') === 0 && burstLost === 0 && fOpen.opened === W,
         detail:
           `${lost('f')} of ${results.f.reduce((n, x) => n + x.sent, 0)} missing in the fixed-rate phases, ${burstLost} of ${sat.f.sent} in the burst` +
-          ` (direct: ${lost('d')} and ${sat.d.sent - sat.d.received})` +
+          ` [${sorts('f')}] (direct: ${lost('d')} and ${sat.d.sent - sat.d.received})` +
           (fOpen.opened < W ? `; only ${fOpen.opened}/${W} merged watches opened` : ''),
       },
       {

@@ -1,0 +1,255 @@
+/**
+ * The load side of the watch cases: many streaming GETs, each one watch, and an account of every event
+ * a driver wrote for them. Each watch has a namespace of its own, so an event belongs to exactly one
+ * watch; the driver says which events it wrote (watch index, cluster, sequence number), and `stop` waits
+ * for every one of them up to a deadline, then sorts what did not arrive:
+ * - lost: the watch received a later event of the same cluster but never this one (a real loss: a
+ *   client that saw a later RV cannot get it back);
+ * - ended: the watch's stream ended (closed by the fleet or broken) before it came;
+ * - late: the watch is open and nothing later of that cluster came either: not delivered by the deadline
+ *   (the fleet is behind: backpressure or a stall, not a loss).
+ *
+ * Events carry their write time (`data.t`, CLOCK_MONOTONIC in ms, the same clock in every process) and
+ * the delay is taken when the line arrives.
+ */
+import { Agent, type ClientRequest, get, type IncomingMessage } from 'node:http';
+import { percentile, Samples } from './stats.ts';
+
+export const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+/** What a driver wrote: for event k, watch `watch[k]`, cluster index `cluster[k]`, sequence `seq[k]`. */
+export interface Written {
+  watch: number[];
+  cluster: number[];
+  seq: number[];
+}
+
+interface Watch {
+  /** highest sequence received per cluster index */
+  last: Map<number, number>;
+  /** sequences received while recording (cluster index → set) */
+  got: Map<number, Set<number>>;
+  ended: boolean;
+}
+
+interface WatcherSet {
+  reqs: ClientRequest[];
+  agent: Agent;
+  watches: Watch[];
+}
+
+export interface OpenResult {
+  opened: number;
+  /** indexes (into `urls`) of the watches that answered 200 */
+  openedIdx: number[];
+  failed: number;
+  withWarnings: number;
+  firstError?: string;
+  ms: number;
+}
+
+export interface StopResult {
+  expected: number;
+  received: number;
+  lost: number;
+  ended: number;
+  late: number;
+  /** watches whose stream ended while recording, or before */
+  watchesEnded: number;
+  /** first and last delivery of a recorded event */
+  firstMs: number;
+  lastMs: number;
+  /** time from the driver's last write to the last delivery */
+  drainMs: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+const T = /"t":"(\d+(?:\.\d+)?)"/;
+const SEQ = /"seq":"(\d+)"/;
+const C = /"c":"(\d+)"/;
+
+/** The load process's watch sets and their actions (a case's `loadActions`). */
+export function watchersState() {
+  const sets = new Map<string, WatcherSet>();
+  let recording: { delays: Samples; received: number; firstMs: number; lastMs: number } | undefined;
+  let otherLines = 0;
+
+  const onLine = (w: Watch, line: string, at: number) => {
+    if (!line.startsWith('{"type":"MODIFIED"')) {
+      if (line.trim()) otherLines++;
+      return;
+    }
+    const mt = T.exec(line);
+    const ms = SEQ.exec(line);
+    const mc = C.exec(line);
+    if (!mt || !ms || !mc) {
+      otherLines++;
+      return;
+    }
+    const t = Number(mt[1]);
+    const seq = Number(ms[1]);
+    const c = Number(mc[1]);
+    if (seq > (w.last.get(c) ?? -1)) w.last.set(c, seq);
+    if (!recording || t === 0) return;
+    const got = w.got.get(c) ?? new Set<number>();
+    w.got.set(c, got);
+    got.add(seq);
+    recording.delays.push(at - t);
+    recording.received++;
+    if (at > recording.lastMs) recording.lastMs = at;
+    if (at < recording.firstMs) recording.firstMs = at;
+  };
+
+  const actions = {
+    /** opens one streaming GET per URL; resolves when every one has its response headers (or failed) */
+    open({ key, urls, timeoutMs }: { key: string; urls: string[]; timeoutMs: number }): Promise<OpenResult> {
+      const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
+      const set: WatcherSet = { reqs: [], agent, watches: [] };
+      sets.set(key, set);
+      const t0 = performance.now();
+      const openedIdx: number[] = [];
+      let failed = 0;
+      let withWarnings = 0;
+      let firstError: string | undefined;
+      return new Promise((resolve) => {
+        let pending = urls.length;
+        const done = () => {
+          if (--pending === 0)
+            resolve({
+              opened: openedIdx.length,
+              openedIdx: openedIdx.sort((a, b) => a - b),
+              failed,
+              withWarnings,
+              firstError,
+              ms: performance.now() - t0,
+            });
+        };
+        for (const [idx, url] of urls.entries()) {
+          const w: Watch = { last: new Map(), got: new Map(), ended: false };
+          set.watches[idx] = w;
+          let settled = false;
+          const settle = (ok: boolean, err?: string) => {
+            if (settled) return;
+            settled = true;
+            if (ok) openedIdx.push(idx);
+            else {
+              failed++;
+              firstError ??= err;
+            }
+            done();
+          };
+          const req = get(url, { agent, headers: { Accept: 'application/json' } }, (res: IncomingMessage) => {
+            // the timeout is for the response head only: an idle watch may stay silent for as long as it likes
+            req.setTimeout(0);
+            if (res.statusCode !== 200) {
+              settle(false, `HTTP ${res.statusCode}`);
+              res.resume();
+              return;
+            }
+            if (res.headers.warning) withWarnings++;
+            settle(true);
+            res.setEncoding('utf8');
+            let buf = '';
+            res.on('data', (chunk: string) => {
+              const at = nowMs();
+              buf += chunk;
+              let from = 0;
+              for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n', from)) {
+                onLine(w, buf.slice(from, nl), at);
+                from = nl + 1;
+              }
+              buf = buf.slice(from);
+            });
+            const end = () => {
+              w.ended = true;
+            };
+            res.on('end', end);
+            res.on('close', end);
+            res.on('error', end);
+          });
+          req.setTimeout(timeoutMs, () => {
+            settle(false, `no answer within ${timeoutMs} ms`);
+            w.ended = true;
+            req.destroy();
+          });
+          req.on('error', (e) => {
+            w.ended = true;
+            settle(false, e.message);
+          });
+          set.reqs.push(req);
+        }
+      });
+    },
+    record() {
+      recording = { delays: new Samples(), received: 0, firstMs: Number.POSITIVE_INFINITY, lastMs: 0 };
+      for (const set of sets.values()) for (const w of set.watches) w.got.clear();
+      return null;
+    },
+    /**
+     * Waits until every event in `written` (of the watch set `key`) arrived, or `deadlineMs` after the
+     * driver's last write (`endMs`), then reports and sorts the missing ones.
+     */
+    async stop({
+      key,
+      written,
+      endMs,
+      deadlineMs,
+    }: {
+      key: string;
+      written: Written;
+      endMs: number;
+      deadlineMs: number;
+    }): Promise<StopResult> {
+      const r = recording;
+      const set = sets.get(key);
+      if (!r || !set) throw new Error('not recording');
+      const expected = written.seq.length;
+      while (r.received < expected && nowMs() - endMs < deadlineMs)
+        await new Promise((res) => setTimeout(res, 10));
+      recording = undefined;
+      let lost = 0;
+      let ended = 0;
+      let late = 0;
+      for (let k = 0; k < expected; k++) {
+        const w = set.watches[written.watch[k]!]!;
+        const c = written.cluster[k]!;
+        const seq = written.seq[k]!;
+        if (w.got.get(c)?.has(seq)) continue;
+        if ((w.last.get(c) ?? -1) > seq) lost++;
+        else if (w.ended) ended++;
+        else late++;
+      }
+      const sorted = r.delays.sorted();
+      return {
+        expected,
+        received: r.received,
+        lost,
+        ended,
+        late,
+        watchesEnded: set.watches.filter((w) => w?.ended).length,
+        firstMs: r.firstMs,
+        lastMs: r.lastMs,
+        drainMs: r.lastMs - endMs,
+        p50: percentile(sorted, 50),
+        p90: percentile(sorted, 90),
+        p99: percentile(sorted, 99),
+        max: percentile(sorted, 100),
+      };
+    },
+    close({ key }: { key: string }) {
+      const set = sets.get(key);
+      if (!set) return 0;
+      for (const r of set.reqs) r.destroy();
+      set.agent.destroy();
+      sets.delete(key);
+      return set.reqs.length;
+    },
+    counters() {
+      return { otherLines };
+    },
+  };
+  return actions;
+}
