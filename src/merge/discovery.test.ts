@@ -475,7 +475,15 @@ describe('aggregated discovery', () => {
     expect(m.items[1]).toEqual(widgets);
     const deployments = m.items[0]!.versions![0]!.resources!.find((r) => r.resource === 'deployments')!;
     expect(deployments.shortNames).toEqual(['deploy']); // karmada's, first in fleet order
-    expect(m.items[0]!.versions![0]!.freshness).toBe('Stale'); // as stale as its stalest copy
+    // karmada answered apps/v1 fresh: member1's stale copy does not make it stale
+    expect(m.items[0]!.versions![0]!.freshness).toBe(karmada.doc.items[0]!.versions![0]!.freshness);
+    expect(m.items[0]!.versions![0]!.freshness).toBe('Current');
+    // only stale copies: Stale
+    const alone = mergeAggregated([member1, member2], 'v2');
+    expect(alone.items[0]!.versions!.map((v) => v.freshness)).toEqual(
+      alone.items[0]!.versions!.map(() => 'Stale'),
+    );
+    expect(alone.items[1]!.versions![0]!.freshness).toBe('Current');
   });
 
   it('unions subresources (first cluster wins each)', () => {

@@ -24,6 +24,10 @@
  *   first). The preferred version is listed first, as in kube-apiserver's documents (aggregated
  *   discovery has no other way to say which version is preferred).
  *
+ * - **Freshness.** A group-version is `Stale` only when every copy of it is: a cluster that cannot be
+ *   asked contributes its last known document with every version Stale (src/merge/lastknown.ts), and a
+ *   version another cluster serves now stays as that cluster says (requests for it reach that cluster).
+ *
  * Aggregated discovery v2 and v2beta1 have the same shape; the merge reads either and writes the version
  * it is asked for. No I/O here; the handlers are in src/routes/discovery.ts, the documents' shapes in src/kube/discovery.ts.
  */
@@ -251,8 +255,12 @@ function mergeVersionDiscovery(version: string, entries: APIVersionDiscovery[]):
     version,
     resources: order.map((n) => mergeResourceDiscovery(byName.get(n)!)),
   };
-  // a version is only as fresh as its stalest copy
-  if (entries.some((e) => e.freshness === 'Stale')) out.freshness = 'Stale';
+  // Stale only when no cluster answered it fresh: a copy kept from a cluster that could not be asked
+  // (src/merge/lastknown.ts) does not make stale what a reachable cluster serves now
+  const fresh = entries.find((e) => e.freshness !== 'Stale');
+  if (!fresh) out.freshness = 'Stale';
+  else if (fresh.freshness === undefined) delete out.freshness;
+  else out.freshness = fresh.freshness;
   return out;
 }
 

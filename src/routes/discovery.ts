@@ -32,6 +32,13 @@ import {
   mergeAPIResourceList,
   mergeAPIVersions,
 } from '../merge/discovery.ts';
+import {
+  legacyGroupDoc,
+  legacyGroupList,
+  legacyResourceList,
+  legacyVersions,
+  markStale,
+} from '../merge/lastknown.ts';
 import { type CallerKey, type DocumentPath, discoveryCacheKey } from '../plan/discovery.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { Target } from '../upstreams/fanout.ts';
@@ -50,6 +57,7 @@ import {
   render,
   respondDoc,
 } from './gather.ts';
+import { type KeptAt, keep, withLastKnown } from './lastknown.ts';
 
 export async function discoveryRoute(
   c: Context,
@@ -70,12 +78,22 @@ export async function discoveryRoute(
     }
     case 'group': {
       if (!negotiateDiscovery(accept, false)) return notAcceptable();
-      return legacyDoc(x, info.kubePath, isGroup, (docs: Array<ClusterDoc<APIGroup>>) => mergeAPIGroup(docs));
+      return legacyDoc(
+        x,
+        info.kubePath,
+        isGroup,
+        (docs: Array<ClusterDoc<APIGroup>>) => mergeAPIGroup(docs),
+        { group: path.group },
+      );
     }
     case 'resources': {
       if (!negotiateDiscovery(accept, false)) return notAcceptable();
-      return legacyDoc(x, info.kubePath, isResourceList, (docs: Array<ClusterDoc<APIResourceList>>) =>
-        mergeAPIResourceList(docs),
+      return legacyDoc(
+        x,
+        info.kubePath,
+        isResourceList,
+        (docs: Array<ClusterDoc<APIResourceList>>) => mergeAPIResourceList(docs),
+        { group: path.group, version: path.version },
       );
     }
     case 'version': {
@@ -109,11 +127,17 @@ async function root(x: Ctx, which: 'api' | 'apis', form: DiscoveryForm): Promise
   const host = new URL(x.req.url).host;
   const formKey = form.kind === 'legacy' ? 'legacy' : form.version;
   const key = discoveryCacheKey(x.targets, x.caller, path, formKey, which === 'api' ? host : '');
+  const at: KeptAt = { deps: x.deps, caller: x.caller, which };
   const out = await merged(x, key, async (p) => {
     if (form.kind === 'legacy') {
-      const got = await gather(x, x.targets, path, 'application/json', false);
+      const asked = await gather(x, x.targets, path, 'application/json', false);
+      // a cluster that cannot be asked: its entries as last seen (legacy discovery has no freshness)
+      const kept = withLastKnown(at, asked, (items) =>
+        json(which === 'api' ? legacyVersions(items) : legacyGroupList(items)),
+      );
+      p.warnings.push(...kept.warnings);
       const { docs, got: g2 } = docsOf<APIVersions & APIGroupList>(
-        got,
+        kept.got,
         which === 'api' ? isAPIVersions : isGroupList,
       );
       const stop = judge(g2, p);
@@ -124,10 +148,21 @@ async function root(x: Ctx, which: 'api' | 'apis', form: DiscoveryForm): Promise
           : mergeAPIGroupList(docs);
       return render(doc, 'application/json');
     }
-    const got = await gather(x, x.targets, path, AGGREGATED_UPSTREAM_ACCEPT, false);
+    const asked = await gather(x, x.targets, path, AGGREGATED_UPSTREAM_ACCEPT, false);
     const docs: Array<ClusterDoc<{ items?: APIGroupDiscovery[] }>> = [];
-    const judged = await Promise.all(got.map((g) => aggregatedDoc(x, which, g, docs)));
-    const stop = judge(judged, p);
+    const judged = await Promise.all(asked.map((g) => aggregatedDoc(x, which, g, docs)));
+    for (const d of docs) {
+      const g = asked.find((a) => a.target.cluster === d.cluster);
+      keep(at, d.cluster, d.doc.items ?? [], g?.kind === 'ok' ? g.body.length : 0);
+    }
+    // a cluster that cannot be asked: its APIs as last seen, every version Stale (as kube-aggregator
+    // marks an APIService it could not reach)
+    const kept = withLastKnown(at, judged, (items) => json({ items: markStale(items) }));
+    p.warnings.push(...kept.warnings);
+    for (const g of kept.got)
+      if (g.kind === 'ok' && !judged.includes(g))
+        docs.push({ cluster: g.target.cluster, doc: JSON.parse(g.body) });
+    const stop = judge(kept.got, p);
     if (stop) return stop;
     // keep fleet order whatever order the conversions finished in
     const order = new Map(x.targets.map((t, i) => [t.cluster, i]));
@@ -140,6 +175,8 @@ async function root(x: Ctx, which: 'api' | 'apis', form: DiscoveryForm): Promise
     cachePublic: form.kind === 'aggregated',
   });
 }
+
+const json = (doc: unknown) => ({ body: JSON.stringify(doc), contentType: 'application/json' });
 
 /**
  * One cluster's answer to the aggregated request, pushed onto `docs`: aggregated when the cluster says so
@@ -225,11 +262,21 @@ async function legacyDoc(
   path: string,
   check: (d: any) => boolean,
   merge: (docs: Array<ClusterDoc<any>>) => unknown | undefined,
+  fromKept: { group: string; version?: string },
 ): Promise<Response> {
   const key = discoveryCacheKey(x.targets, x.caller, path, 'legacy');
+  const at: KeptAt = { deps: x.deps, caller: x.caller, which: fromKept.group ? 'apis' : 'api' };
   const out = await merged(x, key, async (p) => {
-    const got = await gather(x, x.targets, path, 'application/json', true);
-    const { docs, got: g2 } = docsOf(got, check);
+    const asked = await gather(x, x.targets, path, 'application/json', true);
+    // a cluster that cannot be asked: what its last seen aggregated document says of this group(-version)
+    const kept = withLastKnown(at, asked, (items) => {
+      const { group, version } = fromKept;
+      const doc =
+        version === undefined ? legacyGroupDoc(items, group) : legacyResourceList(items, group, version);
+      return doc && json(doc);
+    });
+    p.warnings.push(...kept.warnings);
+    const { docs, got: g2 } = docsOf(kept.got, check);
     const stop = judge(g2, p);
     if (stop) return stop;
     const doc = merge(docs);

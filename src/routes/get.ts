@@ -8,10 +8,11 @@
  */
 import type { Context } from 'hono';
 import { negotiate } from '../kube/negotiate.ts';
-import { type Status, statusResponse } from '../kube/status.ts';
+import { readStatus, type Status, statusResponse } from '../kube/status.ts';
 import type { FleetView } from '../merge/objects.ts';
 import { askedNamespace } from '../plan/namespace.ts';
 import { ownerAmong, ownerOf, ownerQuery, searchQuery, withQuery } from '../plan/owner.ts';
+import { answerOf, isUnreachable, type UnservedAnswer, unservedLookup } from '../plan/unserved.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps } from '../types.ts';
 
@@ -97,16 +98,21 @@ async function searchAll(
 ): Promise<{ target: Target; res: Response } | Status> {
   const outcomes = await fanOut(deps, targets, request);
   const hits: Array<{ target: Target; res: Response }> = [];
+  const misses: UnservedAnswer[] = [];
   for (const o of outcomes) {
     if (o.ok && o.res.ok) hits.push(o);
-    else if (o.ok) await o.res.body?.cancel();
+    else if (o.ok) misses.push(answerOf(o.target.cluster, o.res.status, await readStatus(o.res)));
+    else misses.push({ cluster: o.target.cluster, kind: 'failed', reason: o.error.detail });
   }
+  // the resource served by no cluster that answered, while some could not be asked: 503, not 404
+  const unserved = hits.length === 0 ? unservedLookup(misses) : undefined;
+  if (unserved) return unserved;
   const decided = ownerAmong(
     view,
     info,
     plain,
     hits.map((h) => h.target),
-    outcomes.filter((o) => !o.ok).map((o) => o.target.cluster),
+    misses.filter((m) => m.kind === 'failed' && isUnreachable(m)).map((m) => m.cluster),
   );
   if ('code' in decided) {
     await Promise.all(hits.map((h) => h.res.body?.cancel()));

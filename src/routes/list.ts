@@ -16,7 +16,7 @@
  */
 import type { Context } from 'hono';
 import { negotiate } from '../kube/negotiate.ts';
-import { failure, readStatus, type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
+import { readStatus, type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import { encodeContinue } from '../merge/continue.ts';
 import { parseItem, type SplitEvent } from '../merge/jsonsplit.ts';
 import { type ListSource, mergeList } from '../merge/listmerge.ts';
@@ -24,6 +24,7 @@ import { type Membership, prepareMembership } from '../merge/rv.ts';
 import { mergeColumns } from '../merge/table.ts';
 import { type ListAsk, type ListPlan, planList } from '../plan/list.ts';
 import { type AskedNamespace, askedNamespace, showAskedNamespace } from '../plan/namespace.ts';
+import { type UnservedAnswer, unservedStatus } from '../plan/unserved.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
 import type { SendOptions } from '../upstreams/client.ts';
@@ -105,14 +106,15 @@ async function sortOutcomes(
 ): Promise<Sorted | Response> {
   const served: Served[] = [];
   const warnings: string[] = [];
-  let firstFailure: Status | undefined;
+  const unserved: UnservedAnswer[] = [];
   let expiredStatus: Status | undefined;
   for (const [i, o] of outcomes.entries()) {
     const r = await classify(o);
     if (r.kind === 'ok' && o.ok) served.push({ ask: asks[i]!, res: o.res });
+    else if (r.kind === 'skip') unserved.push({ cluster: o.target.cluster, kind: 'notServed' });
     else if (r.kind === 'failed') {
       warnings.push(`cluster ${o.target.cluster}: ${r.reason}`);
-      firstFailure ??= r.status;
+      unserved.push({ cluster: o.target.cluster, kind: 'failed', reason: r.reason, status: r.status });
       if (r.status?.code === 410) expiredStatus ??= r.status;
     }
   }
@@ -125,11 +127,8 @@ async function sortOutcomes(
     await cancelAll();
     return strictRefusal(warnings);
   }
-  if (served.length === 0) {
-    if (firstFailure) return statusResponse(firstFailure);
-    if (warnings.length) return statusResponse(serviceUnavailable(warnings.join('; ')));
-    return statusResponse(failure(404, 'NotFound', 'the server could not find the requested resource'));
-  }
+  // nobody served it: a 503 when a cluster that could not be asked may be the one (plan/unserved.ts)
+  if (served.length === 0) return statusResponse(unservedStatus(unserved));
   return { served, warnings };
 }
 

@@ -51,6 +51,7 @@ export const ROUTE_HELPERS = [
   'src/routes/respond.ts', // writing answers and Statuses
   'src/routes/gather.ts', // asking every cluster for one discovery document (discovery, OpenAPI)
   'src/routes/locate.ts', // finding the owning cluster of a named object (write, connect)
+  'src/routes/lastknown.ts', // each cluster's discovery as last seen (discovery)
   'src/routes/upgrade.ts', // relaying an HTTP/1.1 upgrade to one cluster (connect, passthrough)
   'src/routes/testing.ts', // the route tests' in-process harness
 ];
