@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
-import { type ClusterChoice, chooseClusters, MATCHES_NOTHING } from './targets.ts';
+import { type ClusterChoice, chooseClusters, isElectionLock, MATCHES_NOTHING } from './targets.ts';
 
 const targets = ['karmada', 'east', 'west'].map((cluster) => ({ cluster }));
 
@@ -90,5 +90,19 @@ describe('chooseClusters', () => {
 
   it('has a label selector nothing matches for kind-only probes', () => {
     expect(MATCHES_NOTHING).toBe(`${CLUSTER_LABEL},!${CLUSTER_LABEL}`);
+  });
+});
+
+describe('isElectionLock', () => {
+  it('Leases and LeaseCandidates of coordination.k8s.io, nothing else', () => {
+    expect(isElectionLock({ apiGroup: 'coordination.k8s.io', resource: 'leases' })).toBe(true);
+    expect(isElectionLock({ apiGroup: 'coordination.k8s.io', resource: 'leasecandidates' })).toBe(true);
+    for (const [apiGroup, resource] of [
+      ['', 'configmaps'],
+      ['', 'leases'],
+      ['coordination.example.io', 'leases'],
+      ['coordination.k8s.io', 'other'],
+    ] as const)
+      expect(isElectionLock({ apiGroup, resource })).toBe(false);
   });
 });

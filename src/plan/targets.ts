@@ -65,3 +65,19 @@ export function chooseClusters<T extends { cluster: string }>(
     throw e;
   }
 }
+
+/**
+ * Resources a leader election locks with (coordination.k8s.io Leases, and the LeaseCandidates of
+ * coordinated leader election): at the fleet view their plain names mean the control plane in every
+ * federation mode, as they do with federation on. A lock must be one object in one place: looked up in
+ * every member (federation off) a plain name could be in several or in none, and two candidates would
+ * each create their own and both lead. The members' own Leases (node heartbeats, their controllers')
+ * stay theirs, by fleet name (`<name>.clusterspace.<member>`), and a list shows them beside the control
+ * plane's.
+ */
+export function isElectionLock(info: { apiGroup: string; resource: string }): boolean {
+  return (
+    info.apiGroup === 'coordination.k8s.io' &&
+    (info.resource === 'leases' || info.resource === 'leasecandidates')
+  );
+}

@@ -17,6 +17,7 @@ import { isFleetExec } from '../plan/fleetexec.ts';
 import { askedNamespace, askedNamespaceLines, fleetNamespace } from '../plan/namespace.ts';
 import { plainNameClusterFor } from '../plan/owner.ts';
 import { fleetReviewKind } from '../plan/reviews.ts';
+import { isElectionLock } from '../plan/targets.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
 import { clusterspaceTargets } from '../upstreams/fanout.ts';
@@ -33,6 +34,11 @@ import { watchRoute } from './watch.ts';
 import { writeRoute } from './write.ts';
 
 export async function fleetRoute(c: Context, deps: FleetDeps, asked: RequestInfo): Promise<Response> {
+  // Leases and LeaseCandidates at the fleet view: the federated view whatever the mode, so a plain name
+  // (a leader election's lock) is the control plane's, one object in one place (plan/targets.ts)
+  if (!deps.config.federation && asked.isResourceRequest && (asked.clusterspace ?? 'all') === 'all')
+    if (isElectionLock(asked))
+      return fleetRoute(c, { ...deps, config: { ...deps.config, federation: true } }, asked);
   // `-n shop.clusterspace.member2`: member2's `shop`, and the request is member2's alone (every verb)
   const byName = fleetNamespace(asked);
   if (byName && 'code' in byName) return statusResponse(byName);

@@ -3,7 +3,9 @@
  * candidates, exactly one leader at a time, and failover when the leader stops renewing.
  *
  * With federation on (the default), a plain name at the root means the Karmada control plane, so the
- * lock (a Lease, or the Python client's ConfigMap lock) is one object in one place: a create-if-absent
+ * lock (a Lease, or the Python client's ConfigMap lock) is one object in one place. With federation off
+ * a plain name is otherwise looked up in every member, but Leases and LeaseCandidates keep the federated
+ * view (src/plan/targets.ts `isElectionLock`): the same election, the lock in the control plane: a create-if-absent
  * by two candidates at once is one create and one 409 AlreadyExists, and an update carrying a stale
  * resourceVersion is a 409 Conflict, which is what makes the election safe.
  *
@@ -117,6 +119,8 @@ class Candidate {
 describe.each(RUNTIMES)('leader election through the fleet on %s', (runtime) => {
   const f = useSimFleet(runtime, {
     sims: { seed: false },
+    // the members only: a plain name is no cluster's in general, but a Lease's is still the control plane's
+    extra: { members: (sims) => sims.karmadaConfig({ federation: false }) },
     prepare: (sims) => {
       for (const s of [sims.karmada, ...sims.members.values()]) s.create(NS, { metadata: { name: 'le' } });
     },
@@ -126,10 +130,13 @@ describe.each(RUNTIMES)('leader election through the fleet on %s', (runtime) => 
     for (const p of procs.splice(0)) p.kill('SIGKILL');
   });
 
-  it('three client-go-style candidates over a Lease: one leader, failover when it stops renewing', async () => {
-    const { kc } = clientNode(f.url);
+  /**
+   * Three client-go-style candidates at `url` over the Lease `le/<name>`: one leader, failover when it
+   * stops renewing; the Lease, and a LeaseCandidate by its plain name, live in the control plane only.
+   */
+  async function electThree(url: string, name: string): Promise<void> {
+    const { kc } = clientNode(url);
     const api = kc.makeApiClient(k8s.CoordinationV1Api);
-    const name = `lock-${runtime}`;
     const cands = ['a', 'b', 'c'].map((id) => new Candidate(id, api, 'le', name, 2, 200));
     // never two leaders at once, sampled throughout
     let most = 0;
@@ -163,7 +170,7 @@ describe.each(RUNTIMES)('leader election through the fleet on %s', (runtime) => 
         metadata: { name: `${name}-a`, namespace: 'le' },
         spec: { leaseName: name, binaryVersion: '1.35.0', strategy: 'OldestEmulationVersion' },
       };
-      const path = `${f.url}/apis/coordination.k8s.io/v1beta1/namespaces/le/leasecandidates`;
+      const path = `${url}/apis/coordination.k8s.io/v1beta1/namespaces/le/leasecandidates`;
       const made = await fetch(path, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
@@ -188,6 +195,37 @@ describe.each(RUNTIMES)('leader election through the fleet on %s', (runtime) => 
       clearInterval(sampler);
       for (const c of cands) c.stop();
     }
+  }
+
+  it('three client-go-style candidates over a Lease: one leader, failover when it stops renewing', async () => {
+    await electThree(f.url, `lock-${runtime}`);
+  }, 60_000);
+
+  it('federation off: a plain-named Lease is still the control plane’s, so the election is the same', async () => {
+    // with federation off a plain name is otherwise looked up in every member (and a create refused):
+    // Leases and LeaseCandidates keep the federated view, one lock in one place
+    const url = f.extra('members').url;
+    await electThree(url, `lock-off-${runtime}`);
+    // the members' own Leases stay theirs, by fleet name, beside the control plane's in a list
+    const mine = { metadata: { name: 'heartbeat', namespace: 'le' }, spec: { holderIdentity: 'node-1' } };
+    f.member('member1').create(LEASES, mine);
+    const listed = (await (
+      await fetch(`${url}/apis/coordination.k8s.io/v1/namespaces/le/leases`)
+    ).json()) as {
+      items: Array<{ metadata: { name: string } }>;
+    };
+    const names = listed.items.map((i) => i.metadata.name);
+    expect(names).toContain(`lock-off-${runtime}`);
+    expect(names).toContain('heartbeat.clusterspace.member1');
+    const one = await fetch(
+      `${url}/apis/coordination.k8s.io/v1/namespaces/le/leases/heartbeat.clusterspace.member1`,
+    );
+    expect(one.status).toBe(200);
+    expect(((await one.json()) as { spec: { holderIdentity: string } }).spec.holderIdentity).toBe('node-1');
+    // a plain name the control plane does not have is its 404, not a search of the members
+    const none = await fetch(`${url}/apis/coordination.k8s.io/v1/namespaces/le/leases/heartbeat`);
+    expect(none.status).toBe(404);
+    await none.arrayBuffer();
   }, 60_000);
 
   it.runIf(runtime === 'node')(
