@@ -74,6 +74,70 @@ describe('discoveryRoute', () => {
     expect([r.res.status, r.body.reason]).toEqual([403, 'Forbidden']);
   });
 
+  it('a cluster that cannot be asked keeps its APIs as last seen: Stale in aggregated, listed in legacy', async () => {
+    const AGG = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+    const aggregated = (...names: string[]) =>
+      new Response(
+        JSON.stringify({
+          kind: 'APIGroupDiscoveryList',
+          apiVersion: 'apidiscovery.k8s.io/v2',
+          metadata: {},
+          items: names.map((n) => ({
+            metadata: { name: n },
+            versions: [
+              {
+                version: 'v1',
+                resources: [
+                  {
+                    resource: `${n.split('.')[0]}s`,
+                    responseKind: { group: '', version: '', kind: 'Thing' },
+                    scope: 'Namespaced',
+                    singularResource: n.split('.')[0],
+                    verbs: ['get', 'list'],
+                  },
+                ],
+                freshness: 'Current',
+              },
+            ],
+          })),
+        }),
+        { headers: { 'Content-Type': AGG } },
+      );
+    let westDown = false;
+    const notServed = () => status(404, 'NotFound', 'the server could not find the requested resource');
+    const { ask } = fleetOf({
+      east: (r) => (r.path === '/apis' ? aggregated('apps') : notServed()),
+      west: (r) =>
+        westDown ? 'unreachable' : r.path === '/apis' ? aggregated('apps', 'widget.example.io') : notServed(),
+    });
+    const before = await ask('/apis', { headers: { Accept: AGG } });
+    expect(before.res.headers.get('warning')).toBeNull();
+    westDown = true;
+    // another form of the document (not in the merged-answer cache): west as last seen
+    const v2beta1 = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
+    const after = await ask('/apis', { headers: { Accept: v2beta1 } });
+    expect(after.res.status).toBe(200);
+    expect(after.res.headers.get('warning')).toMatch(
+      /^299 - "cluster west: connection refused; its APIs as last seen \d+s ago \(marked Stale in aggregated discovery\)"$/,
+    );
+    expect(after.body.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
+    const fresh = Object.fromEntries(
+      after.body.items.map((g: any) => [g.metadata.name, g.versions.map((v: any) => v.freshness)]),
+    );
+    // apps: east answered it now; widget.example.io: only west's kept copy
+    expect(fresh).toEqual({ apps: ['Current'], 'widget.example.io': ['Stale'] });
+    const legacy = await ask('/apis/widget.example.io/v1');
+    expect(legacy.res.status).toBe(200);
+    expect(legacy.body.resources.map((r: any) => r.name)).toEqual(['widgets']);
+    expect(legacy.res.headers.get('warning')).toContain(
+      'cluster west: connection refused; its APIs as last seen',
+    );
+    // a group west was not seen serving, and east does not serve: kube's 404, as last seen
+    const nope = await ask('/apis/nope.example.io/v1');
+    expect(nope.res.status).toBe(404);
+    expect(nope.res.headers.get('warning')).toContain('cluster west');
+  });
+
   it('leaves out a cluster whose document goes silent past the body-idle timeout', async () => {
     const silent: Cluster = () =>
       new Response(
