@@ -22,6 +22,7 @@ import {
   recallShortened,
   rememberShortened,
 } from './names-memo.ts';
+import { objectForCluster } from './writes.ts';
 
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -200,5 +201,26 @@ describe('the memo', () => {
     rememberShortened('s', 'b');
     expect(isAmbiguous('s')).toBe(true);
     expect(recallShortened('s')).toBeUndefined();
+  });
+});
+
+describe('shortened names in what clients write', () => {
+  it('the URL’s own shortened name maps to the object’s name; an unknown one is refused, never stored', () => {
+    const long = `cfg-${'a'.repeat(240)}`;
+    const short = encodeName(long, 'member1');
+    const ctx = { cluster: 'member1', membership: ['member1'], url: { fleet: short, plain: long } };
+    const ok = objectForCluster({ metadata: { name: short, labels: { a: 'b' } } }, ctx);
+    expect(ok).toEqual({ ok: true, value: { metadata: { name: long, labels: { a: 'b' } } } });
+    const owner = encodeName(`rs-${'r'.repeat(240)}`, 'member1');
+    forgetShortened();
+    const refused = objectForCluster(
+      { metadata: { name: 'x', ownerReferences: [{ apiVersion: 'v1', kind: 'X', name: owner, uid: 'u' }] } },
+      { cluster: 'member1', membership: ['member1'] },
+    );
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.status.code).toBe(400);
+      expect(refused.status.message).toContain(`"${owner}" is a shortened fleet name`);
+    }
   });
 });

@@ -1,0 +1,142 @@
+/**
+ * Shortened fleet names looked up in their cluster (locate.ts `resolveShortenedNames`): only when a
+ * request carries one this instance does not know, as the caller, a page at a time until found.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { rewriteFieldSelectorNames } from '../merge/fieldnames.ts';
+import { decodeName, encodeName } from '../merge/names.ts';
+import { forgetShortened, rememberShortened } from '../merge/names-memo.ts';
+import { parseRequestInfo } from '../request/info.ts';
+import { LOOKUP_MAX_PAGES, resolveShortenedNames } from './locate.ts';
+import { type Cluster, fakeFleet, json, status } from './testing.ts';
+
+const LONG = `cfg-${'a'.repeat(240)}`;
+const OTHERS = Array.from({ length: 1200 }, (_, i) => `other-${i}-${'b'.repeat(230)}`);
+
+/** member1's ConfigMaps in default, in pages of the asked limit, LONG last */
+const pages: Cluster = ({ path }) => {
+  const u = new URL(path, 'http://x');
+  if (u.pathname !== '/api/v1/namespaces/default/configmaps') return status(404, 'NotFound', 'no');
+  const all = [...OTHERS, LONG];
+  const at = Number(u.searchParams.get('continue') || '0');
+  const limit = Number(u.searchParams.get('limit'));
+  const next = at + limit < all.length ? String(at + limit) : '';
+  return json({
+    kind: 'PartialObjectMetadataList',
+    metadata: next ? { continue: next } : {},
+    items: all.slice(at, at + limit).map((name) => ({ metadata: { name, namespace: 'default' } })),
+  });
+};
+
+function request(path: string, query = '', method = 'GET') {
+  const info = parseRequestInfo(method, path, new URLSearchParams(query));
+  return { info, req: new Request(`http://fleet${path}${query ? `?${query}` : ''}`, { method }) };
+}
+
+beforeEach(() => forgetShortened());
+
+describe('resolveShortenedNames', () => {
+  it('asks no one for a request without a shortened name, or one already known', async () => {
+    const f = fakeFleet({ member1: pages });
+    for (const [p, q] of [
+      ['/api/v1/namespaces/default/configmaps/web.clusterspace.member1', ''],
+      ['/api/v1/namespaces/default/configmaps', 'fieldSelector=metadata.name%3Dweb.clusterspace.member1'],
+    ] as const) {
+      const { info, req } = request(p, q);
+      expect(await resolveShortenedNames(f.deps, info, req, f.targets)).toBeUndefined();
+    }
+    const short = encodeName(LONG, 'member1'); // shown once: known
+    const { info, req } = request(`/api/v1/namespaces/default/configmaps/${short}`);
+    expect(await resolveShortenedNames(f.deps, info, req, f.targets)).toBeUndefined();
+    expect(f.sent).toEqual([]);
+  });
+
+  it('a URL name: lists metadata a page at a time until found', async () => {
+    const short = encodeName(LONG, 'member1');
+    forgetShortened();
+    const f = fakeFleet({ member1: pages });
+    const { info, req } = request(`/api/v1/namespaces/default/configmaps/${short}`);
+    expect(await resolveShortenedNames(f.deps, info, req, f.targets)).toBeUndefined();
+    expect(f.sent).toEqual([
+      'member1 GET /api/v1/namespaces/default/configmaps?limit=500',
+      'member1 GET /api/v1/namespaces/default/configmaps?limit=500&continue=500',
+      'member1 GET /api/v1/namespaces/default/configmaps?limit=500&continue=1000',
+    ]);
+    expect(decodeName(short)).toEqual({ name: LONG, cluster: 'member1' });
+  });
+
+  it('a name nothing has stays unresolved; the pages asked are bounded', async () => {
+    let asked = 0;
+    const endless: Cluster = () => {
+      asked++;
+      return json({ metadata: { continue: 'more' }, items: [{ metadata: { name: `x${asked}` } }] });
+    };
+    const f = fakeFleet({ member1: endless });
+    const missing = encodeName(`${LONG}-gone`, 'member1');
+    forgetShortened();
+    const { info, req } = request(`/api/v1/namespaces/default/configmaps/${missing}`);
+    expect(await resolveShortenedNames(f.deps, info, req, f.targets)).toBeUndefined();
+    expect(asked).toBe(LOOKUP_MAX_PAGES);
+    expect(decodeName(missing).unresolved).toBe(true);
+  });
+
+  it('the cluster’s refusal of the lookup is the answer for a URL name', async () => {
+    const f = fakeFleet({ member1: () => status(403, 'Forbidden', 'configmaps is forbidden: cannot list') });
+    const short = encodeName(LONG, 'member1');
+    forgetShortened();
+    const { info, req } = request(`/api/v1/namespaces/default/configmaps/${short}`);
+    const s = await resolveShortenedNames(f.deps, info, req, f.targets);
+    expect([s?.code, s?.message]).toEqual([403, 'configmaps is forbidden: cannot list']);
+  });
+
+  it('field selectors: metadata.name in the listed collection, a pod’s node among nodes', async () => {
+    const node = `node-${'n'.repeat(240)}`;
+    const f = fakeFleet({
+      member1: ({ path }) =>
+        path.startsWith('/api/v1/nodes')
+          ? json({ items: [{ metadata: { name: node } }] })
+          : pages({ path, method: 'GET', headers: new Headers() }),
+    });
+    const cm = encodeName(LONG, 'member1');
+    const n = encodeName(node, 'member1');
+    forgetShortened();
+    const a = request(
+      '/api/v1/namespaces/default/configmaps',
+      `fieldSelector=${encodeURIComponent(`metadata.name=${cm}`)}`,
+    );
+    expect(await resolveShortenedNames(f.deps, a.info, a.req, f.targets)).toBeUndefined();
+    const b = request('/api/v1/pods', `fieldSelector=${encodeURIComponent(`spec.nodeName=${n}`)}&watch=true`);
+    expect(await resolveShortenedNames(f.deps, b.info, b.req, f.targets)).toBeUndefined();
+    expect(f.sent.at(-1)).toBe('member1 GET /api/v1/nodes?limit=500');
+    // the plan then sends the cluster the names themselves
+    const sent = (sel: string) => {
+      const r = rewriteFieldSelectorNames(sel);
+      return r.matchesNothing ? undefined : [r.cluster, r.forwardFor('member1')];
+    };
+    expect(sent(`metadata.name=${cm}`)).toEqual(['member1', `metadata.name=${LONG}`]);
+    expect(sent(`spec.nodeName=${n}`)).toEqual(['member1', `spec.nodeName=${node}`]);
+  });
+
+  it('events: the object a shortened involvedObject.name stands for is found in the events', async () => {
+    const f = fakeFleet({
+      member1: () => json({ items: [{ metadata: { name: 'e1' }, involvedObject: { name: LONG } }] }),
+    });
+    const short = encodeName(LONG, 'member1');
+    forgetShortened();
+    const q = `fieldSelector=${encodeURIComponent(`involvedObject.name=${short},involvedObject.namespace=default`)}`;
+    const { info, req } = request('/api/v1/namespaces/default/events', q);
+    expect(await resolveShortenedNames(f.deps, info, req, f.targets)).toBeUndefined();
+    expect(f.sent).toEqual(['member1 GET /api/v1/namespaces/default/events?limit=500']);
+    expect(decodeName(short)).toEqual({ name: LONG, cluster: 'member1' });
+  });
+
+  it('two names with one shortened name: 409, never a guess', async () => {
+    const f = fakeFleet({ member1: pages });
+    const short = encodeName(LONG, 'member1');
+    rememberShortened(short, `${LONG}-twin`);
+    const { info, req } = request(`/api/v1/namespaces/default/configmaps/${short}`);
+    const s = await resolveShortenedNames(f.deps, info, req, f.targets);
+    expect(s?.code).toBe(409);
+    expect(s?.message).toContain('stands for several objects');
+  });
+});
