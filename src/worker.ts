@@ -4,7 +4,6 @@
  * the Node server runs.
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
-import { parse as parseYaml } from 'yaml';
 import { createApp } from './app.ts';
 import { ConfigError, parseConfig } from './config/schema.ts';
 import { buildFleet } from './fleet.ts';
@@ -16,6 +15,7 @@ import { watchStream } from './routes/watch.ts';
 import type { FleetDeps } from './types.ts';
 import { fanOut } from './upstreams/fanout.ts';
 import { handleRelay } from './upstreams/relay/serve.ts';
+import { parseYaml } from './util/yaml.ts';
 
 type App = ReturnType<typeof createApp>;
 type Built = { app: App; deps: FleetDeps; env: Record<string, unknown> } | { error: string };

@@ -3,7 +3,7 @@
  * the fleet's endpoint fields. Relative file paths inside a kubeconfig are relative to the kubeconfig's
  * own folder, as kubectl resolves them.
  */
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../util/yaml.ts';
 import { ConfigError, type Endpoint } from './schema.ts';
 
 interface NamedEntry<T> {

@@ -1,12 +1,12 @@
 /**
- * The fleet's configuration, validated with zod.
+ * The fleet's configuration, validated with ./check.ts (a small zod-like checker).
  *
  * The same schema serves both runtimes: Node reads it from a YAML/JSON file (deploy/node), the worker
  * from an env binding (src/worker.ts). File references (kubeconfig path, certificate files, tokenFile)
  * are resolved to inline data by the platform before validation of the resolved form, so everything
  * below `ResolvedConfig` is plain data that both runtimes can use.
  */
-import * as z from 'zod';
+import * as v from './check.ts';
 import {
   auditSchema,
   authenticationSchema,
@@ -20,7 +20,7 @@ import {
 const RESERVED = new Set(['all', 'karmada']);
 
 /** Karmada cluster names are DNS-1123 labels; `all` and `karmada` are clusterspaces, never members. */
-export const clusterName = z
+export const clusterName = v
   .string()
   .min(1)
   .max(63)
@@ -31,74 +31,79 @@ export const clusterName = z
  * How to reach one API server. Field names follow kubeconfig's `cluster` and `user` entries
  * (camelCase), so a kubeconfig maps onto it one to one.
  */
-export const endpointSchema = z
-  .object({
-    server: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-    certificateAuthority: z.string().optional(),
-    certificateAuthorityData: z.string().optional(),
-    clientCertificate: z.string().optional(),
-    clientCertificateData: z.string().optional(),
-    clientKey: z.string().optional(),
-    clientKeyData: z.string().optional(),
-    token: z.string().optional(),
-    tokenFile: z.string().optional(),
-    insecureSkipTLSVerify: z.boolean().optional(),
-    /** worker runtime: name of an `mtls_certificates` binding to present as client certificate */
-    mtlsCertificateBinding: z.string().optional(),
-    timeoutSeconds: z.number().positive().max(3600).optional(),
-  })
-  .strict()
-  .superRefine((e, ctx) => {
-    if (e.certificateAuthority && e.certificateAuthorityData)
-      ctx.addIssue({
-        code: 'custom',
-        message: 'set certificateAuthority or certificateAuthorityData, not both',
-      });
-    if (e.token && e.tokenFile) ctx.addIssue({ code: 'custom', message: 'set token or tokenFile, not both' });
-    const cert = e.clientCertificate || e.clientCertificateData;
-    const key = e.clientKey || e.clientKeyData;
-    if (!!cert !== !!key)
-      ctx.addIssue({
-        code: 'custom',
-        message: 'a client certificate needs its key (and a key its certificate)',
-      });
-  });
+const endpointShape = {
+  server: v.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  certificateAuthority: v.string().optional(),
+  certificateAuthorityData: v.string().optional(),
+  clientCertificate: v.string().optional(),
+  clientCertificateData: v.string().optional(),
+  clientKey: v.string().optional(),
+  clientKeyData: v.string().optional(),
+  token: v.string().optional(),
+  tokenFile: v.string().optional(),
+  insecureSkipTLSVerify: v.boolean().optional(),
+  /** worker runtime: name of an `mtls_certificates` binding to present as client certificate */
+  mtlsCertificateBinding: v.string().optional(),
+  timeoutSeconds: v.number().positive().max(3600).optional(),
+};
 
-export const kubeconfigRefSchema = z
+function endpointRefine(e: v.output<v.ObjectSchema<typeof endpointShape>>, ctx: v.RefinementCtx): void {
+  if (e.certificateAuthority && e.certificateAuthorityData)
+    ctx.addIssue({
+      code: 'custom',
+      message: 'set certificateAuthority or certificateAuthorityData, not both',
+    });
+  if (e.token && e.tokenFile) ctx.addIssue({ code: 'custom', message: 'set token or tokenFile, not both' });
+  const cert = e.clientCertificate || e.clientCertificateData;
+  const key = e.clientKey || e.clientKeyData;
+  if (!!cert !== !!key)
+    ctx.addIssue({
+      code: 'custom',
+      message: 'a client certificate needs its key (and a key its certificate)',
+    });
+}
+
+export const endpointSchema = v.object(endpointShape).strict().superRefine(endpointRefine);
+
+export const kubeconfigRefSchema = v
   .object({
     /** path to a kubeconfig file (Node only) */
-    path: z.string().optional(),
+    path: v.string().optional(),
     /** the kubeconfig document itself, YAML or JSON (both runtimes) */
-    inline: z.string().optional(),
+    inline: v.string().optional(),
     /** context to use; default: current-context */
-    context: z.string().optional(),
+    context: v.string().optional(),
   })
   .strict()
   .refine((k) => !!k.path !== !!k.inline, { message: 'set exactly one of path or inline' });
 
-export const controlPlaneSchema = z.union([
-  z
-    .object({ kubeconfig: kubeconfigRefSchema, timeoutSeconds: z.number().positive().max(3600).optional() })
+export const controlPlaneSchema = v.union([
+  v
+    .object({ kubeconfig: kubeconfigRefSchema, timeoutSeconds: v.number().positive().max(3600).optional() })
     .strict(),
   endpointSchema,
 ]);
 
-export const staticMemberSchema = endpointSchema.and(z.object({ name: clusterName }));
+/** a static member: an endpoint and its name (one object, so an unknown key is one issue) */
+export const staticMemberSchema = v
+  .object({ ...endpointShape, name: clusterName })
+  .strict()
+  .superRefine(endpointRefine);
 
 /**
  * Shared reads (src/upstreams/cache/): what Kubernetes itself answers from a cache (`resourceVersion=0`
  * lists and gets, discovery, OpenAPI) may be coalesced and kept; nothing else ever is.
  */
-export const cacheSchema = z
+export const cacheSchema = v
   .object({
     /**
      * how long a kept answer is served (0: nothing is kept). Off by default: a kept RV=0 list may be up to
      * this much older than the cluster's own watch cache would answer, which kube allows but an operator
      * should choose
      */
-    ttlSeconds: z.number().int().min(0).max(3600).default(0),
+    ttlSeconds: v.number().int().min(0).max(3600).default(0),
     /** kept answers' bytes together, per process (Node) or isolate (Workers); one answer ≤ a quarter */
-    maxBytes: z
+    maxBytes: v
       .number()
       .int()
       .min(1024)
@@ -108,9 +113,9 @@ export const cacheSchema = z
      * identical concurrent any-version reads share one upstream call (on by default: a read joining one
      * in flight gets nothing older than the call it joined, which "any version" allows)
      */
-    coalesce: z.boolean().default(true),
+    coalesce: v.boolean().default(true),
     /** a reader of a shared answer this many bytes behind the fastest is detached (it re-reads alone) */
-    lagBytes: z
+    lagBytes: v
       .number()
       .int()
       .min(64 * 1024)
@@ -120,53 +125,53 @@ export const cacheSchema = z
      * kept answer serves all: for clusters where every caller sees the same discovery, as kube's own
      * system:discovery and system:public-info-viewer roles for system:authenticated give
      */
-    publicIdentity: z
-      .object({ user: z.string().min(1), groups: z.array(z.string().min(1)).optional() })
+    publicIdentity: v
+      .object({ user: v.string().min(1), groups: v.array(v.string().min(1)).optional() })
       .strict()
       .optional(),
   })
   .strict();
-export type CacheConfig = z.output<typeof cacheSchema>;
+export type CacheConfig = v.output<typeof cacheSchema>;
 
-export const configSchema = z
+export const configSchema = v
   .object({
     controlPlane: controlPlaneSchema,
-    members: z
+    members: v
       .discriminatedUnion('mode', [
-        z
+        v
           .object({
-            mode: z.literal('karmada'),
+            mode: v.literal('karmada'),
             /** how long a Cluster list is trusted before it is fetched again */
-            refreshSeconds: z.number().min(0).max(3600).default(10),
+            refreshSeconds: v.number().min(0).max(3600).default(10),
           })
           .strict(),
-        z
+        v
           .object({
-            mode: z.literal('static'),
-            clusters: z.array(z.object({ name: clusterName }).passthrough()).min(1),
+            mode: v.literal('static'),
+            clusters: v.array(v.object({ name: clusterName }).passthrough()).min(1),
           })
           .strict(),
       ])
       .default({ mode: 'karmada', refreshSeconds: 10 }),
     /** on: the control plane is one more cluster (`karmada`) and plain names mean it */
-    federation: z.boolean().default(true),
+    federation: v.boolean().default(true),
     /** partial failures: false = answer with the rest and a Warning header, true = 503 */
-    strict: z.boolean().default(false),
-    timeouts: z
+    strict: v.boolean().default(false),
+    timeouts: v
       .object({
         /** time to response headers from an upstream; streams (watch, logs) are not cut by it */
-        requestSeconds: z.number().positive().max(3600).default(30),
+        requestSeconds: v.number().positive().max(3600).default(30),
         /**
          * longest silence inside a list body before the fleet re-reads that cluster's list at the same
          * resourceVersion; well under kubectl's own 32 s request timeout, so a stalled member costs a
          * re-read, not the client's whole request
          */
-        bodyIdleSeconds: z.number().positive().max(3600).default(10),
+        bodyIdleSeconds: v.number().positive().max(3600).default(10),
       })
       .strict()
       .default({ requestSeconds: 30, bodyIdleSeconds: 10 }),
     /** per-request upstream connection budget (6 on Workers); wider fan-outs are split */
-    maxConnectionsPerRequest: z.number().int().min(1).max(1000).optional(),
+    maxConnectionsPerRequest: v.number().int().min(1).max(1000).optional(),
     // identity and hardening (src/config/security.ts; README "Security")
     authentication: authenticationSchema,
     upstreamIdentity: upstreamIdentitySchema,
@@ -182,16 +187,16 @@ export const configSchema = z
      * asks the control plane whether the caller may (a SelfSubjectAccessReview sent as the caller);
      * `authenticated` lets any authenticated caller read them; `off` serves none
      */
-    metrics: z
-      .object({ access: z.enum(['authorized', 'authenticated', 'off']).default('authorized') })
+    metrics: v
+      .object({ access: v.enum(['authorized', 'authenticated', 'off']).default('authorized') })
       .strict()
       .prefault({}),
   })
   .strict();
 
-export type FleetConfigInput = z.input<typeof configSchema>;
-export type FleetConfig = z.output<typeof configSchema>;
-export type Endpoint = z.output<typeof endpointSchema>;
+export type FleetConfigInput = v.input<typeof configSchema>;
+export type FleetConfig = v.output<typeof configSchema>;
+export type Endpoint = v.output<typeof endpointSchema>;
 
 /** Thrown for any invalid configuration; the message names every offending field. */
 export class ConfigError extends Error {
@@ -202,7 +207,7 @@ export class ConfigError extends Error {
  * One line per problem. `where` is `config` (then `config.members.clusters[0].name: …`) or the file the
  * configuration came from (then `fleet.yaml: members.clusters[0].name: …`, the file named first).
  */
-export function formatZodError(err: z.ZodError, where = 'config'): string {
+export function formatConfigError(err: v.CheckError, where = 'config'): string {
   const named = where === 'config' || where.startsWith('config.');
   return err.issues
     .map((i) => {
@@ -215,15 +220,18 @@ export function formatZodError(err: z.ZodError, where = 'config'): string {
     .join('\n');
 }
 
+/** the former name (from when the checker was zod) */
+export const formatZodError = formatConfigError;
+
 export function parseConfig(input: unknown, where = 'config'): FleetConfig {
   const r = configSchema.safeParse(input);
-  if (!r.success) throw new ConfigError(formatZodError(r.error, where));
+  if (!r.success) throw new ConfigError(formatConfigError(r.error, where));
   // static members are validated in full here, so errors name the member's index
   if (r.data.members.mode === 'static') {
     const seen = new Set<string>();
     r.data.members.clusters.forEach((m, i) => {
       const e = staticMemberSchema.safeParse(m);
-      if (!e.success) throw new ConfigError(formatZodError(e.error, `${where}.members.clusters[${i}]`));
+      if (!e.success) throw new ConfigError(formatConfigError(e.error, `${where}.members.clusters[${i}]`));
       if (seen.has(m.name))
         throw new ConfigError(`${where}.members.clusters[${i}].name: duplicate member "${m.name}"`);
       seen.add(m.name);

@@ -1,5 +1,5 @@
 /**
- * The fleet's security configuration, validated with zod: who may call (authentication), what identity goes
+ * The fleet's security configuration, validated with ./check.ts (a small zod-like checker): who may call (authentication), what identity goes
  * upstream, who may impersonate whom (`kubectl --as`), the optional fleet authorization policy, the audit log,
  * request limits and (Node only) TLS serving. Imported by ./schema.ts as sections of the fleet config.
  *
@@ -7,8 +7,8 @@
  * `--requestheader-allowed-names` → `allowedNames`, `--token-auth-file` → `staticTokens.file`).
  */
 
-import * as z from 'zod';
 import { base64Encode } from '../util/base64.ts';
+import * as v from './check.ts';
 
 /** Asymmetric JWS algorithms only: never `none`, never a shared secret (HS*) for a public issuer. */
 export const JWT_ALGORITHMS = [
@@ -25,34 +25,34 @@ export const JWT_ALGORITHMS = [
   'Ed25519',
 ] as const;
 
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name');
+const httpUrl = v.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const headerName = v.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name');
 
 /** Where the keys that sign tokens come from: a JWKS URL, an inline key set, or OIDC discovery. */
 const keySource = {
   /** JWKS endpoint; fetched, cached and refetched on an unknown key id (rotation). Default: OIDC discovery */
   jwksUrl: httpUrl.optional(),
   /** static keys (a JWK Set document) instead of fetching them */
-  jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())).min(1) }).optional(),
+  jwks: v.object({ keys: v.array(v.record(v.string(), v.unknown())).min(1) }).optional(),
   /** a token with an unknown key id refetches the JWKS (key rotation), at most this often */
-  jwksMinRefreshSeconds: z.number().min(0).max(3600).default(30),
+  jwksMinRefreshSeconds: v.number().min(0).max(3600).default(30),
 };
 
 const claimMapping = {
   /** accepted signing algorithms (`--oidc-signing-algs`) */
-  algorithms: z.array(z.enum(JWT_ALGORITHMS)).min(1).default(['RS256']),
+  algorithms: v.array(v.enum(JWT_ALGORITHMS)).min(1).default(['RS256']),
   /** tolerated clock difference for exp / nbf / iat */
-  clockSkewSeconds: z.number().int().min(0).max(600).default(0),
-  groupsClaim: z.string().min(1).optional(),
-  groupsPrefix: z.string().default(''),
-  uidClaim: z.string().min(1).optional(),
+  clockSkewSeconds: v.number().int().min(0).max(600).default(0),
+  groupsClaim: v.string().min(1).optional(),
+  groupsPrefix: v.string().default(''),
+  uidClaim: v.string().min(1).optional(),
   /** claims that must be present with exactly this value (`--oidc-required-claim`) */
-  requiredClaims: z.record(z.string(), z.string()).default({}),
+  requiredClaims: v.record(v.string(), v.string()).default({}),
 };
 
 function keySourceRefine(
   k: { jwksUrl?: string | undefined; jwks?: unknown; issuer: string },
-  ctx: z.RefinementCtx,
+  ctx: v.RefinementCtx,
 ): void {
   if (k.jwksUrl && k.jwks) ctx.addIssue({ code: 'custom', message: 'set jwksUrl or jwks, not both' });
   if (!k.jwksUrl && !k.jwks && !/^https?:\/\//.test(k.issuer))
@@ -63,46 +63,46 @@ function keySourceRefine(
     });
 }
 
-export const oidcSchema = z
+export const oidcSchema = v
   .object({
     /** must equal the token's `iss` exactly (`--oidc-issuer-url`) */
-    issuer: z.string().min(1),
+    issuer: v.string().min(1),
     /** the token's `aud` must contain one of these (`--oidc-client-id`) */
-    audiences: z.array(z.string().min(1)).min(1),
+    audiences: v.array(v.string().min(1)).min(1),
     ...keySource,
     ...claimMapping,
-    usernameClaim: z.string().min(1).default('sub'),
+    usernameClaim: v.string().min(1).default('sub'),
     /** default as kube: `<issuer>#` unless the claim is `email`; `-` disables prefixing */
-    usernamePrefix: z.string().optional(),
+    usernamePrefix: v.string().optional(),
   })
   .strict()
   .superRefine(keySourceRefine);
 
 /** A signed identity assertion set by an access-controlling edge in front of the fleet (e.g. an access proxy). */
-export const edgeSchema = z
+export const edgeSchema = v
   .object({
     /** request header that carries the assertion JWT */
     header: headerName.default('Cf-Access-Jwt-Assertion'),
-    issuer: z.string().min(1),
-    audiences: z.array(z.string().min(1)).min(1),
+    issuer: v.string().min(1),
+    audiences: v.array(v.string().min(1)).min(1),
     ...keySource,
     ...claimMapping,
-    usernameClaim: z.string().min(1).default('email'),
-    usernamePrefix: z.string().default(''),
+    usernameClaim: v.string().min(1).default('email'),
+    usernamePrefix: v.string().default(''),
   })
   .strict()
   .superRefine(keySourceRefine);
 
 const clientCA = {
   /** PEM bundle file (Node) */
-  clientCA: z.string().min(1).optional(),
+  clientCA: v.string().min(1).optional(),
   /** PEM bundle, base64 (as kubeconfig's …Data fields) */
-  clientCAData: z.string().min(1).optional(),
+  clientCAData: v.string().min(1).optional(),
 };
 
 function oneCA(
   c: { clientCA?: string | undefined; clientCAData?: string | undefined },
-  ctx: z.RefinementCtx,
+  ctx: v.RefinementCtx,
 ) {
   if (!!c.clientCA === !!c.clientCAData)
     ctx.addIssue({ code: 'custom', message: 'set exactly one of clientCA or clientCAData' });
@@ -112,35 +112,35 @@ function oneCA(
  * Front-proxy headers (`--requestheader-*`): honoured only on a TLS connection whose client certificate
  * chains to `clientCA` (and, when `allowedNames` is set, whose CN is listed). Node only.
  */
-export const frontProxySchema = z
+export const frontProxySchema = v
   .object({
     ...clientCA,
-    allowedNames: z.array(z.string().min(1)).default([]),
-    usernameHeaders: z.array(headerName).min(1).default(['X-Remote-User']),
-    uidHeaders: z.array(headerName).default(['X-Remote-Uid']),
-    groupHeaders: z.array(headerName).default(['X-Remote-Group']),
-    extraHeaderPrefixes: z.array(headerName).default(['X-Remote-Extra-']),
+    allowedNames: v.array(v.string().min(1)).default([]),
+    usernameHeaders: v.array(headerName).min(1).default(['X-Remote-User']),
+    uidHeaders: v.array(headerName).default(['X-Remote-Uid']),
+    groupHeaders: v.array(headerName).default(['X-Remote-Group']),
+    extraHeaderPrefixes: v.array(headerName).default(['X-Remote-Extra-']),
   })
   .strict()
   .superRefine(oneCA);
 
 /** x509 client certificates (`--client-ca-file`): CN is the user, O the groups. Node only. */
-export const x509Schema = z
+export const x509Schema = v
   .object({ ...clientCA })
   .strict()
   .superRefine(oneCA);
 
 /** Static bearer tokens in kube's `--token-auth-file` CSV format: `token,user,uid,"group1,group2"`. */
-export const staticTokensSchema = z
-  .object({ file: z.string().min(1).optional(), csv: z.string().optional() })
+export const staticTokensSchema = v
+  .object({ file: v.string().min(1).optional(), csv: v.string().optional() })
   .strict()
   .refine((s) => (s.file === undefined) !== (s.csv === undefined), {
     message: 'set exactly one of file or csv',
   });
 
-export const authenticationSchema = z
+export const authenticationSchema = v
   .object({
-    oidc: z.array(oidcSchema).default([]),
+    oidc: v.array(oidcSchema).default([]),
     edge: edgeSchema.optional(),
     frontProxy: frontProxySchema.optional(),
     x509: x509Schema.optional(),
@@ -149,10 +149,10 @@ export const authenticationSchema = z
      * how long a bearer token's successful authentication is reused (never past the token's expiry), as
      * kube-apiserver's token cache (10 s); 0 verifies every request
      */
-    tokenCacheSeconds: z.number().min(0).max(300).default(10),
+    tokenCacheSeconds: v.number().min(0).max(300).default(10),
     /** requests no authenticator claims act as system:anonymous (each cluster's RBAC still decides) */
-    anonymous: z
-      .object({ enabled: z.boolean().default(false) })
+    anonymous: v
+      .object({ enabled: v.boolean().default(false) })
       .strict()
       .prefault({}),
   })
@@ -167,38 +167,38 @@ export const authenticationSchema = z
 export const NO_AUTHENTICATOR =
   'no authenticator is configured and anonymous access is off, so every request would be refused; configure oidc, edge, staticTokens, x509 or frontProxy, or set anonymous.enabled: true (callers then act as system:anonymous in every cluster)';
 
-export const upstreamIdentitySchema = z
+export const upstreamIdentitySchema = v
   .object({
     /**
      * impersonate: the fleet's credential plus Impersonate-* for the caller (every cluster trusts the fleet);
      * passthrough: the caller's own bearer token, no impersonation (every cluster trusts the caller's issuer)
      */
-    mode: z.enum(['impersonate', 'passthrough']).default('impersonate'),
+    mode: v.enum(['impersonate', 'passthrough']).default('impersonate'),
   })
   .strict()
   .prefault({});
 
 /** The caller's own impersonation (`kubectl --as`, `--as-group`, `--as-uid`). */
-export const callerImpersonationSchema = z
+export const callerImpersonationSchema = v
   .object({
     /** false: any Impersonate-* header from a caller is refused with 403 */
-    enabled: z.boolean().default(true),
+    enabled: v.boolean().default(true),
     /** where the SubjectAccessReview runs: the control plane, or the request's single target cluster */
-    reviewOn: z.enum(['controlPlane', 'target']).default('controlPlane'),
+    reviewOn: v.enum(['controlPlane', 'target']).default('controlPlane'),
     /** how long a review's answer is reused for the same caller and request */
-    cacheSeconds: z.number().min(0).max(600).default(10),
+    cacheSeconds: v.number().min(0).max(600).default(10),
   })
   .strict()
   .prefault({});
 
-const policyRuleSchema = z
+const policyRuleSchema = v
   .object({
-    users: z.array(z.string().min(1)).optional(),
-    groups: z.array(z.string().min(1)).optional(),
+    users: v.array(v.string().min(1)).optional(),
+    groups: v.array(v.string().min(1)).optional(),
     /** `all`, `karmada`, member names, or `*` */
-    clusterspaces: z.array(z.string().min(1)).min(1).default(['*']),
+    clusterspaces: v.array(v.string().min(1)).min(1).default(['*']),
     /** Kubernetes verbs (get, list, watch, create, update, patch, delete, deletecollection, …) or `*` */
-    verbs: z.array(z.string().min(1)).min(1).default(['*']),
+    verbs: v.array(v.string().min(1)).min(1).default(['*']),
   })
   .strict()
   .refine((r) => (r.users?.length ?? 0) + (r.groups?.length ?? 0) > 0, {
@@ -206,61 +206,61 @@ const policyRuleSchema = z
   });
 
 /** Optional fleet-level policy; absent: allow, and let each cluster's RBAC decide. */
-export const authorizationSchema = z.object({ rules: z.array(policyRuleSchema) }).strict();
+export const authorizationSchema = v.object({ rules: v.array(policyRuleSchema) }).strict();
 
-export const auditSchema = z
-  .object({ enabled: z.boolean().default(false) })
+export const auditSchema = v
+  .object({ enabled: v.boolean().default(false) })
   .strict()
   .prefault({});
 
-export const limitsSchema = z
+export const limitsSchema = v
   .object({
     /** kube-apiserver's own limit for a request body is 3 MiB */
-    maxBodyBytes: z
+    maxBodyBytes: v
       .number()
       .int()
       .min(1024)
       .max(1024 ** 3)
       .default(3 * 1024 * 1024),
     /** Workers refuse URLs over 16 KiB */
-    maxUrlBytes: z
+    maxUrlBytes: v
       .number()
       .int()
       .min(256)
       .max(1024 * 1024)
       .default(16 * 1024),
-    maxHeaderBytes: z
+    maxHeaderBytes: v
       .number()
       .int()
       .min(1024)
       .max(1024 * 1024)
       .default(32 * 1024),
-    maxHeaderCount: z.number().int().min(8).max(10_000).default(128),
+    maxHeaderCount: v.number().int().min(8).max(10_000).default(128),
   })
   .strict()
   .prefault({});
 
 /** TLS for the Node server (`--tls-cert-file`, `--tls-private-key-file`); Workers terminate TLS at the edge. */
-export const servingSchema = z
+export const servingSchema = v
   .object({
-    certFile: z.string().min(1).optional(),
-    keyFile: z.string().min(1).optional(),
-    certData: z.string().min(1).optional(),
-    keyData: z.string().min(1).optional(),
+    certFile: v.string().min(1).optional(),
+    keyFile: v.string().min(1).optional(),
+    certData: v.string().min(1).optional(),
+    keyData: v.string().min(1).optional(),
   })
   .strict()
   .refine((s) => !!(s.certFile || s.certData) && !!(s.keyFile || s.keyData), {
     message: 'needs a certificate (certFile or certData) and its key (keyFile or keyData)',
   });
 
-export type AuthenticationConfig = z.output<typeof authenticationSchema>;
-export type OidcConfig = z.output<typeof oidcSchema>;
-export type EdgeConfig = z.output<typeof edgeSchema>;
-export type FrontProxyConfig = z.output<typeof frontProxySchema>;
-export type PolicyConfig = z.output<typeof authorizationSchema>;
-export type LimitsConfig = z.output<typeof limitsSchema>;
-export type CallerImpersonationConfig = z.output<typeof callerImpersonationSchema>;
-export type UpstreamIdentityConfig = z.output<typeof upstreamIdentitySchema>;
+export type AuthenticationConfig = v.output<typeof authenticationSchema>;
+export type OidcConfig = v.output<typeof oidcSchema>;
+export type EdgeConfig = v.output<typeof edgeSchema>;
+export type FrontProxyConfig = v.output<typeof frontProxySchema>;
+export type PolicyConfig = v.output<typeof authorizationSchema>;
+export type LimitsConfig = v.output<typeof limitsSchema>;
+export type CallerImpersonationConfig = v.output<typeof callerImpersonationSchema>;
+export type UpstreamIdentityConfig = v.output<typeof upstreamIdentitySchema>;
 
 /**
  * Turns the security section's file references into inline data (token CSV, client CA bundles, serving
@@ -270,7 +270,7 @@ export type UpstreamIdentityConfig = z.output<typeof upstreamIdentitySchema>;
 export function resolveSecurityFiles<
   C extends {
     authentication: AuthenticationConfig;
-    serving?: z.output<typeof servingSchema> | undefined;
+    serving?: v.output<typeof servingSchema> | undefined;
   },
 >(
   config: C,

@@ -4,7 +4,7 @@
  * src/merge/writes.ts), and encoded again. Anything the fleet cannot read goes byte for byte and the
  * cluster decides. Pure: bytes in, bytes or a Status out.
  */
-import { parse as parseYaml } from 'yaml';
+
 import {
   decodeEnvelope,
   encodeEnvelope,
@@ -27,6 +27,7 @@ import {
   type Rewritten,
   type WriteContext,
 } from '../merge/writes.ts';
+import { parseYaml } from '../util/yaml.ts';
 import { bodyNamespace } from './namespace.ts';
 
 export const JSON_PATCH = 'application/json-patch+json';
