@@ -44,6 +44,7 @@ export function createTarget<T extends { cluster: string }>(
         names.name ? 'metadata.name' : 'metadata.generateName',
         given,
         decodeName(given).cluster!,
+        true,
       ),
     );
   const byName = decodeName(given).cluster;

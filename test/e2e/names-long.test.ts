@@ -171,6 +171,7 @@ describe.each(RUNTIMES)('long names on %s', (runtime) => {
     });
     expect(created.code).toBe(1);
     expect(created.stderr).toContain('is a shortened fleet name');
+    expect(created.stderr).toContain('a create must give the name the object gets');
   });
 
   it('a watch by that name sees its changes', async () => {
