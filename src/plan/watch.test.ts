@@ -56,6 +56,40 @@ describe('planWatch', () => {
     expect(plan('watch=1&sendInitialEvents=false').initialEvents).toBe(false);
   });
 
+  it('asks a cluster whose composite entry is empty (left out of the list) as a WatchList, the others from their RV', () => {
+    const composite = encodeComposite(
+      membership,
+      new Map([
+        ['karmada', '1'],
+        ['east', ''],
+        ['west', '3'],
+      ]),
+    );
+    const p = plan(`watch=1&allowWatchBookmarks=true&resourceVersion=${composite}`);
+    expect(p.upgradesLegacy).toBe(false);
+    expect(['karmada', 'east', 'west'].map((c) => p.initialEventsOf(c))).toEqual([false, true, false]);
+    expect(obj(p.watchQuery('east'))).toEqual({
+      watch: 'true',
+      sendInitialEvents: 'true',
+      resourceVersionMatch: 'NotOlderThan',
+      allowWatchBookmarks: 'true',
+    });
+    expect(obj(p.watchQuery('west'))).toEqual({
+      watch: 'true',
+      resourceVersion: '3',
+      allowWatchBookmarks: 'true',
+    });
+    // refused as a WatchList: the plain watch from "" the client's RV meant
+    expect(obj(p.watchQuery('east', undefined, true))).toEqual({
+      watch: 'true',
+      allowWatchBookmarks: 'true',
+    });
+    // a WatchList client: every cluster
+    expect(
+      plan('watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan').initialEventsOf('west'),
+    ).toBe(true);
+  });
+
   it('gives each cluster its own RV from a composite, and resumes from the RV it is given', () => {
     const composite = encodeComposite(
       membership,

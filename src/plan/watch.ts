@@ -55,6 +55,14 @@ export interface WatchPlan<T extends { cluster: string }> {
   /** a watch from RV "" or "0" the fleet asks of each cluster as a WatchList (see `initialEvents`) */
   upgradesLegacy: boolean;
   /**
+   * Whether `cluster`'s start sends initial events that end in an `initial-events-end` bookmark: every
+   * cluster of a WatchList or of an upgraded watch (`upgradesLegacy`), and, in a plain watch from a
+   * composite RV, a cluster whose entry is empty (the list the RV came from left it out): its start is
+   * the cluster's current state, as ADDED events in key order, so it is asked as a WatchList too, or a
+   * cut during them would resume from a mid-snapshot RV and lose objects.
+   */
+  initialEventsOf(cluster: string): boolean;
+  /**
    * The query of `cluster`'s upstream watch: the planned start, or a resume from `resumeRV`. `legacy`:
    * the start as the client asked it, for a cluster that refused the WatchList form.
    */
@@ -120,11 +128,20 @@ interface QueryInput {
   perCluster: Map<string, UpstreamRVParams>;
   sendInitialEvents: boolean;
   upgradesLegacy: boolean;
+  /** whether `cluster`'s plain start is asked as a WatchList (see WatchPlan.initialEventsOf) */
+  upgrades(cluster: string): boolean;
 }
 
 type Queries = Pick<WatchPlan<never>, 'watchQuery' | 'probeQuery' | 'listQuery' | 'groupQuery' | 'joinQuery'>;
 
-function queries({ q, choice, perCluster, sendInitialEvents, upgradesLegacy }: QueryInput): Queries {
+function queries({
+  q,
+  choice,
+  perCluster,
+  sendInitialEvents,
+  upgradesLegacy,
+  upgrades,
+}: QueryInput): Queries {
   const base = () => {
     const out = new URLSearchParams();
     for (const [k, v] of q) if (!PLANNED.has(k)) out.append(k, v);
@@ -148,7 +165,7 @@ function queries({ q, choice, perCluster, sendInitialEvents, upgradesLegacy }: Q
         if (p.resourceVersion !== undefined) qs.set('resourceVersion', p.resourceVersion);
         if (p.resourceVersionMatch !== undefined) qs.set('resourceVersionMatch', p.resourceVersionMatch);
         if (sendInitialEvents) qs.set('sendInitialEvents', 'true');
-        if (upgradesLegacy && !legacy) {
+        if (upgrades(cluster) && !legacy) {
           qs.set('sendInitialEvents', 'true');
           qs.set('resourceVersionMatch', 'NotOlderThan');
         }
@@ -217,6 +234,11 @@ export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T
     q.get('sendInitialEvents') === null &&
     q.get('resourceVersionMatch') === null &&
     (rvParam === '' || rvParam === '0');
+  // a plain watch from a composite RV whose entry for a cluster is empty starts that cluster from ""
+  const plainStart =
+    !sendInitialEvents && q.get('sendInitialEvents') === null && q.get('resourceVersionMatch') === null;
+  const upgrades = (cluster: string) =>
+    upgradesLegacy || (plainStart && (perCluster.get(cluster)?.resourceVersion ?? '') === '');
   const plan: WatchPlan<T> = {
     chosen: choice.chosen,
     sendInitialEvents,
@@ -232,7 +254,8 @@ export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T
     labelForward: choice.labelForward,
     initialEvents: sendInitialEvents || upgradesLegacy,
     upgradesLegacy,
-    ...queries({ q, choice, perCluster, sendInitialEvents, upgradesLegacy }),
+    initialEventsOf: (cluster) => sendInitialEvents || upgrades(cluster),
+    ...queries({ q, choice, perCluster, sendInitialEvents, upgradesLegacy, upgrades }),
     choose(targets) {
       // the same selectors as at the start: they parsed then, so they parse now
       const again = chooseFrom(targets);

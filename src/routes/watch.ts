@@ -111,11 +111,11 @@ export async function watchStream(
     allowBookmarks: plan.allowBookmarks,
     sendInitialEvents: plan.sendInitialEvents,
     // a relay group restarts its own clusters' initial events; here, the group's stream as a whole
-    initialPhases: !plan.initialEvents
-      ? []
-      : groups
+    initialPhases: groups
+      ? plan.initialEvents
         ? groups.map((g) => g.map((t) => t.cluster).join(','))
-        : plan.chosen.map((t) => t.cluster),
+        : []
+      : plan.chosen.filter((t) => plan.initialEventsOf(t.cluster)).map((t) => t.cluster),
   });
   const ctx: WatchContext = {
     plan,

@@ -95,7 +95,11 @@ export function groupWarnings(starts: Start[]): string[] {
 
 export interface StartHandlers {
   sendInitialEvents: boolean;
-  /** the plan asks plain watches from RV "" or "0" as WatchLists */
+  /**
+   * the plan asks plain watches from RV "" or "0" as WatchLists. Not needed to decide a fallback: any
+   * cluster source may be asked as a WatchList (one a composite RV has no entry for, too), and for one
+   * that was not, `downgrade` changes nothing but to retry it as before.
+   */
   upgradesLegacy: boolean;
   emit(step: MergeStep): void;
   /** hold the source from this answer (or from a resume, when undefined) */
@@ -115,7 +119,7 @@ export function startSource(s: Start, h: StartHandlers): void {
   } else if (h.sendInitialEvents && src.listThenWatch && refusedWatchList(s.status) && s.status !== 410) {
     // no WatchList on this cluster: list, then watch from the list's RV
     void src.listThenWatch(h.emit).then(() => h.hold(src, undefined));
-  } else if (src.downgrade && h.upgradesLegacy && refusedWatchList(s.status) && s.status !== 410) {
+  } else if (src.downgrade && refusedWatchList(s.status) && s.status !== 410) {
     // a plain watch asked as a WatchList, refused: the plain watch then (cuts during its initial events
     // cannot be told apart there)
     src.downgrade();
