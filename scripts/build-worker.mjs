@@ -1,6 +1,12 @@
 // Bundles the worker entry the way wrangler does (esbuild, ESM, worker conditions) into one file, for
 // tests that run it in workerd through miniflare. `npm run build:worker` uses wrangler itself.
+import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
+
+/** wrangler keeps function and class names unless wrangler.toml says `keep_names = false` */
+const keepNames = !/^keep_names\s*=\s*false\b/m.test(
+  readFileSync(new URL('../wrangler.toml', import.meta.url), 'utf8'),
+);
 
 /** esbuild's options for the worker, as wrangler bundles it (the bench measures them minified). */
 export const WORKER_BUILD = {
@@ -13,6 +19,7 @@ export const WORKER_BUILD = {
   mainFields: ['browser', 'module', 'main'],
   // provided by the Workers runtime itself
   external: ['cloudflare:*'],
+  keepNames,
   sourcemap: false,
   logLevel: 'warning',
 };
