@@ -201,6 +201,39 @@ describe.each(RUNTIMES)('long names on %s', (runtime) => {
     }
   });
 
+  it('a pod of 253 characters: wait, logs and exec by its shortened name', async () => {
+    const pod = `job-${'0123456789'.repeat(25)}`.slice(0, 253);
+    const shortPod = shortened(pod, M);
+    const run = await member.run([
+      'run',
+      pod,
+      '-n',
+      'default',
+      '--image=busybox:1.36',
+      '--',
+      'sleep',
+      '3600',
+    ]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    // kubectl wait lists and watches with metadata.name=<the shortened name>
+    const wait = await root.run(
+      ['wait', `pod/${shortPod}`, '-n', 'default', '--for=condition=Ready', '--timeout=60s'],
+      {
+        timeoutMs: 90_000,
+      },
+    );
+    expect([wait.code, wait.stderr, wait.stdout]).toEqual([0, '', `pod/${shortPod} condition met\n`]);
+    const container = (m1.get({ group: '', version: 'v1', resource: 'pods' }, 'default', pod) as any).spec
+      .containers[0].name as string;
+    m1.appendLog('default', pod, container, `hello from ${runtime}`);
+    const logs = await root.run(['logs', shortPod, '-n', 'default', '--tail=1']);
+    expect([logs.code, logs.stderr, logs.stdout]).toEqual([0, '', `hello from ${runtime}\n`]);
+    const exec = await root.run(['exec', shortPod, '-n', 'default', '--', 'echo', `hi from ${runtime}`]);
+    expect([exec.code, exec.stderr, exec.stdout]).toEqual([0, '', `hi from ${runtime}\n`]);
+    const del = await root.run(['delete', 'pod', shortPod, '-n', 'default', '--wait=false']);
+    expect(del.code).toBe(0);
+  });
+
   it('delete by that name removes it from member1', async () => {
     const r = await root.run(['delete', 'configmap', short, '-n', 'default']);
     expect([r.code, r.stderr, r.stdout]).toEqual([
