@@ -6,7 +6,8 @@
  * `claimRef`/`volumeName`, the endpoints controllers' `targetRef`/`nodeName`, the event recorder's
  * `involvedObject`/`regarding`/`related`, the garbage collector's ownerReferences) is shown as the fleet
  * name of the object it names, `<name>.clusterspace.<cluster>` (plain for the control plane when
- * federation is on), so that following it at the root URL reaches that cluster's object. On the way in
+ * federation is on; shortened past 253 characters like every fleet name, names.ts), so that following it at
+ * the root URL reaches that cluster's object. On the way in
  * (create/update bodies) the same fields lose the suffix of the owning cluster; another cluster's suffix
  * is a 400 (an object cannot refer across clusters). Field selectors on such fields are translated the
  * same way (fieldnames.ts), and so are the Table cells that print them (table.ts).

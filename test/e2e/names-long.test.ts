@@ -234,6 +234,52 @@ describe.each(RUNTIMES)('long names on %s', (runtime) => {
     expect(del.code).toBe(0);
   });
 
+  it('references: a node of 250 characters is shown shortened in its pods, and kubectl follows it', async () => {
+    const NODES = { group: '', version: 'v1', resource: 'nodes' };
+    const PODS = { group: '', version: 'v1', resource: 'pods' };
+    const node = `node-${'n'.repeat(240)}-${runtime === 'node' ? 'a' : 'b'}`;
+    const shortNode = shortened(node, M);
+    const worker = m1.get(NODES, undefined, `${M}-worker`) as KubeObject & Record<string, unknown>;
+    m1.create(NODES, {
+      ...worker,
+      metadata: { name: node, labels: { 'kubernetes.io/hostname': node } },
+    } as KubeObject);
+    const podName = `on-long-node-${runtime}`;
+    m1.create(PODS, {
+      metadata: { name: podName, namespace: 'default' },
+      spec: { nodeName: node, containers: [{ name: 'c', image: 'busybox:1.36' }] },
+      status: { phase: 'Running' },
+    } as unknown as KubeObject);
+    const ref = await root.run([
+      'get',
+      'pod',
+      `${podName}.clusterspace.${M}`,
+      '-n',
+      'default',
+      '-o',
+      'jsonpath={.spec.nodeName}',
+    ]);
+    expect([ref.code, ref.stderr, ref.stdout]).toEqual([0, '', shortNode]);
+    const onNode = await root.run([
+      'get',
+      'pods',
+      '-A',
+      '--field-selector',
+      `spec.nodeName=${shortNode}`,
+      '-o',
+      'name',
+    ]);
+    expect([onNode.code, onNode.stderr, onNode.stdout]).toEqual([
+      0,
+      '',
+      `pod/${podName}.clusterspace.${M}\n`,
+    ]);
+    const d = await root.run(['describe', 'node', shortNode]);
+    expect([d.code, d.stderr]).toEqual([0, '']);
+    expect(d.stdout).toMatch(new RegExp(`^Name:\\s+${shortNode}$`, 'm'));
+    expect(d.stdout).toContain(`${podName}.clusterspace.${M}`);
+  });
+
   it('delete by that name removes it from member1', async () => {
     const r = await root.run(['delete', 'configmap', short, '-n', 'default']);
     expect([r.code, r.stderr, r.stdout]).toEqual([
