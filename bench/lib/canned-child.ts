@@ -20,66 +20,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CannedReply, CannedRequest, CannedSpec } from './canned.ts';
+import { type Base, listBytes, makeBase, nth } from './canned-bodies.ts';
 
-const BASE = 1000;
-export const CANNED_NS = 'bench-canned';
-
-interface Base {
-  listHead: string;
-  items: string[];
-  tableHead: string;
-  rows: string[];
-  pod: Buffer;
-  listRv: number;
-}
-
-async function makeBase(): Promise<Base> {
-  const { SimCluster } = await import('../../sim/index.ts');
-  const { benchPod } = await import('../cases/passthrough.ts');
-  const sim = new SimCluster({ name: 'canned', seed: false });
-  for (let i = 0; i < BASE; i++) {
-    const p = benchPod(i);
-    p.metadata.namespace = CANNED_NS;
-    sim.create({ group: '', version: 'v1', resource: 'pods' }, p);
-  }
-  const get = async (path: string, accept: string) => {
-    const r = await sim.fetch(new Request(`http://sim${path}`, { headers: { Accept: accept } }));
-    if (!r.ok) throw new Error(`canned: the simulator answered ${r.status} for ${path}`);
-    return r.text();
-  };
-  const list = JSON.parse(await get('/api/v1/pods', 'application/json'));
-  const table = JSON.parse(await get('/api/v1/pods', 'application/json;as=Table;v=v1;g=meta.k8s.io'));
-  const first = list.items[0].metadata.name as string;
-  const pod = Buffer.from(await get(`/api/v1/namespaces/${CANNED_NS}/pods/${first}`, 'application/json'));
-  sim.close();
-  const items = (list.items as unknown[]).map((x) => JSON.stringify(x));
-  const rows = (table.rows as unknown[]).map((x) => JSON.stringify(x));
-  delete list.items;
-  delete table.rows;
-  return {
-    listHead: JSON.stringify(list).slice(0, -1),
-    items,
-    tableHead: JSON.stringify(table).slice(0, -1),
-    rows,
-    pod,
-    listRv: Number(list.metadata.resourceVersion),
-  };
-}
-
-/** item `i` of a list of any length: the base items, repeated under new names past BASE */
-function nth(texts: string[], i: number, table: boolean): string {
-  const t = texts[i % BASE]!;
-  const k = Math.floor(i / BASE);
-  if (k === 0) return t;
-  const renamed = t.replaceAll('"name":"web-', `"name":"r${k}-web-`);
-  return table ? renamed.replace('{"cells":["web-', `{"cells":["r${k}-web-`) : renamed;
-}
-
-function listBytes(head: string, key: string, texts: string[], n: number, table: boolean): Buffer {
-  const parts: string[] = [];
-  for (let i = 0; i < n; i++) parts.push(nth(texts, i, table));
-  return Buffer.from(`${head},"${key}":[${parts.join(',')}]}`);
-}
+export { CANNED_NS } from './canned-bodies.ts';
 
 function watchBytes(base: Base, n: number): Buffer {
   const lines: string[] = [];

@@ -4,6 +4,8 @@
  * Split out so the scanner's file stays readable; nothing here is used on its own.
  */
 import { concatBytes } from '../util/bytes.ts';
+import { REFS_TOP } from './jsonsplit-facts.ts';
+import { ITEM, type ItemFacts, lastFacts, ROW, scanItem } from './jsonsplit-item.ts';
 
 export type SplitEvent =
   | { type: 'head'; value: Record<string, unknown> }
@@ -12,9 +14,14 @@ export type SplitEvent =
       bytes: Uint8Array;
       index: number;
       /**
+       * where the values the fleet view changes lie in `bytes` (jsonsplit-item.ts), when the item is an
+       * object; `facts.odd` when the byte-level rewriting must not rely on them
+       */
+      facts?: ItemFacts;
+      /**
        * where the item's `metadata` object lies in `bytes` (from, to), when the item is an object whose
-       * top-level keys are plain (no escapes, no duplicate metadata) and none of them refers to other
-       * objects by name (involvedObject, regarding, related): the rewriting then never scans the rest
+       * keys the rewriting reads are plain (no escapes, none given twice) and none of them refers to
+       * other objects by name (involvedObject, regarding, related…)
        */
       metadata?: readonly [number, number];
     }
@@ -81,17 +88,6 @@ export const LIT_NULL = [0x6e, 0x75, 0x6c, 0x6c];
 
 export const decoder = new TextDecoder();
 
-export const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
-export const METADATA = ascii('metadata');
-export const INVOLVED = ascii('involvedObject');
-export const REGARDING = ascii('regarding');
-export const RELATED = ascii('related');
-
-export function keyIs(chunk: Uint8Array, at: number, key: Uint8Array): boolean {
-  for (let k = 0; k < key.length; k++) if (chunk[at + k] !== key[k]) return false;
-  return true;
-}
-
 export function isWs(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
@@ -129,17 +125,10 @@ export abstract class SplitterBase {
   protected capParts: Uint8Array[] = [];
   protected capPartsLen = 0;
 
-  // where the current item's metadata lies (stream offsets); see SplitEvent
-  protected itemStart = 0;
-  protected mdFrom = -1;
-  protected mdTo = -1;
-  /** the item's top-level keys allow a metadata range (see SplitEvent) */
-  protected plainItem = false;
-  /** chunk index of the opening quote of the item's top-level key being read, -1 if none */
-  protected itemKeyAt = -1;
-  /** the last top-level key of the item was `metadata`; its value is being read */
-  protected mdNext = false;
-  protected mdOpen = false;
+  /** the target array is a Table's rows */
+  protected rows = false;
+  /** the key just read at depth 1 */
+  protected lastKey = '';
 
   protected headParts: string[] = [];
   protected tailParts: string[] = [];
@@ -215,12 +204,11 @@ export abstract class SplitterBase {
       const bytes = this.captured(chunk, end);
       if (bytes.length > this.maxItemBytes) this.fail(`item larger than ${this.maxItemBytes} bytes`, end);
       this.cap = CAP_NONE;
-      if (this.plainItem && this.mdTo > 0)
-        emit({ type: 'item', bytes, index: this.itemIndex++, metadata: [this.mdFrom, this.mdTo] });
-      else emit({ type: 'item', bytes, index: this.itemIndex++ });
-    } else if (d === this.itemDepth + 1 && this.mdOpen) {
-      this.mdOpen = false;
-      this.mdTo = this.base + end - this.itemStart;
+      // an item that went on over chunks: scanned again whole, for its facts
+      const whole =
+        bytes[0] === 0x7b &&
+        scanItem(bytes, 0, bytes.length, this.rows ? ROW : ITEM, this.itemLimit()) === bytes.length;
+      this.emitItem(emit, bytes, whole ? lastFacts() : undefined);
     } else if (d === 1) {
       if (this.cap === CAP_MEMBER) {
         const bytes = this.captured(chunk, end);
@@ -237,18 +225,6 @@ export abstract class SplitterBase {
     const d = this.depth;
     if (d === this.itemDepth) {
       this.startCapture(CAP_ITEM, i);
-      this.itemStart = this.base + i;
-      this.mdFrom = -1;
-      this.mdTo = -1;
-      this.plainItem = c === 0x7b;
-      this.mdNext = false;
-      this.mdOpen = false;
-    } else if (this.mdNext && d === this.itemDepth + 1) {
-      this.mdNext = false;
-      if (c === 0x7b) {
-        this.mdOpen = true;
-        this.mdFrom = this.base + i - this.itemStart;
-      } else this.plainItem = false;
     } else if (d === 1 && this.keyIsTarget) {
       this.keyIsTarget = false;
       this.cap = CAP_NONE; // the target member is neither head nor tail
@@ -258,6 +234,7 @@ export abstract class SplitterBase {
       this.targetSeen = true;
       if (c === 0x5b) {
         this.emitHead(emit);
+        this.rows = this.lastKey === 'rows';
         this.itemDepth = 2;
         this.watchDepth = 3;
       } else if (c === 0x6e) {
@@ -268,24 +245,17 @@ export abstract class SplitterBase {
     }
   }
 
-  /** An item's top-level key ended just before `end` (its closing quote is at end − 1). */
-  protected itemKey(chunk: Uint8Array, end: number): void {
-    const at = this.itemKeyAt;
-    this.itemKeyAt = -1;
-    if (at < 0) {
-      this.plainItem = false;
-      return;
-    }
-    const len = end - at - 2;
-    if (len === 8 && keyIs(chunk, at + 1, METADATA)) {
-      if (this.mdFrom >= 0) this.plainItem = false;
-      else this.mdNext = true;
-    } else if (
-      (len === 14 && keyIs(chunk, at + 1, INVOLVED)) ||
-      (len === 9 && keyIs(chunk, at + 1, REGARDING)) ||
-      (len === 7 && keyIs(chunk, at + 1, RELATED))
-    )
-      this.plainItem = false;
+  /** nesting the item scanner may accept inside an item (deeper: the automaton, which knows maxDepth) */
+  protected itemLimit(): number {
+    return Math.min(100, this.maxDepth - this.itemDepth);
+  }
+
+  protected emitItem(emit: (e: SplitEvent) => void, bytes: Uint8Array, facts: ItemFacts | undefined): void {
+    const index = this.itemIndex++;
+    if (!facts) emit({ type: 'item', bytes, index });
+    else if (facts.odd || facts.refs & REFS_TOP || facts.mdFrom < 0 || bytes[facts.mdFrom] !== 0x7b)
+      emit({ type: 'item', bytes, index, facts });
+    else emit({ type: 'item', bytes, index, facts, metadata: [facts.mdFrom, facts.mdTo] });
   }
 
   protected push1(kind: number, i: number): void {

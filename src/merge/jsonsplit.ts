@@ -55,6 +55,7 @@ import {
   type SplitEvent,
   SplitterBase,
 } from './jsonsplit-base.ts';
+import { ITEM, lastFacts, ROW, scanItem } from './jsonsplit-item.ts';
 
 export { JsonSplitError, parseItem, type SplitEvent, type SplitterOptions } from './jsonsplit-base.ts';
 /**
@@ -80,11 +81,11 @@ export class ListSplitter extends SplitterBase {
             i++;
             if (this.strIsKey) {
               state = S_COLON;
-              if (this.depth === this.itemDepth + 1 && this.plainItem) this.itemKey(chunk, i);
-              else if (this.depth === 1 && this.cap === CAP_MEMBER) {
+              if (this.depth === 1 && this.cap === CAP_MEMBER) {
                 const raw = this.captured(chunk, i);
                 if (raw.length > this.maxMemberBytes) this.fail('key too long', i);
-                this.keyIsTarget = this.arrayKeys.has(JSON.parse(decoder.decode(raw)));
+                this.lastKey = JSON.parse(decoder.decode(raw));
+                this.keyIsTarget = this.arrayKeys.has(this.lastKey);
               }
             } else {
               state = S_AFTER;
@@ -92,7 +93,6 @@ export class ListSplitter extends SplitterBase {
             }
           } else if (c === 0x5c) {
             state = S_ESC;
-            if (this.strIsKey && this.depth === this.itemDepth + 1) this.plainItem = false;
             i++;
           } else {
             this.fail('control character in string', i);
@@ -149,6 +149,16 @@ export class ListSplitter extends SplitterBase {
             if (this.depth <= this.watchDepth) this.valueDone(chunk, i, emit);
             break;
           }
+          if (c === 0x7b && this.depth === this.itemDepth) {
+            // an item that lies in this chunk is scanned whole, at once (jsonsplit-item.ts)
+            const end = scanItem(chunk, i, n, this.rows ? ROW : ITEM, this.itemLimit());
+            if (end > 0 && end - i <= this.maxItemBytes) {
+              this.emitItem(emit, chunk.subarray(i, end), lastFacts());
+              i = end;
+              state = S_AFTER;
+              break;
+            }
+          }
           if (this.depth <= this.watchDepth) this.valueStart(c, i, emit);
           i++;
           if (c === 0x22) {
@@ -193,7 +203,7 @@ export class ListSplitter extends SplitterBase {
             if (this.depth === 1) {
               if (this.cap !== CAP_NONE) this.fail('internal: capture overlap', i);
               this.startCapture(CAP_MEMBER, i);
-            } else if (this.depth === this.itemDepth + 1) this.itemKeyAt = i;
+            }
             this.strIsKey = true;
             state = S_STR;
             i++;
@@ -361,9 +371,6 @@ export class ListSplitter extends SplitterBase {
       }
     }
     this.state = state;
-    // an item key that goes on in the next chunk cannot be compared in place: no metadata range then
-    if (this.itemKeyAt >= 0 && state === S_STR && this.strIsKey) this.plainItem = false;
-    this.itemKeyAt = -1;
     if (this.cap !== CAP_NONE) {
       // the capture continues in the next chunk: keep a copy of its part of this one
       const part = chunk.slice(this.capStart);

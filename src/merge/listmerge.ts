@@ -11,13 +11,15 @@
  * of that page were already taken (`skip`), so the next page asks the same cluster again from the same
  * point at the same RV: no item lost or repeated, each cluster read at the RV it started with.
  */
+import { ByteSink } from '../util/bytes.ts';
+import { type ItemView, writeFleetItem, writeFleetRow } from './itembytes.ts';
 import { parseItem, type SplitEvent } from './jsonsplit.ts';
 import { type FleetView, toFleetItemBytes } from './objects.ts';
 import { compositeWith, encodeComposite, type Membership } from './rv.ts';
 import { type MergedColumns, toFleetRow } from './table.ts';
 
-/** Items are sent in pieces of about this many characters: fewer, larger writes; a list is not a stream. */
-const FLUSH_AT = 32 * 1024;
+/** The body is sent in pieces of about this many bytes: fewer, larger writes; a list is not a stream. */
+const FLUSH_AT = 256 * 1024;
 
 export interface ListSource {
   cluster: string;
@@ -73,21 +75,46 @@ function remainingOf(head: Record<string, any>): number | undefined {
   return typeof md.remainingItemCount === 'number' ? md.remainingItemCount : undefined;
 }
 
-export async function* mergeList(input: ListMergeInput, sources: ListSource[]): AsyncGenerator<string> {
+/**
+ * One item in the fleet view, written to `out`: from its bytes where the splitter's facts allow it
+ * (itembytes.ts), else parsed, rewritten and serialised.
+ */
+function writeItem(
+  out: ByteSink,
+  item: ItemEvent,
+  iv: ItemView,
+  table: MergedColumns | undefined,
+  input: number,
+): void {
+  const f = item.facts;
+  if (table) {
+    if (f && writeFleetRow(out, item.bytes, f, iv, table, input)) return;
+    const row = parseItem(item.bytes) as Record<string, any>;
+    out.string(JSON.stringify(toFleetRow(iv.view, row, table, input, iv.cluster, iv.resourceVersion)));
+  } else if (!(f && writeFleetItem(out, item.bytes, f, iv)))
+    out.string(toFleetItemBytes(iv.view, item.bytes, item.metadata, iv.cluster, iv.resourceVersion));
+}
+
+export async function* mergeList(input: ListMergeInput, sources: ListSource[]): AsyncGenerator<Uint8Array> {
   const { view, membership, rvs, limit, table } = input;
   const arrayKey = table ? 'rows' : 'items';
+  const out = new ByteSink(FLUSH_AT + 64 * 1024);
   let open = `{"kind":${JSON.stringify(input.kind)},"apiVersion":${JSON.stringify(input.apiVersion)},`;
   if (table) open += `"columnDefinitions":${JSON.stringify(table.columns)},`;
-  yield `${open}"${arrayKey}":[`;
+  out.string(`${open}"${arrayKey}":[`);
 
   let emitted = 0;
-  let buf = '';
   let token: string | undefined;
   let remaining: number | undefined;
   try {
     for (let si = 0; si < sources.length; si++) {
       const s = sources[si]!;
-      const rvFor = compositeWith(membership, rvs, s.cluster);
+      const iv: ItemView = {
+        view,
+        cluster: s.cluster,
+        clusterJson: JSON.stringify(s.cluster),
+        resourceVersion: compositeWith(membership, rvs, s.cluster),
+      };
       let consumed = 0; // items of this page read, skipped ones included
       let pageEnded = false;
       while (!(limit > 0 && emitted === limit)) {
@@ -98,20 +125,10 @@ export async function* mergeList(input: ListMergeInput, sources: ListSource[]): 
         }
         consumed++;
         if (consumed <= s.skip) continue;
-        // Table rows are small and every cell may move: parsed whole (measured: a scan in JS is no faster
-        // than JSON.parse on such dense text); list items are spliced: the splitter says where their
-        // metadata is, only that is rewritten (byte-level, see objects.ts), spec and status are copied
-        const out = table
-          ? JSON.stringify(
-              toFleetRow(view, parseItem(item.bytes) as Record<string, any>, table, si, s.cluster, rvFor),
-            )
-          : toFleetItemBytes(view, item.bytes, item.metadata, s.cluster, rvFor);
-        buf += (emitted === 0 ? '' : ',') + out;
+        if (emitted > 0) out.string(',');
+        writeItem(out, item, iv, table, si);
         emitted++;
-        if (buf.length >= FLUSH_AT) {
-          yield buf;
-          buf = '';
-        }
+        if (out.length >= FLUSH_AT) yield out.take();
       }
       if (pageEnded) continue;
       // the page limit was reached inside (or exactly at the end of) this source's page
@@ -146,7 +163,8 @@ export async function* mergeList(input: ListMergeInput, sources: ListSource[]): 
     metadata.continue = token;
     if (remaining !== undefined && remaining > 0) metadata.remainingItemCount = remaining;
   }
-  yield `${buf}],"metadata":${JSON.stringify(metadata)}}`;
+  out.string(`],"metadata":${JSON.stringify(metadata)}}`);
+  yield out.take();
 }
 
 /**

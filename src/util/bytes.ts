@@ -20,3 +20,70 @@ export function concatBytes(parts: readonly Uint8Array[], total?: number): Uint8
   }
   return out;
 }
+
+const encoder = new TextEncoder();
+
+/**
+ * An answer's bytes written piece by piece into one buffer, taken in large pieces: copying bytes and
+ * encoding the few strings in between costs less than joining strings and encoding them again, and a
+ * socket takes a few large writes faster than many small ones.
+ */
+export class ByteSink {
+  private buf: Uint8Array;
+  private at = 0;
+
+  constructor(private readonly size = 256 * 1024) {
+    this.buf = new Uint8Array(size);
+  }
+
+  /** bytes written since the last take */
+  get length(): number {
+    return this.at;
+  }
+
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const grown = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));
+    grown.set(this.buf.subarray(0, this.at));
+    this.buf = grown;
+  }
+
+  /** `b[from..to)` */
+  bytes(b: Uint8Array, from = 0, to = b.length): void {
+    const n = to - from;
+    this.room(n);
+    const buf = this.buf;
+    let at = this.at;
+    if (n < 32) for (let k = from; k < to; k++) buf[at++] = b[k]!;
+    else {
+      buf.set(b.subarray(from, to), at);
+      at += n;
+    }
+    this.at = at;
+  }
+
+  /** a string as UTF-8 (lone surrogates as U+FFFD, as TextEncoder does) */
+  string(s: string): void {
+    const n = s.length;
+    this.room(n * 3);
+    const buf = this.buf;
+    let at = this.at;
+    for (let k = 0; k < n; k++) {
+      const c = s.charCodeAt(k);
+      if (c >= 0x80) {
+        at += encoder.encodeInto(s.slice(k), buf.subarray(at)).written;
+        break;
+      }
+      buf[at++] = c;
+    }
+    this.at = at;
+  }
+
+  /** everything written so far; the sink starts a new buffer (the piece taken is the caller's) */
+  take(): Uint8Array {
+    const out = this.buf.subarray(0, this.at);
+    this.buf = new Uint8Array(this.size);
+    this.at = 0;
+    return out;
+  }
+}

@@ -1,0 +1,322 @@
+/**
+ * The byte-level rewriting (the item scanner's facts, itembytes.ts) against parse-rewrite-serialise
+ * (toFleetObject, toFleetRow) on random pods, other objects, Table rows and watch events' objects, written
+ * as other encoders may write them: whitespace between tokens, \u escapes in strings and keys, unicode,
+ * keys in any order, duplicate keys, labels that are not maps.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ByteSink } from '../util/bytes.ts';
+import { writeFleetItem, writeFleetRow } from './itembytes.ts';
+import { ListSplitter } from './jsonsplit.ts';
+import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from './jsonsplit-item.ts';
+import { toFleetObject } from './objects.ts';
+import { type ColumnDefinition, mergeColumns, toFleetRow } from './table.ts';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const rv = (own: string) => `9${own}`;
+
+const seeded = (seed: number) => {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x = (x * 1103515245 + 12345) >>> 0;
+    return x / 2 ** 32;
+  };
+};
+
+/** JSON text of `v` with whitespace between tokens and \u escapes in strings (and, rarely, keys) */
+function looseJson(v: unknown, rnd: () => number, keyEscapes = 0.03): string {
+  const ws = () => [' ', '\n', '\t', '\r\n  ', '', '', '', '', '', ''][Math.floor(rnd() * 10)]!;
+  const str = (s: string, p: number) =>
+    rnd() >= p
+      ? JSON.stringify(s)
+      : `"${[...s]
+          .map((ch) =>
+            rnd() < 0.4
+              ? [...ch].map((_, k) => `\\u${ch.charCodeAt(k).toString(16).padStart(4, '0')}`).join('')
+              : JSON.stringify(ch).slice(1, -1),
+          )
+          .join('')}"`;
+  if (v === null || typeof v !== 'object') return typeof v === 'string' ? str(v, 0.3) : JSON.stringify(v);
+  if (Array.isArray(v))
+    return `[${ws()}${v.map((x) => looseJson(x, rnd, keyEscapes)).join(`${ws()},${ws()}`)}${ws()}]`;
+  const members = Object.entries(v)
+    .filter(([, x]) => x !== undefined)
+    .map(([k, x]) => `${str(k, keyEscapes)}${ws()}:${ws()}${looseJson(x, rnd, keyEscapes)}`);
+  // now and then a key given twice (JSON.parse keeps the last value)
+  if (members.length && rnd() < 0.03) members.push(members[Math.floor(rnd() * members.length)]!);
+  return `{${ws()}${members.join(`,${ws()}`)}${ws()}}`;
+}
+
+const shuffled = <T extends object>(arb: fc.Arbitrary<T>) =>
+  arb.chain((o) =>
+    fc
+      .shuffledSubarray(Object.keys(o), { minLength: Object.keys(o).length })
+      .map((ks) => Object.fromEntries(ks.map((k) => [k, (o as Record<string, unknown>)[k]])) as T),
+  );
+
+const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme', maxLength: 6 }), fc.constant(''));
+const scalar = fc.oneof(
+  text,
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+);
+const key = fc.oneof(fc.constantFrom('fleet.karmada.io/cluster', 'app', '0', '__proto__', 'name'), text);
+const map = fc.oneof(
+  { arbitrary: fc.dictionary(key, fc.oneof(text, scalar), { maxKeys: 4 }), weight: 16 },
+  { arbitrary: fc.constant(null), weight: 1 },
+  { arbitrary: scalar, weight: 1 },
+  { arbitrary: fc.array(scalar, { maxLength: 2 }), weight: 1 },
+);
+const ref = fc.oneof(
+  {
+    arbitrary: shuffled(fc.record({ name: scalar, kind: text, uid: text }, { requiredKeys: [] })),
+    weight: 4,
+  },
+  { arbitrary: scalar, weight: 1 },
+);
+const metadata = shuffled(
+  fc.record(
+    {
+      name: fc.oneof(fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?$/), text, scalar),
+      namespace: text,
+      resourceVersion: fc.oneof(fc.stringMatching(/^[1-9][0-9]{0,8}$/), scalar),
+      labels: map,
+      annotations: map,
+      ownerReferences: fc.oneof(
+        { arbitrary: fc.array(ref, { maxLength: 3 }), weight: 4 },
+        { arbitrary: scalar, weight: 1 },
+      ),
+      managedFields: fc.jsonValue({ maxDepth: 2 }),
+    },
+    { requiredKeys: [] },
+  ),
+);
+/** pod-shaped: containers, a node (a reference), sometimes a nominated node */
+const pod = shuffled(
+  fc.record(
+    {
+      kind: fc.oneof(fc.constant('Pod'), fc.constant(''), fc.constant('ConfigMap')),
+      metadata: fc.oneof({ arbitrary: metadata, weight: 9 }, { arbitrary: scalar, weight: 1 }),
+      spec: fc.oneof(
+        {
+          arbitrary: shuffled(
+            fc.record(
+              {
+                containers: fc.oneof(fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 2 }), scalar),
+                nodeName: fc.oneof(fc.stringMatching(/^node-[0-9]{1,3}$/), text, scalar),
+                volumeName: text,
+                restartPolicy: text,
+              },
+              { requiredKeys: [] },
+            ),
+          ),
+          weight: 8,
+        },
+        { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 },
+      ),
+      status: fc.oneof(
+        { arbitrary: shuffled(fc.record({ phase: text, podIP: text }, { requiredKeys: [] })), weight: 6 },
+        { arbitrary: fc.record({ nominatedNodeName: text }), weight: 1 },
+        { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 },
+      ),
+      involvedObject: shuffled(fc.record({ name: text, kind: text }, { requiredKeys: [] })),
+    },
+    { requiredKeys: ['metadata'] },
+  ),
+)
+  .chain((o) => fc.tuple(fc.constant(o), fc.integer({ min: 0, max: 99 })))
+  .map(([o, dice]) => {
+    // a kind-less list item most of the time, sometimes with a kind, rarely an event-like object
+    const { kind, involvedObject, ...rest } = o as Record<string, unknown>;
+    return {
+      ...rest,
+      ...(dice < 30 && kind !== undefined ? { kind } : {}),
+      ...(dice >= 95 ? { involvedObject } : {}),
+    };
+  });
+
+/** the same objects, keys in the same order (JSON.parse orders integer keys first in both) */
+const same = (a: string, b: string) =>
+  expect(JSON.stringify(JSON.parse(a))).toBe(JSON.stringify(JSON.parse(b)));
+const views = fc.constantFrom({ federation: true }, { federation: false });
+const clusters = fc.constantFrom('member1', 'karmada', 'c-2');
+
+describe('byte-level item rewriting', () => {
+  it('gives the objects toFleetObject gives, for random pods split from list bodies in random chunks', () => {
+    let bytePath = 0;
+    let parsed = 0;
+    fc.assert(
+      fc.property(
+        fc.array(pod, { maxLength: 4 }),
+        fc.integer(),
+        fc.oneof(fc.integer({ min: 1, max: 80 }), fc.constantFrom(4096, 65536)),
+        clusters,
+        views,
+        (items, seed, chunk, cluster, view) => {
+          const rnd = seeded(seed);
+          const body = enc.encode(
+            `{"kind":"PodList","items":[${items.map((o) => looseJson(o, rnd)).join(',')}]}`,
+          );
+          const want = (JSON.parse(dec.decode(body)).items as Record<string, any>[]).map((o) =>
+            JSON.stringify(toFleetObject(view, o, cluster, rv)),
+          );
+          const got: string[] = [];
+          const s = new ListSplitter();
+          const iv = { view, cluster, clusterJson: JSON.stringify(cluster), resourceVersion: rv };
+          for (let o = 0; o < body.length; o += chunk)
+            s.push(body.subarray(o, o + chunk), (e) => {
+              if (e.type !== 'item') return;
+              const sink = new ByteSink(16);
+              if (e.facts && writeFleetItem(sink, e.bytes, e.facts, iv)) {
+                bytePath++;
+                got.push(dec.decode(sink.take()));
+              } else {
+                parsed++;
+                got.push(JSON.stringify(toFleetObject(view, JSON.parse(dec.decode(e.bytes)), cluster, rv)));
+              }
+            });
+          s.end();
+          expect(got.length).toBe(want.length);
+          for (const [i, g] of got.entries()) same(g, want[i]!);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    // the property must exercise the byte-level path, and its refusals
+    expect(bytePath).toBeGreaterThan(1000);
+    expect(parsed).toBeGreaterThan(50);
+  });
+
+  it("gives the objects toFleetObject gives for watch events' objects", () => {
+    let bytePath = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom('ADDED', 'MODIFIED', 'DELETED'),
+        pod,
+        fc.integer(),
+        clusters,
+        (type, obj, seed, cluster) => {
+          const rnd = seeded(seed);
+          const objectText = looseJson({ kind: 'Pod', apiVersion: 'v1', ...obj }, rnd);
+          const line = enc.encode(
+            `{"type":${JSON.stringify(type)},${' '.repeat(seed & 3)}"object":${objectText}}\n`,
+          );
+          const at = line.length - enc.encode(objectText).length - 2;
+          const end = scanItem(line, at, line.length, ITEM, 100);
+          expect(end).toBe(line.length - 2);
+          const view = { federation: true };
+          const sink = new ByteSink(16);
+          const iv = { view, cluster, clusterJson: JSON.stringify(cluster), resourceVersion: rv };
+          if (!writeFleetItem(sink, line.subarray(at, end), scanAgain(line.subarray(at, end)), iv)) return;
+          bytePath++;
+          const event = JSON.parse(`${dec.decode(line.subarray(0, at))}${dec.decode(sink.take())}}`);
+          expect(event.type).toBe(type);
+          same(
+            JSON.stringify(event.object),
+            JSON.stringify(toFleetObject(view, JSON.parse(objectText), cluster, rv)),
+          );
+        },
+      ),
+      { numRuns: 1500 },
+    );
+    expect(bytePath).toBeGreaterThan(500);
+  });
+
+  it('refuses what it cannot finish in the bytes it has, and agrees with JSON.parse on what it accepts', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), fc.integer(), fc.nat(), (v, seed, cut) => {
+        const t = enc.encode(looseJson({ metadata: { name: 'x' }, v }, seeded(seed), 0.1));
+        const n = cut % (t.length + 1);
+        const end = scanItem(t, 0, n, ITEM, 100);
+        if (n < t.length) expect(end).toBe(SCAN_MORE);
+        else expect(end).toBe(t.length);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+});
+
+/** facts of a whole item (a copy of the bytes: offsets relative to it) */
+function scanAgain(b: Uint8Array) {
+  expect(scanItem(b, 0, b.length, ITEM, 100)).toBe(b.length);
+  return lastFacts();
+}
+
+const column = (name: string, format = ''): ColumnDefinition => ({
+  name,
+  type: 'string',
+  format,
+  description: '',
+  priority: 0,
+});
+const columnSets = fc.constantFrom(
+  [column('Name', 'name'), column('Ready'), column('Status'), column('Node'), column('Nominated Node')],
+  [column('Name', 'name'), column('Status'), column('Age')],
+  [column('Name'), column('Node'), column('Age'), column('IP')],
+  [column('Object'), column('Claim')],
+);
+const cell = fc.oneof(
+  fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,12}[a-z0-9])?$/),
+  text,
+  fc.constantFrom('<none>', '', 'pod/web-1', 'ns/claim-1'),
+  fc.integer(),
+  fc.constant(null),
+);
+const row = shuffled(
+  fc.record(
+    {
+      cells: fc.oneof(
+        { arbitrary: fc.array(cell, { maxLength: 6 }), weight: 9 },
+        { arbitrary: scalar, weight: 1 },
+      ),
+      object: fc.oneof(
+        {
+          arbitrary: shuffled(
+            fc.record({ kind: fc.constant('PartialObjectMetadata'), apiVersion: text, metadata }),
+          ),
+          weight: 6,
+        },
+        { arbitrary: pod.map((p) => ({ ...p, kind: 'Pod' })), weight: 2 },
+        { arbitrary: scalar, weight: 1 },
+      ),
+      conditions: fc.jsonValue({ maxDepth: 2 }),
+    },
+    { requiredKeys: [] },
+  ),
+);
+
+describe('byte-level Table rows', () => {
+  it('give the rows toFleetRow gives, under merged columns of clusters that print different ones', () => {
+    let bytePath = 0;
+    fc.assert(
+      fc.property(
+        fc.array(columnSets, { minLength: 1, maxLength: 3 }),
+        fc.nat(),
+        row,
+        fc.integer(),
+        clusters,
+        views,
+        (sets, pick, r, seed, cluster, view) => {
+          const merged = mergeColumns(sets);
+          const input = pick % sets.length;
+          const t = enc.encode(looseJson(r, seeded(seed)));
+          const want = JSON.stringify(
+            toFleetRow(view, JSON.parse(dec.decode(t)), merged, input, cluster, rv),
+          );
+          expect(scanItem(t, 0, t.length, ROW, 100)).toBe(t.length);
+          const sink = new ByteSink(16);
+          const iv = { view, cluster, clusterJson: JSON.stringify(cluster), resourceVersion: rv };
+          if (!writeFleetRow(sink, t, lastFacts(), iv, merged, input)) return;
+          bytePath++;
+          same(dec.decode(sink.take()), want);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(bytePath).toBeGreaterThan(1200);
+  });
+});

@@ -1,0 +1,217 @@
+/**
+ * A list item or Table row rewritten for the fleet view from its bytes, straight into the answer's
+ * buffer: the splitter's scan (jsonsplit-item.ts) said where the values the view changes lie, those few
+ * are decoded and replaced, every other byte is copied as it came. The result is the object
+ * toFleetObject (objects.ts) or toFleetRow (table.ts) makes of the parsed item — the property tests
+ * (itembytes.test.ts) compare them — and when the facts say the item is unusual (`odd`), or it is a
+ * shape this path leaves to parsing, the writers return false and the caller takes the parsing path.
+ */
+
+import type { ByteSink } from '../util/bytes.ts';
+import { type ItemFacts, REFS_NOMINATED, REFS_SPEC, REFS_TOP } from './jsonsplit-facts.ts';
+import { CLUSTER_ANNOTATION, type FleetView, fleetName } from './objects.ts';
+import { REFERENCE_KINDS } from './references.ts';
+import { fleetReferenceCell, type MergedColumns } from './table.ts';
+
+const utf8 = new TextDecoder();
+const MARKER_KEY = JSON.stringify(CLUSTER_ANNOTATION);
+
+/** the string value of the JSON string text `b[from..to)` (quotes included) */
+export function stringAt(b: Uint8Array, from: number, to: number): string {
+  let plain = true;
+  for (let k = from + 1; k < to - 1; k++) {
+    const c = b[k]!;
+    if (c === 0x5c) return JSON.parse(utf8.decode(b.subarray(from, to))) as string;
+    if (c >= 0x80) plain = false;
+  }
+  if (plain && to - from < 256) return String.fromCharCode.apply(null, b.subarray(from + 1, to - 1) as never);
+  return utf8.decode(b.subarray(from + 1, to - 1));
+}
+
+/** What one item's rewriting needs besides the item. */
+export interface ItemView {
+  view: FleetView;
+  cluster: string;
+  /** JSON.stringify(cluster) */
+  clusterJson: string;
+  resourceVersion?: (own: string) => string;
+}
+
+/** edits of one item: start, end, replacement; kept in a reused array */
+class Edits {
+  from: number[] = [];
+  to: number[] = [];
+  text: string[] = [];
+  n = 0;
+  reset(): void {
+    this.n = 0;
+  }
+  put(from: number, to: number, text: string): void {
+    // insertion in order of `from` (a handful of edits, mostly already in order)
+    let k = this.n++;
+    while (k > 0 && this.from[k - 1]! > from) {
+      this.from[k] = this.from[k - 1]!;
+      this.to[k] = this.to[k - 1]!;
+      this.text[k] = this.text[k - 1]!;
+      k--;
+    }
+    this.from[k] = from;
+    this.to[k] = to;
+    this.text[k] = text;
+  }
+  /** `b[from..to)` with the edits applied (every edit lies inside) */
+  write(sink: ByteSink, b: Uint8Array, from: number, to: number): void {
+    let at = from;
+    for (let k = 0; k < this.n; k++) {
+      sink.bytes(b, at, this.from[k]!);
+      sink.string(this.text[k]!);
+      at = this.to[k]!;
+    }
+    sink.bytes(b, at, to);
+  }
+}
+
+const edits = new Edits();
+
+/** a non-empty string value at `from..to` renamed as the view shows names of the cluster; else nothing */
+function rename(e: Edits, b: Uint8Array, from: number, to: number, iv: ItemView): void {
+  if (from < 0 || b[from] !== 0x22 || to - from === 2) return;
+  e.put(from, to, JSON.stringify(fleetName(iv.view, stringAt(b, from, to), iv.cluster)));
+}
+
+/** `{ ...map, [marker]: cluster }` on labels' or annotations' value; false: leave it to parsing */
+function marker(
+  e: Edits,
+  b: Uint8Array,
+  from: number,
+  to: number,
+  keys: number,
+  markFrom: number,
+  markTo: number,
+  iv: ItemView,
+): boolean {
+  const c = b[from];
+  if (c === 0x6e) e.put(from, to, `{${MARKER_KEY}:${iv.clusterJson}}`);
+  else if (c !== 0x7b) return false;
+  else if (markFrom >= 0) e.put(markFrom, markTo, iv.clusterJson);
+  else e.put(to - 1, to - 1, `${keys ? ',' : ''}${MARKER_KEY}:${iv.clusterJson}`);
+  return true;
+}
+
+/**
+ * The edits toFleetObject makes to the object whose facts these are (offsets into `b`, the item or the
+ * row whose `object` it is); false when this path leaves the object to parsing.
+ */
+function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView): boolean {
+  // toFleetObject leaves an object without metadata, or with a scalar there, as it is (references too)
+  if (f.mdFrom < 0) return true;
+  const md = b[f.mdFrom];
+  if (md === 0x5b) return false;
+  if (md !== 0x7b) return true;
+  // references (references.ts mapReferences): an object with a kind goes by its kind; a kind-less one is
+  // a pod when its spec has containers, else it may be any other kind that refers (left to parsing)
+  let pod = f.podSpec;
+  if (f.kindFrom >= 0 && b[f.kindFrom] === 0x22 && f.kindTo - f.kindFrom > 2) {
+    const kind = stringAt(b, f.kindFrom, f.kindTo);
+    if (kind !== 'Pod' && REFERENCE_KINDS.has(kind)) return false;
+    pod = kind === 'Pod';
+  } else if (!pod && f.refs & (REFS_TOP | REFS_SPEC)) return false;
+  if (pod) {
+    if (f.refs & REFS_NOMINATED) return false;
+    rename(e, b, f.nodeNameFrom, f.nodeNameTo, iv);
+  }
+  rename(e, b, f.nameFrom, f.nameTo, iv);
+  if (iv.resourceVersion && f.rvFrom >= 0 && b[f.rvFrom] === 0x22 && f.rvTo - f.rvFrom > 2)
+    e.put(f.rvFrom, f.rvTo, JSON.stringify(iv.resourceVersion(stringAt(b, f.rvFrom, f.rvTo))));
+  if (f.annFrom >= 0 && !marker(e, b, f.annFrom, f.annTo, f.annKeys, f.annMarkFrom, f.annMarkTo, iv))
+    return false;
+  if (
+    f.labelsFrom >= 0 &&
+    !marker(e, b, f.labelsFrom, f.labelsTo, f.labelsKeys, f.labelsMarkFrom, f.labelsMarkTo, iv)
+  )
+    return false;
+  if (f.ownerNames && b[f.ownersFrom] === 0x5b)
+    for (let k = 0; k < f.ownerNames.length; k += 2) rename(e, b, f.ownerNames[k]!, f.ownerNames[k + 1]!, iv);
+  // toFleetObject assigns annotations, then labels: missing ones come last, in that order
+  let add = '';
+  let sep = f.mdKeys ? ',' : '';
+  const mark = `{${MARKER_KEY}:${iv.clusterJson}}`;
+  if (f.annFrom < 0) {
+    add += `${sep}"annotations":${mark}`;
+    sep = ',';
+  }
+  if (f.labelsFrom < 0) add += `${sep}"labels":${mark}`;
+  if (add) e.put(f.mdTo - 1, f.mdTo - 1, add);
+  return true;
+}
+
+/**
+ * Writes list item `b` (facts from the splitter) in the fleet view; false: nothing written, parse it.
+ */
+export function writeFleetItem(sink: ByteSink, b: Uint8Array, f: ItemFacts, iv: ItemView): boolean {
+  if (f.odd) return false;
+  edits.reset();
+  if (!objectEdits(edits, b, f, iv)) return false;
+  edits.write(sink, b, 0, b.length);
+  return true;
+}
+
+/**
+ * Writes Table row `b` in the fleet view (toFleetRow): cells under the merged columns, the name and
+ * reference cells renamed, the Cluster cell filled, `object` rewritten as an item. False: parse it.
+ */
+export function writeFleetRow(
+  sink: ByteSink,
+  b: Uint8Array,
+  f: ItemFacts,
+  iv: ItemView,
+  merged: MergedColumns,
+  input: number,
+): boolean {
+  // a row without cells gains them at its end in toFleetRow: left to parsing, as anything odd
+  if (f.odd || f.cellsFrom < 0 || b[f.cellsFrom] !== 0x5b) return false;
+  edits.reset();
+  const object = f.objectFrom >= 0 && b[f.objectFrom] === 0x7b;
+  if (object && !objectEdits(edits, b, f, iv)) return false;
+  const cells = f.cells ?? [];
+  const count = cells.length / 2;
+  const map = merged.maps[input]!;
+  const nameAt = merged.nameIndex[input]!;
+  // the cells member first, then the object (either order in the row), every other byte copied
+  const objectFirst = object && f.objectFrom < f.cellsFrom;
+  if (objectFirst) {
+    sink.bytes(b, 0, f.objectFrom);
+    edits.write(sink, b, f.objectFrom, f.objectTo);
+    sink.bytes(b, f.objectTo, f.cellsFrom);
+  } else sink.bytes(b, 0, f.cellsFrom);
+  sink.string('[');
+  for (let i = 0; i < map.length; i++) {
+    if (i > 0) sink.string(',');
+    const from = map[i]!;
+    if (i === merged.clusterIndex) sink.string(iv.clusterJson);
+    else if (from < 0) sink.string('""');
+    else if (from >= count)
+      sink.string('null'); // JSON.stringify of a missing array element
+    else {
+      const a = cells[2 * from]!;
+      const z = cells[2 * from + 1]!;
+      const ref = from === nameAt ? 'name' : merged.refs[i];
+      if (ref && b[a] === 0x22 && z - a > 2) {
+        const v = stringAt(b, a, z);
+        const shown =
+          from === nameAt
+            ? fleetName(iv.view, v, iv.cluster)
+            : fleetReferenceCell(iv.view, ref, v, iv.cluster);
+        sink.string(JSON.stringify(shown));
+      } else sink.bytes(b, a, z);
+    }
+  }
+  sink.string(']');
+  if (objectFirst || !object) sink.bytes(b, f.cellsTo, b.length);
+  else {
+    sink.bytes(b, f.cellsTo, f.objectFrom);
+    edits.write(sink, b, f.objectFrom, f.objectTo);
+    sink.bytes(b, f.objectTo, b.length);
+  }
+  return true;
+}

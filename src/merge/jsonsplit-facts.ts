@@ -1,0 +1,262 @@
+/**
+ * What the item scanner (jsonsplit-item.ts) notes about a list item or Table row while it scans it: where
+ * the few values the fleet view changes lie (ItemFacts), so the rewriting (itembytes.ts) copies every other
+ * byte without decoding it.
+ *
+ * Facts are noted only where the rewriting looks: an item's top-level keys, its metadata's keys, the keys
+ * of labels, annotations and ownerReferences' elements, of spec and status (for the references a pod
+ * carries, references.ts); a row's `cells` and `object`. Anything there the byte-level rewriting cannot
+ * be sure of — a key written with escapes, a key it reads given twice, a member that makes the object
+ * refer to others — sets `odd`, and the item goes down the parsing path.
+ */
+
+/** where the rewriting's values lie in an item, as offsets into the item's bytes; -1: absent */
+export class ItemFacts {
+  /** the byte-level rewriting cannot be sure of this item: parse it */
+  odd = false;
+  /** `metadata`'s value; its first byte says its type */
+  mdFrom = -1;
+  mdTo = -1;
+  /** members of metadata seen (0: an empty object) */
+  mdKeys = 0;
+  nameFrom = -1;
+  nameTo = -1;
+  rvFrom = -1;
+  rvTo = -1;
+  labelsFrom = -1;
+  labelsTo = -1;
+  labelsKeys = 0;
+  /** the cluster marker's value inside labels, when the cluster already wrote one */
+  labelsMarkFrom = -1;
+  labelsMarkTo = -1;
+  annFrom = -1;
+  annTo = -1;
+  annKeys = 0;
+  annMarkFrom = -1;
+  annMarkTo = -1;
+  ownersFrom = -1;
+  ownersTo = -1;
+  /** value ranges of ownerReferences' elements' `name`, two numbers each */
+  ownerNames: number[] | undefined = undefined;
+  kindFrom = -1;
+  kindTo = -1;
+  specFrom = -1;
+  /** spec.containers is an array: a pod, for references.ts */
+  podSpec = false;
+  nodeNameFrom = -1;
+  nodeNameTo = -1;
+  /** a Table row: its cells' value ranges (two numbers each), `cells`' and `object`'s ranges */
+  cells: number[] | undefined = undefined;
+  cellsFrom = -1;
+  cellsTo = -1;
+  objectFrom = -1;
+  objectTo = -1;
+  /**
+   * members that may refer to other objects (REFS_*): whether they do depends on the kind (a pod's spec
+   * may have a volumeName of its own), which itembytes.ts decides
+   */
+  refs = 0;
+  /** bits of keys read once already, per context (a key given twice: `odd`) */
+  seen = 0;
+}
+
+/** a top-level member of Events, Endpoints, EndpointSlices (or a Binding's target) */
+export const REFS_TOP = 1;
+/** a member of spec naming other objects in PVs, PVCs, VolumeAttachments */
+export const REFS_SPEC = 2;
+/** status.nominatedNodeName (a pod's) */
+export const REFS_NOMINATED = 4;
+
+// contexts: what an object's keys mean to the rewriting
+export const NONE = 0;
+export const ITEM = 1;
+const META = 2;
+const SPEC = 3;
+const STATUS = 4;
+const LABELS = 5;
+const ANNOTATIONS = 6;
+export const OWNERS = 7; // the ownerReferences array
+export const OWNER = 8;
+export const ROW = 9;
+export const CELLS = 10; // a row's cells array
+
+// slots: noted values the scanner does not look into (negative: never a context)
+export const SLOT_KIND = -10;
+export const SLOT_NAME = -11;
+export const SLOT_RV = -12;
+export const SLOT_CONTAINERS = -13;
+export const SLOT_NODENAME = -14;
+export const SLOT_MARK = -15;
+export const SLOT_OWNER_NAME = -16;
+
+const enc = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+const K_METADATA = enc('metadata');
+const K_SPEC = enc('spec');
+const K_STATUS = enc('status');
+const K_KIND = enc('kind');
+const K_NAME = enc('name');
+const K_RV = enc('resourceVersion');
+const K_LABELS = enc('labels');
+const K_ANNOTATIONS = enc('annotations');
+const K_OWNERS = enc('ownerReferences');
+const K_CONTAINERS = enc('containers');
+const K_NODENAME = enc('nodeName');
+const K_NOMINATED = enc('nominatedNodeName');
+const K_MARKER = enc('fleet.karmada.io/cluster');
+const K_CELLS = enc('cells');
+const K_OBJECT = enc('object');
+/** top-level members that make an object refer to others (references.ts REFERRING_MEMBERS; Binding's target) */
+const REFERRING_TOP = ['involvedObject', 'regarding', 'related', 'subsets', 'endpoints', 'target'].map(enc);
+/** members of spec naming other objects in kinds rarer than pods (references.ts REFERRING_SPEC_MEMBERS) */
+const REFERRING_SPEC = ['claimRef', 'volumeName', 'attacher'].map(enc);
+
+function is(b: Uint8Array, at: number, len: number, key: Uint8Array): boolean {
+  if (len !== key.length) return false;
+  for (let k = 0; k < len; k++) if (b[at + k] !== key[k]) return false;
+  return true;
+}
+
+function isAny(b: Uint8Array, at: number, len: number, keys: readonly Uint8Array[]): boolean {
+  for (const k of keys) if (is(b, at, len, k)) return true;
+  return false;
+}
+
+/**
+ * What the key at `at` (`len` bytes, quotes excluded) of an object in context `ctx` is to the rewriting:
+ * the context of its value, a negative slot for values noted but not looked into, or NONE. Also counts
+ * map keys and flags what makes the item odd.
+ */
+export function keySlot(
+  f: ItemFacts,
+  b: Uint8Array,
+  ctx: number,
+  at: number,
+  len: number,
+  escaped: boolean,
+): number {
+  if (escaped) {
+    f.odd = true;
+    return NONE;
+  }
+  switch (ctx) {
+    case ITEM:
+      if (is(b, at, len, K_METADATA)) return once(f, 1, META);
+      if (is(b, at, len, K_SPEC)) return once(f, 2, SPEC);
+      if (is(b, at, len, K_STATUS)) return once(f, 4, STATUS);
+      if (is(b, at, len, K_KIND)) return once(f, 8, SLOT_KIND);
+      if (isAny(b, at, len, REFERRING_TOP)) f.refs |= REFS_TOP;
+      return NONE;
+    case META:
+      f.mdKeys++;
+      if (is(b, at, len, K_NAME)) return once(f, 16, SLOT_NAME);
+      if (is(b, at, len, K_RV)) return once(f, 32, SLOT_RV);
+      if (is(b, at, len, K_LABELS)) return once(f, 64, LABELS);
+      if (is(b, at, len, K_ANNOTATIONS)) return once(f, 128, ANNOTATIONS);
+      if (is(b, at, len, K_OWNERS)) return once(f, 256, OWNERS);
+      return NONE;
+    case SPEC:
+      if (is(b, at, len, K_CONTAINERS)) return once(f, 512, SLOT_CONTAINERS);
+      if (is(b, at, len, K_NODENAME)) return once(f, 1024, SLOT_NODENAME);
+      if (isAny(b, at, len, REFERRING_SPEC)) f.refs |= REFS_SPEC;
+      return NONE;
+    case STATUS:
+      if (is(b, at, len, K_NOMINATED)) f.refs |= REFS_NOMINATED;
+      return NONE;
+    case LABELS:
+    case ANNOTATIONS:
+      if (ctx === LABELS) f.labelsKeys++;
+      else f.annKeys++;
+      if (is(b, at, len, K_MARKER)) return once(f, ctx === LABELS ? 2048 : 4096, SLOT_MARK);
+      return NONE;
+    case OWNER:
+      // a name given twice in one element is found by arr (OWNERS)
+      if (is(b, at, len, K_NAME)) return SLOT_OWNER_NAME;
+      return NONE;
+    case ROW:
+      if (is(b, at, len, K_CELLS)) return once(f, 8192, CELLS);
+      if (is(b, at, len, K_OBJECT)) return once(f, 16384, ITEM);
+      return NONE;
+  }
+  return NONE;
+}
+
+/** `slot` for a key read the first time (`bit`), `odd` for one given twice */
+function once(f: ItemFacts, bit: number, slot: number): number {
+  if (f.seen & bit) f.odd = true;
+  f.seen |= bit;
+  return slot;
+}
+
+/** the value of a noted key ended: `from`, `to` relative to the item's `start` in `b` */
+export function noteValue(
+  f: ItemFacts,
+  b: Uint8Array,
+  start: number,
+  ctx: number,
+  slot: number,
+  from: number,
+  to: number,
+): void {
+  switch (slot) {
+    case META:
+      f.mdFrom = from;
+      f.mdTo = to;
+      return;
+    case SPEC:
+      f.specFrom = from;
+      return;
+    case SLOT_KIND:
+      f.kindFrom = from;
+      f.kindTo = to;
+      return;
+    case SLOT_NAME:
+      f.nameFrom = from;
+      f.nameTo = to;
+      return;
+    case SLOT_RV:
+      f.rvFrom = from;
+      f.rvTo = to;
+      return;
+    case LABELS:
+      f.labelsFrom = from;
+      f.labelsTo = to;
+      return;
+    case ANNOTATIONS:
+      f.annFrom = from;
+      f.annTo = to;
+      return;
+    case OWNERS:
+      f.ownersFrom = from;
+      f.ownersTo = to;
+      return;
+    case SLOT_CONTAINERS:
+      f.podSpec = b[start + from] === 0x5b;
+      return;
+    case SLOT_NODENAME:
+      f.nodeNameFrom = from;
+      f.nodeNameTo = to;
+      return;
+    case SLOT_MARK:
+      if (ctx === LABELS) {
+        f.labelsMarkFrom = from;
+        f.labelsMarkTo = to;
+      } else {
+        f.annMarkFrom = from;
+        f.annMarkTo = to;
+      }
+      return;
+    case SLOT_OWNER_NAME: {
+      f.ownerNames ??= [];
+      f.ownerNames.push(from, to);
+      return;
+    }
+    case CELLS:
+      f.cellsFrom = from;
+      f.cellsTo = to;
+      return;
+    case ITEM:
+      f.objectFrom = from;
+      f.objectTo = to;
+      return;
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * One list item (or Table row) scanned whole, as fast as a JavaScript loop over bytes goes: a validating
+ * scan of a complete JSON value, one loop with an explicit stack, that notes on the way where the values
+ * the fleet view changes lie (jsonsplit-facts.ts), so the rewriting (itembytes.ts) copies every other byte.
+ *
+ * The list splitter (jsonsplit.ts) calls it at each item's first byte. It gives up, and the splitter's
+ * resumable automaton takes the item over, when the chunk ends inside the item (SCAN_MORE), or on anything
+ * it does not accept (SCAN_REFUSED): malformed JSON (the automaton then reports it with its offset),
+ * nesting deeper than its limit. What it accepts is exactly RFC 8259 JSON, as the automaton (neither
+ * validates UTF-8 sequences). Not reentrant: one scan at a time (it is synchronous).
+ */
+import { CELLS, ItemFacts, keySlot, NONE, noteValue, OWNER, OWNERS } from './jsonsplit-facts.ts';
+
+export { ITEM, ItemFacts, ROW } from './jsonsplit-facts.ts';
+
+/** gave up: the chunk ended inside the value */
+export const SCAN_MORE = -1;
+/** gave up: not accepted here (malformed, too deep): the automaton decides */
+export const SCAN_REFUSED = -2;
+
+/** an array element whose range the facts want (a row's cells, ownerReferences' elements) */
+const ELEMENT = -100;
+const OBJ = 1;
+const ARR = 2;
+const STACK = 128;
+
+// per depth: container kind, context, the slot of the member being read, where its value began
+const kinds = new Uint8Array(STACK + 2);
+const ctxs = new Int8Array(STACK + 2);
+const slots = new Int16Array(STACK + 2);
+const froms = new Int32Array(STACK + 2);
+const names = new Int32Array(STACK + 2);
+
+let facts = new ItemFacts();
+/** the last string scanned had an escape */
+let escaped = false;
+/** context of the value about to be read, set by member and element */
+let next = NONE;
+
+/** the facts of the last scan */
+export function lastFacts(): ItemFacts {
+  return facts;
+}
+
+function ws(b: Uint8Array, i: number, n: number): number {
+  while (i < n) {
+    const c = b[i]!;
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;
+    i++;
+  }
+  return i;
+}
+
+function isHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+}
+
+/**
+ * The rest of a string from `i`, a byte its plain part stopped at (a backslash or a control character):
+ * the index after its closing quote.
+ */
+function strRest(b: Uint8Array, i: number, n: number): number {
+  for (;;) {
+    if (i >= n) return SCAN_MORE;
+    const c = b[i]!;
+    if (c === 0x22) return i + 1;
+    if (c === 0x5c) {
+      escaped = true;
+      if (i + 1 >= n) return SCAN_MORE;
+      const e = b[i + 1]!;
+      if (e === 0x75) {
+        if (i + 5 >= n) return SCAN_MORE;
+        if (!isHex(b[i + 2]!) || !isHex(b[i + 3]!) || !isHex(b[i + 4]!) || !isHex(b[i + 5]!))
+          return SCAN_REFUSED;
+        i += 6;
+      } else if (
+        e === 0x22 ||
+        e === 0x5c ||
+        e === 0x2f ||
+        e === 0x62 ||
+        e === 0x66 ||
+        e === 0x6e ||
+        e === 0x72 ||
+        e === 0x74
+      )
+        i += 2;
+      else return SCAN_REFUSED;
+    } else if (c < 0x20) return SCAN_REFUSED;
+    else i++;
+  }
+}
+
+/** the string whose quote is at `i`: the index after its closing quote (plain bytes in a tight loop) */
+function str(b: Uint8Array, i: number, n: number): number {
+  i++;
+  while (i < n) {
+    const c = b[i]!;
+    if (c === 0x22) return i + 1;
+    if (c === 0x5c || c < 0x20) return strRest(b, i, n);
+    i++;
+  }
+  return SCAN_MORE;
+}
+
+function digits(b: Uint8Array, i: number, n: number): number {
+  const from = i;
+  while (i < n) {
+    const c = b[i]!;
+    if (c < 0x30 || c > 0x39) break;
+    i++;
+  }
+  return i === n ? SCAN_MORE : i === from ? SCAN_REFUSED : i;
+}
+
+/** a number (RFC 8259) or a literal at `i`: where it ends (what follows is the caller's to check) */
+function scalar(b: Uint8Array, i: number, n: number): number {
+  let c = b[i]!;
+  if (c === 0x74 || c === 0x66 || c === 0x6e) {
+    const word = c === 0x74 ? 'true' : c === 0x66 ? 'false' : 'null';
+    for (let k = 1; k < word.length; k++) {
+      if (i + k >= n) return SCAN_MORE;
+      if (b[i + k] !== word.charCodeAt(k)) return SCAN_REFUSED;
+    }
+    return i + word.length;
+  }
+  if (c === 0x2d) i++;
+  if (i >= n) return SCAN_MORE;
+  c = b[i]!;
+  if (c === 0x30) i++;
+  else if (c >= 0x31 && c <= 0x39) i = digits(b, i, n);
+  else return SCAN_REFUSED;
+  if (i < 0 || i >= n) return i < 0 ? i : SCAN_MORE;
+  if (b[i] === 0x2e) {
+    i = digits(b, i + 1, n);
+    if (i < 0) return i;
+  }
+  c = b[i]!;
+  if (c === 0x65 || c === 0x45) {
+    i++;
+    if (i >= n) return SCAN_MORE;
+    if (b[i] === 0x2b || b[i] === 0x2d) i++;
+    i = digits(b, i, n);
+  }
+  return i;
+}
+
+/**
+ * A member's key at `i` (its quote) of the object at `depth`, the colon, and the whitespace before its
+ * value: where the value begins. Sets `next` to the value's context.
+ */
+function member(b: Uint8Array, i: number, n: number, depth: number, start: number): number {
+  if (b[i] !== 0x22) return SCAN_REFUSED;
+  const ctx = ctxs[depth]!;
+  escaped = false;
+  const end = str(b, i, n);
+  if (end < 0) return end;
+  const slot = ctx === NONE ? NONE : keySlot(facts, b, ctx, i + 1, end - i - 2, escaped);
+  let j = end;
+  if (j < n && b[j]! <= 0x20) j = ws(b, j, n);
+  if (j >= n) return SCAN_MORE;
+  if (b[j] !== 0x3a) return SCAN_REFUSED;
+  j++;
+  if (j < n && b[j]! <= 0x20) j = ws(b, j, n);
+  if (j >= n) return SCAN_MORE;
+  slots[depth] = slot;
+  froms[depth] = j - start;
+  next = slot < 0 ? NONE : slot;
+  return j;
+}
+
+/** an element begins at `i` in the array at `depth`: sets `next` to its context */
+function element(i: number, depth: number, start: number): void {
+  const ctx = ctxs[depth]!;
+  if (ctx === CELLS || ctx === OWNERS) {
+    slots[depth] = ELEMENT;
+    froms[depth] = i - start;
+    names[depth] = facts.ownerNames?.length ?? 0;
+    next = ctx === OWNERS ? OWNER : NONE;
+  } else {
+    slots[depth] = NONE;
+    next = NONE;
+  }
+}
+
+/** the value of a noted member or element of the container at `depth` ended at `end` */
+function ended(b: Uint8Array, depth: number, end: number, start: number): void {
+  const slot = slots[depth]!;
+  slots[depth] = NONE;
+  if (slot !== ELEMENT) noteValue(facts, b, start, ctxs[depth]!, slot, froms[depth]!, end - start);
+  else if (ctxs[depth] === CELLS) {
+    facts.cells ??= [];
+    facts.cells.push(froms[depth]!, end - start);
+  } else if ((facts.ownerNames?.length ?? 0) - names[depth]! > 2) facts.odd = true;
+}
+
+/**
+ * Scans the value whose first byte is `b[i]` (an object: `{`), up to `n`. Its end (exclusive), or
+ * SCAN_MORE / SCAN_REFUSED; its facts in lastFacts(). `ctx`: ITEM or ROW. `maxDepth`: nesting allowed.
+ */
+export function scanItem(b: Uint8Array, i: number, n: number, ctx: number, maxDepth: number): number {
+  const start = i;
+  const limit = Math.min(maxDepth, STACK);
+  facts = new ItemFacts();
+  next = ctx;
+  let depth = 0;
+  let c = 0;
+  for (;;) {
+    // a value begins at i
+    c = b[i]!;
+    if (c === 0x22) {
+      // a string value: its plain bytes here, the rest (escapes) in strRest
+      for (i++; i < n; i++) {
+        c = b[i]!;
+        if (c === 0x22 || c === 0x5c || c < 0x20) break;
+      }
+      i = i >= n ? SCAN_MORE : c === 0x22 ? i + 1 : strRest(b, i, n);
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return SCAN_REFUSED;
+      kinds[depth] = c === 0x7b ? OBJ : ARR;
+      ctxs[depth] = next;
+      slots[depth] = NONE;
+      i++;
+      if (i < n && b[i]! <= 0x20) i = ws(b, i, n);
+      if (i >= n) return SCAN_MORE;
+      c = b[i]!;
+      if (c === (kinds[depth] === OBJ ? 0x7d : 0x5d)) {
+        i++;
+        depth--;
+      } else {
+        if (kinds[depth] === OBJ) i = member(b, i, n, depth, start);
+        else element(i, depth, start);
+        if (i < 0) return i;
+        continue;
+      }
+    } else i = scalar(b, i, n);
+    if (i < 0) return i;
+    // after a value: its container goes on or closes
+    for (;;) {
+      if (depth === 0) return i;
+      if (slots[depth] !== NONE) ended(b, depth, i, start);
+      if (i < n && b[i]! <= 0x20) i = ws(b, i, n);
+      if (i >= n) return SCAN_MORE;
+      c = b[i]!;
+      if (c === 0x2c) {
+        i++;
+        if (i < n && b[i]! <= 0x20) i = ws(b, i, n);
+        if (i >= n) return SCAN_MORE;
+        if (kinds[depth] === OBJ) i = member(b, i, n, depth, start);
+        else element(i, depth, start);
+        if (i < 0) return i;
+        break;
+      }
+      if (c !== (kinds[depth] === OBJ ? 0x7d : 0x5d)) return SCAN_REFUSED;
+      i++;
+      depth--;
+    }
+  }
+}
