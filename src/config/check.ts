@@ -32,7 +32,8 @@ const FAIL: unique symbol = Symbol('fail');
 type Out<T> = T | typeof FAIL;
 
 function kind(v: unknown): string {
-  return v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isNaN(v) ? 'NaN' : typeof v;
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
 }
 
 export type output<S> = S extends Schema<infer O, unknown> ? O : never;
@@ -202,7 +203,8 @@ export { enum_ as enum };
 export function array<S extends Schema<unknown, unknown>>(item: S): Sized<output<S>[], input<S>[]> {
   return new Sized<output<S>[], input<S>[]>((v, p, is) => {
     if (!Array.isArray(v)) return typed('array', () => false)(v, p, is) as never;
-    const out = v.map((x, i) => item.run(x, [...p, i], is));
+    // Array.from, not map: a hole is an absent item (undefined), never skipped
+    const out = Array.from(v, (x, i) => item.run(x, [...p, i], is));
     return out.includes(FAIL) ? FAIL : (out as output<S>[]);
   }, 'array');
 }
