@@ -14,6 +14,7 @@ import { Agent, type Dispatcher, request } from 'undici';
 import { ConfigError } from '../config/schema.ts';
 import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from '../upstreams/transport.ts';
+import { useNativeChunks } from '../util/chunks.ts';
 import type { Platform } from './types.ts';
 
 export const nodeFiles: FileReader = {
@@ -35,7 +36,7 @@ const NULL_BODY = new Set([101, 204, 205, 304]);
  * undici's errors as the neutral ones the rest of src/ knows: an aborted request (the caller went away)
  * is the Web-standard AbortError on every runtime, so nothing above the seam matches undici's codes.
  */
-function neutralError(err: unknown): unknown {
+export function neutralError(err: unknown): unknown {
   if ((err as { code?: string })?.code === 'UND_ERR_ABORTED')
     return new DOMException((err as Error).message || 'the request was aborted', 'AbortError');
   return err;
@@ -89,14 +90,85 @@ export function nodeBodyOf(body: ReadableStream<Uint8Array>): Readable | undefin
   return src;
 }
 
+/**
+ * Bodies read chunk by chunk (watch streams, src/util/chunks.ts) are read from their Node stream's 'data'
+ * events: an idle watch then holds no Web stream, reader or pending promise per upstream.
+ */
+useNativeChunks((body, onChunk) => {
+  const src = nodeBodyOf(body);
+  if (!src) return undefined;
+  let cancelled = false;
+  const cancel = () => {
+    if (cancelled) return;
+    cancelled = true;
+    src.on('error', () => {});
+    src.destroy();
+  };
+  const done = new Promise<void>((resolve, reject) => {
+    let ended = false;
+    const fail = (err: unknown) => {
+      cancel();
+      reject(err);
+    };
+    src.on('data', (c: Buffer) => {
+      if (cancelled) return;
+      try {
+        // a plain view: what the reader keeps of it is copied (Buffer#slice would not copy)
+        onChunk(new Uint8Array(c.buffer, c.byteOffset, c.byteLength));
+      } catch (err) {
+        fail(err);
+      }
+    });
+    src.once('end', () => {
+      ended = true;
+      resolve();
+    });
+    src.once('error', (err) => {
+      if (!cancelled) fail(neutralError(err));
+    });
+    src.once('close', () => {
+      if (cancelled || ended) resolve();
+      else fail(new TypeError('terminated: the upstream body closed before its end'));
+    });
+  });
+  return { done, cancel };
+});
+
+/**
+ * HTTP/2 to the clusters (FLEET_UPSTREAM_HTTP2): `alpn` offers h2 to TLS upstreams (kube-apiserver speaks
+ * it, and client-go multiplexes every watch of a host over one connection the same way); `h2c` speaks h2
+ * with prior knowledge to plain-HTTP upstreams (a test or bench upstream that serves h2c). Unset: HTTP/1.1,
+ * one connection per upstream request, as before. With h2 a merged watch holds a stream per cluster, not a
+ * socket: no descriptor, socket buffers and HTTP/1.1 client per upstream watch.
+ */
+export type UpstreamHttp2 = 'alpn' | 'h2c' | undefined;
+
+/** Agent options, and connector options (where undici's pool reads `useH2c`), for `mode` and `ep`. */
+function http2Options(mode: UpstreamHttp2, ep: ResolvedEndpoint): { agent: object; connect: object } {
+  const tls = ep.server.startsWith('https:');
+  // the pool opens a session per request while its sessions are still connecting: a cap makes them
+  // share (up to connections × streams, 64,000 watches a cluster, before a request waits for a stream)
+  const h2 = { allowH2: true, maxConcurrentStreams: 1000, pipelining: 1000, connections: 64 };
+  if (mode === 'h2c' && !tls) return { agent: h2, connect: { allowH2: true, useH2c: true } };
+  if ((mode === 'alpn' || mode === 'h2c') && tls) return { agent: h2, connect: { allowH2: true } };
+  return { agent: {}, connect: {} };
+}
+
 export class UndiciTransport implements Transport {
   private readonly agents = new Map<string, Agent>();
+
+  constructor(
+    private readonly http2: UpstreamHttp2 = (process.env.FLEET_UPSTREAM_HTTP2 || undefined) as UpstreamHttp2,
+  ) {}
 
   private agentFor(ep: ResolvedEndpoint): Agent {
     let agent = this.agents.get(ep.poolKey);
     if (!agent) {
+      const h2 = http2Options(this.http2, ep);
       agent = new Agent({
+        ...h2.agent,
         connect: {
+          ...h2.connect,
           // a blackholed host must fail within the endpoint's timeout too
           timeout: Math.min(ep.timeoutMs, 30_000),
           ca: ep.caPem,
@@ -114,6 +186,11 @@ export class UndiciTransport implements Transport {
       this.agents.set(ep.poolKey, agent);
     }
     return agent;
+  }
+
+  /** the keep-alive pool for an endpoint (deploy/node/relay.ts dispatches into it directly) */
+  dispatcherFor(ep: ResolvedEndpoint): Dispatcher {
+    return this.agentFor(ep);
   }
 
   async send(ep: ResolvedEndpoint, req: UpstreamRequest): Promise<Response> {

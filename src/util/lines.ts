@@ -20,13 +20,15 @@ export class LineTooLongError extends Error {
   override name = 'LineTooLongError';
 }
 
+/** whole lines only (never `stream: true`), so one decoder serves every splitter */
+const dec = new TextDecoder();
+
 /**
- * The splitter both streams share: `push` every chunk, `end` once; `onLine` gets each non-blank line.
- * Throws LineTooLongError past `maxLineBytes`.
+ * The splitter both streams (and src/upstreams/watch's reader) share: `push` every chunk, `end` once;
+ * `onLine` gets each non-blank line. Throws LineTooLongError past `maxLineBytes`.
  */
-function splitter(opts: LineOptions, onLine: (line: string) => void) {
+export function lineSplitter(opts: LineOptions, onLine: (line: string) => void) {
   const max = opts.maxLineBytes ?? Number.POSITIVE_INFINITY;
-  const dec = new TextDecoder();
   // the incomplete line so far, as the chunks it came in (joined once, when its newline arrives)
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
@@ -73,10 +75,10 @@ function splitter(opts: LineOptions, onLine: (line: string) => void) {
 
 /** Bytes → one string per non-blank line; a last line without a newline is emitted at the end. */
 export function lines(opts: LineOptions = {}): TransformStream<Uint8Array, string> {
-  let split!: ReturnType<typeof splitter>;
+  let split!: ReturnType<typeof lineSplitter>;
   return new TransformStream<Uint8Array, string>({
     start(out) {
-      split = splitter(opts, (line) => out.enqueue(line));
+      split = lineSplitter(opts, (line) => out.enqueue(line));
     },
     transform: (chunk) => split.push(chunk),
     flush: () => split.end(),
@@ -92,10 +94,10 @@ export class NotJsonError extends Error {
  * (carrying at most 80 characters of it), so a caller can tell a broken upstream from a closed one.
  */
 export function ndjson<T = unknown>(opts: LineOptions = {}): TransformStream<Uint8Array, T> {
-  let split!: ReturnType<typeof splitter>;
+  let split!: ReturnType<typeof lineSplitter>;
   return new TransformStream<Uint8Array, T>({
     start(out) {
-      split = splitter(opts, (line) => {
+      split = lineSplitter(opts, (line) => {
         let v: T;
         try {
           v = JSON.parse(line) as T;

@@ -7,6 +7,7 @@ import type { MiddlewareHandler } from 'hono';
 import { type FleetMetrics, kubeVerb, type RequestLabels } from '../../metrics/fleet.ts';
 import type { RequestInfo } from '../../request/info.ts';
 import type { FleetEnv } from '../../types.ts';
+import { onBodyEnd } from '../../util/ends.ts';
 
 const UPGRADES = new Set(['exec', 'attach', 'portforward']);
 
@@ -72,6 +73,8 @@ export function requestMetrics(metrics: FleetMetrics | undefined): MiddlewareHan
     // an upgrade (101) is handed to the runtime as it is; a stream is counted when it ends
     if (!longRunning || !res.body || res.status === 101) return done(res.status);
     const status = res.status;
+    // a body that tells its end (the merged watch's) needs no stream layer to be counted
+    if (onBodyEnd(res.body, () => done(status))) return;
     const ended = new TransformStream<Uint8Array, Uint8Array>({ flush: () => done(status) });
     const body = res.body.pipeThrough(ended);
     // a client that goes away cancels the stream: the request is over for the gauge too

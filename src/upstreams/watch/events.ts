@@ -6,7 +6,8 @@
  */
 
 import type { WatchEvent } from '../../merge/watchmerge.ts';
-import { ndjson } from '../../util/lines.ts';
+import { readChunks } from '../../util/chunks.ts';
+import { lineSplitter, NotJsonError, ndjson } from '../../util/lines.ts';
 
 /** etcd refuses values over 1.5 MiB; a watch line of a Table or a managed-fields-heavy object stays well under */
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -39,4 +40,37 @@ export async function* watchEvents(body: ReadableStream<Uint8Array>): AsyncGener
   } finally {
     await reader.cancel().catch(() => {});
   }
+}
+
+/**
+ * Reads a watch body event by event into `onEvent`, synchronously per chunk, with no stream layer of its
+ * own (what an idle watch holds is one pending read of its body). `onEvent` returning false stops reading
+ * and cancels the body. Resolves at the body's end; rejects (as `watchEvents` throws) on a break or on a
+ * line that is not a watch event, after every event before it was handed over.
+ */
+export function readWatchEvents(
+  body: ReadableStream<Uint8Array>,
+  onEvent: (ev: WatchEvent) => boolean,
+): Promise<void> {
+  let stopped = false;
+  const split = lineSplitter({ maxLineBytes: MAX_EVENT_BYTES }, (line) => {
+    if (stopped) return;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      throw new NotJsonError(`not a JSON line: ${JSON.stringify(line.slice(0, 80))}`);
+    }
+    if (!isEvent(v)) throw new WatchStreamError(`not a watch event: ${JSON.stringify(v)?.slice(0, 80)}`);
+    if (!onEvent(v)) {
+      stopped = true;
+      reading.cancel();
+    }
+  });
+  const reading = readChunks(body, (chunk) => {
+    if (!stopped) split.push(chunk);
+  });
+  return reading.done.then(() => {
+    if (!stopped) split.end();
+  });
 }

@@ -9,7 +9,7 @@
 
 import { readStatus } from '../../kube/status.ts';
 import { Backoff, sleep } from './backoff.ts';
-import { watchEvents } from './events.ts';
+import { readWatchEvents } from './events.ts';
 import type { WatchOutput } from './output.ts';
 import type { Source } from './sources.ts';
 
@@ -39,22 +39,36 @@ async function reopen(src: Source, out: WatchOutput): Promise<Response | 'expire
  * Reads one stream to its end: healthy when it delivered an event other than an ERROR (`delivering`
  * runs at the first such event).
  */
-async function drain(src: Source, res: Response, out: WatchOutput, delivering: () => void): Promise<Attempt> {
+async function drain(
+  src: Source,
+  res: Response | undefined,
+  out: WatchOutput,
+  delivering: () => void,
+): Promise<Attempt> {
   let delivered = false;
-  if (!res.body) return { ok: false, why: 'watch answered without a body' };
+  let error: string | undefined;
+  if (!res?.body) return { ok: false, why: 'watch answered without a body' };
   try {
-    for await (const ev of watchEvents(res.body)) {
-      if (out.closed) break;
+    const reading = readWatchEvents(res.body, (ev) => {
+      if (out.closed) return false;
       out.emit(src.event(ev));
       // any other ERROR ends this cluster's stream (the merger drops it): resume
-      if (ev.type === 'ERROR') return { ok: false, why: `watch ERROR ${ev.object?.message ?? ''}`.trim() };
+      if (ev.type === 'ERROR') {
+        error = `watch ERROR ${ev.object?.message ?? ''}`.trim();
+        return false;
+      }
       if (!delivered) delivering();
       delivered = true;
-    }
+      return true;
+    });
+    // while it waits, an idle watch keeps the reading only (not the answer, its headers and Web body)
+    res = undefined;
+    await reading;
   } catch (err) {
     // the upstream stream broke, or sent what is not a watch event: resume below
     if (!delivered) return { ok: false, why: (err as Error).message ?? String(err) };
   }
+  if (error !== undefined) return { ok: false, why: error };
   return delivered ? { ok: true } : { ok: false, why: 'watch ended at once' };
 }
 
@@ -87,6 +101,8 @@ export async function holdSource(
     out.emit(src.resumed());
   };
   let res = first;
+  // an idle watch holds its body's reader only, not the answer (its headers) it came with
+  first = undefined;
   while (!out.closed && !o.signal.aborted) {
     if (!res) {
       const r = await reopen(src, out);
@@ -98,8 +114,9 @@ export async function holdSource(
       }
       res = r;
     }
-    const attempt = await drain(src, res, out, back);
+    const draining = drain(src, res, out, back);
     res = undefined;
+    const attempt = await draining;
     if (attempt.ok) backoff.reset();
     if (out.closed) return;
     await sleep(backoff.next(), o.signal);

@@ -3,6 +3,7 @@
  * the one close that ends everything (the client left, the timeout, a 410, a client that stops reading).
  */
 import type { MergeStep } from '../../merge/watchmerge.ts';
+import { bodyEnded, tellsEnd } from '../../util/ends.ts';
 import { Heartbeat } from './heartbeat.ts';
 
 const enc = new TextEncoder();
@@ -33,10 +34,14 @@ export class WatchOutput {
     private readonly o: WatchOutputOptions,
     start: (out: WatchOutput) => void,
   ) {
+    // run once, then let go: the stream keeps its source's closures (and what they hold) for its life
+    let begin: typeof start | undefined = start;
     this.body = new ReadableStream<Uint8Array>({
       start: (ctl) => {
         this.controller = ctl;
-        start(this);
+        const run = begin;
+        begin = undefined;
+        run?.(this);
         if (this.done) return;
         if (o.timeoutMs !== undefined) this.timer = setTimeout(() => this.close(), o.timeoutMs);
         // a bare newline is whitespace to JSON watch decoders
@@ -48,6 +53,7 @@ export class WatchOutput {
       },
       cancel: () => this.close(),
     });
+    tellsEnd(this.body);
   }
 
   get closed(): boolean {
@@ -79,6 +85,7 @@ export class WatchOutput {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.heartbeat?.stop();
     this.o.onClose();
+    bodyEnded(this.body);
     try {
       this.controller.close();
     } catch {

@@ -23,36 +23,43 @@ export interface RunOptions {
 
 /** The merged watch's body; it runs until the client leaves, the timeout, or a 410. */
 export function runMergedWatch(o: RunOptions): ReadableStream<Uint8Array> {
-  const { plan, merger, upstreams } = o;
+  // what the stream's closures keep: never `o` itself, whose starts hold the answers' headers
+  const { plan, merger, upstreams, clientSignal } = o;
   const closeOut = () => out.close();
   const out = new WatchOutput(
     {
       timeoutMs: plan.timeoutMs,
       heartbeatLine: () => (plan.allowBookmarks ? merger.heartbeat() : undefined),
       onClose: () => {
-        o.clientSignal.removeEventListener('abort', closeOut);
+        clientSignal.removeEventListener('abort', closeOut);
         upstreams.abort();
       },
     },
-    (w) => {
-      const hold = (src: Source, first: Response | undefined) =>
-        void holdSource(src, first, w, {
-          signal: upstreams.signal,
-          sendInitialEvents: plan.sendInitialEvents,
-        });
-      const handlers = {
-        sendInitialEvents: plan.sendInitialEvents,
-        upgradesLegacy: plan.upgradesLegacy,
-        emit: (step: Parameters<WatchOutput['emit']>[0]) => w.emit(step),
-        hold,
-      };
-      for (const s of o.starts) startSource(s, handlers);
-      if (o.follow) followMembership({ ...o.follow, emit: handlers.emit, hold }, upstreams.signal);
-      // no cluster chosen: a WatchList's initial phase is over at once
-      if (plan.chosen.length === 0) w.emit(merger.clusterGone(''));
-    },
+    startAll(o),
   );
-  o.clientSignal.addEventListener('abort', closeOut, { once: true });
-  if (o.clientSignal.aborted) out.close();
+  clientSignal.addEventListener('abort', closeOut, { once: true });
+  if (clientSignal.aborted) out.close();
   return out.body;
+}
+
+/** Sets every source going, once the body exists (WatchOutput runs it once, then lets it go). */
+function startAll(o: RunOptions): (w: WatchOutput) => void {
+  return (w) => {
+    const { plan, merger, upstreams } = o;
+    const hold = (src: Source, first: Response | undefined) =>
+      void holdSource(src, first, w, {
+        signal: upstreams.signal,
+        sendInitialEvents: plan.sendInitialEvents,
+      });
+    const handlers = {
+      sendInitialEvents: plan.sendInitialEvents,
+      upgradesLegacy: plan.upgradesLegacy,
+      emit: (step: Parameters<WatchOutput['emit']>[0]) => w.emit(step),
+      hold,
+    };
+    for (const s of o.starts) startSource(s, handlers);
+    if (o.follow) followMembership({ ...o.follow, emit: handlers.emit, hold }, upstreams.signal);
+    // no cluster chosen: a WatchList's initial phase is over at once
+    if (plan.chosen.length === 0) w.emit(merger.clusterGone(''));
+  };
 }

@@ -76,37 +76,67 @@ export function upstreamHeaders(client: Headers, accept: string): Headers {
 
 /** One cluster's upstream watch; `joined`: the cluster joined the fleet mid-watch (plan.joinQuery). */
 export function clusterSource(ctx: WatchContext, t: Target, joined = false): Source {
-  const { merger, plan } = ctx;
-  let legacy = false;
-  return {
-    label: `cluster ${t.cluster}`,
-    clusters: [t.cluster],
-    open(resume) {
-      // a break during the initial events restarts them: their RVs are in key order, not a resume point
-      const initial = merger.inInitial(t.cluster);
-      if (resume && initial) merger.restartInitial(t.cluster);
-      const resumeRV = resume && !initial ? merger.clusterRV(t.cluster) : undefined;
-      const qs =
-        joined && resumeRV === undefined
-          ? plan.joinQuery(t.cluster)
-          : plan.watchQuery(t.cluster, resumeRV, legacy);
-      return ctx.client.send(t.endpoint, {
-        method: 'GET',
-        path: `${ctx.kubePath}?${qs}`,
-        headers: upstreamHeaders(ctx.headers, ctx.accept),
-        signal: ctx.signal,
-      });
-    },
-    event: (ev) => merger.onEvent(t.cluster, ev),
-    gone: () => merger.clusterGone(t.cluster),
-    listThenWatch: (emit) => listThenWatch(ctx, t, emit),
-    downgrade() {
-      legacy = true;
-      merger.untrackInitial(t.cluster);
-    },
-    unavailable: (why) => merger.unavailable(`cluster ${t.cluster}: ${why}`),
-    resumed: () => merger.resumed(`cluster ${t.cluster}`),
-  };
+  return new ClusterSource(ctx, t, joined);
+}
+
+/** A class, not an object of closures: every merged watch holds one per cluster for its whole life. */
+class ClusterSource implements Source {
+  private legacy = false;
+  readonly label: string;
+  readonly clusters: string[];
+
+  constructor(
+    private readonly ctx: WatchContext,
+    private readonly t: Target,
+    private readonly joined: boolean,
+  ) {
+    this.label = `cluster ${t.cluster}`;
+    this.clusters = [t.cluster];
+  }
+
+  open(resume: boolean): Promise<Response> {
+    const { ctx, t } = this;
+    const { merger, plan } = ctx;
+    // a break during the initial events restarts them: their RVs are in key order, not a resume point
+    const initial = merger.inInitial(t.cluster);
+    if (resume && initial) merger.restartInitial(t.cluster);
+    const resumeRV = resume && !initial ? merger.clusterRV(t.cluster) : undefined;
+    const qs =
+      this.joined && resumeRV === undefined
+        ? plan.joinQuery(t.cluster)
+        : plan.watchQuery(t.cluster, resumeRV, this.legacy);
+    return ctx.client.send(t.endpoint, {
+      method: 'GET',
+      path: `${ctx.kubePath}?${qs}`,
+      headers: upstreamHeaders(ctx.headers, ctx.accept),
+      signal: ctx.signal,
+    });
+  }
+
+  event(ev: WatchEvent): MergeStep {
+    return this.ctx.merger.onEvent(this.t.cluster, ev);
+  }
+
+  gone(): MergeStep {
+    return this.ctx.merger.clusterGone(this.t.cluster);
+  }
+
+  listThenWatch(emit: (step: MergeStep) => void): Promise<void> {
+    return listThenWatch(this.ctx, this.t, emit);
+  }
+
+  downgrade(): void {
+    this.legacy = true;
+    this.ctx.merger.untrackInitial(this.t.cluster);
+  }
+
+  unavailable(why: string): MergeStep {
+    return this.ctx.merger.unavailable(`cluster ${this.t.cluster}: ${why}`);
+  }
+
+  resumed(): MergeStep {
+    return this.ctx.merger.resumed(`cluster ${this.t.cluster}`);
+  }
 }
 
 export function groupSource(ctx: WatchContext, group: Target[], as: UpstreamIdentity | undefined): Source {
