@@ -17,6 +17,7 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { failure } from '../../src/kube/status.ts';
 import { nodeBodyOf } from '../../src/platform/node.ts';
+import { writeDirect } from './relay.ts';
 
 /** What @hono/node-server hands the fetch handler besides the Request: the Node request and response. */
 export interface NodeRequestEnv {
@@ -142,10 +143,12 @@ const ALREADY_SENT = new Response(null, { headers: { 'x-hono-already-sent': '1' 
  * - a body that is an upstream's Node stream is piped straight into the socket (see nodeBodies);
  * - a body that fails midway (an upstream cut) must end as a broken connection, the honest signal:
  *   @hono/node-server would log it and append an `Error: …` text to the stream first.
- * Answers with a known length go the adapter's own (faster) way. A watch registers in `watches` how to
- * end it cleanly when the server drains.
+ * Answers with a known length go the adapter's own (faster) way; the direct relay's answers (./relay.ts)
+ * are written by it. A watch registers in `watches` how to end it cleanly when the server drains.
  */
 function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>): Response | undefined {
+  // a passthrough answer of the direct relay (./relay.ts), before anything touches its body
+  if (writeDirect(res, out, nodeHeaders)) return ALREADY_SENT;
   const body = res.body;
   if (!body || body.locked) return undefined;
   const src = nodeBodyOf(body);

@@ -8,11 +8,12 @@ import { createApp } from '../../src/app.ts';
 import { TRANSPORT_FACTS } from '../../src/auth/request.ts';
 import type { FleetConfig } from '../../src/config/schema.ts';
 import { buildFleet } from '../../src/fleet.ts';
-import { nodePlatform } from '../../src/platform/node.ts';
-import { EXEC_TRANSPORT } from '../../src/platform/types.ts';
+import { nodePlatform, UndiciTransport } from '../../src/platform/node.ts';
+import { DIRECT_RELAY, EXEC_TRANSPORT } from '../../src/platform/types.ts';
 import { RAW_TARGET } from '../../src/request/target.ts';
 import { nodeExecTransport } from './exec-transport.ts';
 import { type ServedHandle, serveFetch } from './http.ts';
+import { NodeDirectRelay } from './relay.ts';
 import { httpsOptions, transportFactsFor } from './tls.ts';
 import { attachUpgradeRelay } from './upgrade.ts';
 
@@ -66,6 +67,8 @@ export async function startNodeFleet(opts: NodeFleetOptions): Promise<NodeFleet>
   const facts = transportFactsFor(deps.config);
   // kubectl fleet exec opens upstream WebSockets, which Node's fetch cannot
   const execTransport = nodeExecTransport();
+  // passthrough answers written from the upstream's socket to the client's (./relay.ts), over the same pools
+  const pools = platform.transport instanceof UndiciTransport ? platform.transport : undefined;
   const served = await serveFetch(
     async (req, env) => {
       if (opts.workerHeader) env.outgoing.setHeader('X-Fleet-Worker', opts.workerHeader);
@@ -74,6 +77,7 @@ export async function startNodeFleet(opts: NodeFleetOptions): Promise<NodeFleet>
         // the target as sent: @hono/node-server's URL has dot segments resolved already
         [RAW_TARGET]: env.incoming.url ?? '/',
         [EXEC_TRANSPORT]: execTransport,
+        [DIRECT_RELAY]: pools && new NodeDirectRelay(pools, env.outgoing),
       });
       // a body refused for its size (by Content-Length) is still arriving: read it away first
       if (res.status === 413) await discardBody(env.incoming, 4 * deps.config.limits.maxBodyBytes);

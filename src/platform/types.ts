@@ -88,3 +88,32 @@ export interface ExecSocket {
   addEventListener(type: 'close', f: (e: { code: number; reason: string }) => void): void;
   addEventListener(type: 'error', f: () => void): void;
 }
+
+/**
+ * The env key under which the Node entry hands the passthrough route (src/routes/passthrough.ts) a
+ * {@link DirectRelay} for the request: the upstream's answer then goes from the upstream socket to the
+ * client's (deploy/node/relay.ts) without a Web Response, Headers or ReadableStream in between, unless
+ * something above reads them. Absent on Workers and in in-process tests: the route relays the Response.
+ */
+export const DIRECT_RELAY = 'fleetDirectRelay';
+
+/** A passthrough answer that the runtime writes to the client itself; see {@link DIRECT_RELAY}. */
+export interface DirectRelay {
+  /** aborted when the client goes away before its answer is complete: the signal for upstream calls */
+  readonly signal: AbortSignal;
+  /**
+   * The transport to send this request's upstream call through (the upstream client's `via`: hygiene,
+   * credential and identity stay the client's). Its answers already carry the response header hygiene;
+   * `streaming`: mark a body of unknown length `Content-Encoding: identity` as the route does (watch,
+   * `logs -f`).
+   */
+  transport(opts: { streaming: boolean }): Transport;
+  /** whether `res` is an answer of this relay's transport, to be returned as it is */
+  owns(res: Response): boolean;
+}
+
+/** The request's direct relay, if the runtime entry provided one. */
+export function directRelayOf(env: unknown): DirectRelay | undefined {
+  const r = (env as Record<string, unknown> | undefined)?.[DIRECT_RELAY] as DirectRelay | undefined;
+  return r && typeof r.owns === 'function' ? r : undefined;
+}

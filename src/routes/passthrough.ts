@@ -2,12 +2,18 @@
  * Per-cluster passthrough: `/clusterspaces/<member|karmada>/…` is a transparent proxy to that one cluster.
  * Method, path, query and body go upstream as received (minus hop-by-hop and credential headers); status,
  * headers and body come back unchanged and streamed, so watch and `logs -f` arrive event by event.
+ *
+ * Where the runtime entry offers a direct relay (Node: deploy/node/relay.ts), the upstream call goes
+ * through it: the same client (hygiene, credential, identity, audit, metrics), but the answer is written
+ * from the upstream's socket to the client's by the runtime, with no Web objects in between.
  */
 import type { Context } from 'hono';
 import { statusResponse } from '../kube/status.ts';
 import { fleetNamespace } from '../plan/namespace.ts';
+import { directRelayOf } from '../platform/types.ts';
 import { queryBool, type RequestInfo } from '../request/info.ts';
 import type { ClientDeps } from '../types.ts';
+import { readKind } from '../upstreams/cache/policy.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { unknownClusterspace } from './respond.ts';
@@ -16,33 +22,54 @@ import { isUpgradeRequest, relayUpgrade } from './upgrade.ts';
 /**
  * Responses that stream (watch, follow logs, chunked bodies of unknown length) are marked
  * `Content-Encoding: identity`: worker runtimes otherwise gzip them and deliver everything at the end.
+ * `streamingAsked` is the request's half of that test, the missing Content-Length the answer's.
  */
-function isStreaming(c: Context, info: RequestInfo, res: Response): boolean {
-  if (res.headers.has('content-length') || res.headers.has('content-encoding')) return false;
-  return info.verb === 'watch' || queryBool(new URL(c.req.url).searchParams, 'follow');
+function streamingAsked(info: RequestInfo, search: string): boolean {
+  return (
+    info.verb === 'watch' || (search.includes('follow') && queryBool(new URLSearchParams(search), 'follow'))
+  );
+}
+
+function isStreaming(asked: boolean, res: Response): boolean {
+  return asked && !res.headers.has('content-length') && !res.headers.has('content-encoding');
+}
+
+/** The query of the request URL as `URL#search` gives it ('' for none or a lone '?'), without parsing the URL. */
+function searchOf(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 || q === url.length - 1 ? '' : url.slice(q);
 }
 
 export async function proxyTo(c: Context, deps: ClientDeps, endpoint: ResolvedEndpoint, info: RequestInfo) {
   const raw = c.req.raw;
-  const search = new URL(raw.url).search;
+  const search = searchOf(raw.url);
   // exec / attach / port-forward (any upgrade): spliced unchanged, see connect.ts
   if (isUpgradeRequest(raw)) return relayUpgrade(c, deps, endpoint, info.kubePath + search);
+  const path = info.kubePath + search;
+  const asked = streamingAsked(info, search);
+  const direct = directRelayOf(c.env);
+  // reads the fleet may share (discovery, OpenAPI, resourceVersion=0) go the usual way: the platform's
+  // transport is where they are kept and coalesced
+  const via = direct && readKind(raw.method, path) === undefined ? direct : undefined;
   const res = await deps.client.send(endpoint, {
     method: raw.method,
-    path: info.kubePath + search,
+    path,
     headers: raw.headers,
     body: raw.body,
-    signal: raw.signal,
+    signal: via ? via.signal : raw.signal,
+    ...(via ? { via: via.transport({ streaming: asked }) } : {}),
   });
+  if (via?.owns(res)) return res;
   const headers = forwardableResponseHeaders(res.headers);
-  if (isStreaming(c, info, res)) headers.set('Content-Encoding', 'identity');
+  if (isStreaming(asked, res)) headers.set('Content-Encoding', 'identity');
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
 export async function passthrough(c: Context, deps: ClientDeps, asked: RequestInfo): Promise<Response> {
   const cs = asked.clusterspace!;
-  const endpoint = await deps.membership.endpointFor(cs, c.req.raw.signal);
-  if (!endpoint) return unknownClusterspace(deps, cs, c.req.raw.signal);
+  const signal = directRelayOf(c.env)?.signal ?? c.req.raw.signal;
+  const endpoint = await deps.membership.endpointFor(cs, signal);
+  if (!endpoint) return unknownClusterspace(deps, cs, signal);
   // a namespace by its fleet name (`shop.clusterspace.<this cluster>`, src/plan/namespace.ts) is this
   // cluster's plain one; another cluster's is a 400. Bodies stay as sent: this is a transparent proxy.
   const byName = fleetNamespace(asked);

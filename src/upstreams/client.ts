@@ -12,7 +12,7 @@ import type { ResolvedEndpoint } from './endpoint.ts';
 import { HeadersTimeoutError, type Transport } from './transport.ts';
 
 /** RFC 9110 §7.6.1 hop-by-hop headers, plus those a proxy must never relay. */
-const HOP_BY_HOP = new Set([
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
   'proxy-connection',

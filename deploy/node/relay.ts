@@ -1,0 +1,162 @@
+/**
+ * The Node fast path of passthrough (`/clusterspaces/<cluster>/…`, src/routes/passthrough.ts): the
+ * upstream's answer goes from undici's parser straight to the client's ServerResponse.
+ *
+ * The request still runs the whole chain (limits, authentication, audit, impersonation, authorization,
+ * metrics) and the upstream client still builds what goes upstream (header hygiene, the fleet's
+ * credential, Impersonate-* lines, traceparent) and hears the answer (audit, upstream metrics): only the
+ * last hop differs. Instead of undici.request (a body Readable, a promise) wrapped in a Web Response with
+ * a Headers and a ReadableStream, the call is a raw `dispatch` whose handler:
+ * - settles the send with a {@link DirectResponse}: a Response whose headers and body are made only if
+ *   someone above reads them (a long-running request's metrics wrap the body, for instance);
+ * - holds the first bytes (at most {@link HOLD_BYTES}; the parser is paused past that) until the Node
+ *   entry attaches the client's ServerResponse (deploy/node/http.ts), then writes status, the upstream's
+ *   headers minus hop-by-hop ones, and the body as it comes, with backpressure both ways.
+ * An upstream cut mid-body destroys the client's connection (the honest signal, as the piped path does);
+ * a client that goes away aborts the upstream request.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
+import { neutralError, type UndiciTransport } from '../../src/platform/node.ts';
+import type { DirectRelay } from '../../src/platform/types.ts';
+import type { ResolvedEndpoint } from '../../src/upstreams/endpoint.ts';
+import type { Transport, UpstreamRequest } from '../../src/upstreams/transport.ts';
+import { DirectResponse, Exchange, exchangeOfBody, type Pairs } from './relay-answer.ts';
+
+/** "scheme://host:port" and "/path?query" of an absolute URL, split without parsing it again. */
+function splitUrl(url: string): { origin: string; path: string } {
+  const at = url.indexOf('/', url.indexOf('//') + 2);
+  return at < 0 ? { origin: url, path: '/' } : { origin: url.slice(0, at), path: url.slice(at) };
+}
+
+/** What the relay needs of the platform's transport: its keep-alive pool for an endpoint. */
+export type Pools = Pick<UndiciTransport, 'dispatcherFor'>;
+
+/** The transport a direct relay hands the upstream client: a raw dispatch into the endpoint's pool. */
+function directTransport(pools: Pools, markStreaming: boolean, exchanges: Set<Exchange>): Transport {
+  return {
+    send(ep: ResolvedEndpoint, req: UpstreamRequest): Promise<Response> {
+      const headers: string[] = [];
+      req.headers.forEach((v, k) => {
+        headers.push(k, v);
+      });
+      // identity lines (one Impersonate-Group per group): each its own line
+      for (const [k, v] of req.headerLines ?? []) headers.push(k, v);
+      const { origin, path } = splitUrl(req.url);
+      return new Promise<Response>((resolve, reject) => {
+        const ex = new Exchange(markStreaming, { resolve, reject });
+        exchanges.add(ex);
+        if (req.signal?.aborted) return reject(neutralError(req.signal.reason));
+        pools.dispatcherFor(ep).dispatch(
+          {
+            origin,
+            path,
+            method: req.method as Dispatcher.HttpMethod,
+            headers,
+            body: req.body as Dispatcher.DispatchOptions['body'],
+            headersTimeout: req.timeoutMs,
+            bodyTimeout: 0,
+          },
+          ex,
+        );
+      });
+    },
+  };
+}
+
+/**
+ * One request's direct relay (created per request by deploy/node/server.ts; costs nothing until the
+ * passthrough route uses it). When the client's response closes before an answer is complete, the
+ * upstream call is aborted and `signal` fires.
+ */
+export class NodeDirectRelay implements DirectRelay {
+  private ac?: AbortController;
+  private readonly exchanges = new Set<Exchange>();
+  private watching = false;
+
+  constructor(
+    private readonly pools: Pools,
+    private readonly out: ServerResponse,
+  ) {}
+
+  get signal(): AbortSignal {
+    this.watch();
+    this.ac ??= new AbortController();
+    return this.ac.signal;
+  }
+
+  transport(opts: { streaming: boolean }): Transport {
+    this.watch();
+    return directTransport(this.pools, opts.streaming, this.exchanges);
+  }
+
+  owns(res: Response): boolean {
+    return res instanceof DirectResponse && this.exchanges.has(res.exchange);
+  }
+
+  private watch(): void {
+    if (this.watching) return;
+    this.watching = true;
+    this.out.once('close', () => {
+      if (this.out.writableFinished) return;
+      const reason = new DOMException('the client went away', 'AbortError');
+      this.ac?.abort(reason);
+      for (const ex of this.exchanges) ex.cancel(reason);
+    });
+  }
+}
+
+/**
+ * Writes a direct answer to the client, if `res` is one (or carries one's untouched body) and nothing
+ * has read its body yet. Returns false otherwise: the caller writes `res` its usual way.
+ * `headers`: the Response's headers as Node takes them, for a Response whose headers were read.
+ */
+export function writeDirect(
+  res: Response,
+  out: ServerResponse,
+  headersOf: (res: Response) => Record<string, string | string[]>,
+): boolean {
+  let ex: Exchange | undefined;
+  let head: Pairs | Record<string, string | string[]>;
+  let sized: boolean;
+  if (res instanceof DirectResponse) {
+    if (res.bodyRead || !res.exchange.attachable) return false;
+    ex = res.exchange;
+    head = res.headersChanged ? headersOf(res) : res.pairs;
+    sized = res.sized;
+  } else {
+    ex = exchangeOfBody(res.body);
+    if (!ex) return false;
+    head = headersOf(res);
+    sized = res.headers.has('content-length');
+  }
+  const whole = ex.takeWhole();
+  out.writeHead(res.status, head as never);
+  if (whole) {
+    // head and a small body in one write
+    if (whole.length === 1) out.end(whole[0]);
+    else {
+      for (const c of whole) out.write(c);
+      out.end();
+    }
+    return true;
+  }
+  // a client of a body of unknown length still coming sees the head at once; a sized one with its first bytes
+  if (!sized) out.flushHeaders();
+  const exchange = ex;
+  exchange.attach({
+    data(chunk) {
+      if (out.destroyed) return false;
+      if (out.write(chunk)) return true;
+      out.once('drain', () => exchange.resume());
+      return false;
+    },
+    end() {
+      out.end();
+    },
+    fail(err) {
+      out.destroy(err);
+    },
+  });
+  return true;
+}
