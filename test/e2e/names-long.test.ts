@@ -162,6 +162,19 @@ describe.each(RUNTIMES)('long names on %s', (runtime) => {
     const replaced = await root.run(['replace', '-f', '-'], { stdin: yaml.replace(/^ {2}k: v$/m, '  k: w') });
     expect([replaced.code, replaced.stderr]).toEqual([0, '']);
     expect((m1.get(CM, 'default', long) as { data?: Record<string, string> }).data?.k).toBe('w');
+    // client-side apply: its last-applied annotation carries the shortened name, and goes to member1 plain
+    const manifest = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: short, namespace: 'default' },
+      data: { k: 'w' },
+    });
+    const applied = await root.run(['apply', '-f', '-'], { stdin: manifest });
+    expect([applied.code, applied.stdout]).toEqual([0, `configmap/${short} configured\n`]);
+    const stored = m1.get(CM, 'default', long)!.metadata.annotations?.[
+      'kubectl.kubernetes.io/last-applied-configuration'
+    ];
+    expect(JSON.parse(stored!).metadata.name).toBe(long);
     const created = await root.run(['create', '-f', '-'], {
       stdin: JSON.stringify({
         apiVersion: 'v1',
