@@ -221,6 +221,42 @@ describe('Coalescer', () => {
     await c.res.body?.cancel().catch(() => {});
   });
 
+  it('a body that breaks mid-way: a reader that had not caught up gets the bytes read before the error', async () => {
+    const co = coalescer();
+    let sent = 0;
+    const start = async () =>
+      new Response(
+        new ReadableStream(
+          {
+            pull(c) {
+              if (sent++ < 2) c.enqueue(new Uint8Array(10).fill(sent));
+              else c.error(new Error('cut'));
+            },
+          },
+          { highWaterMark: 0 },
+        ),
+      );
+    const [a, b] = await Promise.all([co.join('k', start), co.join('k', start)]);
+    // a drives the call to the break; b has read nothing yet
+    await expect(a.res.text()).rejects.toThrow('cut');
+    const rb = b.res.body!.getReader();
+    const got: number[] = [];
+    let failed: unknown;
+    try {
+      for (;;) {
+        const { done, value } = await rb.read();
+        if (done) break;
+        got.push(...value);
+      }
+    } catch (err) {
+      failed = err;
+    }
+    // the bytes the cluster did send (so the reader can tell its body began and broke, and read it
+    // again from there), then the same error: never a clean end
+    expect(got).toEqual([...Array(10).fill(1), ...Array(10).fill(2)]);
+    expect((failed as Error)?.message).toBe('cut');
+  });
+
   it('a body that breaks fails every reader', async () => {
     const co = coalescer();
     const start = async () =>

@@ -330,7 +330,8 @@ export class SharedCall {
       this.failure = err;
     }
     this.forget();
-    if (state === 'failed') this.chunks = [];
+    // a failure keeps the bytes read so far readable, as starterLeft does: a reader that had not caught
+    // up sees its body begin and then break (and can read it again from there), never an error at byte 0
     this.release();
     this.wakeAll();
   }
