@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UpstreamClient, UpstreamError } from './client.ts';
@@ -103,6 +104,30 @@ describe('fanOut', () => {
       'b',
       'c',
     ]);
+  });
+
+  it('adds one abort listener to the caller’s signal however wide the fan-out, and aborts every call with it', async () => {
+    const signals: AbortSignal[] = [];
+    const transport: Transport = {
+      send: async (_e, req) => {
+        // as undici and the fetch transport do: each call listens to the signal it is given
+        req.signal?.addEventListener('abort', () => {});
+        signals.push(req.signal!);
+        return new Response('{}');
+      },
+    };
+    const caller = new AbortController();
+    const names = Array.from({ length: 30 }, (_, i) => `c${i}`);
+    const out = await fanOut(
+      { client: new UpstreamClient(transport), maxConnectionsPerRequest: 50 },
+      names.map(target),
+      () => ({ method: 'GET', path: '/api', signal: caller.signal }),
+    );
+    expect(out.every((o) => o.ok)).toBe(true);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1);
+    expect(new Set(signals).size).toBe(30);
+    caller.abort(new Error('client left'));
+    expect(signals.every((s) => s.aborted && (s.reason as Error).message === 'client left')).toBe(true);
   });
 
   it('turns a cluster that cannot be reached into a failed outcome, and keeps the others', async () => {
