@@ -6,6 +6,7 @@ import { execCase } from './exec.ts';
 import { informerStartCase } from './informer-start.ts';
 import { mergedListCase, mergedListMemoryCase } from './merged-list.ts';
 import { mergedWatchCase } from './merged-watch.ts';
+import { mergedWatchManyCase } from './merged-watch-many.ts';
 import { configmapCase, podListCase } from './passthrough.ts';
 import type { BenchCase } from './types.ts';
 
@@ -18,6 +19,7 @@ export const CASES: BenchCase[] = [
   cannedListCase,
   scaleCurveCase,
   mergedWatchCase,
+  mergedWatchManyCase,
   execCase,
   bundleCase,
   informerStartCase,

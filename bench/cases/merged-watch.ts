@@ -29,21 +29,22 @@ import { median, processCpuMs } from '../lib/stats.ts';
 import { nowMs, type OpenResult, type StopResult, type Written, watchersState } from '../lib/watchers.ts';
 import type { BenchCase, CaseContext, CustomResult, GoalCheck, UpstreamContext } from './types.ts';
 
-const MEMBERS = ['member1', 'member2', 'member3'];
+export const MEMBERS = ['member1', 'member2', 'member3'];
 const DIRECT_MEMBER = 'member1';
-const CM_GVR = { group: '', version: 'v1', resource: 'configmaps' };
-const CM_NAME = 'tick';
+export const CM_GVR = { group: '', version: 'v1', resource: 'configmaps' };
+export const CM_NAME = 'tick';
 /** issue 16, goal 5 */
 export const WATCH_GOAL = { addedP99Ms: 2, bytesPerWatch: 32 * 1024, rate: 1000, burstVsDirect: 0.9 };
 
 /** a watch that has no response headers by then is counted as failed (the measurement goes on without it) */
 const OPEN_TIMEOUT_MS = 15_000;
-const nsOf = (set: 'f' | 'd', i: number) => `b${set}-${i}`;
+/** the namespace of watch `i` of a set: f(leet), d(irect), m(any: merged-watch-many) */
+export const nsOf = (set: 'f' | 'd' | 'm', i: number) => `b${set}-${i}`;
 
 // ------------------------------------------------------------------------------------------ upstream side
 
-interface DriveSpec {
-  set: 'f' | 'd';
+export interface DriveSpec {
+  set: 'f' | 'd' | 'm';
   clusters: string[];
   /** the watches (namespace indexes) that are open: events go to these only */
   watchers: number[];
@@ -53,7 +54,7 @@ interface DriveSpec {
   total?: number;
 }
 
-interface DriveResult {
+export interface DriveResult {
   sent: number;
   startMs: number;
   endMs: number;
@@ -66,7 +67,7 @@ interface DriveResult {
 let savedBookmarkMs: number | undefined;
 let prepared = 0;
 
-function sims(ctx: UpstreamContext): SimCluster[] {
+export function sims(ctx: UpstreamContext): SimCluster[] {
   return MEMBERS.map((m) => {
     const s = ctx.sims.members.get(m);
     if (!s) throw new Error(`bench: simulated ${m} is missing`);
@@ -86,7 +87,7 @@ function write(sim: SimCluster, namespace: string, cluster: number): number {
   return n;
 }
 
-function drive(ctx: UpstreamContext, spec: DriveSpec): Promise<DriveResult> {
+export function drive(ctx: UpstreamContext, spec: DriveSpec): Promise<DriveResult> {
   const byName = new Map(sims(ctx).map((s) => [s.name, s]));
   const targets = spec.clusters.map((c) => byName.get(c)!);
   // the simulator keeps 20,000 events of history and, past that, compacts on every write (a walk over every

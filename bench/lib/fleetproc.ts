@@ -18,6 +18,8 @@ export interface FleetProcess {
   profileStart(): Promise<void>;
   /** stops it and writes the .cpuprofile to `path` */
   profileStop(path: string): Promise<string>;
+  /** full GC (when `gc`), then the process's memoryUsage(), through the inspector (only with `inspect`) */
+  memory(gc?: boolean): Promise<NodeJS.MemoryUsage>;
   stop(): void;
 }
 
@@ -70,9 +72,15 @@ class Inspector {
 
 export async function startFleetProcess(
   config: unknown,
-  opts: { inspect?: boolean; nodeArgs?: string[]; env?: Record<string, string> } = {},
+  opts: {
+    inspect?: boolean;
+    nodeArgs?: string[];
+    env?: Record<string, string>;
+    /** another build of the entry (e.g. a baseline commit's, for a before/after in one run) */
+    bundle?: string;
+  } = {},
 ): Promise<FleetProcess> {
-  const outfile = await bundleFleet();
+  const outfile = opts.bundle ?? (await bundleFleet());
   const dir = mkdtempSync(join(tmpdir(), 'bench-fleet-'));
   const file = join(dir, 'fleet.json');
   writeFileSync(file, JSON.stringify(config));
@@ -128,6 +136,15 @@ export async function startFleetProcess(
       const { profile } = await s.call<{ profile: unknown }>('Profiler.stop');
       writeFileSync(path, JSON.stringify(profile));
       return path;
+    },
+    async memory(gc = true) {
+      const s = await session();
+      if (gc) await s.call('HeapProfiler.collectGarbage');
+      const r = await s.call<{ result: { value: NodeJS.MemoryUsage } }>('Runtime.evaluate', {
+        expression: 'process.memoryUsage()',
+        returnByValue: true,
+      });
+      return r.result.value;
     },
     stop() {
       inspector?.close();

@@ -105,9 +105,27 @@ export function watchersState() {
 
   const actions = {
     /** opens one streaming GET per URL; resolves when every one has its response headers (or failed) */
-    open({ key, urls, timeoutMs }: { key: string; urls: string[]; timeoutMs: number }): Promise<OpenResult> {
-      const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
-      const set: WatcherSet = { reqs: [], agent, watches: [] };
+    open({
+      key,
+      urls,
+      timeoutMs,
+      concurrency = Number.POSITIVE_INFINITY,
+      offset = 0,
+    }: {
+      key: string;
+      urls: string[];
+      timeoutMs: number;
+      /** at most this many watches waiting for their response head at once (the rest wait their turn) */
+      concurrency?: number;
+      /** watch index of urls[0]: a second call with the same key adds watches to the set */
+      offset?: number;
+    }): Promise<OpenResult> {
+      const set: WatcherSet = sets.get(key) ?? {
+        reqs: [],
+        agent: new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY }),
+        watches: [],
+      };
+      const agent = set.agent;
       sets.set(key, set);
       const t0 = performance.now();
       const openedIdx: number[] = [];
@@ -116,7 +134,11 @@ export function watchersState() {
       let firstError: string | undefined;
       return new Promise((resolve) => {
         let pending = urls.length;
+        let next = 0;
+        let inFlight = 0;
         const done = () => {
+          inFlight--;
+          while (inFlight < concurrency && next < urls.length) start(offset + next++);
           if (--pending === 0)
             resolve({
               opened: openedIdx.length,
@@ -127,7 +149,9 @@ export function watchersState() {
               ms: performance.now() - t0,
             });
         };
-        for (const [idx, url] of urls.entries()) {
+        const start = (idx: number) => {
+          inFlight++;
+          const url = urls[idx - offset]!;
           const w: Watch = { last: new Map(), got: new Map(), ended: false };
           set.watches[idx] = w;
           let settled = false;
@@ -180,7 +204,9 @@ export function watchersState() {
             settle(false, e.message);
           });
           set.reqs.push(req);
-        }
+        };
+        if (urls.length === 0) resolve({ opened: 0, openedIdx: [], failed: 0, withWarnings: 0, ms: 0 });
+        while (inFlight < concurrency && next < urls.length) start(offset + next++);
       });
     },
     record() {
