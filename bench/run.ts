@@ -40,11 +40,13 @@ import {
   fmt,
   formatCase,
   formatGoals,
+  formatWallTimes,
   jsonLine,
   type RoundFigures,
   summarizeTarget,
 } from './lib/report.ts';
 import { processCpuMs } from './lib/stats.ts';
+import { treeCpuMs } from './lib/treecpu.ts';
 
 const log = (s: string) => process.stdout.write(`${s}\n`);
 
@@ -65,12 +67,12 @@ function rotate<T>(xs: T[], by: number): T[] {
 }
 
 function cpuPerRequestUs(
-  pid: number | undefined,
+  cpuMs: (() => number | null) | undefined,
   before: number | null,
   res: LoadResult,
 ): number | undefined {
-  if (pid === undefined || before === null || res.ok === 0) return undefined;
-  const after = processCpuMs(pid);
+  if (cpuMs === undefined || before === null || res.ok === 0) return undefined;
+  const after = cpuMs();
   return after === null ? undefined : ((after - before) * 1000) / res.ok;
 }
 
@@ -106,13 +108,15 @@ async function runCase(
         const spec = { url: t.url, method: t.method, headers: t.headers, connections: opts.connections };
         if (opts.warmupS > 0) await load.call('load.run', { ...spec, durationS: opts.warmupS });
         const proxyPid = t.proxyPid !== undefined && attributable.has(t.proxyPid) ? t.proxyPid : undefined;
-        const p0 = proxyPid !== undefined ? processCpuMs(proxyPid) : null;
-        const u0 = upstreamPid !== undefined ? processCpuMs(upstreamPid) : null;
+        const proxyCpu = t.proxyCpuMs ?? (proxyPid !== undefined ? () => processCpuMs(proxyPid) : undefined);
+        const upstreamCpu = upstreamPid !== undefined ? () => processCpuMs(upstreamPid) : undefined;
+        const p0 = proxyCpu ? proxyCpu() : null;
+        const u0 = upstreamCpu ? upstreamCpu() : null;
         const res = await load.call('load.run', { ...spec, durationS: opts.durationS });
         const fig: RoundFigures = {
           load: res,
-          proxyCpuUs: cpuPerRequestUs(proxyPid, p0, res),
-          upstreamCpuUs: cpuPerRequestUs(upstreamPid, u0, res),
+          proxyCpuUs: cpuPerRequestUs(proxyCpu, p0, res),
+          upstreamCpuUs: cpuPerRequestUs(upstreamCpu, u0, res),
         };
         if (opts.latencyDurationS > 0)
           fig.single = await load.call('load.run', {
@@ -274,15 +278,22 @@ async function main(): Promise<number> {
     });
 
   const results: CaseResult[] = [];
+  const t0 = performance.now();
+  const since = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
   try {
-    for (const g of opts.groups)
-      hosts.push(
-        await startHost(g, [
-          ...(g.includes('fleet') ? opts.fleetNodeArgs : []),
-          // the simulated clusters hold up to 10 × 10,000 pods (merged-list-memory) and serialize whole lists
-          ...(g.includes('upstream') ? ['--max-old-space-size=8192'] : []),
-        ]),
-      );
+    // the helper processes start side by side (each loads the fleet or the simulator through tsx)
+    hosts.push(
+      ...(await Promise.all(
+        opts.groups.map((g) =>
+          startHost(g, [
+            ...(g.includes('fleet') ? opts.fleetNodeArgs : []),
+            // the simulated clusters hold up to 10 × 10,000 pods (merged-list-memory) and serialize whole lists
+            ...(g.includes('upstream') ? ['--max-old-space-size=8192'] : []),
+          ]),
+        ),
+      )),
+    );
+    const tHosts = since(t0);
     const hostFor = (role: Role) => hosts.find((h) => h.roles.includes(role))!;
     const attributable = new Set(hosts.filter((h) => h.roles.length === 1).map((h) => h.pid));
 
@@ -298,6 +309,7 @@ async function main(): Promise<number> {
       const { url } = await fleetHost.call('fleet.start', { variant, config: up.configs[variant] });
       fleets[variant] = { url, pid: fleetHost.pid };
     }
+    log(`   started in ${since(t0)} s (helper processes ${tHosts} s, then the clusters and fleets)`);
     const env: BenchEnv = {
       memberUrls: up.memberUrls,
       karmadaUrl: up.karmadaUrl,
@@ -320,11 +332,16 @@ async function main(): Promise<number> {
     for (const c of cases) {
       log(`\n== ${c.name}: ${c.title}`);
       let res: CaseResult;
+      const tc = performance.now();
+      const cpu0 = treeCpuMs();
       try {
         res = await runCase(c, opts, env, hostFor, attributable, opts.profile ? profileDir : undefined);
       } catch (err) {
         res = { name: c.name, title: c.title, targets: [], comparisons: [], error: (err as Error).message };
       }
+      res.wallS = (performance.now() - tc) / 1000;
+      const cpu1 = treeCpuMs();
+      if (cpu0 !== null && cpu1 !== null) res.cpuS = (cpu1 - cpu0) / 1000;
       results.push(res);
       log(formatCase(res, opts.connections));
       if (res.profile) log(formatProfile(res.profile));
@@ -336,6 +353,8 @@ async function main(): Promise<number> {
   }
 
   log(formatGoals(results));
+  // performance.now() counts from this process's start, its imports included
+  log(formatWallTimes(results, performance.now() / 1000, (treeCpuMs() ?? Number.NaN) / 1000));
   log('');
   log(
     jsonLine({
@@ -362,6 +381,8 @@ async function main(): Promise<number> {
         name: c.name,
         title: c.title,
         error: c.error,
+        wallS: c.wallS,
+        cpuS: c.cpuS,
         targets: c.targets.map((t) => ({
           name: t.name,
           bytes: t.bytes,

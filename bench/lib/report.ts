@@ -75,6 +75,10 @@ export interface CaseResult {
   profile?: ProfileSummary & { path: string; shared: boolean };
   /** what a self-driven case (BenchCase.run) reported */
   custom?: CustomResult;
+  /** how long the case took, wall clock (set by the harness) */
+  wallS?: number;
+  /** CPU the case cost, every process of the run together (set by the harness; Linux) */
+  cpuS?: number;
 }
 
 export function summarizeTarget(
@@ -298,6 +302,26 @@ export function formatGoals(cases: CaseResult[]): string {
     lines.push(`   ${c.name}: goal 4: ${parts.join('; ')}`);
   }
   return lines.join('\n');
+}
+
+/**
+ * Where the run's time went: each case's wall time and the CPU it cost (every process of the run
+ * together); and the whole run's. The CPU figures hardly change with the machine's load: with 2 cores, a
+ * run cannot take less wall time than about half its CPU time.
+ */
+export function formatWallTimes(cases: CaseResult[], totalS: number, totalCpuS = Number.NaN): string {
+  const s = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(1));
+  const inCases = cases.reduce((n, c) => n + (c.wallS ?? 0), 0);
+  return [
+    '',
+    `   time: ${totalS.toFixed(0)} s wall in all, ${inCases.toFixed(0)} s in cases; CPU ${s(totalCpuS)} s (the harness and every process it started)`,
+    ...table(
+      ['case', 'wall s', 'CPU s'],
+      cases.map((c) => [c.name, s(c.wallS), s(c.cpuS)]),
+    )
+      .split('\n')
+      .map((l) => `   ${l}`),
+  ].join('\n');
 }
 
 /** JSON-friendly copy: NaN becomes null. */

@@ -29,7 +29,8 @@ function runBench(args: string[]): Promise<{ code: number | null; out: string }>
     p.stderr.on('data', (d) => {
       out += d;
     });
-    const timer = setTimeout(() => p.kill('SIGKILL'), 55_000);
+    // ≈ 20 s on an idle machine; minutes when the two cores are shared with other suites
+    const timer = setTimeout(() => p.kill('SIGKILL'), 170_000);
     p.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, out });
@@ -58,5 +59,5 @@ describe('npm run bench', () => {
     const fleet = exec!.figures!.rounds![0]!.find((r) => r.target === 'fleet');
     expect(fleet?.execP50Ms).toBeGreaterThan(0);
     expect(fleet?.portForwardMiBps).toBeGreaterThan(0);
-  }, 60_000);
+  }, 180_000);
 });
