@@ -18,6 +18,8 @@ import { type FleetView, toFleetItemBytes } from './objects.ts';
 import { compositeWith, encodeComposite, type Membership } from './rv.ts';
 import { type MergedColumns, toFleetRow } from './table.ts';
 
+const NO_RVS: ReadonlyMap<string, string> = new Map();
+
 /** The body is sent in pieces of about this many bytes: fewer, larger writes; a list is not a stream. */
 const FLUSH_AT = 256 * 1024;
 
@@ -113,7 +115,9 @@ export async function* mergeList(input: ListMergeInput, sources: ListSource[]): 
         view,
         cluster: s.cluster,
         clusterJson: JSON.stringify(s.cluster),
-        resourceVersion: compositeWith(membership, rvs, s.cluster),
+        // an item's RV is its cluster's own (the single form, rvcodec.ts): what a GET of it answers, as
+        // long whatever the number of clusters; the list's RV, which knows every cluster, closes the body
+        resourceVersion: compositeWith(membership, NO_RVS, s.cluster),
       };
       let consumed = 0; // items of this page read, skipped ones included
       let pageEnded = false;

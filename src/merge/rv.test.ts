@@ -6,6 +6,7 @@ import {
   compositeWith,
   decodeComposite,
   encodeComposite,
+  encodeCompositeFull,
   isFleetComposite,
   ownResourceVersion,
   planResourceVersion,
@@ -64,8 +65,14 @@ describe('composite resourceVersion', () => {
       ]),
     );
     expect(s).toBe(`1${m.digest}0512345` + '03987');
-    // the example quoted in the format comment at the top of rv.ts
+    // the example quoted in the format comment at the top of rvcodec.ts
     expect(s).toBe('1936789192051234503987');
+    // one known entry: the single form (member2 is index 1)
+    expect(encodeComposite(m, new Map([['member2', '987']]))).toBe(`2${m.digest}11` + '03987');
+    expect(encodeComposite(m, new Map())).toBe(`2${m.digest}`);
+    // one cluster: the full form is as short
+    const one = prepareMembership(['member1']);
+    expect(encodeComposite(one, new Map([['member1', '5']]))).toBe(`1${one.digest}015`);
   });
 
   it('round-trips any vector (integer and opaque forms)', () => {
@@ -233,7 +240,8 @@ describe('composite resourceVersion', () => {
         if (d.ok) {
           seen.decoded++;
           expect(looks).toBe(true);
-          expect(encodeComposite(m, d.rvs)).toBe(s);
+          // what it encodes now, or (a vector of one known entry) the full form fleets emitted before
+          expect([encodeComposite(m, d.rvs), encodeCompositeFull(m, d.rvs)]).toContain(s);
         } else if (d.reason === 'membership') {
           // a composite, of another membership
           seen.otherMembership++;
@@ -266,7 +274,7 @@ describe('composite resourceVersion', () => {
           const p = pos % (s.length + 1);
           const t = s.slice(0, p) + ins + s.slice(p + 1);
           const d = decodeComposite(t, names);
-          if (d.ok) expect(encodeComposite(names, d.rvs)).toBe(t);
+          if (d.ok) expect([encodeComposite(names, d.rvs), encodeCompositeFull(names, d.rvs)]).toContain(t);
         },
       ),
       { numRuns: 10000 },
@@ -403,6 +411,92 @@ describe('compositeWith', () => {
         },
       ),
       { numRuns: 3000 },
+    );
+  });
+});
+
+describe('single form (one object of one cluster)', () => {
+  /** vectors where most entries are unknown, so that zero or one known entry is common */
+  const sparse = (names: readonly string[]) =>
+    fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(-1n) }, { weight: 1, arbitrary: decimalRV }), {
+      minLength: names.length,
+      maxLength: names.length,
+    });
+
+  it('is monotone with the full form too: v ≤ w componentwise gives enc(v) < enc(w)', () => {
+    let mixed = 0;
+    fc.assert(
+      fc.property(
+        nonEmptyMembership.chain((names) =>
+          fc.tuple(
+            fc.constant(names),
+            sparse(names),
+            fc.array(fc.oneof(fc.constant(0n), fc.constant(0n), fc.bigInt({ min: 1n, max: 10n ** 12n })), {
+              minLength: names.length,
+              maxLength: names.length,
+            }),
+          ),
+        ),
+        ([names, v, steps]) => {
+          const w = v.map((x, i) => (steps[i] === 0n ? x : x < 0n ? steps[i]! - 1n : x + steps[i]!));
+          fc.pre(w.some((x, i) => x !== v[i]));
+          const m = prepareMembership(names);
+          const a = encodeComposite(m, vectorMap(names, v));
+          const b = encodeComposite(m, vectorMap(names, w));
+          if (a[0] !== b[0]) mixed++;
+          expect(compareResourceVersion(a, b)).toBe(-1);
+          expect(compareResourceVersion(b, a)).toBe(1);
+          for (const [s, x] of [
+            [a, v],
+            [b, w],
+          ] as const) {
+            const d = decodeComposite(s, m);
+            expect(d.ok && Object.fromEntries(d.rvs)).toEqual(Object.fromEntries(vectorMap(names, x)));
+          }
+        },
+      ),
+      { numRuns: 10000 },
+    );
+    expect(mixed).toBeGreaterThan(1000);
+  });
+
+  it("a list item's RV: no longer with more clusters, below the list's RV, back to the cluster's own RV for updates, and a watch from it starts that cluster there", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(clusterName, { minLength: 2, maxLength: 300 }),
+        fc.nat(),
+        decimalRV,
+        fc.bigInt({ min: 0n, max: 10n ** 6n }),
+        (names, pick, listRv, behind) => {
+          const m = prepareMembership(names);
+          const cluster = m.names[pick % m.names.length]!;
+          const own = (listRv - (behind > listRv ? listRv : behind)).toString();
+          const base = new Map(m.names.map((n) => [n, listRv.toString()]));
+          const item = compositeWith(m, new Map(), cluster)(own);
+          expect(item).toBe(encodeComposite(m, new Map([[cluster, own]])));
+          expect(item.length).toBeLessThanOrEqual(13 + String(m.names.length - 1).length + own.length);
+          // the list's RV knows every cluster at least where the item was: it is never older
+          expect(compareResourceVersion(item, encodeComposite(m, base))).toBe(-1);
+          expect(ownResourceVersion(item, m, cluster)).toEqual({ ok: true, resourceVersion: own });
+          const plan = planResourceVersion('watch', m, item, undefined);
+          expect(plan.ok).toBe(true);
+          if (!plan.ok) return;
+          for (const [c, p] of plan.perCluster)
+            expect(p).toEqual(c === cluster ? { resourceVersion: own } : {});
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('the full form of a one-entry vector (what fleets before the single form emitted) still decodes', () => {
+    const m = prepareMembership(['a', 'b', 'c']);
+    const legacy = encodeCompositeFull(m, new Map([['b', '42']]));
+    expect(legacy).toBe(`1${m.digest}0002420` + '0');
+    expect(ownResourceVersion(legacy, m, 'b')).toEqual({ ok: true, resourceVersion: '42' });
+    // the same vector as its single form
+    expect(decodeComposite(encodeComposite(m, new Map([['b', '42']])), m)).toEqual(
+      decodeComposite(legacy, m),
     );
   });
 });
