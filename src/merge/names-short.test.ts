@@ -91,7 +91,11 @@ describe('names that stay valid', () => {
   it('label-only kinds (≤63) are never shortened, whatever the cluster', () => {
     fc.assert(
       fc.property(label, cluster, (name, c) => {
-        expect(encodeName(name, c)).toBe(`${name}.clusterspace.${c}`);
+        const out = encodeName(name, c);
+        expect(out).toBe(`${name}.clusterspace.${c}`);
+        // a DNS-1123 subdomain of at most 125 characters: valid wherever kube takes a subdomain
+        expect(out.length).toBeLessThanOrEqual(63 + 14 + 48);
+        expect(out).toMatch(SUBDOMAIN);
       }),
     );
   });
@@ -127,6 +131,8 @@ describe('names that stay valid', () => {
         const out = encodeName(name, c);
         expect(out.length).toBeLessThanOrEqual(FLEET_NAME_MAX_LENGTH);
         expect(decodeName(out)).toEqual({ name, cluster: c });
+        // still a path segment, as kube checks these kinds' names
+        expect(out).not.toMatch(/[/%]/);
         if (isShortenedName(out)) expect(out).toMatch(SUBDOMAIN);
       }),
       { numRuns: 3000 },
