@@ -214,6 +214,11 @@ export class UpstreamClient {
       headers.delete('tracestate');
     }
 
+    // a signal of the call's own, following the caller's: every transport listens to the signal it is
+    // given for as long as the answer streams, and Node warns (MaxListenersExceededWarning) past 10 abort
+    // listeners on one signal, which a fan-out or a merged watch over 10+ clusters would put on the
+    // request's. AbortSignal.any adds no listener to its source (it keeps a weak reference instead).
+    const signal = opts.signal && !opts.signal.aborted ? AbortSignal.any([opts.signal]) : opts.signal;
     const onAnswer = this.binding?.onAnswer;
     const t0 = performance.now();
     const took = () => (performance.now() - t0) / 1000;
@@ -224,7 +229,7 @@ export class UpstreamClient {
         headers,
         headerLines: cred.headerLines,
         body: opts.body ?? null,
-        signal: opts.signal,
+        signal,
         timeoutMs: endpoint.timeoutMs,
       });
       onAnswer?.(endpoint.name, res.status);

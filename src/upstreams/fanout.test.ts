@@ -106,7 +106,7 @@ describe('fanOut', () => {
     ]);
   });
 
-  it('adds one abort listener to the caller’s signal however wide the fan-out, and aborts every call with it', async () => {
+  it('adds no abort listener per call to the caller’s signal however wide the fan-out, and aborts every call with it', async () => {
     const signals: AbortSignal[] = [];
     const transport: Transport = {
       send: async (_e, req) => {
@@ -124,7 +124,7 @@ describe('fanOut', () => {
       () => ({ method: 'GET', path: '/api', signal: caller.signal }),
     );
     expect(out.every((o) => o.ok)).toBe(true);
-    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1);
+    expect(getEventListeners(caller.signal, 'abort').length).toBeLessThanOrEqual(1);
     expect(new Set(signals).size).toBe(30);
     caller.abort(new Error('client left'));
     expect(signals.every((s) => s.aborted && (s.reason as Error).message === 'client left')).toBe(true);

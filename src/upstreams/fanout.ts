@@ -94,12 +94,10 @@ export async function fanOut(
     );
     return answers.flatMap((a, gi) => a.map((o, i): Outcome => ({ ...o, target: groups[gi]![i]! })));
   }
-  const own = signalPerCall();
   return Promise.all(
     targets.map(async (target): Promise<Outcome> => {
       try {
-        const opts = request(target);
-        const res = await deps.client.send(target.endpoint, { ...opts, signal: own(opts.signal) });
+        const res = await deps.client.send(target.endpoint, request(target));
         return { target, ok: true, res };
       } catch (err) {
         if (err instanceof UpstreamError) return { target, ok: false, error: err };
@@ -107,36 +105,6 @@ export async function fanOut(
       }
     }),
   );
-}
-
-/**
- * A signal of its own for each call of one fan-out, all aborted by a single listener on the caller's.
- * Every upstream call listens to the signal it is given (undici, the fetch transport), and Node warns
- * (MaxListenersExceededWarning) past 10 abort listeners on one signal: a fan-out to 10 clusters or more
- * would add one per cluster to the request's. The listener goes when the caller's signal fires; until
- * then it holds one AbortController per call, which lives as long as the request anyway.
- */
-function signalPerCall(): (caller: AbortSignal | undefined) => AbortSignal | undefined {
-  const fans = new Map<AbortSignal, AbortController[]>();
-  return (caller) => {
-    if (!caller || caller.aborted) return caller;
-    let calls = fans.get(caller);
-    if (!calls) {
-      const list: AbortController[] = [];
-      calls = list;
-      fans.set(caller, list);
-      caller.addEventListener(
-        'abort',
-        () => {
-          for (const c of list) c.abort(caller.reason);
-        },
-        { once: true },
-      );
-    }
-    const c = new AbortController();
-    calls.push(c);
-    return c.signal;
-  };
 }
 
 /**
