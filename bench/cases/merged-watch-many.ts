@@ -13,8 +13,10 @@
  *
  * `--quick` opens 2,000; BENCH_MANY_WATCHES=N sets the number.
  */
+import { join } from 'node:path';
 import { startFleetProcess } from '../lib/fleetproc.ts';
 import { type H2cServer, serveH2c } from '../lib/h2c.ts';
+import { heapOwners } from '../lib/heapsnap.ts';
 import { procMemory } from '../lib/proc.ts';
 import { fmt, table } from '../lib/report.ts';
 import { type OpenResult, type StopResult, watchersState } from '../lib/watchers.ts';
@@ -127,6 +129,12 @@ async function runMany(ctx: CaseContext): Promise<CustomResult> {
       return { heap, rss: procMemory(fleet.pid)?.rss ?? Number.NaN };
     };
     const m0 = await settled();
+    // with --profile: where an idle merged watch's heap goes, by holder (bench/lib/heapsnap.ts)
+    const snap = async (label: string) =>
+      ctx.profileDir
+        ? fleet.heapSnapshot(join(ctx.profileDir, `merged-watch-many-${label}.heapsnapshot`))
+        : undefined;
+    const snap0 = await snap('idle');
     const open = (from: number, to: number) =>
       ctx.load<OpenResult>('open', {
         key: 'many',
@@ -139,6 +147,8 @@ async function runMany(ctx: CaseContext): Promise<CustomResult> {
     ctx.log(`   ${o1.opened}/${first} merged watches open in ${(o1.ms / 1000).toFixed(1)} s`);
     await new Promise((r) => setTimeout(r, 2000));
     const m1 = await settled();
+    const snap1 = await snap(`with-${o1.opened}`);
+    const owners = snap0 && snap1 ? heapOwners(snap0, snap1, 30) : undefined;
     const o2 = W > first ? await open(first, W) : { ...o1, opened: 0, failed: 0, openedIdx: [], ms: 0 };
     if (W > first)
       ctx.log(`   ${o1.opened + o2.opened}/${W} merged watches open (+${(o2.ms / 1000).toFixed(1)} s)`);
@@ -214,6 +224,20 @@ async function runMany(ctx: CaseContext): Promise<CustomResult> {
       ),
       `   (after full GCs; RSS per watch = growth over the fleet idle ÷ watches open)`,
       `   events at ${WATCH_GOAL.rate}/s for ${phaseS} s over all ${opened}: ${s.received}/${s.expected} delivered, delay p50 ${fmt.ms(s.p50 ?? Number.NaN)} ms, p99 ${fmt.ms(s.p99 ?? Number.NaN)} ms, last ${fmt.ms(s.drainMs)} ms after the last write`,
+      ...(owners
+        ? [
+            '',
+            `   fleet heap growth with ${o1.opened} idle merged watches, by holder (${snap0} → ${snap1}):`,
+            table(
+              ['holder', 'objects per watch', 'bytes per watch'],
+              owners.map((e) => [
+                e.name,
+                (e.count / Math.max(1, o1.opened)).toFixed(1),
+                fmt.bytes(e.size / Math.max(1, o1.opened)),
+              ]),
+            ),
+          ]
+        : []),
       `   closed: ${left} upstream streams still open ${left ? '(not ended with their merged watch)' : '(every one ended with its merged watch)'}`,
     );
     goals.push(

@@ -20,6 +20,8 @@ export interface FleetProcess {
   profileStop(path: string): Promise<string>;
   /** full GC (when `gc`), then the process's memoryUsage(), through the inspector (only with `inspect`) */
   memory(gc?: boolean): Promise<NodeJS.MemoryUsage>;
+  /** writes a V8 heap snapshot of the process to `path` (only with `inspect`) */
+  heapSnapshot(path: string): Promise<string>;
   stop(): void;
 }
 
@@ -40,10 +42,19 @@ export function bundleFleet(): Promise<string> {
 class Inspector {
   private id = 0;
   private readonly pending = new Map<number, (m: { result?: unknown; error?: unknown }) => void>();
+  /** the inspector's notifications (e.g. heap snapshot chunks) */
+  onEvent: ((method: string, params: unknown) => void) | undefined;
   constructor(private readonly ws: WebSocket) {
     ws.on('message', (d) => {
-      const m = JSON.parse(String(d)) as { id?: number; result?: unknown; error?: unknown };
+      const m = JSON.parse(String(d)) as {
+        id?: number;
+        result?: unknown;
+        error?: unknown;
+        method?: string;
+        params?: unknown;
+      };
       if (m.id !== undefined) this.pending.get(m.id)?.(m);
+      else if (m.method) this.onEvent?.(m.method, m.params);
     });
   }
   static async connect(url: string): Promise<Inspector> {
@@ -145,6 +156,17 @@ export async function startFleetProcess(
         returnByValue: true,
       });
       return r.result.value;
+    },
+    async heapSnapshot(path) {
+      const s = await session();
+      const chunks: string[] = [];
+      s.onEvent = (method, params) => {
+        if (method === 'HeapProfiler.addHeapSnapshotChunk') chunks.push((params as { chunk: string }).chunk);
+      };
+      await s.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+      s.onEvent = undefined;
+      writeFileSync(path, chunks.join(''));
+      return path;
     },
     stop() {
       inspector?.close();
