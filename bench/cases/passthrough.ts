@@ -1,8 +1,15 @@
 /**
  * Per-cluster passthrough (`/clusterspaces/<member>/…`): the fleet as a plain reverse proxy, compared
  * with the member itself and with Go's httputil.ReverseProxy in front of the same member.
+ *
+ * Both proxies use every core: Go with GOMAXPROCS = cores, the fleet as deployed (`fleet`: the bundled
+ * Node entry, one node:cluster worker per core, its CPU summed over the primary and the workers).
+ * `fleet-1proc` is the fleet in one process (the harness's fleet helper, the one `--profile` profiles).
  */
 import type { KubeObject, SimCluster } from '../../sim/index.ts';
+import { type FleetProcess, startFleetProcess } from '../lib/fleetproc.ts';
+import { GO_PROCS } from '../lib/goproxy.ts';
+import { treeCpuMs } from '../lib/treecpu.ts';
 import type { BenchCase, BenchEnv, Target, UpstreamContext } from './types.ts';
 
 export const NAMESPACE = 'bench';
@@ -28,6 +35,44 @@ function ensureNamespace(sim: SimCluster): void {
   } catch {
     // already there (another case made it)
   }
+}
+
+/** worker processes of the deployed fleet: as many as the Go proxy gets cores */
+const FLEET_WORKERS = GO_PROCS;
+
+let everyCore: Promise<FleetProcess> | undefined;
+let baseline: Promise<FleetProcess> | undefined;
+
+/**
+ * BENCH_BASELINE_BUNDLE=<file>: another build of deploy/node/main.ts (say the commit before a change,
+ * bundled with scripts/build-node.mjs), run the same way as `fleet` and measured in the same rounds as
+ * `fleet-baseline`: a before/after on a noisy machine without comparing two runs.
+ */
+function baselineOnEveryCore(env: BenchEnv): Promise<FleetProcess> | undefined {
+  const bundle = process.env.BENCH_BASELINE_BUNDLE;
+  if (!bundle) return undefined;
+  baseline ??= startFleetProcess(env.fleetConfigs.static, {
+    bundle,
+    env: { FLEET_WORKERS: String(FLEET_WORKERS) },
+  }).then((f) => {
+    process.once('exit', () => f.stop());
+    return f;
+  });
+  return baseline;
+}
+
+/**
+ * The production Node entry (bundled, plain node) with one worker per core, started once per harness run
+ * and stopped when it exits (fleetproc kills what it started; the workers follow their primary).
+ */
+function fleetOnEveryCore(env: BenchEnv): Promise<FleetProcess> {
+  everyCore ??= startFleetProcess(env.fleetConfigs.static, {
+    env: { FLEET_WORKERS: String(FLEET_WORKERS) },
+  }).then((f) => {
+    process.once('exit', () => f.stop());
+    return f;
+  });
+  return everyCore;
 }
 
 /**
@@ -56,13 +101,30 @@ export async function passthroughTargets(
       proxyPid: go.pid,
       note: `httputil.ReverseProxy → ${memberName}'s own URL`,
     });
+  const workers = await fleetOnEveryCore(env);
+  targets.push({
+    name: 'fleet',
+    url: workers.url + prefixed,
+    headers,
+    proxyCpuMs: () => treeCpuMs(workers.pid),
+    note: `fleet as deployed: ${FLEET_WORKERS} worker processes (node:cluster; go: GOMAXPROCS=${GO_PROCS}), static members → ${memberName}'s own URL`,
+  });
+  const before = await baselineOnEveryCore(env);
+  if (before)
+    targets.push({
+      name: 'fleet-baseline',
+      url: before.url + prefixed,
+      headers,
+      proxyCpuMs: () => treeCpuMs(before.pid),
+      note: `BENCH_BASELINE_BUNDLE (${process.env.BENCH_BASELINE_BUNDLE}), ${FLEET_WORKERS} worker processes`,
+    });
   if (env.fleets.static)
     targets.push({
-      name: 'fleet',
+      name: 'fleet-1proc',
       url: env.fleets.static.url + prefixed,
       headers,
       proxyPid: env.fleets.static.pid,
-      note: `fleet, static members → ${memberName}'s own URL`,
+      note: `fleet in one process (the profiled one), static members → ${memberName}'s own URL`,
     });
   if (env.fleets.karmada)
     targets.push({

@@ -54,6 +54,8 @@ export interface Target {
   headers?: Record<string, string>;
   /** the process doing the proxying for this target (none for `direct`) */
   proxyPid?: number;
+  /** CPU ms used so far by whatever proxies for this target, when that is more than `proxyPid` alone (a primary and its workers) */
+  proxyCpuMs?: () => number | null;
   /** one line on what this target is, printed once */
   note?: string;
 }

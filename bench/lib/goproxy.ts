@@ -1,9 +1,11 @@
 /**
  * The Go reference proxy (../goproxy/main.go): built with the local Go toolchain into .cache/goproxy when
- * `go` exists (rebuilt when the source is newer), started in front of one upstream.
+ * `go` exists (rebuilt when the source is newer), started in front of one upstream with GOMAXPROCS set to
+ * every core (Go's default, said explicitly so the report can name it next to the fleet's worker count).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -41,11 +43,14 @@ export interface GoProxy {
   stop(): Promise<void>;
 }
 
+/** The cores the Go proxy may run on (GOMAXPROCS): every core, as the fleet's worker processes get. */
+export const GO_PROCS = availableParallelism();
+
 export async function startGoProxy(binary: string, target: string, stripPrefix: string): Promise<GoProxy> {
   const child: ChildProcess = spawn(
     binary,
     ['-listen', '127.0.0.1:0', '-target', target, '-strip-prefix', stripPrefix],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, GOMAXPROCS: String(GO_PROCS) } },
   );
   const url = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => reject(new Error('goproxy did not start within 10 s')), 10_000);
