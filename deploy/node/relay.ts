@@ -106,6 +106,9 @@ export class NodeDirectRelay implements DirectRelay {
   }
 }
 
+/** how long the head of a body of unknown length waits for the body's first bytes to go out with them */
+const HEAD_ALONE_MS = 5;
+
 /**
  * Writes a direct answer to the client, if `res` is one (or carries one's untouched body) and nothing
  * has read its body yet. Returns false otherwise: the caller writes `res` its usual way.
@@ -141,20 +144,48 @@ export function writeDirect(
     }
     return true;
   }
-  // a client of a body of unknown length still coming sees the head at once; a sized one with its first bytes
-  if (!sized) out.flushHeaders();
+  // the head goes out with the first body bytes; a body of unknown length slow to start (a cluster
+  // still listing) gets its head on its own after HEAD_ALONE_MS
+  let headTimer = sized
+    ? undefined
+    : setTimeout(() => {
+        headTimer = undefined;
+        if (!out.headersSent && !out.destroyed) out.flushHeaders();
+      }, HEAD_ALONE_MS);
+  const stopTimer = () => {
+    if (headTimer) clearTimeout(headTimer);
+    headTimer = undefined;
+  };
+  // what the parser hands over in one go (a small body and its end, often) leaves in one write
+  let corked = false;
+  const uncork = () => {
+    if (!corked) return;
+    corked = false;
+    out.uncork();
+  };
   const exchange = ex;
   exchange.attach({
     data(chunk) {
+      stopTimer();
       if (out.destroyed) return false;
+      if (!corked) {
+        corked = true;
+        out.cork();
+        process.nextTick(uncork);
+      }
       if (out.write(chunk)) return true;
       out.once('drain', () => exchange.resume());
       return false;
     },
     end() {
+      stopTimer();
+      // end() uncorks the socket fully
+      corked = false;
       out.end();
     },
     fail(err) {
+      stopTimer();
+      corked = false;
       out.destroy(err);
     },
   });
