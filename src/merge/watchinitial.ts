@@ -9,6 +9,10 @@
  * - one it has that the new snapshot no longer holds comes as DELETED when the snapshot ends.
  * The record lives only until the cluster's `initial-events-end` bookmark; it holds one key and RV per
  * object sent (plus the few metadata fields a DELETED event needs), never whole objects.
+ *
+ * For the same reason the RV the merged stream gives its client during a cluster's initial events keeps
+ * that cluster's entry where the phase started (WatchMerger.onEvent): a client that resumes from one of
+ * them gets the cluster's snapshot again, never the rest of it after a mid-snapshot RV.
  */
 
 export interface SentObject {

@@ -74,6 +74,33 @@ describe('WatchMerger initial phases', () => {
     ]);
   });
 
+  it('during a cluster’s initial events its entry of the stream’s RV stays where the phase started', () => {
+    const m = merger(false);
+    const rvOf = (step: MergeStep) => {
+      if (step.kind !== 'emit') throw new Error('expired');
+      const d = decodeComposite(JSON.parse(step.lines.at(-1)!).object.metadata.resourceVersion, membership);
+      if (!d.ok) throw new Error('undecodable');
+      return Object.fromEntries(d.rvs);
+    };
+    lines(m.onEvent('b', endOfInitial('7')));
+    // key order: y (RV 9) comes before x (RV 5); resuming from y's RV would lose x
+    expect(rvOf(m.onEvent('a', { type: 'ADDED', object: cm('y', '9') }))).toEqual({ a: '', b: '7' });
+    expect(rvOf(m.onEvent('a', { type: 'ADDED', object: cm('x', '5') }))).toEqual({ a: '', b: '7' });
+    expect(m.clusterRV('a')).toBe('');
+    lines(m.onEvent('a', endOfInitial('12')));
+    expect(m.resourceVersion()).toBe(
+      encodeComposite(
+        membership,
+        new Map([
+          ['a', '12'],
+          ['b', '7'],
+        ]),
+      ),
+    );
+    // live events after it carry their own RV
+    expect(rvOf(m.onEvent('a', { type: 'MODIFIED', object: cm('x', '13') }))).toEqual({ a: '13', b: '7' });
+  });
+
   it('an object changed between the snapshots comes as MODIFIED, once', () => {
     const m = merger(true);
     lines(m.onEvent('a', { type: 'ADDED', object: cm('x', '5') }));

@@ -213,10 +213,8 @@ export class WatchMerger {
       const verdict = phase.event(type, obj);
       if (!verdict.send) return { kind: 'emit', lines: this.takeNotices() };
       type = verdict.type;
-    }
-    if (rv) this.rvs.set(cluster, rv);
-    const lines = [...this.takeNotices(), this.objectLine(cluster, type, obj)];
-    return { kind: 'emit', lines };
+    } else if (rv) this.rvs.set(cluster, rv);
+    return { kind: 'emit', lines: [...this.takeNotices(), this.objectLine(cluster, type, obj, !!phase)] };
   }
 
   private clusterBookmark(cluster: string, obj: Record<string, any>, rv: string | undefined): MergeStep {
@@ -243,9 +241,10 @@ export class WatchMerger {
     return { kind: 'emit', lines: this.takeNotices(), bookmark: this.bookmark(false) };
   }
 
-  /** One object event of `cluster` in the fleet view, carrying the stream's composite RV. */
-  private objectLine(cluster: string, type: string, obj: Record<string, any>): string {
-    const rvFor = compositeWith(this.membership, this.rvs, cluster);
+  /** One object event of `cluster` in the fleet view, with the stream's RV (`initial`: see watchinitial.ts). */
+  private objectLine(cluster: string, type: string, obj: Record<string, any>, initial = false): string {
+    const withOwn = compositeWith(this.membership, this.rvs, cluster);
+    const rvFor = initial ? () => withOwn(this.rvs.get(cluster) ?? '') : withOwn;
     if (this.o.table && obj.kind === 'Table') {
       const at = this.o.clusters.indexOf(cluster);
       const rows = Array.isArray(obj.rows) ? obj.rows : [];
