@@ -166,7 +166,13 @@ describe('byte-level item rewriting', () => {
           );
           const got: string[] = [];
           const s = new ListSplitter();
-          const iv = { view, cluster, clusterJson: JSON.stringify(cluster), resourceVersion: rv };
+          const iv = {
+            view,
+            cluster,
+            clusterJson: JSON.stringify(cluster),
+            suffix: `.clusterspace.${cluster}`,
+            resourceVersion: rv,
+          };
           for (let o = 0; o < body.length; o += chunk)
             s.push(body.subarray(o, o + chunk), (e) => {
               if (e.type !== 'item') return;
@@ -210,7 +216,13 @@ describe('byte-level item rewriting', () => {
           expect(end).toBe(line.length - 2);
           const view = { federation: true };
           const sink = new ByteSink(16);
-          const iv = { view, cluster, clusterJson: JSON.stringify(cluster), resourceVersion: rv };
+          const iv = {
+            view,
+            cluster,
+            clusterJson: JSON.stringify(cluster),
+            suffix: `.clusterspace.${cluster}`,
+            resourceVersion: rv,
+          };
           if (!writeFleetItem(sink, line.subarray(at, end), scanAgain(line.subarray(at, end)), iv)) return;
           bytePath++;
           const event = JSON.parse(`${dec.decode(line.subarray(0, at))}${dec.decode(sink.take())}}`);
@@ -309,7 +321,13 @@ describe('byte-level Table rows', () => {
           );
           expect(scanItem(t, 0, t.length, ROW, 100)).toBe(t.length);
           const sink = new ByteSink(16);
-          const iv = { view, cluster, clusterJson: JSON.stringify(cluster), resourceVersion: rv };
+          const iv = {
+            view,
+            cluster,
+            clusterJson: JSON.stringify(cluster),
+            suffix: `.clusterspace.${cluster}`,
+            resourceVersion: rv,
+          };
           if (!writeFleetRow(sink, t, lastFacts(), iv, merged, input)) return;
           bytePath++;
           same(dec.decode(sink.take()), want);

@@ -9,6 +9,7 @@
 
 import type { ByteSink } from '../util/bytes.ts';
 import { type ItemFacts, REFS_NOMINATED, REFS_SPEC, REFS_TOP } from './jsonsplit-facts.ts';
+import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from './names.ts';
 import { CLUSTER_ANNOTATION, type FleetView, fleetName } from './objects.ts';
 import { REFERENCE_KINDS } from './references.ts';
 import { fleetReferenceCell, type MergedColumns } from './table.ts';
@@ -34,6 +35,8 @@ export interface ItemView {
   cluster: string;
   /** JSON.stringify(cluster) */
   clusterJson: string;
+  /** what a plain name gains: `.clusterspace.<cluster>`, as it is written inside a JSON string */
+  suffix: string;
   resourceVersion?: (own: string) => string;
 }
 
@@ -73,10 +76,36 @@ class Edits {
 
 const edits = new Edits();
 
+/**
+ * The suffix a plain name gains, when that is all the view does to a name of printable ASCII (no escapes)
+ * that stays short enough (names.ts encodeName); undefined when the name is to be decoded and renamed.
+ */
+function plainSuffix(b: Uint8Array, from: number, to: number, iv: ItemView): string | undefined {
+  if (iv.view.federation && iv.cluster === 'karmada') return '';
+  if (to - from - 2 + CLUSTERSPACE_SEPARATOR.length + iv.cluster.length > FLEET_NAME_MAX_LENGTH)
+    return undefined;
+  for (let k = from + 1; k < to - 1; k++) {
+    const c = b[k]!;
+    if (c === 0x5c || c >= 0x80) return undefined;
+  }
+  return iv.suffix;
+}
+
+const NONE_CELL = '"<none>"';
+
+function isNone(b: Uint8Array, from: number, to: number): boolean {
+  if (to - from !== NONE_CELL.length) return false;
+  for (let k = 0; k < NONE_CELL.length; k++) if (b[from + k] !== NONE_CELL.charCodeAt(k)) return false;
+  return true;
+}
+
 /** a non-empty string value at `from..to` renamed as the view shows names of the cluster; else nothing */
 function rename(e: Edits, b: Uint8Array, from: number, to: number, iv: ItemView): void {
   if (from < 0 || b[from] !== 0x22 || to - from === 2) return;
-  e.put(from, to, JSON.stringify(fleetName(iv.view, stringAt(b, from, to), iv.cluster)));
+  const suffix = plainSuffix(b, from, to, iv);
+  if (suffix !== undefined) {
+    if (suffix) e.put(to - 1, to - 1, suffix);
+  } else e.put(from, to, JSON.stringify(fleetName(iv.view, stringAt(b, from, to), iv.cluster)));
 }
 
 /** `{ ...map, [marker]: cluster }` on labels' or annotations' value; false: leave it to parsing */
@@ -196,7 +225,14 @@ export function writeFleetRow(
       const a = cells[2 * from]!;
       const z = cells[2 * from + 1]!;
       const ref = from === nameAt ? 'name' : merged.refs[i];
-      if (ref && b[a] === 0x22 && z - a > 2) {
+      // a reference cell of a name: `<none>` stays (fleetReferenceCell); the name cell has no such word
+      const plain = ref === 'name' && b[a] === 0x22 && z - a > 2 && (from === nameAt || !isNone(b, a, z));
+      const suffix = plain ? plainSuffix(b, a, z, iv) : undefined;
+      if (suffix !== undefined) {
+        sink.bytes(b, a, z - 1);
+        sink.string(suffix);
+        sink.string('"');
+      } else if (ref && b[a] === 0x22 && z - a > 2) {
         const v = stringAt(b, a, z);
         const shown =
           from === nameAt

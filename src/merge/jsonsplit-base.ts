@@ -127,6 +127,10 @@ export abstract class SplitterBase {
 
   /** the target array is a Table's rows */
   protected rows = false;
+  /** the start of an item the last chunk ended in (the automaton's state is at that item's start) */
+  protected pending: Uint8Array | undefined;
+  /** how often the current item was kept so */
+  protected pends = 0;
   /** the key just read at depth 1 */
   protected lastKey = '';
 
@@ -153,6 +157,16 @@ export abstract class SplitterBase {
 
   push(chunk: Uint8Array, emit: (e: SplitEvent) => void): void {
     if (this.failed) throw this.failed;
+    if (this.pending) {
+      // an item began in the last chunk: its start, then this chunk, scanned as one
+      const kept = this.pending;
+      this.pending = undefined;
+      this.base -= kept.length;
+      const joined = new Uint8Array(kept.length + chunk.length);
+      joined.set(kept);
+      joined.set(chunk, kept.length);
+      chunk = joined;
+    }
     try {
       this.scan(chunk, emit);
     } catch (e) {

@@ -55,7 +55,10 @@ import {
   type SplitEvent,
   SplitterBase,
 } from './jsonsplit-base.ts';
-import { ITEM, lastFacts, ROW, scanItem } from './jsonsplit-item.ts';
+import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from './jsonsplit-item.ts';
+
+/** times an item may be kept for the next chunk before the automaton reads it (each keep scans it again) */
+const MAX_PENDS = 2;
 
 export { JsonSplitError, parseItem, type SplitEvent, type SplitterOptions } from './jsonsplit-base.ts';
 /**
@@ -67,7 +70,7 @@ export class ListSplitter extends SplitterBase {
     const n = chunk.length;
     let i = 0;
     let state = this.state;
-    while (i < n) {
+    scan: while (i < n) {
       let c = chunk[i]!;
       switch (state) {
         case S_STR: {
@@ -154,10 +157,18 @@ export class ListSplitter extends SplitterBase {
             const end = scanItem(chunk, i, n, this.rows ? ROW : ITEM, this.itemLimit());
             if (end > 0 && end - i <= this.maxItemBytes) {
               this.emitItem(emit, chunk.subarray(i, end), lastFacts());
+              this.pends = 0;
               i = end;
               state = S_AFTER;
               break;
             }
+            if (end === SCAN_MORE && this.pends < MAX_PENDS && n - i <= this.maxItemBytes) {
+              // the item goes on in the next chunk: kept, and scanned whole once it is in (push)
+              this.pending = chunk.slice(i);
+              this.pends++;
+              break scan;
+            }
+            this.pends = 0;
           }
           if (this.depth <= this.watchDepth) this.valueStart(c, i, emit);
           i++;

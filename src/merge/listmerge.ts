@@ -14,6 +14,7 @@
 import { ByteSink } from '../util/bytes.ts';
 import { type ItemView, writeFleetItem, writeFleetRow } from './itembytes.ts';
 import { parseItem, type SplitEvent } from './jsonsplit.ts';
+import { CLUSTERSPACE_SEPARATOR } from './names.ts';
 import { type FleetView, toFleetItemBytes } from './objects.ts';
 import { compositeWith, encodeComposite, type Membership } from './rv.ts';
 import { type MergedColumns, toFleetRow } from './table.ts';
@@ -115,6 +116,7 @@ export async function* mergeList(input: ListMergeInput, sources: ListSource[]): 
         view,
         cluster: s.cluster,
         clusterJson: JSON.stringify(s.cluster),
+        suffix: JSON.stringify(CLUSTERSPACE_SEPARATOR + s.cluster).slice(1, -1),
         // an item's RV is its cluster's own (the single form, rvcodec.ts): what a GET of it answers, as
         // long whatever the number of clusters; the list's RV, which knows every cluster, closes the body
         resourceVersion: compositeWith(membership, NO_RVS, s.cluster),
