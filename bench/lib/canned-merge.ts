@@ -18,14 +18,18 @@ import { guardIdle, listHead, resumableSource, splitList } from '../../src/route
 import { listBytes, makeBase } from './canned-bodies.ts';
 
 const CHUNK = 64 * 1024;
+const AS_BUFFER = process.env.CANNED_BUFFERS === '1';
+const asBuffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.length);
 
 function chunked(bytes: Uint8Array): ReadableStream<Uint8Array> {
   let at = 0;
   return new ReadableStream<Uint8Array>({
     pull(c) {
       if (at >= bytes.length) return c.close();
-      // a copy, as a socket read gives: views of one buffer would hide the splitter's copies
-      c.enqueue(bytes.slice(at, at + CHUNK));
+      // a copy, as a socket read gives (a Node Buffer there, when CANNED_BUFFERS=1): views of one
+      // buffer would hide the splitter's copies
+      const piece = bytes.slice(at, at + CHUNK);
+      c.enqueue(AS_BUFFER ? asBuffer(piece) : piece);
       at += CHUNK;
     },
   });
