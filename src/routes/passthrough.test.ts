@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { passthrough } from './passthrough.ts';
+import { passthrough, searchOf } from './passthrough.ts';
 import { type Cluster, fakeFleet, json, serve } from './testing.ts';
 
 async function via(clusters: Record<string, Cluster>, path: string, init?: RequestInit) {
@@ -51,5 +51,21 @@ describe('passthrough', () => {
     const body = await res.json();
     expect(body.message).toBe('clusterspace "north" not found; known clusterspaces: all, karmada, east');
     expect(fleet.sent).toEqual([]);
+  });
+});
+
+describe('searchOf', () => {
+  it('gives what URL#search gives, without parsing the URL', () => {
+    for (const u of [
+      'http://f/a',
+      'http://f/a?',
+      'http://f/a?b=1',
+      'http://f/a?b=1&c=%2F',
+      'http://f/a?b=1#frag',
+      'http://f/a#frag?x',
+      'http://f/a?#x',
+      'http://f/a??b',
+    ])
+      expect(searchOf(u), u).toBe(new URL(u).search);
   });
 });

@@ -35,9 +35,11 @@ function isStreaming(asked: boolean, res: Response): boolean {
 }
 
 /** The query of the request URL as `URL#search` gives it ('' for none or a lone '?'), without parsing the URL. */
-function searchOf(url: string): string {
+export function searchOf(url: string): string {
+  const hash = url.indexOf('#');
+  const end = hash < 0 ? url.length : hash;
   const q = url.indexOf('?');
-  return q < 0 || q === url.length - 1 ? '' : url.slice(q);
+  return q < 0 || q >= end - 1 ? '' : url.slice(q, end);
 }
 
 export async function proxyTo(c: Context, deps: ClientDeps, endpoint: ResolvedEndpoint, info: RequestInfo) {
