@@ -74,6 +74,38 @@ describe('request limits', () => {
     expect(text.status).toBe(200);
   });
 
+  it('Workers: what a refused request still sends is read away (bounded) before the refusal leaves', async () => {
+    const a = new Hono();
+    a.use(limits(limitsSchema.parse({}), { intakeAfterAuthentication: true }));
+    // refused without a look at the body, as authentication does
+    a.all('*', (c) => c.json({ kind: 'Status', code: 401 }, 401));
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (pulled++ === 5) c.close();
+        else c.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
+    const res = await a.fetch(
+      new Request('http://fleet/x', { method: 'POST', body, duplex: 'half' } as RequestInit),
+    );
+    expect(res.status).toBe(401);
+    expect(pulled, 'the whole body was read before the answer').toBe(6);
+    // one that never ends costs the deadline, then the answer goes
+    const endless = new ReadableStream<Uint8Array>({
+      async pull(c) {
+        await new Promise((r) => setTimeout(r, 50));
+        c.enqueue(new Uint8Array(10));
+      },
+    });
+    const t0 = Date.now();
+    const late = await a.fetch(
+      new Request('http://fleet/x', { method: 'POST', body: endless, duplex: 'half' } as RequestInit),
+    );
+    expect(late.status).toBe(401);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
   it('defaults to kube-apiserver’s 3 MiB body limit', () => {
     expect(limitsSchema.parse({}).maxBodyBytes).toBe(3 * 1024 * 1024);
   });

@@ -23,12 +23,16 @@ import { badRequest, failure, statusResponse } from '../../kube/status.ts';
 import { BodyReadError, BodyTimeoutError, BodyTooLargeError, limitBody } from '../../request/body.ts';
 import { checkRawTarget, rawTargetOf } from '../../request/target.ts';
 import { readLimited } from '../../util/body.ts';
+import { lingering } from './linger.ts';
 
 /**
  * How long a request body may take to arrive once reading starts. kubectl gives a whole request 32 s
  * (`?timeout=32s`) and kube-apiserver's default request timeout is 60 s; 3 MiB in 60 s is 50 KiB/s.
  */
 export const BODY_TIMEOUT_MS = 60_000;
+
+/** How long a refusal waits for the rest of a body nobody read (Workers: see linger.ts). */
+const LINGER_MS = 2_000;
 
 function tooLarge(max: number): Response {
   return statusResponse(failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${max}`));
@@ -111,11 +115,17 @@ export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): MiddlewareH
       if (!/^\d+$/.test(len)) return statusResponse(failure(400, 'BadRequest', 'invalid Content-Length'));
       if (Number(len) > max) return tooLarge(max);
     }
-    const body = c.req.raw.body;
+    // Workers (no raw target from the runtime: Node's entry gives one, and Node's server lingers itself):
+    // what a refused request still sends is read away before the refusal leaves (linger.ts)
+    const raw = c.req.raw.body;
+    const linger = raw && rawTargetOf(c.env) === undefined ? lingering(raw) : undefined;
+    const body = linger?.stream ?? raw;
     // a declared length is the runtime's to enforce; the deadline holds for every body
     if (body)
       withBody(c, limitBody(body, { maxBytes: declared ? undefined : max, timeoutMs: bodyTimeoutMs }));
     const refused = intake ? await intake(c, next) : await next();
+    const answer = refused instanceof Response ? refused : c.res;
+    if (linger && answer.status >= 400) await linger.drain(4 * max, LINGER_MS);
     if (refused instanceof Response) return refused;
     // a route that read the body and let the wrapper's error through: the refusal is this filter's own
     if (c.error instanceof BodyTooLargeError) c.res = tooLarge(max);
