@@ -90,18 +90,6 @@ function strRest(b: Uint8Array, i: number, n: number): number {
   }
 }
 
-/** the string whose quote is at `i`: the index after its closing quote (plain bytes in a tight loop) */
-function str(b: Uint8Array, i: number, n: number): number {
-  i++;
-  while (i < n) {
-    const c = b[i]!;
-    if (c === 0x22) return i + 1;
-    if (c === 0x5c || c < 0x20) return strRest(b, i, n);
-    i++;
-  }
-  return SCAN_MORE;
-}
-
 function digits(b: Uint8Array, i: number, n: number): number {
   const from = i;
   while (i < n) {
@@ -152,9 +140,18 @@ function member(b: Uint8Array, i: number, n: number, depth: number, start: numbe
   if (b[i] !== 0x22) return SCAN_REFUSED;
   const ctx = ctxs[depth]!;
   escaped = false;
-  const end = str(b, i, n);
-  if (end < 0) return end;
-  const slot = ctx === NONE ? NONE : keySlot(facts, b, ctx, i + 1, end - i - 2, escaped);
+  // the key: its plain bytes here, the rest (escapes) in strRest
+  let end = i + 1;
+  for (; end < n; end++) {
+    const c = b[end]!;
+    if (c === 0x22 || c === 0x5c || c < 0x20) break;
+  }
+  if (end >= n) return SCAN_MORE;
+  if (b[end] === 0x22) end++;
+  else {
+    end = strRest(b, end, n);
+    if (end < 0) return end;
+  }
   let j = end;
   if (j < n && b[j]! <= 0x20) j = ws(b, j, n);
   if (j >= n) return SCAN_MORE;
@@ -162,6 +159,12 @@ function member(b: Uint8Array, i: number, n: number, depth: number, start: numbe
   j++;
   if (j < n && b[j]! <= 0x20) j = ws(b, j, n);
   if (j >= n) return SCAN_MORE;
+  if (ctx === NONE) {
+    // nothing noted here (slots[depth] stays NONE), nor below
+    next = NONE;
+    return j;
+  }
+  const slot = keySlot(facts, b, ctx, i + 1, end - i - 2, escaped);
   slots[depth] = slot;
   froms[depth] = j - start;
   next = slot < 0 ? NONE : slot;
