@@ -16,6 +16,7 @@
  * a client that goes away aborts the upstream request.
  */
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { neutralError, type UndiciTransport } from '../../src/platform/node.ts';
 import type { DirectRelay } from '../../src/platform/types.ts';
@@ -64,6 +65,9 @@ function directTransport(pools: Pools, markStreaming: boolean, exchanges: Set<Ex
   };
 }
 
+/** the signal of each client connection that has carried a passthrough request */
+const connectionSignals = new WeakMap<Socket, AbortController>();
+
 /**
  * One request's direct relay (created per request by deploy/node/server.ts; costs nothing until the
  * passthrough route uses it). When the client's response closes before an answer is complete, the
@@ -81,8 +85,21 @@ export class NodeDirectRelay implements DirectRelay {
 
   get signal(): AbortSignal {
     this.watch();
-    this.ac ??= new AbortController();
-    return this.ac.signal;
+    const socket = this.out.socket;
+    if (!socket || socket.destroyed) {
+      this.ac ??= new AbortController();
+      return this.ac.signal;
+    }
+    // one per connection, not per request: an answer left unfinished means the socket goes with it
+    // (Node destroys it), so "the client went away" is "its connection closed"
+    let ac = connectionSignals.get(socket);
+    if (!ac) {
+      const made = new AbortController();
+      connectionSignals.set(socket, made);
+      socket.once('close', () => made.abort(new DOMException('the client went away', 'AbortError')));
+      ac = made;
+    }
+    return ac.signal;
   }
 
   transport(opts: { streaming: boolean }): Transport {

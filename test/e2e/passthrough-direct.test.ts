@@ -304,6 +304,47 @@ describe('passthrough on Node: the direct relay', () => {
     await until(() => upstreamClosed > before, 10_000, 'the upstream request to close');
   });
 
+  it('stops the upstream request when the client goes away before the answer, and counts no cluster failure', async () => {
+    scripts.set('/api/v1/namespaces/a/configmaps/nohead', () => {
+      // never answers within the test: the client leaves first
+    });
+    // the control plane (this upstream too) allows the scrape
+    scripts.set('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', (_req, res) => {
+      res.writeHead(201, { 'Content-Type': 'application/json' });
+      res.end(
+        '{"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","status":{"allowed":true}}',
+      );
+    });
+    const unreachable = async () => {
+      const m = await ask(`${fleet.url}/metrics`, { headers: { Authorization: 'Bearer caller-token' } });
+      expect(m.status).toBe(200);
+      const line = m.body
+        .toString()
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith('fleet_upstream_errors_total{') &&
+            l.includes('cluster="member1"') &&
+            l.includes('reason="unreachable"'),
+        );
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const failuresBefore = await unreachable();
+    const closedBefore = upstreamClosed;
+    const seenBefore = seen.length;
+    const req = request(via('/api/v1/namespaces/a/configmaps/nohead'), { agent: false });
+    req.on('error', () => {});
+    req.end();
+    await until(
+      () => seen.slice(seenBefore).some((s) => s.url.endsWith('/nohead')),
+      10_000,
+      'the upstream request',
+    );
+    req.destroy();
+    await until(() => upstreamClosed > closedBefore, 10_000, 'the upstream request to close');
+    expect(await unreachable()).toBe(failuresBefore);
+  });
+
   it('relays a large body intact, with backpressure on a slow client', async () => {
     const big = Buffer.alloc(6 * 1024 * 1024);
     for (let i = 0; i < big.length; i++) big[i] = (i * 31) & 0xff;
