@@ -268,8 +268,10 @@ export function statusOfAnswer(code: number, body: string, verb = 'GET'): Status
  *   client still sees the refusal as a 4xx of the same code, never a 503 of the fleet's;
  * - anything else (a 2xx, or a 5xx without a Status: a proxy's or load balancer's error page): none; the
  *   cluster could not really answer, and the caller's own handling (a Warning, its 503) applies.
- * Merging several clusters' refusals: when none served the request, the first refusal in fleet order is
- * the answer (as a single cluster would give it); see routes/list.ts and routes/gather.ts.
+ * Merging several clusters' refusals (kube has no rule: one apiserver answers alone, so the fleet answers
+ * as a single cluster would): a merged list none served answers the first refusal in fleet order
+ * (routes/list.ts); discovery answers a refusal only when every cluster gave the same 4xx, else a 503
+ * (routes/gather.ts judge). Either way a bodyless 431 from every cluster stays a 431.
  */
 export async function readStatus(res: Response): Promise<Status | undefined> {
   const text = await res.text().catch(() => '');
