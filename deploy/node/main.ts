@@ -11,7 +11,6 @@
  */
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { describeAuthentication } from '../../src/auth/authenticator.ts';
 import {
   ConfigError,
@@ -19,6 +18,7 @@ import {
   type FleetConfigInput,
   parseConfig,
 } from '../../src/config/schema.ts';
+import { parseYaml } from '../../src/util/yaml.ts';
 import { startPrimary } from './cluster.ts';
 import { startSimFleet } from './demo.ts';
 import { argValue, drainMs, workerCount } from './options.ts';

@@ -1,10 +1,11 @@
 /**
- * The fleet's YAML reader against the `yaml` package as the oracle: random values written in each of its
- * output styles must read back the same through both; real documents (every YAML file of this repository,
- * kubeconfigs, Helm's own files) read the same; what `yaml` refuses is refused too.
+ * The fleet's YAML reading (js-yaml, bounded) against the `yaml` package as the oracle: random documents
+ * written in each of its output styles read back the same through both; real documents (every YAML file of
+ * this repository, kubeconfigs) read the same; what `yaml` refuses is refused too; the bounds hold.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yaml';
@@ -122,11 +123,15 @@ const style = fc.record({
 describe('parseYaml reads what the yaml package writes, as it reads it', () => {
   it('random values in every output style', () => {
     fc.assert(
+      // a document is a mapping, as every configuration, kubeconfig and manifest is (a bare top-level
+      // block scalar with an indentation indicator is read differently by the two: the spec's top level
+      // is indentation -1)
       fc.property(value, style, (v, opts) => {
-        const text = Y.stringify(v, opts as never);
+        const text = Y.stringify({ v }, opts as never);
         const want = outcome(() => oracle(text));
-        // a few of its outputs it cannot read back itself; this reader may be more lenient there
-        fc.pre(want.ok);
+        // only documents the writer wrote right (it reads back what it was given): a few of its outputs
+        // it cannot read back, or reads back changed, and there the two readers may part ways
+        fc.pre(want.ok && isDeepStrictEqual(want.v, { v }));
         expect(outcome(() => parseYaml(text))).toEqual(want);
       }),
       { numRuns: 600 },
@@ -224,28 +229,49 @@ timeouts:
 
 describe('refusals name the line and column', () => {
   it.each([
-    ['a: 1\na: 2', 'duplicate mapping key "a" at line 2, column 1'],
-    ['a: 1\n---\nb: 2', 'more than one document'],
-    ['a:\n\t- b', 'tabs are not allowed as indentation at line 2'],
-    ['a: "x', 'unterminated quoted scalar at line 1, column 4'],
-    ['a: [1, 2', 'expected "," or "]" at line 1, column 9'],
-    ['a: b: c', 'line 1'],
-    ['a: *nope', 'unknown alias *nope'],
-    ['a: b\n c: d', 'line 2'],
+    ['a: 1\na: 2', /duplicated mapping key at line 2, column 1/],
+    ['a: 1\n---\nb: 2', /expected a single document/],
+    ['a:\n\t- b', /tab characters must not be used in indentation at line 2, column 1/],
+    ['a: "x', /double quoted scalar at line 1, column \d+/],
+    ['a: [1, 2', /at line 1, column \d+/],
+    ['a: b: c', /at line 1, column \d+/],
+    ['a: *nope', /unidentified alias "nope"|nope/],
+    ['a: b\n c: d', /at line 2, column \d+/],
   ])('%j', (text, message) => {
     expect(() => parseYaml(text)).toThrow(YamlError);
     expect(() => parseYaml(text)).toThrow(message);
     expect(() => oracle(text)).toThrow();
   });
 
-  it('explicit keys, valid YAML that configurations and manifests do not use, are refused', () => {
-    expect(() => parseYaml('? a\n: b')).toThrow(/explicit "\?" keys are not supported at line 1, column 1/);
+  it('explicit keys are read as the yaml package reads them', () => {
+    expect(parseYaml('? a\n: b')).toEqual(oracle('? a\n: b'));
   });
 
   it('an alias bomb stops at 100 aliases', () => {
     const lines = ['a: &a [x, x]'];
     for (let k = 0; k < 101; k++) lines.push(`k${k}: *a`);
-    expect(() => parseYaml(lines.join('\n'))).toThrow(/more than 100 aliases/);
+    expect(() => parseYaml(lines.join('\n'))).toThrow(YamlError);
+    lines.length = 100;
+    expect(() => parseYaml(lines.join('\n'))).not.toThrow();
+  });
+
+  it('a few aliases that would expand past a million nodes are refused before anyone serialises them', () => {
+    // nine levels of ten references each: 10^9 nodes as JSON, 90 aliases in the text
+    const lines = ['l0: &l0 [x, x, x, x, x, x, x, x, x, x]'];
+    for (let k = 1; k <= 9; k++)
+      lines.push(
+        `l${k}: &l${k} [${Array(10)
+          .fill(`*l${k - 1}`)
+          .join(', ')}]`,
+      );
+    const t0 = Date.now();
+    expect(() => parseYaml(lines.join('\n'))).toThrow(/expand past 1000000 nodes/);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
+  it('nesting deeper than the JSON limit is refused, not a stack overflow', () => {
+    expect(() => parseYaml(`a: ${'['.repeat(1200)}${']'.repeat(1200)}`)).toThrow(YamlError);
+    expect(parseYaml(`a: ${'['.repeat(500)}${']'.repeat(500)}`)).toBeTruthy();
   });
 
   it('keys named __proto__ stay data', () => {

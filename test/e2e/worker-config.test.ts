@@ -105,7 +105,7 @@ authentication:
     expect(r.status).toBe(503);
     const s = (await r.json()) as { message: string };
     expect(s.message).toContain(
-      'FLEET_CONFIG: not valid YAML/JSON: duplicate mapping key "server" at line 3',
+      'FLEET_CONFIG: not valid YAML/JSON: duplicated mapping key at line 3, column 3',
     );
   });
 });
