@@ -1,5 +1,5 @@
 /**
- * The fleet's security configuration, validated with ./check.ts (a small zod-like checker): who may call (authentication), what identity goes
+ * The fleet's security configuration, validated with zod/mini (./zod.ts): who may call (authentication), what identity goes
  * upstream, who may impersonate whom (`kubectl --as`), the optional fleet authorization policy, the audit log,
  * request limits and (Node only) TLS serving. Imported by ./schema.ts as sections of the fleet config.
  *
@@ -7,8 +7,9 @@
  * `--requestheader-allowed-names` → `allowedNames`, `--token-auth-file` → `staticTokens.file`).
  */
 
+import * as z from 'zod/mini';
 import { base64Encode } from '../util/base64.ts';
-import * as v from './check.ts';
+import { gte, httpUrl, int, lte, minLength, type RefinementCtx, refine, regex, superRefine } from './zod.ts';
 
 /** Asymmetric JWS algorithms only: never `none`, never a shared secret (HS*) for a public issuer. */
 export const JWT_ALGORITHMS = [
@@ -25,242 +26,216 @@ export const JWT_ALGORITHMS = [
   'Ed25519',
 ] as const;
 
-const httpUrl = v.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-const headerName = v.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name');
+const url = httpUrl('must be an http(s) URL');
+const headerName = z.string().check(regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name'));
 
 /** Where the keys that sign tokens come from: a JWKS URL, an inline key set, or OIDC discovery. */
 const keySource = {
   /** JWKS endpoint; fetched, cached and refetched on an unknown key id (rotation). Default: OIDC discovery */
-  jwksUrl: httpUrl.optional(),
+  jwksUrl: z.optional(url),
   /** static keys (a JWK Set document) instead of fetching them */
-  jwks: v.object({ keys: v.array(v.record(v.string(), v.unknown())).min(1) }).optional(),
+  jwks: z.optional(z.object({ keys: z.array(z.record(z.string(), z.unknown())).check(minLength(1)) })),
   /** a token with an unknown key id refetches the JWKS (key rotation), at most this often */
-  jwksMinRefreshSeconds: v.number().min(0).max(3600).default(30),
+  jwksMinRefreshSeconds: z._default(z.number().check(gte(0), lte(3600)), 30),
 };
 
 const claimMapping = {
   /** accepted signing algorithms (`--oidc-signing-algs`) */
-  algorithms: v.array(v.enum(JWT_ALGORITHMS)).min(1).default(['RS256']),
+  algorithms: z._default(z.array(z.enum(JWT_ALGORITHMS)).check(minLength(1)), ['RS256']),
   /** tolerated clock difference for exp / nbf / iat */
-  clockSkewSeconds: v.number().int().min(0).max(600).default(0),
-  groupsClaim: v.string().min(1).optional(),
-  groupsPrefix: v.string().default(''),
-  uidClaim: v.string().min(1).optional(),
+  clockSkewSeconds: z._default(z.number().check(int(), gte(0), lte(600)), 0),
+  groupsClaim: z.optional(z.string().check(minLength(1))),
+  groupsPrefix: z._default(z.string(), ''),
+  uidClaim: z.optional(z.string().check(minLength(1))),
   /** claims that must be present with exactly this value (`--oidc-required-claim`) */
-  requiredClaims: v.record(v.string(), v.string()).default({}),
+  requiredClaims: z._default(z.record(z.string(), z.string()), {}),
 };
 
 function keySourceRefine(
   k: { jwksUrl?: string | undefined; jwks?: unknown; issuer: string },
-  ctx: v.RefinementCtx,
+  ctx: RefinementCtx,
 ): void {
-  if (k.jwksUrl && k.jwks) ctx.addIssue({ code: 'custom', message: 'set jwksUrl or jwks, not both' });
+  if (k.jwksUrl && k.jwks) ctx.addIssue({ message: 'set jwksUrl or jwks, not both' });
   if (!k.jwksUrl && !k.jwks && !/^https?:\/\//.test(k.issuer))
     ctx.addIssue({
-      code: 'custom',
       path: ['issuer'],
       message: 'without jwksUrl or jwks the keys are discovered at <issuer>/.well-known/openid-configuration',
     });
 }
 
-export const oidcSchema = v
-  .object({
+export const oidcSchema = z
+  .strictObject({
     /** must equal the token's `iss` exactly (`--oidc-issuer-url`) */
-    issuer: v.string().min(1),
+    issuer: z.string().check(minLength(1)),
     /** the token's `aud` must contain one of these (`--oidc-client-id`) */
-    audiences: v.array(v.string().min(1)).min(1),
+    audiences: z.array(z.string().check(minLength(1))).check(minLength(1)),
     ...keySource,
     ...claimMapping,
-    usernameClaim: v.string().min(1).default('sub'),
+    usernameClaim: z._default(z.string().check(minLength(1)), 'sub'),
     /** default as kube: `<issuer>#` unless the claim is `email`; `-` disables prefixing */
-    usernamePrefix: v.string().optional(),
+    usernamePrefix: z.optional(z.string()),
   })
-  .strict()
-  .superRefine(keySourceRefine);
+  .check(superRefine(keySourceRefine));
 
 /** A signed identity assertion set by an access-controlling edge in front of the fleet (e.g. an access proxy). */
-export const edgeSchema = v
-  .object({
+export const edgeSchema = z
+  .strictObject({
     /** request header that carries the assertion JWT */
-    header: headerName.default('Cf-Access-Jwt-Assertion'),
-    issuer: v.string().min(1),
-    audiences: v.array(v.string().min(1)).min(1),
+    header: z._default(headerName, 'Cf-Access-Jwt-Assertion'),
+    issuer: z.string().check(minLength(1)),
+    audiences: z.array(z.string().check(minLength(1))).check(minLength(1)),
     ...keySource,
     ...claimMapping,
-    usernameClaim: v.string().min(1).default('email'),
-    usernamePrefix: v.string().default(''),
+    usernameClaim: z._default(z.string().check(minLength(1)), 'email'),
+    usernamePrefix: z._default(z.string(), ''),
   })
-  .strict()
-  .superRefine(keySourceRefine);
+  .check(superRefine(keySourceRefine));
 
 const clientCA = {
   /** PEM bundle file (Node) */
-  clientCA: v.string().min(1).optional(),
+  clientCA: z.optional(z.string().check(minLength(1))),
   /** PEM bundle, base64 (as kubeconfig's …Data fields) */
-  clientCAData: v.string().min(1).optional(),
+  clientCAData: z.optional(z.string().check(minLength(1))),
 };
 
-function oneCA(
-  c: { clientCA?: string | undefined; clientCAData?: string | undefined },
-  ctx: v.RefinementCtx,
-) {
+function oneCA(c: { clientCA?: string | undefined; clientCAData?: string | undefined }, ctx: RefinementCtx) {
   if (!!c.clientCA === !!c.clientCAData)
-    ctx.addIssue({ code: 'custom', message: 'set exactly one of clientCA or clientCAData' });
+    ctx.addIssue({ message: 'set exactly one of clientCA or clientCAData' });
 }
 
 /**
  * Front-proxy headers (`--requestheader-*`): honoured only on a TLS connection whose client certificate
  * chains to `clientCA` (and, when `allowedNames` is set, whose CN is listed). Node only.
  */
-export const frontProxySchema = v
-  .object({
+export const frontProxySchema = z
+  .strictObject({
     ...clientCA,
-    allowedNames: v.array(v.string().min(1)).default([]),
-    usernameHeaders: v.array(headerName).min(1).default(['X-Remote-User']),
-    uidHeaders: v.array(headerName).default(['X-Remote-Uid']),
-    groupHeaders: v.array(headerName).default(['X-Remote-Group']),
-    extraHeaderPrefixes: v.array(headerName).default(['X-Remote-Extra-']),
+    allowedNames: z._default(z.array(z.string().check(minLength(1))), []),
+    usernameHeaders: z._default(z.array(headerName).check(minLength(1)), ['X-Remote-User']),
+    uidHeaders: z._default(z.array(headerName), ['X-Remote-Uid']),
+    groupHeaders: z._default(z.array(headerName), ['X-Remote-Group']),
+    extraHeaderPrefixes: z._default(z.array(headerName), ['X-Remote-Extra-']),
   })
-  .strict()
-  .superRefine(oneCA);
+  .check(superRefine(oneCA));
 
 /** x509 client certificates (`--client-ca-file`): CN is the user, O the groups. Node only. */
-export const x509Schema = v
-  .object({ ...clientCA })
-  .strict()
-  .superRefine(oneCA);
+export const x509Schema = z.strictObject({ ...clientCA }).check(superRefine(oneCA));
 
 /** Static bearer tokens in kube's `--token-auth-file` CSV format: `token,user,uid,"group1,group2"`. */
-export const staticTokensSchema = v
-  .object({ file: v.string().min(1).optional(), csv: v.string().optional() })
-  .strict()
-  .refine((s) => (s.file === undefined) !== (s.csv === undefined), {
-    message: 'set exactly one of file or csv',
-  });
+export const staticTokensSchema = z
+  .strictObject({ file: z.optional(z.string().check(minLength(1))), csv: z.optional(z.string()) })
+  .check(refine((s) => (s.file === undefined) !== (s.csv === undefined), 'set exactly one of file or csv'));
 
-export const authenticationSchema = v
-  .object({
-    oidc: v.array(oidcSchema).default([]),
-    edge: edgeSchema.optional(),
-    frontProxy: frontProxySchema.optional(),
-    x509: x509Schema.optional(),
-    staticTokens: staticTokensSchema.optional(),
-    /**
-     * how long a bearer token's successful authentication is reused (never past the token's expiry), as
-     * kube-apiserver's token cache (10 s); 0 verifies every request
-     */
-    tokenCacheSeconds: v.number().min(0).max(300).default(10),
-    /** requests no authenticator claims act as system:anonymous (each cluster's RBAC still decides) */
-    anonymous: v
-      .object({ enabled: v.boolean().default(false) })
-      .strict()
-      .prefault({}),
-  })
-  .strict()
-  // in the same round as every other problem of the file, not after it is fixed
-  .superRefine((a, ctx) => {
-    if (a.oidc.length || a.edge || a.frontProxy || a.x509 || a.staticTokens || a.anonymous.enabled) return;
-    ctx.addIssue({ code: 'custom', message: NO_AUTHENTICATOR });
-  })
-  .prefault({});
+export const authenticationSchema = z.prefault(
+  z
+    .strictObject({
+      oidc: z._default(z.array(oidcSchema), []),
+      edge: z.optional(edgeSchema),
+      frontProxy: z.optional(frontProxySchema),
+      x509: z.optional(x509Schema),
+      staticTokens: z.optional(staticTokensSchema),
+      /**
+       * how long a bearer token's successful authentication is reused (never past the token's expiry), as
+       * kube-apiserver's token cache (10 s); 0 verifies every request
+       */
+      tokenCacheSeconds: z._default(z.number().check(gte(0), lte(300)), 10),
+      /** requests no authenticator claims act as system:anonymous (each cluster's RBAC still decides) */
+      anonymous: z.prefault(z.strictObject({ enabled: z._default(z.boolean(), false) }), {}),
+    })
+    // in the same round as every other problem of the file, not after it is fixed
+    .check(
+      superRefine((a, ctx) => {
+        if (a.oidc.length || a.edge || a.frontProxy || a.x509 || a.staticTokens || a.anonymous.enabled)
+          return;
+        ctx.addIssue({ message: NO_AUTHENTICATOR });
+      }),
+    ),
+  {},
+);
 
 export const NO_AUTHENTICATOR =
   'no authenticator is configured and anonymous access is off, so every request would be refused; configure oidc, edge, staticTokens, x509 or frontProxy, or set anonymous.enabled: true (callers then act as system:anonymous in every cluster)';
 
-export const upstreamIdentitySchema = v
-  .object({
+export const upstreamIdentitySchema = z.prefault(
+  z.strictObject({
     /**
      * impersonate: the fleet's credential plus Impersonate-* for the caller (every cluster trusts the fleet);
      * passthrough: the caller's own bearer token, no impersonation (every cluster trusts the caller's issuer)
      */
-    mode: v.enum(['impersonate', 'passthrough']).default('impersonate'),
-  })
-  .strict()
-  .prefault({});
+    mode: z._default(z.enum(['impersonate', 'passthrough']), 'impersonate'),
+  }),
+  {},
+);
 
 /** The caller's own impersonation (`kubectl --as`, `--as-group`, `--as-uid`). */
-export const callerImpersonationSchema = v
-  .object({
+export const callerImpersonationSchema = z.prefault(
+  z.strictObject({
     /** false: any Impersonate-* header from a caller is refused with 403 */
-    enabled: v.boolean().default(true),
+    enabled: z._default(z.boolean(), true),
     /** where the SubjectAccessReview runs: the control plane, or the request's single target cluster */
-    reviewOn: v.enum(['controlPlane', 'target']).default('controlPlane'),
+    reviewOn: z._default(z.enum(['controlPlane', 'target']), 'controlPlane'),
     /** how long a review's answer is reused for the same caller and request */
-    cacheSeconds: v.number().min(0).max(600).default(10),
-  })
-  .strict()
-  .prefault({});
+    cacheSeconds: z._default(z.number().check(gte(0), lte(600)), 10),
+  }),
+  {},
+);
 
-const policyRuleSchema = v
-  .object({
-    users: v.array(v.string().min(1)).optional(),
-    groups: v.array(v.string().min(1)).optional(),
+const policyRuleSchema = z
+  .strictObject({
+    users: z.optional(z.array(z.string().check(minLength(1)))),
+    groups: z.optional(z.array(z.string().check(minLength(1)))),
     /** `all`, `karmada`, member names, or `*` */
-    clusterspaces: v.array(v.string().min(1)).min(1).default(['*']),
+    clusterspaces: z._default(z.array(z.string().check(minLength(1))).check(minLength(1)), ['*']),
     /** Kubernetes verbs (get, list, watch, create, update, patch, delete, deletecollection, …) or `*` */
-    verbs: v.array(v.string().min(1)).min(1).default(['*']),
+    verbs: z._default(z.array(z.string().check(minLength(1))).check(minLength(1)), ['*']),
   })
-  .strict()
-  .refine((r) => (r.users?.length ?? 0) + (r.groups?.length ?? 0) > 0, {
-    message: 'a rule needs users or groups (use group system:authenticated for everyone signed in)',
-  });
+  .check(
+    refine(
+      (r) => (r.users?.length ?? 0) + (r.groups?.length ?? 0) > 0,
+      'a rule needs users or groups (use group system:authenticated for everyone signed in)',
+    ),
+  );
 
 /** Optional fleet-level policy; absent: allow, and let each cluster's RBAC decide. */
-export const authorizationSchema = v.object({ rules: v.array(policyRuleSchema) }).strict();
+export const authorizationSchema = z.strictObject({ rules: z.array(policyRuleSchema) });
 
-export const auditSchema = v
-  .object({ enabled: v.boolean().default(false) })
-  .strict()
-  .prefault({});
+export const auditSchema = z.prefault(z.strictObject({ enabled: z._default(z.boolean(), false) }), {});
 
-export const limitsSchema = v
-  .object({
+export const limitsSchema = z.prefault(
+  z.strictObject({
     /** kube-apiserver's own limit for a request body is 3 MiB */
-    maxBodyBytes: v
-      .number()
-      .int()
-      .min(1024)
-      .max(1024 ** 3)
-      .default(3 * 1024 * 1024),
+    maxBodyBytes: z._default(z.number().check(int(), gte(1024), lte(1024 ** 3)), 3 * 1024 * 1024),
     /** Workers refuse URLs over 16 KiB */
-    maxUrlBytes: v
-      .number()
-      .int()
-      .min(256)
-      .max(1024 * 1024)
-      .default(16 * 1024),
-    maxHeaderBytes: v
-      .number()
-      .int()
-      .min(1024)
-      .max(1024 * 1024)
-      .default(32 * 1024),
-    maxHeaderCount: v.number().int().min(8).max(10_000).default(128),
-  })
-  .strict()
-  .prefault({});
+    maxUrlBytes: z._default(z.number().check(int(), gte(256), lte(1024 * 1024)), 16 * 1024),
+    maxHeaderBytes: z._default(z.number().check(int(), gte(1024), lte(1024 * 1024)), 32 * 1024),
+    maxHeaderCount: z._default(z.number().check(int(), gte(8), lte(10_000)), 128),
+  }),
+  {},
+);
 
 /** TLS for the Node server (`--tls-cert-file`, `--tls-private-key-file`); Workers terminate TLS at the edge. */
-export const servingSchema = v
-  .object({
-    certFile: v.string().min(1).optional(),
-    keyFile: v.string().min(1).optional(),
-    certData: v.string().min(1).optional(),
-    keyData: v.string().min(1).optional(),
+export const servingSchema = z
+  .strictObject({
+    certFile: z.optional(z.string().check(minLength(1))),
+    keyFile: z.optional(z.string().check(minLength(1))),
+    certData: z.optional(z.string().check(minLength(1))),
+    keyData: z.optional(z.string().check(minLength(1))),
   })
-  .strict()
-  .refine((s) => !!(s.certFile || s.certData) && !!(s.keyFile || s.keyData), {
-    message: 'needs a certificate (certFile or certData) and its key (keyFile or keyData)',
-  });
+  .check(
+    refine(
+      (s) => !!(s.certFile || s.certData) && !!(s.keyFile || s.keyData),
+      'needs a certificate (certFile or certData) and its key (keyFile or keyData)',
+    ),
+  );
 
-export type AuthenticationConfig = v.output<typeof authenticationSchema>;
-export type OidcConfig = v.output<typeof oidcSchema>;
-export type EdgeConfig = v.output<typeof edgeSchema>;
-export type FrontProxyConfig = v.output<typeof frontProxySchema>;
-export type PolicyConfig = v.output<typeof authorizationSchema>;
-export type LimitsConfig = v.output<typeof limitsSchema>;
-export type CallerImpersonationConfig = v.output<typeof callerImpersonationSchema>;
-export type UpstreamIdentityConfig = v.output<typeof upstreamIdentitySchema>;
+export type AuthenticationConfig = z.output<typeof authenticationSchema>;
+export type OidcConfig = z.output<typeof oidcSchema>;
+export type EdgeConfig = z.output<typeof edgeSchema>;
+export type FrontProxyConfig = z.output<typeof frontProxySchema>;
+export type PolicyConfig = z.output<typeof authorizationSchema>;
+export type LimitsConfig = z.output<typeof limitsSchema>;
+export type CallerImpersonationConfig = z.output<typeof callerImpersonationSchema>;
+export type UpstreamIdentityConfig = z.output<typeof upstreamIdentitySchema>;
 
 /**
  * Turns the security section's file references into inline data (token CSV, client CA bundles, serving
@@ -270,7 +245,7 @@ export type UpstreamIdentityConfig = v.output<typeof upstreamIdentitySchema>;
 export function resolveSecurityFiles<
   C extends {
     authentication: AuthenticationConfig;
-    serving?: v.output<typeof servingSchema> | undefined;
+    serving?: z.output<typeof servingSchema> | undefined;
   },
 >(
   config: C,
