@@ -11,7 +11,8 @@
  * merged-watch case), then the rest. Then events at 1,000/s over all of them, each one accounted for
  * (bench/lib/watchers.ts), and the close: every upstream stream must end with its merged watch.
  *
- * `--quick` opens 2,000; BENCH_MANY_WATCHES=N sets the number.
+ * `--quick` opens 500 (the memory per watch and the accounting, not the scale); BENCH_MANY_WATCHES=N sets the
+ * number.
  */
 import { join } from 'node:path';
 import { startFleetProcess } from '../lib/fleetproc.ts';
@@ -103,7 +104,7 @@ async function teardown(ctx: UpstreamContext): Promise<void> {
 // ------------------------------------------------------------------------------------------ the case
 
 async function runMany(ctx: CaseContext): Promise<CustomResult> {
-  const W = Number(process.env.BENCH_MANY_WATCHES) || (ctx.opts.quick ? 2000 : 10_000);
+  const W = Number(process.env.BENCH_MANY_WATCHES) || (ctx.opts.quick ? 500 : 10_000);
   const first = Math.min(FIRST, W);
   await ctx.upstream('prepare', { watchers: W });
   const urls = await ctx.upstream<Record<string, string>>('h2c');
