@@ -4,7 +4,7 @@
  * collected by the request's upstream client (see ../impersonation), refusals by the filter that refused.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { type AuditEvent, type AuditLog, type ClusterCall, identityFields } from '../../auth/audit.ts';
+import { type AuditEvent, type AuditLog, identityFields } from '../../auth/audit.ts';
 import { decodeName } from '../../merge/names.ts';
 import type { FleetEnv } from '../../types.ts';
 import { parseTraceparent } from '../../util/trace.ts';

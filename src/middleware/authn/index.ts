@@ -7,7 +7,6 @@ import type { MiddlewareHandler } from 'hono';
 import type { AuditLog } from '../../auth/audit.ts';
 import type { Authn } from '../../auth/authenticator.ts';
 import { unauthorizedResponse } from '../../auth/forbidden.ts';
-import type { Identity } from '../../auth/identity.ts';
 import { transportFacts } from '../../auth/request.ts';
 import type { FleetEnv } from '../../types.ts';
 import { auditRefusal } from '../audit/index.ts';

@@ -13,7 +13,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Authn } from '../../auth/authenticator.ts';
 import { forbidden, unauthorizedResponse } from '../../auth/forbidden.ts';
-import { ANONYMOUS_USER, type Identity, type UpstreamIdentity } from '../../auth/identity.ts';
+import { ANONYMOUS_USER, type UpstreamIdentity } from '../../auth/identity.ts';
 import {
   authorizeImpersonation,
   parseImpersonation,
