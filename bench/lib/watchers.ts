@@ -44,6 +44,8 @@ export interface OpenResult {
   openedIdx: number[];
   failed: number;
   withWarnings: number;
+  /** the first Warning header a watch opened with, to say why */
+  firstWarning?: string | undefined;
   firstError?: string;
   ms: number;
 }
@@ -131,6 +133,7 @@ export function watchersState() {
       const openedIdx: number[] = [];
       let failed = 0;
       let withWarnings = 0;
+      let firstWarning: string | undefined;
       let firstError: string | undefined;
       return new Promise((resolve) => {
         let pending = urls.length;
@@ -145,6 +148,7 @@ export function watchersState() {
               openedIdx: openedIdx.sort((a, b) => a - b),
               failed,
               withWarnings,
+              firstWarning,
               firstError,
               ms: performance.now() - t0,
             });
@@ -173,7 +177,10 @@ export function watchersState() {
               res.resume();
               return;
             }
-            if (res.headers.warning) withWarnings++;
+            if (res.headers.warning) {
+              withWarnings++;
+              firstWarning ??= String(res.headers.warning);
+            }
             settle(true);
             res.setEncoding('utf8');
             let buf = '';
