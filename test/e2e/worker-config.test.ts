@@ -1,38 +1,27 @@
 /**
  * The worker's configuration as an operator writes it: `FLEET_CONFIG` in YAML (comments, flow maps, an
- * inline kubeconfig in a block scalar), read by the worker's own YAML reader in workerd; invalid ones are
+ * inline kubeconfig in a block scalar), read by the fleet's YAML reader (js-yaml) in workerd; invalid ones are
  * answered with a 503 Status naming the field or the line, as the README says. Also an `application/yaml`
  * request body, read by the same reader on the write path.
  */
-import { resolve } from 'node:path';
-import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
+import { type RunningFleet, startWorkerFleet } from '../helpers/fleet.ts';
 
 let sims: ServedSimFleet;
-const running: Miniflare[] = [];
+const running: RunningFleet[] = [];
 
 async function worker(config: string): Promise<string> {
-  const mf = new Miniflare({
-    name: 'fleet',
-    modules: true,
-    scriptPath: resolve('.cache/worker/worker.js'),
-    compatibilityDate: '2026-04-01',
-    compatibilityFlags: ['enable_request_signal'],
-    bindings: { FLEET_CONFIG: config },
-    serviceBindings: { FLEET_RELAY: { name: 'fleet', entrypoint: 'FleetRelay' } },
-    host: '127.0.0.1',
-    port: 0,
-  });
-  running.push(mf);
-  return (await mf.ready).origin;
+  const f = await startWorkerFleet(config);
+  running.push(f);
+  return f.url;
 }
 
 beforeAll(async () => {
   sims = await startSimFleet({ members: ['member1'] });
 });
 afterAll(async () => {
-  await Promise.all(running.map((m) => m.dispose()));
+  await Promise.all(running.map((f) => f.stop()));
   await sims?.close();
 });
 

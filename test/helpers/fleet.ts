@@ -34,6 +34,14 @@ export async function startFleet(
     const f = await startNodeFleet({ config: parseConfig(config), ...(opts.tls ? { tls: opts.tls } : {}) });
     return { runtime, url: f.url, stop: () => f.stop(500) };
   }
+  return startWorkerFleet(JSON.stringify(config), opts);
+}
+
+/**
+ * The bundled worker in workerd with `configText` (YAML or JSON) as its FLEET_CONFIG binding, bound as
+ * wrangler.toml binds it.
+ */
+export async function startWorkerFleet(configText: string, opts: StartOptions = {}): Promise<RunningFleet> {
   const mf = new Miniflare({
     name: 'fleet',
     modules: true,
@@ -41,7 +49,7 @@ export async function startFleet(
     compatibilityDate: '2026-04-01',
     // as wrangler.toml: request.signal aborts when the client goes away (watches close their upstreams)
     compatibilityFlags: ['enable_request_signal'],
-    bindings: { FLEET_CONFIG: JSON.stringify(config) },
+    bindings: { FLEET_CONFIG: configText },
     // the fleet's own relay entrypoint, as wrangler.toml binds it
     serviceBindings: { FLEET_RELAY: { name: 'fleet', entrypoint: 'FleetRelay' } },
     ...(opts.outbound ? { outboundService: opts.outbound as never } : {}),
@@ -50,5 +58,5 @@ export async function startFleet(
     ...(opts.tls ? { https: true, httpsCert: opts.tls.cert, httpsKey: opts.tls.key } : {}),
   });
   const url = await mf.ready;
-  return { runtime, url: url.origin, stop: () => mf.dispose() };
+  return { runtime: 'workerd', url: url.origin, stop: () => mf.dispose() };
 }
