@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { looseJson, scalar, seeded, shuffled, text } from '../../test/helpers/loosejson.ts';
 import { ByteSink } from '../util/bytes.ts';
 import { writeFleetItem, writeFleetRow } from './itembytes.ts';
 import { ListSplitter } from './jsonsplit.ts';
@@ -17,53 +18,6 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 const rv = (own: string) => `9${own}`;
 
-const seeded = (seed: number) => {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x = (x * 1103515245 + 12345) >>> 0;
-    return x / 2 ** 32;
-  };
-};
-
-/** JSON text of `v` with whitespace between tokens and \u escapes in strings (and, rarely, keys) */
-function looseJson(v: unknown, rnd: () => number, keyEscapes = 0.03): string {
-  const ws = () => [' ', '\n', '\t', '\r\n  ', '', '', '', '', '', ''][Math.floor(rnd() * 10)]!;
-  const str = (s: string, p: number) =>
-    rnd() >= p
-      ? JSON.stringify(s)
-      : `"${[...s]
-          .map((ch) =>
-            rnd() < 0.4
-              ? [...ch].map((_, k) => `\\u${ch.charCodeAt(k).toString(16).padStart(4, '0')}`).join('')
-              : JSON.stringify(ch).slice(1, -1),
-          )
-          .join('')}"`;
-  if (v === null || typeof v !== 'object') return typeof v === 'string' ? str(v, 0.3) : JSON.stringify(v);
-  if (Array.isArray(v))
-    return `[${ws()}${v.map((x) => looseJson(x, rnd, keyEscapes)).join(`${ws()},${ws()}`)}${ws()}]`;
-  const members = Object.entries(v)
-    .filter(([, x]) => x !== undefined)
-    .map(([k, x]) => `${str(k, keyEscapes)}${ws()}:${ws()}${looseJson(x, rnd, keyEscapes)}`);
-  // now and then a key given twice (JSON.parse keeps the last value)
-  if (members.length && rnd() < 0.03) members.push(members[Math.floor(rnd() * members.length)]!);
-  return `{${ws()}${members.join(`,${ws()}`)}${ws()}}`;
-}
-
-const shuffled = <T extends object>(arb: fc.Arbitrary<T>) =>
-  arb.chain((o) =>
-    fc
-      .shuffledSubarray(Object.keys(o), { minLength: Object.keys(o).length })
-      .map((ks) => Object.fromEntries(ks.map((k) => [k, (o as Record<string, unknown>)[k]])) as T),
-  );
-
-const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme', maxLength: 6 }), fc.constant(''));
-const scalar = fc.oneof(
-  text,
-  fc.integer(),
-  fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.boolean(),
-  fc.constant(null),
-);
 const key = fc.oneof(fc.constantFrom('fleet.karmada.io/cluster', 'app', '0', '__proto__', 'name'), text);
 const map = fc.oneof(
   { arbitrary: fc.dictionary(key, fc.oneof(text, scalar), { maxKeys: 4 }), weight: 16 },
@@ -159,7 +113,7 @@ describe('byte-level item rewriting', () => {
         (items, seed, chunk, cluster, view) => {
           const rnd = seeded(seed);
           const body = enc.encode(
-            `{"kind":"PodList","items":[${items.map((o) => looseJson(o, rnd)).join(',')}]}`,
+            `{"kind":"PodList","items":[${items.map((o) => looseJson(o, rnd, { duplicateKeys: 0.03 })).join(',')}]}`,
           );
           const want = (JSON.parse(dec.decode(body)).items as Record<string, any>[]).map((o) =>
             JSON.stringify(toFleetObject(view, o, cluster, rv)),
@@ -207,7 +161,9 @@ describe('byte-level item rewriting', () => {
         clusters,
         (type, obj, seed, cluster) => {
           const rnd = seeded(seed);
-          const objectText = looseJson({ kind: 'Pod', apiVersion: 'v1', ...obj }, rnd);
+          const objectText = looseJson({ kind: 'Pod', apiVersion: 'v1', ...obj }, rnd, {
+            duplicateKeys: 0.03,
+          });
           const line = enc.encode(
             `{"type":${JSON.stringify(type)},${' '.repeat(seed & 3)}"object":${objectText}}\n`,
           );
@@ -241,7 +197,9 @@ describe('byte-level item rewriting', () => {
   it('refuses what it cannot finish in the bytes it has, and agrees with JSON.parse on what it accepts', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 4 }), fc.integer(), fc.nat(), (v, seed, cut) => {
-        const t = enc.encode(looseJson({ metadata: { name: 'x' }, v }, seeded(seed), 0.1));
+        const t = enc.encode(
+          looseJson({ metadata: { name: 'x' }, v }, seeded(seed), { keyEscapes: 0.1, duplicateKeys: 0.03 }),
+        );
         const n = cut % (t.length + 1);
         const end = scanItem(t, 0, n, ITEM, 100);
         if (n < t.length) expect(end).toBe(SCAN_MORE);
@@ -315,7 +273,7 @@ describe('byte-level Table rows', () => {
         (sets, pick, r, seed, cluster, view) => {
           const merged = mergeColumns(sets);
           const input = pick % sets.length;
-          const t = enc.encode(looseJson(r, seeded(seed)));
+          const t = enc.encode(looseJson(r, seeded(seed), { duplicateKeys: 0.03 }));
           const want = JSON.stringify(
             toFleetRow(view, JSON.parse(dec.decode(t)), merged, input, cluster, rv),
           );

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { looseJson, scalar, seeded, shuffled, text } from '../../test/helpers/loosejson.ts';
 import { ListSplitter } from './jsonsplit.ts';
 import {
   fleetMetadataText,
@@ -13,59 +14,9 @@ import {
 const view = { federation: true };
 const rv = (own: string) => `9${own}`;
 
-/**
- * JSON text of `v` as other encoders may write it: whitespace anywhere between tokens, characters of
- * strings written as \u escapes (keys rarely: an escaped key sends the rewriting down its parsing path),
- * keys in the value's own order (the arbitraries shuffle them).
- */
-function looseJson(v: unknown, rnd: () => number, keyEscapes = 0.03): string {
-  const ws = () => [' ', '\n', '\t', '\r\n  ', '', '', '', ''][Math.floor(rnd() * 8)]!;
-  const str = (s: string, p: number) =>
-    rnd() >= p
-      ? JSON.stringify(s)
-      : `"${[...s]
-          .map((ch) =>
-            rnd() < 0.4
-              ? [...ch].map((_, k) => `\\u${ch.charCodeAt(k).toString(16).padStart(4, '0')}`).join('')
-              : JSON.stringify(ch).slice(1, -1),
-          )
-          .join('')}"`;
-  if (v === null || typeof v !== 'object') return typeof v === 'string' ? str(v, 0.3) : JSON.stringify(v);
-  if (Array.isArray(v))
-    return `[${ws()}${v.map((x) => looseJson(x, rnd, keyEscapes)).join(`${ws()},${ws()}`)}${ws()}]`;
-  const members = Object.entries(v).map(
-    ([k, x]) => `${str(k, keyEscapes)}${ws()}:${ws()}${looseJson(x, rnd, keyEscapes)}`,
-  );
-  return `{${ws()}${members.join(`,${ws()}`)}${ws()}}`;
-}
-
-const seeded = (seed: number) => {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x = (x * 1103515245 + 12345) >>> 0;
-    return x / 2 ** 32;
-  };
-};
-
-/** records with their keys in any order */
-const shuffled = <T extends object>(arb: fc.Arbitrary<T>) =>
-  arb.chain((o) =>
-    fc
-      .shuffledSubarray(Object.keys(o), { minLength: Object.keys(o).length })
-      .map((ks) => Object.fromEntries(ks.map((k) => [k, (o as Record<string, unknown>)[k]])) as T),
-  );
-
-const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme', maxLength: 6 }), fc.constant(''));
 const key = fc.oneof(
   fc.constantFrom('fleet.karmada.io/cluster', 'app', '0', '17', '__proto__', 'name'),
   text,
-);
-const scalar = fc.oneof(
-  text,
-  fc.integer(),
-  fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.boolean(),
-  fc.constant(null),
 );
 /** labels and annotations: mostly maps, sometimes what a broken client sends */
 const map = fc.oneof(
