@@ -4,7 +4,6 @@
  * Split out so the scanner's file stays readable; nothing here is used on its own.
  */
 import { concatBytes } from '../util/bytes.ts';
-import { REFS_TOP } from './jsonsplit-facts.ts';
 import { ITEM, type ItemFacts, lastFacts, ROW, scanItem } from './jsonsplit-item.ts';
 
 export type SplitEvent =
@@ -18,12 +17,6 @@ export type SplitEvent =
        * object; `facts.odd` when the byte-level rewriting must not rely on them
        */
       facts?: ItemFacts;
-      /**
-       * where the item's `metadata` object lies in `bytes` (from, to), when the item is an object whose
-       * keys the rewriting reads are plain (no escapes, none given twice) and none of them refers to
-       * other objects by name (involvedObject, regarding, related…)
-       */
-      metadata?: readonly [number, number];
     }
   | { type: 'tail'; value: Record<string, unknown> };
 
@@ -266,10 +259,7 @@ export abstract class SplitterBase {
 
   protected emitItem(emit: (e: SplitEvent) => void, bytes: Uint8Array, facts: ItemFacts | undefined): void {
     const index = this.itemIndex++;
-    if (!facts) emit({ type: 'item', bytes, index });
-    else if (facts.odd || facts.refs & REFS_TOP || facts.mdFrom < 0 || bytes[facts.mdFrom] !== 0x7b)
-      emit({ type: 'item', bytes, index, facts });
-    else emit({ type: 'item', bytes, index, facts, metadata: [facts.mdFrom, facts.mdTo] });
+    emit(facts ? { type: 'item', bytes, index, facts } : { type: 'item', bytes, index });
   }
 
   protected push1(kind: number, i: number): void {

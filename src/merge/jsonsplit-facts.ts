@@ -9,6 +9,7 @@
  * be sure of — a key written with escapes, a key it reads given twice, a member that makes the object
  * refer to others — sets `odd`, and the item goes down the parsing path.
  */
+import { REFERRING_MEMBERS, REFERRING_SPEC_MEMBERS } from './references.ts';
 
 /** where the rewriting's values lie in an item, as offsets into the item's bytes; -1: absent */
 export class ItemFacts {
@@ -105,10 +106,10 @@ const K_NOMINATED = enc('nominatedNodeName');
 const K_MARKER = enc('fleet.karmada.io/cluster');
 const K_CELLS = enc('cells');
 const K_OBJECT = enc('object');
-/** top-level members that make an object refer to others (references.ts REFERRING_MEMBERS; Binding's target) */
-const REFERRING_TOP = ['involvedObject', 'regarding', 'related', 'subsets', 'endpoints', 'target'].map(enc);
-/** members of spec naming other objects in kinds rarer than pods (references.ts REFERRING_SPEC_MEMBERS) */
-const REFERRING_SPEC = ['claimRef', 'volumeName', 'attacher'].map(enc);
+/** top-level members that make an object refer to others (references.ts's rule; a Binding's target too) */
+const REFERRING_TOP = [...REFERRING_MEMBERS, 'target'].map(enc);
+/** members of spec naming other objects in kinds rarer than pods */
+const REFERRING_SPEC = [...REFERRING_SPEC_MEMBERS].map(enc);
 
 function is(b: Uint8Array, at: number, len: number, key: Uint8Array): boolean {
   if (len !== key.length) return false;

@@ -7,6 +7,8 @@ import {
   type SplitEvent,
   type SplitterOptions,
 } from './jsonsplit.ts';
+import { REFS_TOP } from './jsonsplit-facts.ts';
+import type { ItemFacts } from './jsonsplit-item.ts';
 import { listSplitterTransform, splitListStream } from './jsonsplit-stream.ts';
 
 const enc = new TextEncoder();
@@ -209,7 +211,7 @@ describe('ListSplitter', () => {
     '{"a":NaN}',
     '{"a":Infinity}',
   ];
-  it("says where each item's metadata lies, and only when the rewriting may rely on it", () => {
+  it("says where each item's metadata lies, and when the rewriting must not rely on it", () => {
     const items = [
       '{"metadata":{"name":"a","x":"}{"},"spec":{"metadata":{"nested":true}}}',
       ' { "kind" : "Pod" , "metadata" :\n { "name" : "b" } , "status" : {} } ',
@@ -226,18 +228,21 @@ describe('ListSplitter', () => {
       const got = run(chunked(body, cuts))
         .filter((e) => e.type === 'item')
         .map((e) => {
-          const m = (e as { metadata?: [number, number] }).metadata;
-          return m && dec.decode((e as { bytes: Uint8Array }).bytes.subarray(m[0], m[1]));
+          const { bytes, facts: f } = e as { bytes: Uint8Array; facts?: ItemFacts };
+          if (!f) return undefined;
+          const md = f.mdFrom < 0 ? null : dec.decode(bytes.subarray(f.mdFrom, f.mdTo));
+          return { md, odd: f.odd, refersTop: (f.refs & REFS_TOP) !== 0 };
         });
+      const plain = { odd: false, refersTop: false };
       const want = [
-        '{"name":"a","x":"}{"}',
-        '{ "name" : "b" }',
-        '{"name":"c"}',
-        undefined, // refers to another object by name: parsed
-        undefined, // two metadata members: JSON.parse keeps the last
-        undefined, // a key written with escapes
-        undefined, // not an object
-        undefined, // none
+        { md: '{"name":"a","x":"}{"}', ...plain },
+        { md: '{ "name" : "b" }', ...plain },
+        { md: '{"name":"c"}', ...plain },
+        { md: '{"name":"d"}', odd: false, refersTop: true }, // refers to another object by name: parsed
+        expect.objectContaining({ odd: true }), // two metadata members: JSON.parse keeps the last
+        expect.objectContaining({ odd: true }), // a key written with escapes
+        { md: '"h"', ...plain }, // not an object
+        { md: null, ...plain }, // none
         undefined, // not an object at all
       ];
       // an item cut by chunk boundaries (byte by byte: every one) is scanned again whole: the same ranges

@@ -15,7 +15,7 @@ import { ByteSink } from '../util/bytes.ts';
 import { type ItemView, writeFleetItem, writeFleetRow } from './itembytes.ts';
 import { parseItem, type SplitEvent } from './jsonsplit.ts';
 import { CLUSTERSPACE_SEPARATOR } from './names.ts';
-import { type FleetView, toFleetItemBytes } from './objects.ts';
+import { type FleetView, toFleetObject } from './objects.ts';
 import { compositeWith, encodeComposite, type Membership } from './rv.ts';
 import { type MergedColumns, toFleetRow } from './table.ts';
 
@@ -94,8 +94,10 @@ function writeItem(
     if (f && writeFleetRow(out, item.bytes, f, iv, table, input)) return;
     const row = parseItem(item.bytes) as Record<string, any>;
     out.string(JSON.stringify(toFleetRow(iv.view, row, table, input, iv.cluster, iv.resourceVersion)));
-  } else if (!(f && writeFleetItem(out, item.bytes, f, iv)))
-    out.string(toFleetItemBytes(iv.view, item.bytes, item.metadata, iv.cluster, iv.resourceVersion));
+  } else if (!(f && writeFleetItem(out, item.bytes, f, iv))) {
+    const obj = parseItem(item.bytes) as Record<string, any>;
+    out.string(JSON.stringify(toFleetObject(iv.view, obj, iv.cluster, iv.resourceVersion)));
+  }
 }
 
 export async function* mergeList(input: ListMergeInput, sources: ListSource[]): AsyncGenerator<Uint8Array> {

@@ -25,8 +25,6 @@
  * includeObject=Object); list items carry no kind, so then by the fields only that kind has.
  */
 
-import { type Member, membersOf, QUOTE, stringValue } from './jsontext.ts';
-
 type Obj = Record<string, any>;
 
 /** What to do with one reference: the name in, the name to store out. `field` names it for errors. */
@@ -170,7 +168,7 @@ export const REFERENCE_KINDS: ReadonlySet<string> = new Set(KINDS.map((k) => k.k
 
 /**
  * Top-level members of a kind-less object that make mapReferences look inside it (Events, Endpoints,
- * EndpointSlices): the byte-level paths give such objects to the parsing path.
+ * EndpointSlices): the byte-level rewriting (jsonsplit-facts.ts) gives such objects to the parsing path.
  */
 export const REFERRING_MEMBERS: ReadonlySet<string> = new Set([
   'involvedObject',
@@ -182,19 +180,6 @@ export const REFERRING_MEMBERS: ReadonlySet<string> = new Set([
 
 /** Members of `spec` that name other objects in kinds rarer than pods (PV, PVC, VolumeAttachment): parsed. */
 export const REFERRING_SPEC_MEMBERS: ReadonlySet<string> = new Set(['claimRef', 'volumeName', 'attacher']);
-
-/**
- * Keys whose presence anywhere in an object's text outside its metadata means a reference may need
- * rewriting: a byte-level path that did not scan spec and status gives such objects to one that does.
- */
-export const REFERENCE_KEYS: readonly string[] = [
-  '"nodeName"',
-  '"nominatedNodeName"',
-  '"claimRef"',
-  '"volumeName"',
-  '"targetRef"',
-  '"persistentVolumeName"',
-];
 
 /**
  * The same references in protobuf bodies (what client-go sends for built-in kinds), by the envelope's
@@ -257,50 +242,3 @@ export const PROTOBUF_REFERENCES: ReadonlyMap<
 
 // ---------------------------------------------------------------------------------------------------
 // the same rule on texts, for the byte-level paths of objects.ts
-
-/**
- * The reference edits mapReferences would make, as text edits over an object's top-level members: [] for
- * none, undefined when the object is one the parsing path must rewrite (any reference-bearing kind but a
- * pod's `spec.nodeName`, the one found in every scheduled pod, which is spliced here). Each edit's `key`
- * is the text to put in its range.
- */
-export function referenceEdits(
-  t: string,
-  members: readonly Member[],
-  f: (name: string) => string,
-): Member[] | undefined {
-  let spec: Member | undefined;
-  let status: Member | undefined;
-  for (const x of members) {
-    if (REFERRING_MEMBERS.has(x.key)) return undefined;
-    if (x.key === 'kind' && t.charCodeAt(x.from) === QUOTE) {
-      const kind = stringValue(t.slice(x.from, x.to));
-      // a kind without references: nothing to change (mapReferences goes by kind when there is one)
-      if (kind !== '') return REFERENCE_KINDS.has(kind) ? undefined : [];
-    }
-    if (x.key === 'spec') spec = x;
-    if (x.key === 'status') status = x;
-  }
-  if (!spec || t.charCodeAt(spec.from) !== 0x7b) return [];
-  const sm = membersOf(t, spec.from);
-  if (!sm) return undefined;
-  let nodeName: Member | undefined;
-  let pod = false;
-  for (const x of sm.members) {
-    if (REFERRING_SPEC_MEMBERS.has(x.key)) return undefined;
-    if (x.key === 'containers') pod = t.charCodeAt(x.from) === 0x5b;
-    if (x.key === 'nodeName') nodeName = x;
-  }
-  if (!pod) return [];
-  if (status && t.slice(status.from, status.to).includes('"nominatedNodeName"')) return undefined;
-  if (!nodeName || t.charCodeAt(nodeName.from) !== QUOTE) return [];
-  const v = stringValue(t.slice(nodeName.from, nodeName.to));
-  return v === '' ? [] : [{ key: JSON.stringify(f(v)), from: nodeName.from, to: nodeName.to }];
-}
-
-/** whether an item's text outside its metadata has a reference's key, or escapes that could spell one */
-export function mayHoldReference(head: string, tail: string): boolean {
-  for (const part of [head, tail])
-    if (part.includes('\\u') || REFERENCE_KEYS.some((k) => part.includes(k))) return true;
-  return false;
-}
