@@ -8,17 +8,21 @@
  * lets one request await a fetch started by another (it checks for the runtime). Discovery here follows
  * the same rule: only the resolved `jwks_uri` is kept.
  */
+import type { JSONWebKeySet, JWTPayload, JWTVerifyGetKey } from 'jose';
+// jose's sub-path entries, and its error classes by name: the worker bundles only what is used (issue 16)
 import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  customFetch as customFetchKey,
-  decodeJwt,
-  errors,
-  type JSONWebKeySet,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-  jwtVerify,
-} from 'jose';
+  JOSEAlgNotAllowed,
+  JOSEError,
+  JWKSNoMatchingKey,
+  JWKSTimeout,
+  JWSSignatureVerificationFailed,
+  JWTClaimValidationFailed,
+  JWTExpired,
+} from 'jose/errors';
+import { createLocalJWKSet } from 'jose/jwks/local';
+import { createRemoteJWKSet, customFetch as customFetchKey } from 'jose/jwks/remote';
+import { decodeJwt } from 'jose/jwt/decode';
+import { jwtVerify } from 'jose/jwt/verify';
 import type { EdgeConfig, OidcConfig } from '../config/security.ts';
 import { type Identity, withAuthenticatedGroup } from './identity.ts';
 
@@ -115,16 +119,16 @@ export class JwtVerifier {
 }
 
 function describeJoseError(e: unknown): string {
-  if (e instanceof errors.JWTExpired) return 'token has expired';
-  if (e instanceof errors.JWTClaimValidationFailed)
+  if (e instanceof JWTExpired) return 'token has expired';
+  if (e instanceof JWTClaimValidationFailed)
     return e.reason === 'missing'
       ? `claim ${e.claim} is required`
       : `claim ${e.claim} is not acceptable (${e.reason})`;
-  if (e instanceof errors.JOSEAlgNotAllowed) return 'token signed with an algorithm that is not allowed';
-  if (e instanceof errors.JWSSignatureVerificationFailed) return 'signature verification failed';
-  if (e instanceof errors.JWKSNoMatchingKey) return 'no key in the key set matches the token';
-  if (e instanceof errors.JWKSTimeout) return 'timed out fetching the key set';
-  if (e instanceof errors.JOSEError) return `${e.code}: ${e.message}`;
+  if (e instanceof JOSEAlgNotAllowed) return 'token signed with an algorithm that is not allowed';
+  if (e instanceof JWSSignatureVerificationFailed) return 'signature verification failed';
+  if (e instanceof JWKSNoMatchingKey) return 'no key in the key set matches the token';
+  if (e instanceof JWKSTimeout) return 'timed out fetching the key set';
+  if (e instanceof JOSEError) return `${e.code}: ${e.message}`;
   return (e as Error)?.message ?? String(e);
 }
 
