@@ -9,7 +9,8 @@
  * This module uses only Web-standard APIs: the same app answers on Node (deploy/node) and in workerd
  * (src/worker.ts).
  */
-import { Hono } from 'hono';
+import { HonoBase } from 'hono/hono-base';
+import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { AuditLog } from './auth/audit.ts';
 import { assertCanAdmit, buildAuthn } from './auth/authenticator.ts';
 import { failure, statusResponse } from './kube/status.ts';
@@ -28,8 +29,10 @@ import { passthrough } from './routes/passthrough.ts';
 import { clustersApi, statusPage } from './routes/status/index.ts';
 import type { FleetDeps, FleetEnv } from './types.ts';
 
-export function createApp(deps: FleetDeps): Hono<FleetEnv> {
-  const app = new Hono<FleetEnv>();
+export function createApp(deps: FleetDeps): HonoBase<FleetEnv> {
+  // the router hono's default would choose for these routes (its SmartRouter settles on the RegExpRouter
+  // when that can take every route, as here), without bundling the fallback it never uses (issue 16)
+  const app = new HonoBase<FleetEnv>({ router: new RegExpRouter() });
   app.onError(recovery);
   app.notFound(() =>
     statusResponse(failure(404, 'NotFound', 'the server could not find the requested resource')),
