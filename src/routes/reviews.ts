@@ -26,10 +26,10 @@ import {
   readReview,
   reviewTargets,
 } from '../plan/reviews.ts';
+import { readLimited } from '../request/body.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FanOutDeps, FleetEnv } from '../types.ts';
 import { fanOut, type Target, warningHeader } from '../upstreams/fanout.ts';
-import { readLimited } from '../util/body.ts';
 
 export type ReviewsDeps = FanOutDeps & { config: Pick<FleetConfig, 'limits'> };
 

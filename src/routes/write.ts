@@ -37,9 +37,9 @@ import type { ClustersDeps, FanOutDeps } from '../types.ts';
 /** What a write uses of the fleet: asking clusters, knowing which they are, the body limit. */
 export type WriteDeps = FanOutDeps & ClustersDeps & { config: Pick<FleetConfig, 'federation' | 'limits'> };
 
+import { readLimited } from '../request/body.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { fleetMembership, type Target } from '../upstreams/fanout.ts';
-import { readLimited } from '../util/body.ts';
 import { findOwner } from './locate.ts';
 import { fleetAnswer } from './respond.ts';
 

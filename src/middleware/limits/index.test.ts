@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { limitsSchema } from '../../config/security.ts';
 import { MAX_BODY_DEPTH, tooDeepMessage } from '../../kube/json.ts';
+import { RAW_TARGET } from '../../request/target.ts';
 import { limits } from './index.ts';
 
 function app(cfg: Record<string, number> = {}) {
@@ -104,6 +105,49 @@ describe('request limits', () => {
     );
     expect(late.status).toBe(401);
     expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
+  it('Workers: a declared Content-Length over the limit is refused after what the client sends is read away', async () => {
+    const a = new Hono();
+    a.use(limits(limitsSchema.parse({ maxBodyBytes: 1024 })));
+    a.all('*', (c) => c.text('not reached', 500));
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (pulled++ === 3) c.close();
+        else c.enqueue(new Uint8Array(1000));
+      },
+    });
+    const res = await a.fetch(
+      new Request('http://fleet/x', {
+        method: 'POST',
+        body,
+        duplex: 'half',
+        headers: { 'Content-Length': '3000' },
+      } as RequestInit),
+    );
+    expect(res.status).toBe(413);
+    expect(await status(res)).toMatchObject({ reason: 'RequestEntityTooLarge' });
+    expect(pulled, 'the whole body was read before the 413').toBe(4);
+    // Node (the runtime gives the raw target, and its server lingers itself): refused unread
+    let nodePulled = 0;
+    const nodeBody = new ReadableStream<Uint8Array>({
+      pull(c) {
+        nodePulled++;
+        c.enqueue(new Uint8Array(1000));
+      },
+    });
+    const onNode = await a.fetch(
+      new Request('http://fleet/x', {
+        method: 'POST',
+        body: nodeBody,
+        duplex: 'half',
+        headers: { 'Content-Length': '3000' },
+      } as RequestInit),
+      { [RAW_TARGET]: '/x' },
+    );
+    expect(onNode.status).toBe(413);
+    expect(nodePulled).toBeLessThanOrEqual(1);
   });
 
   it('defaults to kube-apiserver’s 3 MiB body limit', () => {

@@ -20,9 +20,14 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { LimitsConfig } from '../../config/security.ts';
 import { bytesNestDeeperThan, tooDeepMessage } from '../../kube/json.ts';
 import { badRequest, failure, statusResponse } from '../../kube/status.ts';
-import { BodyReadError, BodyTimeoutError, BodyTooLargeError, limitBody } from '../../request/body.ts';
+import {
+  BodyReadError,
+  BodyTimeoutError,
+  BodyTooLargeError,
+  limitBody,
+  readLimited,
+} from '../../request/body.ts';
 import { checkRawTarget, rawTargetOf } from '../../request/target.ts';
-import { readLimited } from '../../util/body.ts';
 import { lingering } from './linger.ts';
 
 /**
@@ -80,13 +85,37 @@ export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): MiddlewareH
   const bodyTimeoutMs = opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
   const intake = opts.intakeAfterAuthentication ? undefined : bodyIntake(cfg, bodyTimeoutMs);
   return async (c, next) => {
+    // Workers (no raw target from the runtime: Node's entry gives one, and Node's server lingers itself):
+    // what a refused request still sends is read away before the refusal leaves (linger.ts), whichever
+    // refusal it is: this filter's own (a declared length over the limit included) or a later one
+    // (on Node the body is not even touched before it is needed: a touched one is no longer dumped by
+    // Node's server after a refusal, and the client's upload then stalls)
+    const linger = rawTargetOf(c.env) === undefined && c.req.raw.body ? lingering(c.req.raw.body) : undefined;
+    const lingerOut = async () => {
+      if (linger) await linger.drain(4 * max, LINGER_MS);
+    };
+    const refuse = async (res: Response) => {
+      await lingerOut();
+      return res;
+    };
     const target = requestTarget(c);
     if (target.length > cfg.maxUrlBytes)
-      return statusResponse(
-        failure(414, 'RequestURITooLong' as never, `request URI too long: limit is ${cfg.maxUrlBytes} bytes`),
+      return refuse(
+        statusResponse(
+          failure(
+            414,
+            'RequestURITooLong' as never,
+            `request URI too long: limit is ${cfg.maxUrlBytes} bytes`,
+          ),
+        ),
       );
     // throws RequestPathError (a 400 Status, via recovery) for dot segments and encoded slashes
-    checkRawTarget(target);
+    try {
+      checkRawTarget(target);
+    } catch (err) {
+      await lingerOut();
+      throw err;
+    }
     let count = 0;
     let bytes = 0;
     c.req.raw.headers.forEach((v, k) => {
@@ -94,11 +123,13 @@ export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): MiddlewareH
       bytes += k.length + v.length + 4;
     });
     if (count > cfg.maxHeaderCount || bytes > cfg.maxHeaderBytes)
-      return statusResponse(
-        failure(
-          431,
-          'RequestHeaderFieldsTooLarge' as never,
-          `request header fields too large: limits are ${cfg.maxHeaderCount} fields, ${cfg.maxHeaderBytes} bytes`,
+      return refuse(
+        statusResponse(
+          failure(
+            431,
+            'RequestHeaderFieldsTooLarge' as never,
+            `request header fields too large: limits are ${cfg.maxHeaderCount} fields, ${cfg.maxHeaderBytes} bytes`,
+          ),
         ),
       );
     // decided from the headers where possible: touching the body would start reading it
@@ -107,25 +138,24 @@ export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): MiddlewareH
     // both framings at once is the shape of request smuggling (RFC 9112 §6.1): Node's parser refuses
     // it, and so does the fleet wherever the runtime lets it through (workerd reads it as chunked)
     if (len !== null && headers.has('transfer-encoding'))
-      return statusResponse(
-        failure(400, 'BadRequest', 'a request may not carry both Content-Length and Transfer-Encoding'),
+      return refuse(
+        statusResponse(
+          failure(400, 'BadRequest', 'a request may not carry both Content-Length and Transfer-Encoding'),
+        ),
       );
     const declared = len !== null;
     if (declared) {
-      if (!/^\d+$/.test(len)) return statusResponse(failure(400, 'BadRequest', 'invalid Content-Length'));
-      if (Number(len) > max) return tooLarge(max);
+      if (!/^\d+$/.test(len))
+        return refuse(statusResponse(failure(400, 'BadRequest', 'invalid Content-Length')));
+      if (Number(len) > max) return refuse(tooLarge(max));
     }
-    // Workers (no raw target from the runtime: Node's entry gives one, and Node's server lingers itself):
-    // what a refused request still sends is read away before the refusal leaves (linger.ts)
-    const raw = c.req.raw.body;
-    const linger = raw && rawTargetOf(c.env) === undefined ? lingering(raw) : undefined;
-    const body = linger?.stream ?? raw;
+    const body = linger?.stream ?? c.req.raw.body;
     // a declared length is the runtime's to enforce; the deadline holds for every body
     if (body)
       withBody(c, limitBody(body, { maxBytes: declared ? undefined : max, timeoutMs: bodyTimeoutMs }));
     const refused = intake ? await intake(c, next) : await next();
     const answer = refused instanceof Response ? refused : c.res;
-    if (linger && answer.status >= 400) await linger.drain(4 * max, LINGER_MS);
+    if (answer.status >= 400) await lingerOut();
     if (refused instanceof Response) return refused;
     // a route that read the body and let the wrapper's error through: the refusal is this filter's own
     if (c.error instanceof BodyTooLargeError) c.res = tooLarge(max);
@@ -159,10 +189,8 @@ export function bodyIntake(cfg: LimitsConfig, bodyTimeoutMs = BODY_TIMEOUT_MS): 
       signal: AbortSignal.any([deadline, raw.signal]),
     }).catch((err: unknown) => {
       // the wrapper from `limits` fails the same way, whichever notices first
-      const name = (err as { name?: string })?.name;
-      if (name === 'BodyTooLargeError') return { ok: false as const, reason: 'too-large' as const };
-      if (name === 'BodyTimeoutError') return { ok: false as const, reason: 'timeout' as const };
-      if (name === 'BodyReadError') return { ok: false as const, reason: 'unreadable' as const };
+      if (err instanceof BodyTimeoutError) return { ok: false as const, reason: 'timeout' as const };
+      if (err instanceof BodyReadError) return { ok: false as const, reason: 'unreadable' as const };
       throw err;
     });
     if (r.ok) {
