@@ -29,7 +29,7 @@ export function stringAt(b: Uint8Array, from: number, to: number): string {
   return utf8.decode(b.subarray(from + 1, to - 1));
 }
 
-/** What one item's rewriting needs besides the item. */
+/** What one item's rewriting needs besides the item: built once per cluster by {@link itemView}. */
 export interface ItemView {
   view: FleetView;
   cluster: string;
@@ -38,18 +38,64 @@ export interface ItemView {
   /** what a plain name gains: `.clusterspace.<cluster>`, as it is written inside a JSON string */
   suffix: string;
   resourceVersion?: (own: string) => string;
+  /** the texts above and the marker's members as UTF-8, encoded once (itemView) */
+  bytes?: ViewBytes;
+}
+
+interface ViewBytes {
+  suffix: Uint8Array;
+  clusterJson: Uint8Array;
+  /** `{"fleet.karmada.io/cluster":<cluster>}` */
+  markObject: Uint8Array;
+  /** `"fleet.karmada.io/cluster":<cluster>`, with and without a comma before it */
+  markMember: Uint8Array;
+  markMemberComma: Uint8Array;
+  /** `"annotations":{marker}`, `"labels":{marker}`, with and without a comma before them */
+  ann: Uint8Array;
+  annComma: Uint8Array;
+  labels: Uint8Array;
+  labelsComma: Uint8Array;
+}
+
+const encoder = new TextEncoder();
+
+/** The view of one cluster's items, its constant texts encoded once. */
+export function itemView(
+  view: FleetView,
+  cluster: string,
+  resourceVersion?: (own: string) => string,
+): ItemView {
+  const clusterJson = JSON.stringify(cluster);
+  const suffix = JSON.stringify(CLUSTERSPACE_SEPARATOR + cluster).slice(1, -1);
+  return { view, cluster, clusterJson, suffix, resourceVersion, bytes: viewBytes(suffix, clusterJson) };
+}
+
+function viewBytes(suffix: string, clusterJson: string): ViewBytes {
+  const e = (s: string) => encoder.encode(s);
+  const member = `${MARKER_KEY}:${clusterJson}`;
+  return {
+    suffix: e(suffix),
+    clusterJson: e(clusterJson),
+    markObject: e(`{${member}}`),
+    markMember: e(member),
+    markMemberComma: e(`,${member}`),
+    ann: e(`"annotations":{${member}}`),
+    annComma: e(`,"annotations":{${member}}`),
+    labels: e(`"labels":{${member}}`),
+    labelsComma: e(`,"labels":{${member}}`),
+  };
 }
 
 /** edits of one item: start, end, replacement; kept in a reused array */
 class Edits {
   from: number[] = [];
   to: number[] = [];
-  text: string[] = [];
+  text: Array<string | Uint8Array> = [];
   n = 0;
   reset(): void {
     this.n = 0;
   }
-  put(from: number, to: number, text: string): void {
+  put(from: number, to: number, text: string | Uint8Array): void {
     // insertion in order of `from` (a handful of edits, mostly already in order)
     let k = this.n++;
     while (k > 0 && this.from[k - 1]! > from) {
@@ -67,7 +113,9 @@ class Edits {
     let at = from;
     for (let k = 0; k < this.n; k++) {
       sink.bytes(b, at, this.from[k]!);
-      sink.string(this.text[k]!);
+      const t = this.text[k]!;
+      if (typeof t === 'string') sink.string(t);
+      else sink.bytes(t, 0, t.length);
       at = this.to[k]!;
     }
     sink.bytes(b, at, to);
@@ -75,6 +123,12 @@ class Edits {
 }
 
 const edits = new Edits();
+
+/** the constant texts of `iv`, encoded once per view (a view built by hand encodes them on first use) */
+function bytesOf(iv: ItemView): ViewBytes {
+  iv.bytes ??= viewBytes(iv.suffix, iv.clusterJson);
+  return iv.bytes;
+}
 
 /**
  * The suffix a plain name gains, when that is all the view does to a name of printable ASCII (no escapes)
@@ -104,7 +158,7 @@ function rename(e: Edits, b: Uint8Array, from: number, to: number, iv: ItemView)
   if (from < 0 || b[from] !== 0x22 || to - from === 2) return;
   const suffix = plainSuffix(b, from, to, iv);
   if (suffix !== undefined) {
-    if (suffix) e.put(to - 1, to - 1, suffix);
+    if (suffix) e.put(to - 1, to - 1, bytesOf(iv).suffix);
   } else e.put(from, to, JSON.stringify(fleetName(iv.view, stringAt(b, from, to), iv.cluster)));
 }
 
@@ -120,11 +174,33 @@ function marker(
   iv: ItemView,
 ): boolean {
   const c = b[from];
-  if (c === 0x6e) e.put(from, to, `{${MARKER_KEY}:${iv.clusterJson}}`);
+  const vb = bytesOf(iv);
+  if (c === 0x6e) e.put(from, to, vb.markObject);
   else if (c !== 0x7b) return false;
-  else if (markFrom >= 0) e.put(markFrom, markTo, iv.clusterJson);
-  else e.put(to - 1, to - 1, `${keys ? ',' : ''}${MARKER_KEY}:${iv.clusterJson}`);
+  else if (markFrom >= 0) e.put(markFrom, markTo, vb.clusterJson);
+  else e.put(to - 1, to - 1, keys ? vb.markMemberComma : vb.markMember);
   return true;
+}
+
+const KIND_OTHER = 0;
+const KIND_POD = 1;
+const KIND_REFERS = 2;
+/** the last kind met (its JSON text) and its class: a list's items are mostly of one kind */
+let lastKind = new Uint8Array(0);
+let lastKindClass = KIND_OTHER;
+
+/** what the kind whose JSON string is `b[from..to)` is to references.ts: a pod, another referring kind, or neither */
+function kindClass(b: Uint8Array, from: number, to: number): number {
+  const len = to - from;
+  if (len === lastKind.length) {
+    let k = 0;
+    while (k < len && b[from + k] === lastKind[k]) k++;
+    if (k === len) return lastKindClass;
+  }
+  const kind = stringAt(b, from, to);
+  lastKind = b.slice(from, to);
+  lastKindClass = kind === 'Pod' ? KIND_POD : REFERENCE_KINDS.has(kind) ? KIND_REFERS : KIND_OTHER;
+  return lastKindClass;
 }
 
 /**
@@ -141,9 +217,9 @@ function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView): boole
   // a pod when its spec has containers, else it may be any other kind that refers (left to parsing)
   let pod = f.podSpec;
   if (f.kindFrom >= 0 && b[f.kindFrom] === 0x22 && f.kindTo - f.kindFrom > 2) {
-    const kind = stringAt(b, f.kindFrom, f.kindTo);
-    if (kind !== 'Pod' && REFERENCE_KINDS.has(kind)) return false;
-    pod = kind === 'Pod';
+    const kind = kindClass(b, f.kindFrom, f.kindTo);
+    if (kind === KIND_REFERS) return false;
+    pod = kind === KIND_POD;
   } else if (!pod && f.refs & (REFS_TOP | REFS_SPEC)) return false;
   if (pod) {
     if (f.refs & REFS_NOMINATED) return false;
@@ -162,15 +238,15 @@ function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView): boole
   if (f.ownerNames && b[f.ownersFrom] === 0x5b)
     for (let k = 0; k < f.ownerNames.length; k += 2) rename(e, b, f.ownerNames[k]!, f.ownerNames[k + 1]!, iv);
   // toFleetObject assigns annotations, then labels: missing ones come last, in that order
-  let add = '';
-  let sep = f.mdKeys ? ',' : '';
-  const mark = `{${MARKER_KEY}:${iv.clusterJson}}`;
-  if (f.annFrom < 0) {
-    add += `${sep}"annotations":${mark}`;
-    sep = ',';
+  if (f.annFrom < 0 || f.labelsFrom < 0) {
+    const vb = bytesOf(iv);
+    let comma = f.mdKeys > 0;
+    if (f.annFrom < 0) {
+      e.put(f.mdTo - 1, f.mdTo - 1, comma ? vb.annComma : vb.ann);
+      comma = true;
+    }
+    if (f.labelsFrom < 0) e.put(f.mdTo - 1, f.mdTo - 1, comma ? vb.labelsComma : vb.labels);
   }
-  if (f.labelsFrom < 0) add += `${sep}"labels":${mark}`;
-  if (add) e.put(f.mdTo - 1, f.mdTo - 1, add);
   return true;
 }
 
@@ -213,11 +289,12 @@ export function writeFleetRow(
     edits.write(sink, b, f.objectFrom, f.objectTo);
     sink.bytes(b, f.objectTo, f.cellsFrom);
   } else sink.bytes(b, 0, f.cellsFrom);
-  sink.string('[');
+  const vb = bytesOf(iv);
+  sink.byte(0x5b);
   for (let i = 0; i < map.length; i++) {
-    if (i > 0) sink.string(',');
+    if (i > 0) sink.byte(0x2c);
     const from = map[i]!;
-    if (i === merged.clusterIndex) sink.string(iv.clusterJson);
+    if (i === merged.clusterIndex) sink.bytes(vb.clusterJson, 0, vb.clusterJson.length);
     else if (from < 0) sink.string('""');
     else if (from >= count)
       sink.string('null'); // JSON.stringify of a missing array element
@@ -225,24 +302,27 @@ export function writeFleetRow(
       const a = cells[2 * from]!;
       const z = cells[2 * from + 1]!;
       const ref = from === nameAt ? 'name' : merged.refs[i];
-      // a reference cell of a name: `<none>` stays (fleetReferenceCell); the name cell has no such word
-      const plain = ref === 'name' && b[a] === 0x22 && z - a > 2 && (from === nameAt || !isNone(b, a, z));
-      const suffix = plain ? plainSuffix(b, a, z, iv) : undefined;
+      if (!ref || b[a] !== 0x22 || z - a <= 2 || (from !== nameAt && isNone(b, a, z))) {
+        // a cell that names nothing, an empty one, `<none>` in a reference cell (fleetReferenceCell)
+        sink.bytes(b, a, z);
+        continue;
+      }
+      const suffix = ref === 'name' ? plainSuffix(b, a, z, iv) : undefined;
       if (suffix !== undefined) {
         sink.bytes(b, a, z - 1);
-        sink.string(suffix);
-        sink.string('"');
-      } else if (ref && b[a] === 0x22 && z - a > 2) {
+        if (suffix) sink.bytes(vb.suffix, 0, vb.suffix.length);
+        sink.byte(0x22);
+      } else {
         const v = stringAt(b, a, z);
         const shown =
           from === nameAt
             ? fleetName(iv.view, v, iv.cluster)
             : fleetReferenceCell(iv.view, ref, v, iv.cluster);
         sink.string(JSON.stringify(shown));
-      } else sink.bytes(b, a, z);
+      }
     }
   }
-  sink.string(']');
+  sink.byte(0x5d);
   if (objectFirst || !object) sink.bytes(b, f.cellsTo, b.length);
   else {
     sink.bytes(b, f.cellsTo, f.objectFrom);

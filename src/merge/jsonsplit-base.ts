@@ -4,7 +4,7 @@
  * Split out so the scanner's file stays readable; nothing here is used on its own.
  */
 import { concatBytes } from '../util/bytes.ts';
-import { ITEM, type ItemFacts, lastFacts, ROW, scanItem } from './jsonsplit-item.ts';
+import { ITEM, type ItemFacts, lastFacts, ROW, SCAN_MORE, scanItem } from './jsonsplit-item.ts';
 
 export type SplitEvent =
   | { type: 'head'; value: Record<string, unknown> }
@@ -150,22 +150,54 @@ export abstract class SplitterBase {
 
   push(chunk: Uint8Array, emit: (e: SplitEvent) => void): void {
     if (this.failed) throw this.failed;
+    // a Node Buffer's own methods (subarray) cost more than a plain view's: the scan sees plain views
+    if (chunk.constructor !== Uint8Array)
+      chunk = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
+    let from = 0;
     if (this.pending) {
-      // an item began in the last chunk: its start, then this chunk, scanned as one
       const kept = this.pending;
       this.pending = undefined;
-      this.base -= kept.length;
-      const joined = new Uint8Array(kept.length + chunk.length);
-      joined.set(kept);
-      joined.set(chunk, kept.length);
-      chunk = joined;
+      from = this.resume(kept, chunk, emit);
+      if (from < 0) {
+        // the item goes on past the part tried: its start, then this whole chunk, scanned as one
+        const joined = new Uint8Array(kept.length + chunk.length);
+        joined.set(kept);
+        joined.set(chunk, kept.length);
+        this.base -= kept.length;
+        chunk = joined;
+        from = 0;
+      }
     }
     try {
-      this.scan(chunk, emit);
+      this.scan(chunk, emit, from);
     } catch (e) {
       if (e instanceof JsonSplitError) this.failed = e;
       throw e;
     }
+  }
+
+  /**
+   * An item began in the last chunk (`kept`, its start): it is scanned whole with as much of `chunk` as
+   * it needs (a few windows, not the whole chunk copied), and emitted; where the scan goes on in `chunk`,
+   * or -1 when the item does not end in the windows tried (the caller joins the whole chunk).
+   */
+  private resume(kept: Uint8Array, chunk: Uint8Array, emit: (e: SplitEvent) => void): number {
+    let take = Math.min(chunk.length, Math.max(16 * 1024, 2 * kept.length));
+    for (;;) {
+      const joined = new Uint8Array(kept.length + take);
+      joined.set(kept);
+      joined.set(chunk.subarray(0, take), kept.length);
+      const end = scanItem(joined, 0, joined.length, this.rows ? ROW : ITEM, this.itemLimit());
+      if (end > 0 && end <= this.maxItemBytes) {
+        this.emitItem(emit, joined.subarray(0, end), lastFacts());
+        this.pends = 0;
+        this.state = S_AFTER;
+        return end - kept.length;
+      }
+      if (end !== SCAN_MORE || take === chunk.length || joined.length > this.maxItemBytes) break;
+      take = Math.min(chunk.length, take * 4);
+    }
+    return -1;
   }
 
   /** Signals the end of input; throws a {@link JsonSplitError} if the body is incomplete. */
@@ -272,7 +304,7 @@ export abstract class SplitterBase {
     this.stack[++this.depth] = kind;
   }
 
-  protected abstract scan(chunk: Uint8Array, emit: (e: SplitEvent) => void): void;
+  protected abstract scan(chunk: Uint8Array, emit: (e: SplitEvent) => void, from: number): void;
 
   protected finish(emit: (e: SplitEvent) => void): void {
     if (!this.headEmitted) this.emitHead(emit);

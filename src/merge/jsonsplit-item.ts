@@ -10,13 +10,11 @@
  * validates UTF-8 sequences). Not reentrant: one scan at a time (it is synchronous).
  */
 import { CELLS, ItemFacts, keySlot, NONE, noteValue, OWNER, OWNERS } from './jsonsplit-facts.ts';
+import { lastString, SCAN_MORE, SCAN_REFUSED, scalar, skipValue, strRest, ws } from './jsonsplit-skip.ts';
 
 export { ITEM, ItemFacts, ROW } from './jsonsplit-facts.ts';
 
-/** gave up: the chunk ended inside the value */
-export const SCAN_MORE = -1;
-/** gave up: not accepted here (malformed, too deep): the automaton decides */
-export const SCAN_REFUSED = -2;
+export { SCAN_MORE, SCAN_REFUSED } from './jsonsplit-skip.ts';
 
 /** an array element whose range the facts want (a row's cells, ownerReferences' elements) */
 const ELEMENT = -100;
@@ -32,104 +30,12 @@ const froms = new Int32Array(STACK + 2);
 const names = new Int32Array(STACK + 2);
 
 let facts = new ItemFacts();
-/** the last string scanned had an escape */
-let escaped = false;
 /** context of the value about to be read, set by member and element */
 let next = NONE;
 
 /** the facts of the last scan */
 export function lastFacts(): ItemFacts {
   return facts;
-}
-
-function ws(b: Uint8Array, i: number, n: number): number {
-  while (i < n) {
-    const c = b[i]!;
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;
-    i++;
-  }
-  return i;
-}
-
-function isHex(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
-}
-
-/**
- * The rest of a string from `i`, a byte its plain part stopped at (a backslash or a control character):
- * the index after its closing quote.
- */
-function strRest(b: Uint8Array, i: number, n: number): number {
-  for (;;) {
-    if (i >= n) return SCAN_MORE;
-    const c = b[i]!;
-    if (c === 0x22) return i + 1;
-    if (c === 0x5c) {
-      escaped = true;
-      if (i + 1 >= n) return SCAN_MORE;
-      const e = b[i + 1]!;
-      if (e === 0x75) {
-        if (i + 5 >= n) return SCAN_MORE;
-        if (!isHex(b[i + 2]!) || !isHex(b[i + 3]!) || !isHex(b[i + 4]!) || !isHex(b[i + 5]!))
-          return SCAN_REFUSED;
-        i += 6;
-      } else if (
-        e === 0x22 ||
-        e === 0x5c ||
-        e === 0x2f ||
-        e === 0x62 ||
-        e === 0x66 ||
-        e === 0x6e ||
-        e === 0x72 ||
-        e === 0x74
-      )
-        i += 2;
-      else return SCAN_REFUSED;
-    } else if (c < 0x20) return SCAN_REFUSED;
-    else i++;
-  }
-}
-
-function digits(b: Uint8Array, i: number, n: number): number {
-  const from = i;
-  while (i < n) {
-    const c = b[i]!;
-    if (c < 0x30 || c > 0x39) break;
-    i++;
-  }
-  return i === n ? SCAN_MORE : i === from ? SCAN_REFUSED : i;
-}
-
-/** a number (RFC 8259) or a literal at `i`: where it ends (what follows is the caller's to check) */
-function scalar(b: Uint8Array, i: number, n: number): number {
-  let c = b[i]!;
-  if (c === 0x74 || c === 0x66 || c === 0x6e) {
-    const word = c === 0x74 ? 'true' : c === 0x66 ? 'false' : 'null';
-    for (let k = 1; k < word.length; k++) {
-      if (i + k >= n) return SCAN_MORE;
-      if (b[i + k] !== word.charCodeAt(k)) return SCAN_REFUSED;
-    }
-    return i + word.length;
-  }
-  if (c === 0x2d) i++;
-  if (i >= n) return SCAN_MORE;
-  c = b[i]!;
-  if (c === 0x30) i++;
-  else if (c >= 0x31 && c <= 0x39) i = digits(b, i, n);
-  else return SCAN_REFUSED;
-  if (i < 0 || i >= n) return i < 0 ? i : SCAN_MORE;
-  if (b[i] === 0x2e) {
-    i = digits(b, i + 1, n);
-    if (i < 0) return i;
-  }
-  c = b[i]!;
-  if (c === 0x65 || c === 0x45) {
-    i++;
-    if (i >= n) return SCAN_MORE;
-    if (b[i] === 0x2b || b[i] === 0x2d) i++;
-    i = digits(b, i, n);
-  }
-  return i;
 }
 
 /**
@@ -139,12 +45,12 @@ function scalar(b: Uint8Array, i: number, n: number): number {
 function member(b: Uint8Array, i: number, n: number, depth: number, start: number): number {
   if (b[i] !== 0x22) return SCAN_REFUSED;
   const ctx = ctxs[depth]!;
-  escaped = false;
+  lastString.escaped = false;
   // the key: its plain bytes here, the rest (escapes) in strRest
   let end = i + 1;
   for (; end < n; end++) {
     const c = b[end]!;
-    if (c === 0x22 || c === 0x5c || c < 0x20) break;
+    if (c <= 0x22 ? c === 0x22 || c < 0x20 : c === 0x5c) break;
   }
   if (end >= n) return SCAN_MORE;
   if (b[end] === 0x22) end++;
@@ -164,7 +70,7 @@ function member(b: Uint8Array, i: number, n: number, depth: number, start: numbe
     next = NONE;
     return j;
   }
-  const slot = keySlot(facts, b, ctx, i + 1, end - i - 2, escaped);
+  const slot = keySlot(facts, b, ctx, i + 1, end - i - 2, lastString.escaped);
   slots[depth] = slot;
   froms[depth] = j - start;
   next = slot < 0 ? NONE : slot;
@@ -214,9 +120,12 @@ export function scanItem(b: Uint8Array, i: number, n: number, ctx: number, maxDe
       // a string value: its plain bytes here, the rest (escapes) in strRest
       for (i++; i < n; i++) {
         c = b[i]!;
-        if (c === 0x22 || c === 0x5c || c < 0x20) break;
+        if (c <= 0x22 ? c === 0x22 || c < 0x20 : c === 0x5c) break;
       }
       i = i >= n ? SCAN_MORE : c === 0x22 ? i + 1 : strRest(b, i, n);
+    } else if (next === NONE && depth > 0) {
+      // nothing is noted inside: validated in the fast lane
+      i = skipValue(b, i, n, limit - depth);
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > limit) return SCAN_REFUSED;
       kinds[depth] = c === 0x7b ? OBJ : ARR;

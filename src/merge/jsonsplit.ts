@@ -66,9 +66,9 @@ export { JsonSplitError, parseItem, type SplitEvent, type SplitterOptions } from
  * synchronously. After an error every further call throws the same error.
  */
 export class ListSplitter extends SplitterBase {
-  protected scan(chunk: Uint8Array, emit: (e: SplitEvent) => void): void {
+  protected scan(chunk: Uint8Array, emit: (e: SplitEvent) => void, from: number): void {
     const n = chunk.length;
-    let i = 0;
+    let i = from;
     let state = this.state;
     scan: while (i < n) {
       let c = chunk[i]!;

@@ -12,9 +12,8 @@
  * point at the same RV: no item lost or repeated, each cluster read at the RV it started with.
  */
 import { ByteSink } from '../util/bytes.ts';
-import { type ItemView, writeFleetItem, writeFleetRow } from './itembytes.ts';
+import { type ItemView, itemView, writeFleetItem, writeFleetRow } from './itembytes.ts';
 import { parseItem, type SplitEvent } from './jsonsplit.ts';
-import { CLUSTERSPACE_SEPARATOR } from './names.ts';
 import { type FleetView, toFleetObject } from './objects.ts';
 import { compositeWith, encodeComposite, type Membership } from './rv.ts';
 import { type MergedColumns, toFleetRow } from './table.ts';
@@ -114,15 +113,9 @@ export async function* mergeList(input: ListMergeInput, sources: ListSource[]): 
   try {
     for (let si = 0; si < sources.length; si++) {
       const s = sources[si]!;
-      const iv: ItemView = {
-        view,
-        cluster: s.cluster,
-        clusterJson: JSON.stringify(s.cluster),
-        suffix: JSON.stringify(CLUSTERSPACE_SEPARATOR + s.cluster).slice(1, -1),
-        // an item's RV is its cluster's own (the single form, rvcodec.ts): what a GET of it answers, as
-        // long whatever the number of clusters; the list's RV, which knows every cluster, closes the body
-        resourceVersion: compositeWith(membership, NO_RVS, s.cluster),
-      };
+      // an item's RV is its cluster's own (the single form, rvcodec.ts): what a GET of it answers, as
+      // long whatever the number of clusters; the list's RV, which knows every cluster, closes the body
+      const iv = itemView(view, s.cluster, compositeWith(membership, NO_RVS, s.cluster));
       let consumed = 0; // items of this page read, skipped ones included
       let pageEnded = false;
       while (!(limit > 0 && emitted === limit)) {

@@ -62,6 +62,12 @@ export class ByteSink {
     this.at = at;
   }
 
+  /** one byte */
+  byte(c: number): void {
+    if (this.at === this.buf.length) this.room(1);
+    this.buf[this.at++] = c;
+  }
+
   /** a string as UTF-8 (lone surrogates as U+FFFD, as TextEncoder does) */
   string(s: string): void {
     const n = s.length;
