@@ -29,17 +29,16 @@ import type { RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
 import type { SendOptions } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Outcome, type Target, warningHeader } from '../upstreams/fanout.ts';
+import { splitGuarded } from './listread.ts';
 import {
   type BodyIdleDeps,
   bodyFailure,
   bodyIdleMs,
-  guardIdle,
   ListReadError,
   type ListReader,
   listHead,
   outcomeReason,
   resumableSource,
-  splitList,
 } from './respond.ts';
 
 type Served = { ask: ListAsk<Target>; res: Response };
@@ -60,18 +59,20 @@ export async function listRoute(
   const plan = planList({ query: new URL(req.url).searchParams, targets, membership, plainNameCluster });
   if ('code' in plan) return statusResponse(plan);
 
+  // one set of headers for every cluster (the client copies what it forwards, never changes them)
+  const headers = new Headers(req.headers);
+  headers.set('Accept', neg.accept);
+  // the body is split and rewritten: it must arrive uncompressed
+  headers.set('Accept-Encoding', 'identity');
   const request = (a: ListAsk<Target>): SendOptions => {
     const qs = plan.queryFor(a).toString();
-    const headers = new Headers(req.headers);
-    headers.set('Accept', neg.accept);
-    // the body is split and rewritten: it must arrive uncompressed
-    headers.set('Accept-Encoding', 'identity');
     return { method: 'GET', path: info.kubePath + (qs ? `?${qs}` : ''), headers, signal: req.signal };
   };
+  const askOf = new Map(plan.asks.map((a) => [a.target, a]));
   const outcomes = await fanOut(
     deps,
     plan.asks.map((a) => a.target),
-    (t) => request(plan.asks.find((x) => x.target === t)!),
+    (t) => request(askOf.get(t)!),
   );
   const sorted = await sortOutcomes(deps, plan.asks, outcomes);
   if (sorted instanceof Response) return sorted;
@@ -193,8 +194,8 @@ async function openSources(
 async function openOne(r: ListReader & { ns?: AskedNamespace }, s: Served): Promise<Opened | string> {
   let res = s.res;
   for (let attempt = 0; ; attempt++) {
-    const guarded = guardIdle(res.body, r.idleMs);
-    const events = splitList(guarded.stream);
+    const guarded = splitGuarded(res.body, r.idleMs);
+    const events = guarded.events;
     try {
       const first = await events.next();
       const head = first.done ? {} : listHead(first.value);

@@ -16,6 +16,7 @@ import { type AskedNamespace, showAskedNamespace } from '../plan/namespace.ts';
 import type { ClientDeps } from '../types.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { Outcome, Target } from '../upstreams/fanout.ts';
+import { BodyIdleError, splitGuarded } from './listread.ts';
 
 const encoder = new TextEncoder();
 
@@ -140,13 +141,7 @@ export function bodyIdleMs(deps: BodyIdleDeps): number {
   return (deps.config.timeouts?.bodyIdleSeconds ?? 10) * 1000;
 }
 
-/** An upstream body that sent nothing for longer than the body-idle timeout. */
-export class BodyIdleError extends Error {
-  constructor(readonly idleMs: number) {
-    super(`its body sent nothing for ${idleMs / 1000}s`);
-    this.name = 'BodyIdleError';
-  }
-}
+export { BodyIdleError } from './listread.ts';
 
 /**
  * `body`, failing with a {@link BodyIdleError} (and cancelling the upstream read) when one read waits longer
@@ -356,7 +351,7 @@ async function rereadOnce(
   const o = await r.ask(again);
   // an HTTP answer (410: compacted past it, 403, …) says what any further try would say
   if (!o.ok || !o.res.ok) return { why: await outcomeReason(o), final: o.ok };
-  const events = splitList(guardIdle(o.res.body, r.idleMs).stream);
+  const { events } = splitGuarded(o.res.body, r.idleMs);
   let keep = false;
   try {
     const first = await events.next();

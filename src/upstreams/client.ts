@@ -112,6 +112,29 @@ export function forwardableResponseHeaders(upstream: Headers): Headers {
   return out;
 }
 
+/** Calls that listen on one signal derived from the caller's (see callSignal). */
+export const CALLS_PER_SIGNAL = 8;
+
+const derivedSignals = new WeakMap<AbortSignal, { signal: AbortSignal; calls: number }>();
+
+/**
+ * The signal a call listens on, following the caller's: every transport listens to the signal it is
+ * given for as long as the answer streams, and Node warns (MaxListenersExceededWarning) past 10 abort
+ * listeners on one signal, which a fan-out or a merged watch over 10+ clusters would put on the
+ * request's. AbortSignal.any adds no listener to its source (it keeps a weak reference instead), but one
+ * per call costs ≈ 25 µs and a weak reference the GC must trace: up to CALLS_PER_SIGNAL calls share one.
+ */
+export function callSignal(caller: AbortSignal | undefined): AbortSignal | undefined {
+  if (!caller || caller.aborted) return caller;
+  let d = derivedSignals.get(caller);
+  if (!d || d.calls >= CALLS_PER_SIGNAL) {
+    d = { signal: AbortSignal.any([caller]), calls: 0 };
+    derivedSignals.set(caller, d);
+  }
+  d.calls++;
+  return d.signal;
+}
+
 function describe(err: unknown): string {
   const e = err as { message?: string; cause?: { code?: string; message?: string } };
   const cause = e?.cause?.code ?? e?.cause?.message;
@@ -214,11 +237,7 @@ export class UpstreamClient {
       headers.delete('tracestate');
     }
 
-    // a signal of the call's own, following the caller's: every transport listens to the signal it is
-    // given for as long as the answer streams, and Node warns (MaxListenersExceededWarning) past 10 abort
-    // listeners on one signal, which a fan-out or a merged watch over 10+ clusters would put on the
-    // request's. AbortSignal.any adds no listener to its source (it keeps a weak reference instead).
-    const signal = opts.signal && !opts.signal.aborted ? AbortSignal.any([opts.signal]) : opts.signal;
+    const signal = callSignal(opts.signal);
     const onAnswer = this.binding?.onAnswer;
     const t0 = performance.now();
     const took = () => (performance.now() - t0) / 1000;

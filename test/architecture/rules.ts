@@ -49,6 +49,7 @@ export const ROUTE_DISPATCHER = 'src/routes/index.ts';
  */
 export const ROUTE_HELPERS = [
   'src/routes/respond.ts', // writing answers and Statuses
+  'src/routes/listread.ts', // one cluster's list body split under the body-idle timeout (list, respond)
   'src/routes/gather.ts', // asking every cluster for one discovery document (discovery, OpenAPI)
   'src/routes/locate.ts', // finding the owning cluster of a named object (write, connect)
   'src/routes/lastknown.ts', // each cluster's discovery as last seen (discovery)

@@ -1,0 +1,150 @@
+/**
+ * One cluster's list body read for the merge: split into its head, items and tail (src/merge/jsonsplit.ts)
+ * straight from the body's reader, under the body-idle timeout, in one async generator.
+ * A route helper (docs/architecture.md): imports no route.
+ *
+ * Per cluster and request this is what a merged list pays before its first item, so it stays lean: no
+ * Web stream of its own between the body and the splitter (a ReadableStream costs ≈ 20 µs to make on
+ * Node 20, and one more promise per chunk), one idle timer per body re-armed only when it fires early.
+ *
+ * The body is read to its end once the list's tail is in (the merge stops asking at the tail): an answer
+ * whose last bytes (a chunked body's final chunk) are not read yet would otherwise be cancelled, which on
+ * Node destroys the request (an error built with its stack) and its keep-alive connection with it.
+ */
+import { ListSplitter, type SplitEvent } from '../merge/jsonsplit.ts';
+
+/** An upstream body that sent nothing for longer than the body-idle timeout. */
+export class BodyIdleError extends Error {
+  constructor(readonly idleMs: number) {
+    super(`its body sent nothing for ${idleMs / 1000}s`);
+    this.name = 'BodyIdleError';
+  }
+}
+
+const LIST_ARRAYS = { arrayKey: ['items', 'rows'] };
+
+/** A list body being split: its events, and how many bytes came so far (0: the body never began). */
+export interface GuardedSplit {
+  events: AsyncGenerator<SplitEvent>;
+  received(): number;
+}
+
+/**
+ * The events of a list (or Table) body, failing with a {@link BodyIdleError} (and cancelling the body) when
+ * one read waits longer than `idleMs`. Only a waiting read counts: a consumer that reads slowly (the merge
+ * writing to a slow client) never trips it. Cancels the body when the consumer stops before its end or it
+ * is malformed; a body without bytes (or none at all) fails as a truncated list.
+ */
+export function splitGuarded(body: ReadableStream<Uint8Array> | null, idleMs: number): GuardedSplit {
+  const counted = { bytes: 0 };
+  return { events: split(body, idleMs, counted), received: () => counted.bytes };
+}
+
+async function* split(
+  body: ReadableStream<Uint8Array> | null,
+  idleMs: number,
+  counted: { bytes: number },
+): AsyncGenerator<SplitEvent, void, undefined> {
+  const splitter = new ListSplitter(LIST_ARRAYS);
+  if (!body) {
+    splitter.end();
+    return;
+  }
+  const guard = new IdleRead(body.getReader(), idleMs);
+  const queue: SplitEvent[] = [];
+  const push = (e: SplitEvent) => {
+    queue.push(e);
+  };
+  let finished = false;
+  let tail = false;
+  try {
+    for (;;) {
+      const r = await guard.read();
+      if (r.done) break;
+      counted.bytes += r.value.length;
+      splitter.push(r.value, push);
+      for (let k = 0; k < queue.length; k++) {
+        const e = queue[k]!;
+        if (e.type === 'tail' && !tail) {
+          tail = true;
+          finished = await guard.drain(splitter);
+        }
+        yield e;
+      }
+      queue.length = 0;
+      // the list is whole: nothing after its tail is an event (a body that broke after it is cancelled)
+      if (tail) return;
+    }
+    splitter.end();
+    finished = true;
+  } finally {
+    guard.stop();
+    if (!finished) await guard.reader.cancel().catch(() => {});
+    guard.reader.releaseLock();
+  }
+}
+
+/** Reads of one body, each timed by one timer re-armed only when it fires before the read waited long. */
+class IdleRead {
+  private waitingSince = 0; // when the pending read began; 0: none pending
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private failed: BodyIdleError | undefined;
+
+  constructor(
+    readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    private readonly idleMs: number,
+  ) {}
+
+  private readonly check = () => {
+    this.timer = undefined;
+    if (!this.waitingSince) return;
+    const left = this.waitingSince + this.idleMs - Date.now();
+    if (left > 0) {
+      this.timer = setTimeout(this.check, left);
+      return;
+    }
+    this.failed = new BodyIdleError(this.idleMs);
+    // a stalled upstream is dropped at once: its connection must not stay open behind us (the pending
+    // read then ends, and read() throws)
+    this.reader.cancel(this.failed).catch(() => {});
+  };
+
+  async read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    if (this.failed) throw this.failed;
+    this.waitingSince = Date.now();
+    this.timer ??= setTimeout(this.check, this.idleMs);
+    let r: ReadableStreamReadResult<Uint8Array>;
+    try {
+      r = await this.reader.read();
+    } finally {
+      this.waitingSince = 0;
+    }
+    if (this.failed) throw this.failed;
+    return r;
+  }
+
+  /**
+   * After the list's tail: the body's last bytes read to its end (whitespace at most; anything after the
+   * list is ignored, as it was before the tail was known to be the end). True when the body ended.
+   */
+  async drain(splitter: ListSplitter): Promise<boolean> {
+    try {
+      for (;;) {
+        const r = await this.read();
+        if (r.done) break;
+        splitter.push(r.value, () => {});
+      }
+      splitter.end();
+    } catch {
+      // the list is whole; what broke after it is the upstream's business, and the body is cancelled
+      return false;
+    }
+    return true;
+  }
+
+  stop(): void {
+    this.waitingSince = 0;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
