@@ -12,7 +12,11 @@
  * Table, plus a watch burst (every cluster writes its canned events at once) through
  * the fleet vs direct.
  * `scale-curve`: 10 / 50 / 200 clusters for the same 10,000 pods, and 1,000 pods each (--quick leaves out
- * all but 10 × 1,000 and 200 × 50), one table.
+ * all but 10 × 1,000 and 200 × 50), one table. BENCH_SCALE_SHAPES=10x1000,200x50 measures only those.
+ *
+ * BENCH_BASELINE_BUNDLE=<file> (another build of deploy/node/main.ts, say the commit before a change): a
+ * second fleet process from it beside the first, asked as `fleet-base` in the same interleaved rounds, so
+ * a before/after is one run's noise (its CPU per answer and its ratios are printed next to the fleet's).
  */
 import { get, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
@@ -47,6 +51,7 @@ interface SetResult {
     string,
     {
       p50: number;
+      ttfb: number;
       bytes: number;
       items: number;
       fleetCpuMs: number;
@@ -60,7 +65,11 @@ interface SetResult {
   slowest: string;
   idleRss: number;
   peakRss: number;
-  profile?: ProfileSummary & { path: string; shared: boolean };
+  profile?: ProfileSummary & {
+    path: string;
+    shared: boolean;
+    base?: ProfileSummary & { path: string; shared: boolean };
+  };
   unknownPaths: Record<string, number>;
 }
 
@@ -76,14 +85,18 @@ function fleetConfig(ctx: CaseContext, urls: string[]): unknown {
   };
 }
 
-function summarize(samples: AnswerSample[]) {
+/** `fleet` or `fleet-base` (whose CPU is its own process's), or a baseline (whose CPU is the fleet's: ~0) */
+function summarize(samples: AnswerSample[], name = 'fleet') {
   const ok = samples.filter((s) => !s.failed);
+  const cpuKey = name.startsWith('fleet-base') ? 'fleet-base' : 'fleet';
   return {
     n: ok.length,
     p50: median(ok.map((s) => s.ms)),
+    /** time to the first body byte */
+    ttfb: median(ok.map((s) => s.firstByteMs)),
     bytes: median(ok.map((s) => s.bytes)),
     items: median(ok.map((s) => s.count)),
-    fleetCpuMs: median(ok.map((s) => s.cpuMs.fleet)),
+    fleetCpuMs: median(ok.map((s) => s.cpuMs[cpuKey] ?? Number.NaN)),
     cannedCpuMs: median(
       ok.map((s) => Object.entries(s.cpuMs).reduce((n, [k, v]) => n + (k.startsWith('canned') ? v : 0), 0)),
     ),
@@ -102,6 +115,8 @@ interface MeasureOpts {
   watchEvents?: number;
 }
 
+const BASE_BUNDLE = process.env.BENCH_BASELINE_BUNDLE || undefined;
+
 /** One set: canned clusters served, a fresh fleet in front of them, targets interleaved answer by answer. */
 async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Promise<Measured> {
   const reply = await canned.serve({
@@ -112,6 +127,9 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
   });
   const profiling = !!(ctx.profileDir && o.profileLabel);
   const fleet = await startFleetProcess(fleetConfig(ctx, reply.urls), { inspect: profiling });
+  const base = BASE_BUNDLE
+    ? await startFleetProcess(fleetConfig(ctx, reply.urls), { inspect: profiling, bundle: BASE_BUNDLE })
+    : undefined;
   const direct = (i: number) => `${reply.urls[i]}${PODS_PATH}`;
   const names = reply.urls.map((_, i) => `c${i + 1}`);
   // the slowest cluster: a probe of (at most 10 of) them; they are alike, so this only picks the unluckiest
@@ -122,7 +140,7 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
     warmup: 1,
   } satisfies SequenceSpec);
   const slowestAt = probe.reduce(
-    (a, b, k) => (summarize(b.samples).p50 > summarize(probe[a]!.samples).p50 ? k : a),
+    (a, b, k) => (summarize(b.samples, b.name).p50 > summarize(probe[a]!.samples, b.name).p50 ? k : a),
     0,
   );
   const slowest = names[probeIdx[slowestAt]!]!;
@@ -131,6 +149,8 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
     const headers = form === 'json' ? ACCEPT_JSON : ACCEPT_TABLE;
     const sfx = form === 'json' ? '' : '-table';
     targets.push({ name: `fleet${sfx}`, steps: [{ url: `${fleet.url}${PODS_PATH}`, headers }] });
+    if (base)
+      targets.push({ name: `fleet-base${sfx}`, steps: [{ url: `${base.url}${PODS_PATH}`, headers }] });
     if (o.baselines.includes('slowest'))
       targets.push({ name: `slowest${sfx}`, steps: [{ url: direct(probeIdx[slowestAt]!), headers }] });
     if (o.baselines.includes('parallel'))
@@ -141,6 +161,7 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
       });
   }
   const cpuPids: Record<string, number> = { fleet: fleet.pid };
+  if (base) cpuPids['fleet-base'] = base.pid;
   canned.pids.forEach((pid, k) => {
     cpuPids[`canned${k}`] = pid;
   });
@@ -152,7 +173,7 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
   await new Promise((r) => setTimeout(r, 200));
   const idleRss = procMemory(fleet.pid)?.rss ?? Number.NaN;
   const reset = resetPeak(fleet.pid);
-  if (profiling) await fleet.profileStart();
+  if (profiling) await Promise.all([fleet.profileStart(), base?.profileStart()]);
   const rounds: SequenceResult[][] = [];
   for (let r = 0; r < o.rounds; r++) {
     const res = await ctx.load<SequenceResult[]>('sequences', {
@@ -164,28 +185,37 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
     rounds.push(res);
     ctx.log(
       `   ${o.clusters}×${o.pods} round ${r + 1}/${o.rounds}  ` +
-        res.map((t) => `${t.name} ${summarize(t.samples).p50.toFixed(0)} ms`).join(', '),
+        res.map((t) => `${t.name} ${summarize(t.samples, t.name).p50.toFixed(0)} ms`).join(', '),
     );
   }
   let profile: SetResult['profile'];
   if (profiling) {
     const path = await fleet.profileStop(join(ctx.profileDir!, `${o.profileLabel}.cpuprofile`));
     profile = { path, shared: false, ...summarizeProfile(path) };
+    if (base) {
+      const bpath = await base.profileStop(join(ctx.profileDir!, `${o.profileLabel}-base.cpuprofile`));
+      profile.base = { path: bpath, shared: false, ...summarizeProfile(bpath) };
+    }
   }
+  base?.stop();
   const peakRss = reset ? (procMemory(fleet.pid)?.hwm ?? Number.NaN) : Number.NaN;
   const all = (name: string) => rounds.flatMap((rs) => rs.find((t) => t.name === name)!.samples);
   const sums: SetResult['targets'] = {};
-  for (const t of targets) sums[t.name] = summarize(all(t.name));
+  for (const t of targets) sums[t.name] = summarize(all(t.name), t.name);
   const perRound: Record<string, number[]> = {};
+  const p50In = (rs: SequenceResult[], name: string) =>
+    summarize(rs.find((x) => x.name === name)!.samples, name).p50;
   for (const t of targets) {
     if (t.name.startsWith('fleet')) continue;
-    const fleetName = t.name.includes('-table') ? 'fleet-table' : 'fleet';
-    perRound[`${fleetName}/${t.name}`] = rounds.map(
-      (rs) =>
-        summarize(rs.find((x) => x.name === fleetName)!.samples).p50 /
-        summarize(rs.find((x) => x.name === t.name)!.samples).p50,
-    );
+    const sfx = t.name.includes('-table') ? '-table' : '';
+    for (const fleetName of [`fleet${sfx}`, ...(base ? [`fleet-base${sfx}`] : [])])
+      perRound[`${fleetName}/${t.name}`] = rounds.map((rs) => p50In(rs, fleetName) / p50In(rs, t.name));
   }
+  if (base)
+    for (const sfx of o.forms.map((f) => (f === 'json' ? '' : '-table')))
+      perRound[`fleet${sfx}/fleet-base${sfx}`] = rounds.map(
+        (rs) => p50In(rs, `fleet${sfx}`) / p50In(rs, `fleet-base${sfx}`),
+      );
   const { unknownPaths } = await canned.counters();
   const set: SetResult = {
     clusters: o.clusters,
@@ -300,6 +330,7 @@ function setRows(s: SetResult): string[][] {
     `${s.clusters}×${s.pods} ${name}`,
     String(t.n),
     fmt.ms(t.p50),
+    fmt.ms(t.ttfb),
     fmt.bytes(t.bytes),
     Number.isFinite(t.items) && !name.includes('table') ? String(t.items) : '-',
     name.startsWith('fleet') ? fmt.ms(t.fleetCpuMs) : '-',
@@ -356,6 +387,7 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
         'set target',
         'answers',
         'p50 ms',
+        'first byte ms',
         'body',
         'items',
         'fleet CPU ms',
@@ -448,6 +480,11 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
     });
   }
   if (small.profile) lines.push(formatProfile(small.profile));
+  if (small.profile?.base) lines.push('   baseline bundle (fleet-base):', formatProfile(small.profile.base));
+  if (BASE_BUNDLE)
+    lines.push(
+      `   same run, this build ÷ BENCH_BASELINE_BUNDLE: p50 ${sets.map((s) => `${s.clusters}×${s.pods} ${fmt.x(ratioOf(s, 'fleet/fleet-base'))}`).join(', ')}; fleet CPU ${sets.map((s) => `${fmt.ms(s.targets.fleet!.fleetCpuMs)} vs ${fmt.ms(s.targets['fleet-base']!.fleetCpuMs)} ms`).join(', ')}`,
+    );
   const failures = sets.flatMap((s) =>
     Object.entries(s.targets).flatMap(([n, t]) => t.failures.map((f) => `${n}: ${f}`)),
   );
@@ -493,9 +530,11 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
           [200, 1000, '1,000 each'],
         ] as Array<[number, number, string]>)),
   ];
+  const only = process.env.BENCH_SCALE_SHAPES?.split(',').map((x) => x.trim());
   const canned = await sharedCanned();
   const sets: Array<SetResult & { shape: string }> = [];
   for (const [clusters, pods, shape] of shapes) {
+    if (only && !only.includes(`${clusters}x${pods}`)) continue;
     const m = await measureSet(ctx, canned, {
       clusters,
       pods,
@@ -503,28 +542,32 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
       baselines: ['parallel'],
       rounds,
       iterations: clusters * pods > 50_000 ? 1 : 2,
+      profileLabel: `scale-curve-${clusters}x${pods}`,
     });
     m.fleet.stop();
     sets.push({ ...m.set, shape });
   }
   const items = (s: SetResult) => s.clusters * s.pods;
-  const rows = sets.map((s) => {
-    const f = s.targets.fleet!;
-    return [
-      `${s.clusters}×${s.pods}`,
-      s.shape,
-      fmt.ms(f.p50),
-      fmt.ms(s.targets.parallel!.p50),
-      fmt.x(ratioOf(s, 'fleet/parallel')),
-      fmt.ms(f.fleetCpuMs),
-      ((f.fleetCpuMs * 1000) / items(s)).toFixed(1),
-      fmt.bytes(f.bytes),
-      (f.bytes / items(s)).toFixed(0),
-      fmt.bytes(s.peakRss),
-      fmt.bytes(s.peakRss - s.idleRss),
-      fmt.bytes(s.single.json),
-    ];
-  });
+  const rows = sets.flatMap((s) =>
+    (BASE_BUNDLE ? ['fleet', 'fleet-base'] : ['fleet']).map((name) => {
+      const f = s.targets[name]!;
+      return [
+        `${s.clusters}×${s.pods}${name === 'fleet' ? '' : ' (base)'}`,
+        s.shape,
+        fmt.ms(f.p50),
+        fmt.ms(f.ttfb),
+        fmt.ms(s.targets.parallel!.p50),
+        fmt.x(ratioOf(s, `${name}/parallel`)),
+        fmt.ms(f.fleetCpuMs),
+        ((f.fleetCpuMs * 1000) / items(s)).toFixed(1),
+        fmt.bytes(f.bytes),
+        (f.bytes / items(s)).toFixed(0),
+        fmt.bytes(s.peakRss),
+        fmt.bytes(s.peakRss - s.idleRss),
+        fmt.bytes(s.single.json),
+      ];
+    }),
+  );
   const lines = [
     `   canned clusters (+${LATENCY_MS} ms), JSON; ${rounds} round(s); fleet ÷ parallel = median of per-round p50 ratios`,
     '',
@@ -533,6 +576,7 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
         'clusters×pods',
         'shape',
         'fleet p50 ms',
+        'first byte ms',
         'parallel p50 ms',
         'fleet ÷ parallel',
         'fleet CPU ms',
@@ -547,12 +591,22 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
     ),
     quick ? '   (--quick: the ends of the curve only; 50×200, 50×1,000 and 200×1,000 left out)' : '',
   ];
+  for (const s of sets) {
+    if (s.profile) lines.push(`   profile ${s.clusters}×${s.pods}:`, formatProfile(s.profile));
+    if (s.profile?.base)
+      lines.push(`   profile ${s.clusters}×${s.pods} (base):`, formatProfile(s.profile.base));
+  }
   const by = (c: number, p: number) => sets.find((s) => s.clusters === c && s.pods === p);
-  const a = by(10, 1000)!;
-  const z = by(200, 50)!;
-  const cpuItem = (s: SetResult) => s.targets.fleet!.fleetCpuMs / items(s);
+  const a = by(10, 1000);
+  const z = by(200, 50);
+  const cpuItem = (s: SetResult, name = 'fleet') => s.targets[name]!.fleetCpuMs / items(s);
   const bytesItem = (s: SetResult) => s.targets.fleet!.bytes / items(s);
+  if (!a || !z) return { text: lines.join('\n'), goals: [], figures: { sets } };
   const growth = (f: (s: SetResult) => number) => f(z) / f(a);
+  if (BASE_BUNDLE)
+    lines.push(
+      `   same run, BENCH_BASELINE_BUNDLE: CPU per item 10 → 200 clusters ${(cpuItem(a, 'fleet-base') * 1000).toFixed(1)} → ${(cpuItem(z, 'fleet-base') * 1000).toFixed(1)} µs (${fmt.x(growth((s) => cpuItem(s, 'fleet-base')))}); this build ${(cpuItem(a) * 1000).toFixed(1)} → ${(cpuItem(z) * 1000).toFixed(1)} µs (${fmt.x(growth((s) => cpuItem(s)))})`,
+    );
   const goals: GoalCheck[] = [
     {
       goal: `goal 3: fleet ÷ parallel stays flat, 10 → 200 clusters, same 10,000 pods (≤ ${CANNED_GOAL.flat}× growth)`,
