@@ -9,7 +9,7 @@ import {
   type Endpoint,
   endpointSchema,
   type FleetConfig,
-  formatZodError,
+  formatConfigError,
   staticMemberSchema,
 } from './config/schema.ts';
 import { resolveSecurityFiles } from './config/security.ts';
@@ -32,7 +32,7 @@ function controlPlaneEndpoint(config: FleetConfig, platform: Platform): Endpoint
     ...raw,
     ...(cp.timeoutSeconds ? { timeoutSeconds: cp.timeoutSeconds } : {}),
   });
-  if (!parsed.success) throw new ConfigError(formatZodError(parsed.error, where));
+  if (!parsed.success) throw new ConfigError(formatConfigError(parsed.error, where));
   return parsed.data;
 }
 

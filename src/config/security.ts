@@ -1,5 +1,5 @@
 /**
- * The fleet's security configuration, validated with zod/mini (./zod.ts): who may call (authentication), what identity goes
+ * The fleet's security configuration, validated with valibot (./valibot.ts): who may call (authentication), what identity goes
  * upstream, who may impersonate whom (`kubectl --as`), the optional fleet authorization policy, the audit log,
  * request limits and (Node only) TLS serving. Imported by ./schema.ts as sections of the fleet config.
  *
@@ -7,9 +7,21 @@
  * `--requestheader-allowed-names` → `allowedNames`, `--token-auth-file` → `staticTokens.file`).
  */
 
-import * as z from 'zod/mini';
 import { base64Encode } from '../util/base64.ts';
-import { gte, httpUrl, int, lte, minLength, type RefinementCtx, refine, regex, superRefine } from './zod.ts';
+import * as v from './valibot.ts';
+import {
+  gte,
+  httpUrl,
+  int,
+  lte,
+  minLength,
+  parsing,
+  type RefinementCtx,
+  refine,
+  regex,
+  strict,
+  superRefine,
+} from './valibot.ts';
 
 /** Asymmetric JWS algorithms only: never `none`, never a shared secret (HS*) for a public issuer. */
 export const JWT_ALGORITHMS = [
@@ -27,28 +39,28 @@ export const JWT_ALGORITHMS = [
 ] as const;
 
 const url = httpUrl('must be an http(s) URL');
-const headerName = z.string().check(regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name'));
+const headerName = v.pipe(v.string(), regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name'));
 
 /** Where the keys that sign tokens come from: a JWKS URL, an inline key set, or OIDC discovery. */
 const keySource = {
   /** JWKS endpoint; fetched, cached and refetched on an unknown key id (rotation). Default: OIDC discovery */
-  jwksUrl: z.optional(url),
+  jwksUrl: v.optional(url),
   /** static keys (a JWK Set document) instead of fetching them */
-  jwks: z.optional(z.object({ keys: z.array(z.record(z.string(), z.unknown())).check(minLength(1)) })),
+  jwks: v.optional(v.object({ keys: v.pipe(v.array(v.record(v.unknown())), minLength(1)) })),
   /** a token with an unknown key id refetches the JWKS (key rotation), at most this often */
-  jwksMinRefreshSeconds: z._default(z.number().check(gte(0), lte(3600)), 30),
+  jwksMinRefreshSeconds: v.optional(v.pipe(v.number(), gte(0), lte(3600)), 30),
 };
 
 const claimMapping = {
   /** accepted signing algorithms (`--oidc-signing-algs`) */
-  algorithms: z._default(z.array(z.enum(JWT_ALGORITHMS)).check(minLength(1)), ['RS256']),
+  algorithms: v.optional(v.pipe(v.array(v.picklist(JWT_ALGORITHMS)), minLength(1)), ['RS256']),
   /** tolerated clock difference for exp / nbf / iat */
-  clockSkewSeconds: z._default(z.number().check(int(), gte(0), lte(600)), 0),
-  groupsClaim: z.optional(z.string().check(minLength(1))),
-  groupsPrefix: z._default(z.string(), ''),
-  uidClaim: z.optional(z.string().check(minLength(1))),
+  clockSkewSeconds: v.optional(v.pipe(v.number(), int(), gte(0), lte(600)), 0),
+  groupsClaim: v.optional(v.pipe(v.string(), minLength(1))),
+  groupsPrefix: v.optional(v.string(), ''),
+  uidClaim: v.optional(v.pipe(v.string(), minLength(1))),
   /** claims that must be present with exactly this value (`--oidc-required-claim`) */
-  requiredClaims: z._default(z.record(z.string(), z.string()), {}),
+  requiredClaims: v.optional(v.record(v.string()), {}),
 };
 
 function keySourceRefine(
@@ -63,39 +75,45 @@ function keySourceRefine(
     });
 }
 
-export const oidcSchema = z
-  .strictObject({
-    /** must equal the token's `iss` exactly (`--oidc-issuer-url`) */
-    issuer: z.string().check(minLength(1)),
-    /** the token's `aud` must contain one of these (`--oidc-client-id`) */
-    audiences: z.array(z.string().check(minLength(1))).check(minLength(1)),
-    ...keySource,
-    ...claimMapping,
-    usernameClaim: z._default(z.string().check(minLength(1)), 'sub'),
-    /** default as kube: `<issuer>#` unless the claim is `email`; `-` disables prefixing */
-    usernamePrefix: z.optional(z.string()),
-  })
-  .check(superRefine(keySourceRefine));
+export const oidcSchema = parsing(
+  v.pipe(
+    strict({
+      /** must equal the token's `iss` exactly (`--oidc-issuer-url`) */
+      issuer: v.pipe(v.string(), minLength(1)),
+      /** the token's `aud` must contain one of these (`--oidc-client-id`) */
+      audiences: v.pipe(v.array(v.pipe(v.string(), minLength(1))), minLength(1)),
+      ...keySource,
+      ...claimMapping,
+      usernameClaim: v.optional(v.pipe(v.string(), minLength(1)), 'sub'),
+      /** default as kube: `<issuer>#` unless the claim is `email`; `-` disables prefixing */
+      usernamePrefix: v.optional(v.string()),
+    }),
+    superRefine(keySourceRefine),
+  ),
+);
 
 /** A signed identity assertion set by an access-controlling edge in front of the fleet (e.g. an access proxy). */
-export const edgeSchema = z
-  .strictObject({
-    /** request header that carries the assertion JWT */
-    header: z._default(headerName, 'Cf-Access-Jwt-Assertion'),
-    issuer: z.string().check(minLength(1)),
-    audiences: z.array(z.string().check(minLength(1))).check(minLength(1)),
-    ...keySource,
-    ...claimMapping,
-    usernameClaim: z._default(z.string().check(minLength(1)), 'email'),
-    usernamePrefix: z._default(z.string(), ''),
-  })
-  .check(superRefine(keySourceRefine));
+export const edgeSchema = parsing(
+  v.pipe(
+    strict({
+      /** request header that carries the assertion JWT */
+      header: v.optional(headerName, 'Cf-Access-Jwt-Assertion'),
+      issuer: v.pipe(v.string(), minLength(1)),
+      audiences: v.pipe(v.array(v.pipe(v.string(), minLength(1))), minLength(1)),
+      ...keySource,
+      ...claimMapping,
+      usernameClaim: v.optional(v.pipe(v.string(), minLength(1)), 'email'),
+      usernamePrefix: v.optional(v.string(), ''),
+    }),
+    superRefine(keySourceRefine),
+  ),
+);
 
 const clientCA = {
   /** PEM bundle file (Node) */
-  clientCA: z.optional(z.string().check(minLength(1))),
+  clientCA: v.optional(v.pipe(v.string(), minLength(1))),
   /** PEM bundle, base64 (as kubeconfig's …Data fields) */
-  clientCAData: z.optional(z.string().check(minLength(1))),
+  clientCAData: v.optional(v.pipe(v.string(), minLength(1))),
 };
 
 function oneCA(c: { clientCA?: string | undefined; clientCAData?: string | undefined }, ctx: RefinementCtx) {
@@ -107,135 +125,143 @@ function oneCA(c: { clientCA?: string | undefined; clientCAData?: string | undef
  * Front-proxy headers (`--requestheader-*`): honoured only on a TLS connection whose client certificate
  * chains to `clientCA` (and, when `allowedNames` is set, whose CN is listed). Node only.
  */
-export const frontProxySchema = z
-  .strictObject({
+export const frontProxySchema = v.pipe(
+  strict({
     ...clientCA,
-    allowedNames: z._default(z.array(z.string().check(minLength(1))), []),
-    usernameHeaders: z._default(z.array(headerName).check(minLength(1)), ['X-Remote-User']),
-    uidHeaders: z._default(z.array(headerName), ['X-Remote-Uid']),
-    groupHeaders: z._default(z.array(headerName), ['X-Remote-Group']),
-    extraHeaderPrefixes: z._default(z.array(headerName), ['X-Remote-Extra-']),
-  })
-  .check(superRefine(oneCA));
+    allowedNames: v.optional(v.array(v.pipe(v.string(), minLength(1))), []),
+    usernameHeaders: v.optional(v.pipe(v.array(headerName), minLength(1)), ['X-Remote-User']),
+    uidHeaders: v.optional(v.array(headerName), ['X-Remote-Uid']),
+    groupHeaders: v.optional(v.array(headerName), ['X-Remote-Group']),
+    extraHeaderPrefixes: v.optional(v.array(headerName), ['X-Remote-Extra-']),
+  }),
+  superRefine(oneCA),
+);
 
 /** x509 client certificates (`--client-ca-file`): CN is the user, O the groups. Node only. */
-export const x509Schema = z.strictObject({ ...clientCA }).check(superRefine(oneCA));
+export const x509Schema = v.pipe(strict({ ...clientCA }), superRefine(oneCA));
 
 /** Static bearer tokens in kube's `--token-auth-file` CSV format: `token,user,uid,"group1,group2"`. */
-export const staticTokensSchema = z
-  .strictObject({ file: z.optional(z.string().check(minLength(1))), csv: z.optional(z.string()) })
-  .check(refine((s) => (s.file === undefined) !== (s.csv === undefined), 'set exactly one of file or csv'));
+export const staticTokensSchema = v.pipe(
+  strict({ file: v.optional(v.pipe(v.string(), minLength(1))), csv: v.optional(v.string()) }),
+  refine(
+    (s: { file?: string; csv?: string }) => (s.file === undefined) !== (s.csv === undefined),
+    'set exactly one of file or csv',
+  ),
+);
 
-export const authenticationSchema = z.prefault(
-  z
-    .strictObject({
-      oidc: z._default(z.array(oidcSchema), []),
-      edge: z.optional(edgeSchema),
-      frontProxy: z.optional(frontProxySchema),
-      x509: z.optional(x509Schema),
-      staticTokens: z.optional(staticTokensSchema),
-      /**
-       * how long a bearer token's successful authentication is reused (never past the token's expiry), as
-       * kube-apiserver's token cache (10 s); 0 verifies every request
-       */
-      tokenCacheSeconds: z._default(z.number().check(gte(0), lte(300)), 10),
-      /** requests no authenticator claims act as system:anonymous (each cluster's RBAC still decides) */
-      anonymous: z.prefault(z.strictObject({ enabled: z._default(z.boolean(), false) }), {}),
-    })
-    // in the same round as every other problem of the file, not after it is fixed
-    .check(
-      superRefine((a, ctx) => {
-        if (a.oidc.length || a.edge || a.frontProxy || a.x509 || a.staticTokens || a.anonymous.enabled)
-          return;
-        ctx.addIssue({ message: NO_AUTHENTICATOR });
+export const authenticationSchema = parsing(
+  v.optional(
+    v.pipe(
+      strict({
+        oidc: v.optional(v.array(oidcSchema), []),
+        edge: v.optional(edgeSchema),
+        frontProxy: v.optional(frontProxySchema),
+        x509: v.optional(x509Schema),
+        staticTokens: v.optional(staticTokensSchema),
+        /**
+         * how long a bearer token's successful authentication is reused (never past the token's expiry), as
+         * kube-apiserver's token cache (10 s); 0 verifies every request
+         */
+        tokenCacheSeconds: v.optional(v.pipe(v.number(), gte(0), lte(300)), 10),
+        /** requests no authenticator claims act as system:anonymous (each cluster's RBAC still decides) */
+        anonymous: v.optional(strict({ enabled: v.optional(v.boolean(), false) }), {}),
       }),
+      // in the same round as every other problem of the file, not after it is fixed
+      superRefine(
+        (a: { oidc: unknown[]; anonymous: { enabled: boolean } } & Record<string, unknown>, ctx) => {
+          if (a.oidc.length || a.edge || a.frontProxy || a.x509 || a.staticTokens || a.anonymous.enabled)
+            return;
+          ctx.addIssue({ message: NO_AUTHENTICATOR });
+        },
+      ),
     ),
-  {},
+    {},
+  ),
 );
 
 export const NO_AUTHENTICATOR =
   'no authenticator is configured and anonymous access is off, so every request would be refused; configure oidc, edge, staticTokens, x509 or frontProxy, or set anonymous.enabled: true (callers then act as system:anonymous in every cluster)';
 
-export const upstreamIdentitySchema = z.prefault(
-  z.strictObject({
+export const upstreamIdentitySchema = v.optional(
+  strict({
     /**
      * impersonate: the fleet's credential plus Impersonate-* for the caller (every cluster trusts the fleet);
      * passthrough: the caller's own bearer token, no impersonation (every cluster trusts the caller's issuer)
      */
-    mode: z._default(z.enum(['impersonate', 'passthrough']), 'impersonate'),
+    mode: v.optional(v.picklist(['impersonate', 'passthrough']), 'impersonate'),
   }),
   {},
 );
 
 /** The caller's own impersonation (`kubectl --as`, `--as-group`, `--as-uid`). */
-export const callerImpersonationSchema = z.prefault(
-  z.strictObject({
+export const callerImpersonationSchema = v.optional(
+  strict({
     /** false: any Impersonate-* header from a caller is refused with 403 */
-    enabled: z._default(z.boolean(), true),
+    enabled: v.optional(v.boolean(), true),
     /** where the SubjectAccessReview runs: the control plane, or the request's single target cluster */
-    reviewOn: z._default(z.enum(['controlPlane', 'target']), 'controlPlane'),
+    reviewOn: v.optional(v.picklist(['controlPlane', 'target']), 'controlPlane'),
     /** how long a review's answer is reused for the same caller and request */
-    cacheSeconds: z._default(z.number().check(gte(0), lte(600)), 10),
+    cacheSeconds: v.optional(v.pipe(v.number(), gte(0), lte(600)), 10),
   }),
   {},
 );
 
-const policyRuleSchema = z
-  .strictObject({
-    users: z.optional(z.array(z.string().check(minLength(1)))),
-    groups: z.optional(z.array(z.string().check(minLength(1)))),
+const policyRuleSchema = v.pipe(
+  strict({
+    users: v.optional(v.array(v.pipe(v.string(), minLength(1)))),
+    groups: v.optional(v.array(v.pipe(v.string(), minLength(1)))),
     /** `all`, `karmada`, member names, or `*` */
-    clusterspaces: z._default(z.array(z.string().check(minLength(1))).check(minLength(1)), ['*']),
+    clusterspaces: v.optional(v.pipe(v.array(v.pipe(v.string(), minLength(1))), minLength(1)), ['*']),
     /** Kubernetes verbs (get, list, watch, create, update, patch, delete, deletecollection, …) or `*` */
-    verbs: z._default(z.array(z.string().check(minLength(1))).check(minLength(1)), ['*']),
-  })
-  .check(
-    refine(
-      (r) => (r.users?.length ?? 0) + (r.groups?.length ?? 0) > 0,
-      'a rule needs users or groups (use group system:authenticated for everyone signed in)',
-    ),
-  );
+    verbs: v.optional(v.pipe(v.array(v.pipe(v.string(), minLength(1))), minLength(1)), ['*']),
+  }),
+  refine(
+    (r) => (r.users?.length ?? 0) + (r.groups?.length ?? 0) > 0,
+    'a rule needs users or groups (use group system:authenticated for everyone signed in)',
+  ),
+);
 
 /** Optional fleet-level policy; absent: allow, and let each cluster's RBAC decide. */
-export const authorizationSchema = z.strictObject({ rules: z.array(policyRuleSchema) });
+export const authorizationSchema = parsing(strict({ rules: v.array(policyRuleSchema) }));
 
-export const auditSchema = z.prefault(z.strictObject({ enabled: z._default(z.boolean(), false) }), {});
+export const auditSchema = v.optional(strict({ enabled: v.optional(v.boolean(), false) }), {});
 
-export const limitsSchema = z.prefault(
-  z.strictObject({
-    /** kube-apiserver's own limit for a request body is 3 MiB */
-    maxBodyBytes: z._default(z.number().check(int(), gte(1024), lte(1024 ** 3)), 3 * 1024 * 1024),
-    /** Workers refuse URLs over 16 KiB */
-    maxUrlBytes: z._default(z.number().check(int(), gte(256), lte(1024 * 1024)), 16 * 1024),
-    maxHeaderBytes: z._default(z.number().check(int(), gte(1024), lte(1024 * 1024)), 32 * 1024),
-    maxHeaderCount: z._default(z.number().check(int(), gte(8), lte(10_000)), 128),
-  }),
-  {},
+export const limitsSchema = parsing(
+  v.optional(
+    strict({
+      /** kube-apiserver's own limit for a request body is 3 MiB */
+      maxBodyBytes: v.optional(v.pipe(v.number(), int(), gte(1024), lte(1024 ** 3)), 3 * 1024 * 1024),
+      /** Workers refuse URLs over 16 KiB */
+      maxUrlBytes: v.optional(v.pipe(v.number(), int(), gte(256), lte(1024 * 1024)), 16 * 1024),
+      maxHeaderBytes: v.optional(v.pipe(v.number(), int(), gte(1024), lte(1024 * 1024)), 32 * 1024),
+      maxHeaderCount: v.optional(v.pipe(v.number(), int(), gte(8), lte(10_000)), 128),
+    }),
+    {},
+  ),
 );
 
 /** TLS for the Node server (`--tls-cert-file`, `--tls-private-key-file`); Workers terminate TLS at the edge. */
-export const servingSchema = z
-  .strictObject({
-    certFile: z.optional(z.string().check(minLength(1))),
-    keyFile: z.optional(z.string().check(minLength(1))),
-    certData: z.optional(z.string().check(minLength(1))),
-    keyData: z.optional(z.string().check(minLength(1))),
-  })
-  .check(
-    refine(
-      (s) => !!(s.certFile || s.certData) && !!(s.keyFile || s.keyData),
-      'needs a certificate (certFile or certData) and its key (keyFile or keyData)',
-    ),
-  );
+export const servingSchema = v.pipe(
+  strict({
+    certFile: v.optional(v.pipe(v.string(), minLength(1))),
+    keyFile: v.optional(v.pipe(v.string(), minLength(1))),
+    certData: v.optional(v.pipe(v.string(), minLength(1))),
+    keyData: v.optional(v.pipe(v.string(), minLength(1))),
+  }),
+  refine(
+    (s) => !!(s.certFile || s.certData) && !!(s.keyFile || s.keyData),
+    'needs a certificate (certFile or certData) and its key (keyFile or keyData)',
+  ),
+);
 
-export type AuthenticationConfig = z.output<typeof authenticationSchema>;
-export type OidcConfig = z.output<typeof oidcSchema>;
-export type EdgeConfig = z.output<typeof edgeSchema>;
-export type FrontProxyConfig = z.output<typeof frontProxySchema>;
-export type PolicyConfig = z.output<typeof authorizationSchema>;
-export type LimitsConfig = z.output<typeof limitsSchema>;
-export type CallerImpersonationConfig = z.output<typeof callerImpersonationSchema>;
-export type UpstreamIdentityConfig = z.output<typeof upstreamIdentitySchema>;
+export type AuthenticationConfig = v.InferOutput<typeof authenticationSchema>;
+export type OidcConfig = v.InferOutput<typeof oidcSchema>;
+export type EdgeConfig = v.InferOutput<typeof edgeSchema>;
+export type FrontProxyConfig = v.InferOutput<typeof frontProxySchema>;
+export type PolicyConfig = v.InferOutput<typeof authorizationSchema>;
+export type LimitsConfig = v.InferOutput<typeof limitsSchema>;
+export type CallerImpersonationConfig = v.InferOutput<typeof callerImpersonationSchema>;
+export type UpstreamIdentityConfig = v.InferOutput<typeof upstreamIdentitySchema>;
 
 /**
  * Turns the security section's file references into inline data (token CSV, client CA bundles, serving
@@ -245,7 +271,7 @@ export type UpstreamIdentityConfig = z.output<typeof upstreamIdentitySchema>;
 export function resolveSecurityFiles<
   C extends {
     authentication: AuthenticationConfig;
-    serving?: z.output<typeof servingSchema> | undefined;
+    serving?: v.InferOutput<typeof servingSchema> | undefined;
   },
 >(
   config: C,
