@@ -111,16 +111,42 @@ const REFERRING_TOP = [...REFERRING_MEMBERS, 'target'].map(enc);
 /** members of spec naming other objects in kinds rarer than pods */
 const REFERRING_SPEC = [...REFERRING_SPEC_MEMBERS].map(enc);
 
-function is(b: Uint8Array, at: number, len: number, key: Uint8Array): boolean {
-  if (len !== key.length) return false;
-  for (let k = 0; k < len; k++) if (b[at + k] !== key[k]) return false;
-  return true;
+/** a key a context knows: the slot its value gets, its bit in `seen` (0: may come twice), REFS_* it sets */
+interface Known {
+  key: Uint8Array;
+  slot: number;
+  bit: number;
+  refs: number;
 }
 
-function isAny(b: Uint8Array, at: number, len: number, keys: readonly Uint8Array[]): boolean {
-  for (const k of keys) if (is(b, at, len, k)) return true;
-  return false;
+/** per context, per key length: the keys of that length it knows (most keys' lengths match none) */
+const KNOWN: Array<Array<Known[] | undefined> | undefined> = [];
+
+function know(ctx: number, key: Uint8Array, slot: number, bit: number, refs = 0): void {
+  const byLen = (KNOWN[ctx] ??= []);
+  while (byLen.length <= key.length) byLen.push(undefined);
+  (byLen[key.length] ??= []).push({ key, slot, bit, refs });
 }
+know(ITEM, K_METADATA, META, 1);
+know(ITEM, K_SPEC, SPEC, 2);
+know(ITEM, K_STATUS, STATUS, 4);
+know(ITEM, K_KIND, SLOT_KIND, 8);
+for (const k of REFERRING_TOP) know(ITEM, k, NONE, 0, REFS_TOP);
+know(META, K_NAME, SLOT_NAME, 16);
+know(META, K_RV, SLOT_RV, 32);
+know(META, K_LABELS, LABELS, 64);
+know(META, K_ANNOTATIONS, ANNOTATIONS, 128);
+know(META, K_OWNERS, OWNERS, 256);
+know(SPEC, K_CONTAINERS, SLOT_CONTAINERS, 512);
+know(SPEC, K_NODENAME, SLOT_NODENAME, 1024);
+for (const k of REFERRING_SPEC) know(SPEC, k, NONE, 0, REFS_SPEC);
+know(STATUS, K_NOMINATED, NONE, 0, REFS_NOMINATED);
+know(LABELS, K_MARKER, SLOT_MARK, 2048);
+know(ANNOTATIONS, K_MARKER, SLOT_MARK, 4096);
+// a name given twice in one element is found by arr (OWNERS)
+know(OWNER, K_NAME, SLOT_OWNER_NAME, 0);
+know(ROW, K_CELLS, CELLS, 8192);
+know(ROW, K_OBJECT, ITEM, 16384);
 
 /**
  * What the key at `at` (`len` bytes, quotes excluded) of an object in context `ctx` is to the rewriting:
@@ -139,44 +165,24 @@ export function keySlot(
     f.odd = true;
     return NONE;
   }
-  switch (ctx) {
-    case ITEM:
-      if (is(b, at, len, K_METADATA)) return once(f, 1, META);
-      if (is(b, at, len, K_SPEC)) return once(f, 2, SPEC);
-      if (is(b, at, len, K_STATUS)) return once(f, 4, STATUS);
-      if (is(b, at, len, K_KIND)) return once(f, 8, SLOT_KIND);
-      if (isAny(b, at, len, REFERRING_TOP)) f.refs |= REFS_TOP;
+  if (ctx === META) f.mdKeys++;
+  else if (ctx === LABELS) f.labelsKeys++;
+  else if (ctx === ANNOTATIONS) f.annKeys++;
+  const byLen = KNOWN[ctx];
+  if (byLen === undefined || len >= byLen.length) return NONE;
+  const known = byLen[len];
+  if (known === undefined) return NONE;
+  for (let k = 0; k < known.length; k++) {
+    const kn = known[k]!;
+    const key = kn.key;
+    let j = 0;
+    while (j < len && b[at + j] === key[j]) j++;
+    if (j < len) continue;
+    if (kn.refs) {
+      f.refs |= kn.refs;
       return NONE;
-    case META:
-      f.mdKeys++;
-      if (is(b, at, len, K_NAME)) return once(f, 16, SLOT_NAME);
-      if (is(b, at, len, K_RV)) return once(f, 32, SLOT_RV);
-      if (is(b, at, len, K_LABELS)) return once(f, 64, LABELS);
-      if (is(b, at, len, K_ANNOTATIONS)) return once(f, 128, ANNOTATIONS);
-      if (is(b, at, len, K_OWNERS)) return once(f, 256, OWNERS);
-      return NONE;
-    case SPEC:
-      if (is(b, at, len, K_CONTAINERS)) return once(f, 512, SLOT_CONTAINERS);
-      if (is(b, at, len, K_NODENAME)) return once(f, 1024, SLOT_NODENAME);
-      if (isAny(b, at, len, REFERRING_SPEC)) f.refs |= REFS_SPEC;
-      return NONE;
-    case STATUS:
-      if (is(b, at, len, K_NOMINATED)) f.refs |= REFS_NOMINATED;
-      return NONE;
-    case LABELS:
-    case ANNOTATIONS:
-      if (ctx === LABELS) f.labelsKeys++;
-      else f.annKeys++;
-      if (is(b, at, len, K_MARKER)) return once(f, ctx === LABELS ? 2048 : 4096, SLOT_MARK);
-      return NONE;
-    case OWNER:
-      // a name given twice in one element is found by arr (OWNERS)
-      if (is(b, at, len, K_NAME)) return SLOT_OWNER_NAME;
-      return NONE;
-    case ROW:
-      if (is(b, at, len, K_CELLS)) return once(f, 8192, CELLS);
-      if (is(b, at, len, K_OBJECT)) return once(f, 16384, ITEM);
-      return NONE;
+    }
+    return kn.bit ? once(f, kn.bit, kn.slot) : kn.slot;
   }
   return NONE;
 }
