@@ -45,8 +45,8 @@ const headerName = v.pipe(v.string(), regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'mu
 const keySource = {
   /** JWKS endpoint; fetched, cached and refetched on an unknown key id (rotation). Default: OIDC discovery */
   jwksUrl: v.optional(url),
-  /** static keys (a JWK Set document) instead of fetching them */
-  jwks: v.optional(v.object({ keys: v.pipe(v.array(v.record(v.unknown())), minLength(1)) })),
+  /** static keys (a JWK Set document, its other members kept as they are) instead of fetching them */
+  jwks: v.optional(v.loose({ keys: v.pipe(v.array(v.record(v.unknown())), minLength(1)) })),
   /** a token with an unknown key id refetches the JWKS (key rotation), at most this often */
   jwksMinRefreshSeconds: v.optional(v.pipe(v.number(), gte(0), lte(3600)), 30),
 };

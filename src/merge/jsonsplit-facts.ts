@@ -123,9 +123,11 @@ interface Known {
 const KNOWN: Array<Array<Known[] | undefined> | undefined> = [];
 
 function know(ctx: number, key: Uint8Array, slot: number, bit: number, refs = 0): void {
-  const byLen = (KNOWN[ctx] ??= []);
+  KNOWN[ctx] ??= [];
+  const byLen = KNOWN[ctx];
   while (byLen.length <= key.length) byLen.push(undefined);
-  (byLen[key.length] ??= []).push({ key, slot, bit, refs });
+  byLen[key.length] ??= [];
+  byLen[key.length]!.push({ key, slot, bit, refs });
 }
 know(ITEM, K_METADATA, META, 1);
 know(ITEM, K_SPEC, SPEC, 2);
