@@ -28,6 +28,7 @@ import type {
   ProcessRef,
   Target,
 } from './cases/types.ts';
+import { bundleFleet } from './lib/fleetproc.ts';
 import { buildGoProxy, GO_INSTALL_HINT, type GoProxy, startGoProxy } from './lib/goproxy.ts';
 import { type Host, startHost } from './lib/host.ts';
 import type { LoadResult } from './lib/load.ts';
@@ -49,6 +50,17 @@ import { processCpuMs } from './lib/stats.ts';
 import { treeCpuMs } from './lib/treecpu.ts';
 
 const log = (s: string) => process.stdout.write(`${s}\n`);
+
+/** cases that start fleet processes of the production bundle (bench/lib/fleetproc.ts) */
+const BUNDLE_USERS = new Set([
+  'passthrough-configmap',
+  'passthrough-podlist',
+  'authn-jwt',
+  'merged-list-memory',
+  'merged-list-canned',
+  'scale-curve',
+  'merged-watch-many',
+]);
 
 /** One request per target before measuring: it must answer 2xx; its body size is reported. */
 async function preflight(t: Target): Promise<number> {
@@ -76,6 +88,15 @@ function cpuPerRequestUs(
   return after === null ? undefined : ((after - before) * 1000) / res.ok;
 }
 
+/**
+ * --quick: a target another case already measured in this run (same URL, method and headers, so the same
+ * request through the same process) is not measured again; its figures are reported with a note. A full
+ * run measures every case's targets in its own interleaved rounds.
+ */
+const measured = new Map<string, { case: string; bytes: number; rounds: RoundFigures[] }>();
+const targetKey = (t: Target, connections: number) =>
+  JSON.stringify([t.url, t.method ?? 'GET', t.headers ?? {}, connections]);
+
 async function runCase(
   c: BenchCase,
   opts: BenchOptions,
@@ -93,19 +114,36 @@ async function runCase(
     if (c.run) return await runCustomCase(c, opts, env, hostFor, profileDir);
     if (!c.targets) throw new Error(`case ${c.name} has neither targets nor run`);
     const targets = await c.targets(env);
+    const connections = (opts.quick && c.quick?.connections) || opts.connections;
+    if (connections !== opts.connections)
+      log(`   --quick: ${connections} connections for this case (its answers take longer than a quick run)`);
+    const reused = new Map<string, { case: string; bytes: number; rounds: RoundFigures[] }>();
+    if (opts.quick)
+      for (const t of targets) {
+        const m = measured.get(targetKey(t, connections));
+        if (m) reused.set(t.name, m);
+      }
+    const fresh = targets.filter((t) => !reused.has(t.name));
     const bytes = new Map<string, number>();
-    for (const t of targets) bytes.set(t.name, await preflight(t));
+    for (const [name, m] of reused) bytes.set(name, m.bytes);
+    // the preflights go out side by side (each target is a different process)
+    const sizes = await Promise.all(fresh.map((t) => preflight(t)));
+    for (const [i, t] of fresh.entries()) bytes.set(t.name, sizes[i]!);
+    for (const [name, m] of reused)
+      log(`   --quick: ${name} as measured in ${m.case} (same request, same process, same run)`);
     const direct = bytes.get('direct');
     for (const [name, n] of bytes)
       if (direct !== undefined && n !== direct)
         log(`   note: ${name} returned ${n} bytes, direct ${direct} (bodies differ)`);
 
-    const rounds = new Map<string, RoundFigures[]>(targets.map((t) => [t.name, []]));
+    const rounds = new Map<string, RoundFigures[]>(
+      targets.map((t) => [t.name, reused.get(t.name)?.rounds ?? []]),
+    );
     const fleetHost = hostFor('fleet');
     if (profileDir) await fleetHost.call('profile.start', null);
     for (let r = 0; r < opts.rounds; r++) {
-      for (const t of rotate(targets, r)) {
-        const spec = { url: t.url, method: t.method, headers: t.headers, connections: opts.connections };
+      for (const t of rotate(fresh, r)) {
+        const spec = { url: t.url, method: t.method, headers: t.headers, connections };
         if (opts.warmupS > 0) await load.call('load.run', { ...spec, durationS: opts.warmupS });
         const proxyPid = t.proxyPid !== undefined && attributable.has(t.proxyPid) ? t.proxyPid : undefined;
         const proxyCpu = t.proxyCpuMs ?? (proxyPid !== undefined ? () => processCpuMs(proxyPid) : undefined);
@@ -137,6 +175,12 @@ async function runCase(
         );
       }
     }
+    for (const t of fresh)
+      measured.set(targetKey(t, connections), {
+        case: c.name,
+        bytes: bytes.get(t.name) ?? 0,
+        rounds: rounds.get(t.name)!,
+      });
     let profile: CaseResult['profile'];
     if (profileDir) {
       const { path } = await fleetHost.call('profile.stop', {
@@ -241,6 +285,10 @@ async function main(): Promise<number> {
       (opts.latencyDurationS > 0 ? ` + ${opts.latencyDurationS} s at 1 connection` : '') +
       `) per target, targets interleaved`,
   );
+  if (opts.quick)
+    log(
+      '   --quick: shorter runs, fewer answers, smaller lists and bursts, targets measured once per run: the figures and ratios are indicative (a smoke run); the issue figures come from a full run',
+    );
   log(
     `   fleet in static mode: members listed with their own URLs, so the fleet and the Go proxy both front the member directly` +
       (opts.karmada ? "; fleet-karmada goes through the control plane's cluster proxy" : ''),
@@ -280,6 +328,8 @@ async function main(): Promise<number> {
   const results: CaseResult[] = [];
   const t0 = performance.now();
   const since = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
+  // the production bundle several cases start fleet processes of: built while the helpers start
+  if (cases.some((c) => BUNDLE_USERS.has(c.name))) bundleFleet().catch(() => {});
   try {
     // the helper processes start side by side (each loads the fleet or the simulator through tsx)
     hosts.push(
@@ -305,10 +355,13 @@ async function main(): Promise<number> {
     const variants = new Set<FleetVariant>(['static']);
     if (opts.karmada) variants.add('karmada');
     for (const c of cases) for (const v of c.fleets ?? []) variants.add(v);
-    for (const variant of variants) {
-      const { url } = await fleetHost.call('fleet.start', { variant, config: up.configs[variant] });
-      fleets[variant] = { url, pid: fleetHost.pid };
-    }
+    // side by side: each fleet starts on its own (they share the helper process, not their state)
+    await Promise.all(
+      [...variants].map(async (variant) => {
+        const { url } = await fleetHost.call('fleet.start', { variant, config: up.configs[variant] });
+        fleets[variant] = { url, pid: fleetHost.pid };
+      }),
+    );
     log(`   started in ${since(t0)} s (helper processes ${tHosts} s, then the clusters and fleets)`);
     const env: BenchEnv = {
       memberUrls: up.memberUrls,
@@ -328,6 +381,8 @@ async function main(): Promise<number> {
         return { url: g.url, pid: g.pid };
       },
     };
+    // the Go proxy the request/response cases compare with: started now, while nothing is measured
+    if (go && cases.some((c) => c.targets) && up.memberUrls.member1) await env.goProxy('member1');
 
     for (const c of cases) {
       log(`\n== ${c.name}: ${c.title}`);
@@ -343,7 +398,7 @@ async function main(): Promise<number> {
       const cpu1 = treeCpuMs();
       if (cpu0 !== null && cpu1 !== null) res.cpuS = (cpu1 - cpu0) / 1000;
       results.push(res);
-      log(formatCase(res, opts.connections));
+      log(formatCase(res, (opts.quick && c.quick?.connections) || opts.connections));
       if (res.profile) log(formatProfile(res.profile));
     }
   } finally {

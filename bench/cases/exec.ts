@@ -16,7 +16,7 @@
  * Prints a table and a final `BENCH_JSON {…}` line (the same convention as bench/run.ts).
  *
  * In the harness (`npm run bench`, `--only=exec`): `execCase` runs the same measurement once per bench round
- * in the load generator's process (500 round trips and 64 MiB per target; `--quick`: 100 and 8 MiB) and
+ * in the load generator's process (500 round trips and 64 MiB per target; `--quick`: 100 and 4 MiB) and
  * reports the medians over rounds.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -220,7 +220,7 @@ export async function runExecBench(opts: { rounds?: number; mib?: number } = {})
 }
 
 async function runExecCase(ctx: CaseContext): Promise<CustomResult> {
-  const settings = ctx.opts.quick ? { rounds: 100, mib: 8 } : { rounds: 500, mib: 64 };
+  const settings = ctx.opts.quick ? { rounds: 100, mib: 4 } : { rounds: 500, mib: 64 };
   const rounds: ExecBenchResult[][] = [];
   for (let r = 0; r < ctx.opts.rounds; r++) {
     const res = await ctx.load<ExecBenchResult[]>('run', settings);

@@ -41,7 +41,7 @@ const LATENCY_MS = 20;
 const MEM_NS = 'bench-mem';
 const MEM_PODS = 10_000;
 /** --quick: a smoke run, not the figure */
-const MEM_PODS_QUICK = 2_000;
+const MEM_PODS_QUICK = 1_000;
 const ACCEPT_JSON = { Accept: 'application/json' };
 const ACCEPT_TABLE = { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
 const PODS_PATH = '/api/v1/pods';
@@ -136,7 +136,7 @@ async function runMergedList(ctx: CaseContext): Promise<CustomResult> {
   // (a) is the slowest cluster: every member listed a few times, directly, the slowest median wins
   const probe = await ctx.load<SequenceResult[]>('sequences', {
     targets: names.map((m) => ({ name: m, steps: [{ url: direct(m), headers: ACCEPT_JSON }] })),
-    iterations: ctx.opts.quick ? 2 : 5,
+    iterations: ctx.opts.quick ? 1 : 5,
     warmup: 1,
   } satisfies SequenceSpec);
   const perMember = probe.map((r) => ({ name: r.name, p50: summarize(r.name, r.samples).p50 }));
@@ -159,7 +159,7 @@ async function runMergedList(ctx: CaseContext): Promise<CustomResult> {
       parallel: true,
     },
   ]);
-  const iterations = ctx.opts.quick ? 3 : 8;
+  const iterations = ctx.opts.quick ? 2 : 8;
   const rounds: SequenceResult[][] = [];
   await ctx.profile?.start();
   for (let r = 0; r < ctx.opts.rounds; r++) {

@@ -121,6 +121,11 @@ export interface BenchCase {
   members?: number;
   /** fleet variants the case needs besides `static` */
   fleets?: FleetVariant[];
+  /**
+   * --quick settings of a request/response case that differ from the run's: `connections` for answers too
+   * large for 32 connections to complete any within a quick run's 1 s (each then takes longer than that)
+   */
+  quick?: { connections?: number };
   setup?(ctx: UpstreamContext): void | Promise<void>;
   teardown?(ctx: UpstreamContext): void | Promise<void>;
   /**

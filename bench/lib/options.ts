@@ -13,9 +13,11 @@
  *                                      node:inspector) and summarise where its time goes
  *   BENCH_FLEET_NODE_ARGS / --fleet-node-args="…"  extra Node flags for the fleet's process, e.g.
  *                                      "--max-semi-space-size=64" (space-separated)
- *   --quick                            1 s runs, 1 round, 0.5 s warm-up, 0.5 s latency run (smoke tests);
- *                                      self-driven cases shorten themselves too (fewer answers, 2,000 pods
- *                                      per cluster instead of 10,000 in merged-list-memory, 1.5 s phases)
+ *   --quick                            1 s runs, 1 round, 0.5 s warm-up, 0.5 s latency run (smoke tests,
+ *                                      figures indicative); a target another case measured already (same
+ *                                      request, same process) is not measured again; self-driven cases
+ *                                      shorten themselves too (fewer answers, 1,000 pods per cluster
+ *                                      instead of 10,000 in merged-list-memory, 1 s phases, smaller bursts)
  *   BENCH_WATCHES=N                    merged watches (and direct ones) opened by merged-watch (default 1000)
  *   --list                             print the cases and exit
  */
