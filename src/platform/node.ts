@@ -15,6 +15,7 @@ import { ConfigError } from '../config/schema.ts';
 import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from '../upstreams/transport.ts';
 import { useNativeChunks } from '../util/chunks.ts';
+import { isWatchUrl, nodeStreamChunks, sendWatch, watchAnswerChunks } from './node-watch.ts';
 import type { Platform } from './types.ts';
 
 export const nodeFiles: FileReader = {
@@ -91,48 +92,13 @@ export function nodeBodyOf(body: ReadableStream<Uint8Array>): Readable | undefin
 }
 
 /**
- * Bodies read chunk by chunk (watch streams, src/util/chunks.ts) are read from their Node stream's 'data'
- * events: an idle watch then holds no Web stream, reader or pending promise per upstream.
+ * Bodies read chunk by chunk (watch streams, src/util/chunks.ts) are read from undici's parser (a watch
+ * answer, ./node-watch.ts) or from their Node stream's 'data' events: an idle watch then holds no Web
+ * stream, reader or pending promise per upstream.
  */
-useNativeChunks((body, onChunk) => {
-  const src = nodeBodyOf(body);
-  if (!src) return undefined;
-  let cancelled = false;
-  const cancel = () => {
-    if (cancelled) return;
-    cancelled = true;
-    src.on('error', () => {});
-    src.destroy();
-  };
-  const done = new Promise<void>((resolve, reject) => {
-    let ended = false;
-    const fail = (err: unknown) => {
-      cancel();
-      reject(err);
-    };
-    src.on('data', (c: Buffer) => {
-      if (cancelled) return;
-      try {
-        // a plain view: what the reader keeps of it is copied (Buffer#slice would not copy)
-        onChunk(new Uint8Array(c.buffer, c.byteOffset, c.byteLength));
-      } catch (err) {
-        fail(err);
-      }
-    });
-    src.once('end', () => {
-      ended = true;
-      resolve();
-    });
-    src.once('error', (err) => {
-      if (!cancelled) fail(neutralError(err));
-    });
-    src.once('close', () => {
-      if (cancelled || ended) resolve();
-      else fail(new TypeError('terminated: the upstream body closed before its end'));
-    });
-  });
-  return { done, cancel };
-});
+useNativeChunks(
+  (body, sink) => watchAnswerChunks(body, sink) ?? nodeStreamChunks(nodeBodyOf(body), sink, neutralError),
+);
 
 /**
  * HTTP/2 to the clusters (FLEET_UPSTREAM_HTTP2): `alpn` offers h2 to TLS upstreams (kube-apiserver speaks
@@ -206,6 +172,9 @@ export class UndiciTransport implements Transport {
       headers[k] = prev === undefined ? [v] : Array.isArray(prev) ? [...prev, v] : [prev, v];
     }
     const body = req.body as UpstreamRequest['body'];
+    // watches: a dispatch handler of their own, so an idle one holds no body stream (./node-watch.ts)
+    if (req.method === 'GET' && !body && isWatchUrl(req.url))
+      return sendWatch(this.agentFor(ep), req, headers, neutralError);
     let r: Dispatcher.ResponseData;
     try {
       r = await request(req.url, {

@@ -1,25 +1,30 @@
 /**
- * A body read chunk by chunk into a callback, for streams held open for hours (watch bodies): one
- * reader and one pending read, instead of a chain of Web stream layers (pipeThrough, TransformStream,
- * async generators) whose promises and closures every idle watch would keep.
+ * A body read chunk by chunk into a sink, for streams held open for hours (watch bodies): one reader,
+ * and no chain of Web stream layers (pipeThrough, TransformStream, async generators) or promises whose
+ * closures every idle watch would keep.
  *
- * A runtime may read its own bodies more cheaply (Node: the upstream's Node stream behind the Web body,
- * read by its 'data' events, src/platform/node.ts registers it with `useNativeChunks`); everything else
- * reads the Web stream.
+ * A runtime may read its own bodies more cheaply (Node: straight from the upstream's parser, or from the
+ * Node stream behind the Web body; src/platform/node.ts registers it with `useNativeChunks`); everything
+ * else reads the Web stream.
  */
 
+/** Where a body's chunks go. Exactly one of `end` and `fail` is called, once. */
+export interface ChunkSink {
+  /** a chunk, synchronously as it comes (the caller may reuse its bytes after); throwing fails the reading */
+  chunk(chunk: Uint8Array): void;
+  /** the body ended, or the reading was cancelled */
+  end(): void;
+  /** the body broke, or `chunk` threw (the body is cancelled then) */
+  fail(err: unknown): void;
+}
+
 export interface ChunkReading {
-  /** resolves when the body ends (or was cancelled), rejects when it breaks or `onChunk` throws */
-  done: Promise<void>;
-  /** stop reading and release the body (the upstream request closes) */
+  /** stop reading and release the body (the upstream request closes); the sink's `end` follows */
   cancel(): void;
 }
 
 /** A runtime's own reader for bodies it made, or undefined for a body it does not know. */
-export type NativeChunks = (
-  body: ReadableStream<Uint8Array>,
-  onChunk: (chunk: Uint8Array) => void,
-) => ChunkReading | undefined;
+export type NativeChunks = (body: ReadableStream<Uint8Array>, sink: ChunkSink) => ChunkReading | undefined;
 
 let native: NativeChunks | undefined;
 
@@ -28,36 +33,36 @@ export function useNativeChunks(reader: NativeChunks): void {
   native = reader;
 }
 
-/**
- * Reads `body` to its end, calling `onChunk` synchronously for every chunk; an exception from `onChunk`
- * cancels the body and rejects `done` with it.
- */
-export function readChunks(
-  body: ReadableStream<Uint8Array>,
-  onChunk: (chunk: Uint8Array) => void,
-): ChunkReading {
-  return native?.(body, onChunk) ?? webChunks(body, onChunk);
+/** Reads `body` to its end into `sink`. */
+export function readChunks(body: ReadableStream<Uint8Array>, sink: ChunkSink): ChunkReading {
+  return native?.(body, sink) ?? webChunks(body, sink);
 }
 
-function webChunks(body: ReadableStream<Uint8Array>, onChunk: (chunk: Uint8Array) => void): ChunkReading {
+function webChunks(body: ReadableStream<Uint8Array>, sink: ChunkSink): ChunkReading {
   const reader = body.getReader();
-  let cancelled = false;
+  let over = false;
   const cancel = () => {
-    if (cancelled) return;
-    cancelled = true;
+    if (over) return;
+    over = true;
     reader.cancel().catch(() => {});
+    sink.end();
   };
-  const done = (async () => {
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done || cancelled) return;
-        onChunk(value);
+  const pump = async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (over) return;
+      if (done) {
+        over = true;
+        return sink.end();
       }
-    } catch (err) {
-      cancel();
-      throw err;
+      sink.chunk(value);
     }
-  })();
-  return { done, cancel };
+  };
+  pump().catch((err: unknown) => {
+    if (over) return;
+    over = true;
+    reader.cancel().catch(() => {});
+    sink.fail(err);
+  });
+  return { cancel };
 }

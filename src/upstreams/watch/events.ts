@@ -6,8 +6,9 @@
  */
 
 import type { WatchEvent } from '../../merge/watchmerge.ts';
-import { readChunks } from '../../util/chunks.ts';
-import { lineSplitter, NotJsonError, ndjson } from '../../util/lines.ts';
+import { concatBytes } from '../../util/bytes.ts';
+import { type ChunkReading, type ChunkSink, readChunks } from '../../util/chunks.ts';
+import { LineTooLongError, NotJsonError, ndjson } from '../../util/lines.ts';
 
 /** etcd refuses values over 1.5 MiB; a watch line of a Table or a managed-fields-heavy object stays well under */
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -42,35 +43,119 @@ export async function* watchEvents(body: ReadableStream<Uint8Array>): AsyncGener
   }
 }
 
+/** Who a {@link WatchEventReader} hands its events and its end to. */
+export interface WatchEventSink {
+  /** false: stop reading (the body is cancelled) */
+  onEvent(ev: WatchEvent): boolean;
+  /** the body ended or was cancelled (`err` undefined), broke, or sent what is not a watch event */
+  onEnd(err: unknown): void;
+}
+
 /**
- * Reads a watch body event by event into `onEvent`, synchronously per chunk, with no stream layer of its
- * own (what an idle watch holds is one pending read of its body). `onEvent` returning false stops reading
- * and cancels the body. Resolves at the body's end; rejects (as `watchEvents` throws) on a break or on a
- * line that is not a watch event, after every event before it was handed over.
+ * One upstream watch body read event by event, synchronously per chunk, with no stream layer of its own:
+ * what an idle watch holds is this object, its reading and the incomplete line (none until a chunk ends
+ * mid-line). Every event before a break or garbage is handed over first.
+ */
+export class WatchEventReader implements ChunkSink {
+  /** the incomplete line so far, as the chunks it came in (joined once, when its newline arrives) */
+  private pending: Uint8Array[] | undefined;
+  private pendingBytes = 0;
+  private stopped = false;
+  private reading: ChunkReading | undefined;
+
+  constructor(private readonly to: WatchEventSink) {}
+
+  read(body: ReadableStream<Uint8Array>): void {
+    this.reading = readChunks(body, this);
+  }
+
+  /** stop reading and end the upstream request (the sink's onEnd follows) */
+  cancel(): void {
+    this.stopped = true;
+    this.pending = undefined;
+    this.reading?.cancel();
+  }
+
+  chunk(chunk: Uint8Array): void {
+    if (this.stopped) return;
+    let from = 0;
+    for (let nl = chunk.indexOf(0x0a); nl >= 0 && !this.stopped; nl = chunk.indexOf(0x0a, from)) {
+      const piece = chunk.subarray(from, nl);
+      const pending = this.pending;
+      if (this.pendingBytes + piece.length > MAX_EVENT_BYTES) throw tooLong();
+      if (!pending) this.line(piece);
+      else {
+        pending.push(piece);
+        const whole = concatBytes(pending, this.pendingBytes + piece.length);
+        this.pending = undefined;
+        this.pendingBytes = 0;
+        this.line(whole);
+      }
+      from = nl + 1;
+    }
+    if (from < chunk.length && !this.stopped) {
+      this.pendingBytes += chunk.length - from;
+      if (this.pendingBytes > MAX_EVENT_BYTES) throw tooLong();
+      // the caller may reuse its buffer once this returns: keep a copy
+      const rest = chunk.slice(from);
+      if (this.pending) this.pending.push(rest);
+      else this.pending = [rest];
+    }
+  }
+
+  end(): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    try {
+      if (!this.stopped && pending) this.line(concatBytes(pending, this.pendingBytes));
+    } catch (err) {
+      this.finish(err);
+      return;
+    }
+    this.finish(undefined);
+  }
+
+  fail(err: unknown): void {
+    this.pending = undefined;
+    this.finish(err);
+  }
+
+  private finish(err: unknown): void {
+    this.reading = undefined;
+    this.to.onEnd(err);
+  }
+
+  private line(bytes: Uint8Array): void {
+    let end = bytes.length;
+    if (end > 0 && bytes[end - 1] === 0x0d) end--;
+    const text = dec.decode(bytes.subarray(0, end));
+    if (text.trim() === '') return;
+    let v: unknown;
+    try {
+      v = JSON.parse(text);
+    } catch {
+      throw new NotJsonError(`not a JSON line: ${JSON.stringify(text.slice(0, 80))}`);
+    }
+    if (!isEvent(v)) throw new WatchStreamError(`not a watch event: ${JSON.stringify(v)?.slice(0, 80)}`);
+    if (!this.to.onEvent(v)) this.cancel();
+  }
+}
+
+const dec = new TextDecoder();
+const tooLong = () => new LineTooLongError(`line longer than ${MAX_EVENT_BYTES} bytes`);
+
+/**
+ * Reads a watch body event by event into `onEvent` (a {@link WatchEventReader}); `onEvent` returning false
+ * stops reading and cancels the body. Resolves at the body's end; rejects (as `watchEvents` throws) on a
+ * break or on a line that is not a watch event, after every event before it was handed over.
  */
 export function readWatchEvents(
   body: ReadableStream<Uint8Array>,
   onEvent: (ev: WatchEvent) => boolean,
 ): Promise<void> {
-  let stopped = false;
-  const split = lineSplitter({ maxLineBytes: MAX_EVENT_BYTES }, (line) => {
-    if (stopped) return;
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch {
-      throw new NotJsonError(`not a JSON line: ${JSON.stringify(line.slice(0, 80))}`);
-    }
-    if (!isEvent(v)) throw new WatchStreamError(`not a watch event: ${JSON.stringify(v)?.slice(0, 80)}`);
-    if (!onEvent(v)) {
-      stopped = true;
-      reading.cancel();
-    }
-  });
-  const reading = readChunks(body, (chunk) => {
-    if (!stopped) split.push(chunk);
-  });
-  return reading.done.then(() => {
-    if (!stopped) split.end();
-  });
+  return new Promise<void>((resolve, reject) =>
+    new WatchEventReader({ onEvent, onEnd: (err) => (err === undefined ? resolve() : reject(err)) }).read(
+      body,
+    ),
+  );
 }

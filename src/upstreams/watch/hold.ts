@@ -8,69 +8,14 @@
  */
 
 import { readStatus } from '../../kube/status.ts';
+import type { WatchEvent } from '../../merge/watchmerge.ts';
 import { Backoff, sleep } from './backoff.ts';
-import { readWatchEvents } from './events.ts';
+import { WatchEventReader, type WatchEventSink } from './events.ts';
 import type { WatchOutput } from './output.ts';
 import type { Source } from './sources.ts';
 
 /** failed attempts in a row (≈ 0.4–0.7 s of backoff) after which the client is told */
 export const UNAVAILABLE_AFTER = 3;
-
-type Attempt = { ok: true } | { ok: false; why: string };
-
-/** Opens a resumed stream: the answer, 'expired' (410: the merged stream is over), or why it failed. */
-async function reopen(src: Source, out: WatchOutput): Promise<Response | 'expired' | string> {
-  let res: Response;
-  try {
-    res = await src.open(true);
-  } catch (err) {
-    return (err as { detail?: string }).detail ?? String(err);
-  }
-  if (res.ok) return res;
-  const status = await readStatus(res);
-  if (status?.code === 410) {
-    out.emit(src.event({ type: 'ERROR', object: status }));
-    return 'expired';
-  }
-  return status?.message ?? `HTTP ${res.status}`;
-}
-
-/**
- * Reads one stream to its end: healthy when it delivered an event other than an ERROR (`delivering`
- * runs at the first such event).
- */
-async function drain(
-  src: Source,
-  res: Response | undefined,
-  out: WatchOutput,
-  delivering: () => void,
-): Promise<Attempt> {
-  let delivered = false;
-  let error: string | undefined;
-  if (!res?.body) return { ok: false, why: 'watch answered without a body' };
-  try {
-    const reading = readWatchEvents(res.body, (ev) => {
-      if (out.closed) return false;
-      out.emit(src.event(ev));
-      // any other ERROR ends this cluster's stream (the merger drops it): resume
-      if (ev.type === 'ERROR') {
-        error = `watch ERROR ${ev.object?.message ?? ''}`.trim();
-        return false;
-      }
-      if (!delivered) delivering();
-      delivered = true;
-      return true;
-    });
-    // while it waits, an idle watch keeps the reading only (not the answer, its headers and Web body)
-    res = undefined;
-    await reading;
-  } catch (err) {
-    // the upstream stream broke, or sent what is not a watch event: resume below
-    if (!delivered) return { ok: false, why: (err as Error).message ?? String(err) };
-  }
-  if (error !== undefined) return { ok: false, why: error };
-  return delivered ? { ok: true } : { ok: false, why: 'watch ended at once' };
-}
 
 export interface HoldOptions {
   backoff?: Backoff;
@@ -79,47 +24,153 @@ export interface HoldOptions {
   sendInitialEvents: boolean;
 }
 
-/** Holds `src` from `first` (its answer at start), or from a resume when it had none. */
-export async function holdSource(
+/**
+ * Holds `src` from `first` (its answer at start), or from a resume when it had none. Resolves when the
+ * merged stream is over (closed, or a 410 ended it).
+ */
+export function holdSource(
   src: Source,
   first: Response | undefined,
   out: WatchOutput,
   o: HoldOptions,
 ): Promise<void> {
-  const backoff = o.backoff ?? new Backoff();
-  let told = false;
-  const failed = (why: string) => {
-    if (told || backoff.failures < UNAVAILABLE_AFTER) return;
-    told = true;
-    out.emit(src.unavailable(`${why}; retrying`));
-    if (o.sendInitialEvents) out.emit(src.gone());
-  };
-  // told unavailable and delivering again: the client is told it is back
-  const back = () => {
-    if (!told) return;
-    told = false;
-    out.emit(src.resumed());
-  };
-  let res = first;
-  // an idle watch holds its body's reader only, not the answer (its headers) it came with
-  first = undefined;
-  while (!out.closed && !o.signal.aborted) {
-    if (!res) {
-      const r = await reopen(src, out);
-      if (r === 'expired') return;
-      if (typeof r === 'string') {
-        await sleep(backoff.next(), o.signal);
-        failed(r);
-        continue;
-      }
-      res = r;
+  return new Promise<void>((resolve) => new Hold(src, out, o, resolve).start(first));
+}
+
+/**
+ * One source held: a state machine of callbacks rather than async functions, so an idle source keeps this
+ * object and its body's reading only (no suspended frames, whose registers would keep the answer it came
+ * with, its headers and Web body).
+ */
+class Hold implements WatchEventSink {
+  private readonly backoff: Backoff;
+  /** told the client it is unavailable (once per outage) */
+  private told = false;
+  /** the stream being read delivered an event other than an ERROR */
+  private delivered = false;
+  /** the stream being read sent an ERROR (why), and was stopped */
+  private error: string | undefined;
+  private reader: WatchEventReader | undefined;
+
+  constructor(
+    private readonly src: Source,
+    private readonly out: WatchOutput,
+    private readonly o: HoldOptions,
+    private readonly finish: () => void,
+  ) {
+    this.backoff = o.backoff ?? new Backoff();
+  }
+
+  private get over(): boolean {
+    return this.out.closed || this.o.signal.aborted;
+  }
+
+  start(first: Response | undefined): void {
+    if (first) this.drain(first);
+    else this.reopen();
+  }
+
+  /** the source kept failing: the client is told once per outage */
+  private failed(why: string): void {
+    if (this.told || this.backoff.failures < UNAVAILABLE_AFTER) return;
+    this.told = true;
+    this.out.emit(this.src.unavailable(`${why}; retrying`));
+    if (this.o.sendInitialEvents) this.out.emit(this.src.gone());
+  }
+
+  /** waits out the backoff, then opens again (telling the client why, when it is time) */
+  private retry(why: string | undefined): void {
+    void sleep(this.backoff.next(), this.o.signal).then(() => {
+      if (why !== undefined) this.failed(why);
+      this.reopen();
+    });
+  }
+
+  /** Opens a resumed stream: reads it, ends on a 410 (the merged stream is over), or retries. */
+  private reopen(): void {
+    if (this.over) {
+      this.finish();
+      return;
     }
-    const draining = drain(src, res, out, back);
-    res = undefined;
-    const attempt = await draining;
-    if (attempt.ok) backoff.reset();
-    if (out.closed) return;
-    await sleep(backoff.next(), o.signal);
-    if (!attempt.ok) failed(attempt.why);
+    this.src.open(true).then(
+      (res) => {
+        if (res.ok) {
+          this.drain(res);
+          return;
+        }
+        readStatus(res).then(
+          (status) => {
+            if (status?.code === 410) {
+              this.out.emit(this.src.event({ type: 'ERROR', object: status }));
+              this.finish();
+              return;
+            }
+            this.retry(status?.message ?? `HTTP ${res.status}`);
+          },
+          () => this.retry(`HTTP ${res.status}`),
+        );
+      },
+      (err: unknown) => this.retry((err as { detail?: string }).detail ?? String(err)),
+    );
+  }
+
+  /**
+   * Reads one stream to its end: healthy when it delivered an event other than an ERROR; then, after the
+   * backoff, the resume.
+   */
+  private drain(res: Response): void {
+    const body = res.body;
+    if (this.over) {
+      void body?.cancel().catch(() => {});
+      this.finish();
+      return;
+    }
+    this.delivered = false;
+    this.error = undefined;
+    if (!body) {
+      this.onEnd(new Error('watch answered without a body'));
+      return;
+    }
+    const reader = new WatchEventReader(this);
+    this.reader = reader;
+    // the merged stream's close ends this reading (and the upstream request with it)
+    this.out.own(reader);
+    reader.read(body);
+  }
+
+  onEvent(ev: WatchEvent): boolean {
+    if (this.out.closed) return false;
+    this.out.emit(this.src.event(ev));
+    // any other ERROR ends this cluster's stream (the merger drops it): resume
+    if (ev.type === 'ERROR') {
+      this.error = `watch ERROR ${ev.object?.message ?? ''}`.trim();
+      return false;
+    }
+    if (!this.delivered) {
+      this.delivered = true;
+      // told unavailable and delivering again: the client is told it is back
+      if (this.told) {
+        this.told = false;
+        this.out.emit(this.src.resumed());
+      }
+    }
+    return true;
+  }
+
+  /** the stream ended, broke (`err`), or sent garbage: resume it */
+  onEnd(err: unknown): void {
+    if (this.reader) this.out.disown(this.reader);
+    this.reader = undefined;
+    // a break after it delivered is an ordinary cut; before, it is why the attempt failed
+    const why =
+      err !== undefined && !this.delivered
+        ? ((err as Error).message ?? String(err))
+        : (this.error ?? (this.delivered ? undefined : 'watch ended at once'));
+    if (why === undefined) this.backoff.reset();
+    if (this.out.closed) {
+      this.finish();
+      return;
+    }
+    this.retry(why);
   }
 }

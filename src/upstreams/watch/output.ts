@@ -28,6 +28,8 @@ export class WatchOutput {
   private heartbeat: Heartbeat | undefined;
   /** the latest merged bookmark not yet sent: sent at the next tick, dropped if an event goes first */
   private bookmark: string | undefined;
+  /** what the close ends besides: the upstream readings under way */
+  private readonly owned = new Set<{ cancel(): void }>();
 
   /** `start` runs once the body exists: it starts the sources, which write through `emit`. */
   constructor(
@@ -73,6 +75,16 @@ export class WatchOutput {
     if (step.bookmark) this.bookmark = step.bookmark;
   }
 
+  /** cancelled at the close (at once if closed already): an upstream reading that no signal ends */
+  own(reading: { cancel(): void }): void {
+    if (this.done) reading.cancel();
+    else this.owned.add(reading);
+  }
+
+  disown(reading: { cancel(): void }): void {
+    this.owned.delete(reading);
+  }
+
   private flushBookmark(): void {
     const b = this.bookmark;
     this.bookmark = undefined;
@@ -84,6 +96,8 @@ export class WatchOutput {
     this.done = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.heartbeat?.stop();
+    for (const r of this.owned) r.cancel();
+    this.owned.clear();
     this.o.onClose();
     bodyEnded(this.body);
     try {
