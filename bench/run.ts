@@ -381,8 +381,14 @@ async function main(): Promise<number> {
         return { url: g.url, pid: g.pid };
       },
     };
-    // the Go proxy the request/response cases compare with: started now, while nothing is measured
-    if (go && cases.some((c) => c.targets) && up.memberUrls.member1) await env.goProxy('member1');
+    // the Go proxy the request/response cases compare with, and what cases start of their own: now,
+    // side by side, while nothing is measured
+    const tPre = performance.now();
+    await Promise.all([
+      go && cases.some((c) => c.targets) && up.memberUrls.member1 ? env.goProxy('member1') : undefined,
+      ...cases.map((c) => c.prestart?.(env)),
+    ]);
+    if (cases.some((c) => c.prestart)) log(`   cases' own processes started in ${since(tPre)} s`);
 
     for (const c of cases) {
       log(`\n== ${c.name}: ${c.title}`);

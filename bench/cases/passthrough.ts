@@ -157,6 +157,7 @@ export const configmapCase: BenchCase = {
     member(ctx).remove({ group: '', version: 'v1', resource: 'configmaps' }, NAMESPACE, 'small');
   },
   targets: (env) => passthroughTargets(env, `/api/v1/namespaces/${NAMESPACE}/configmaps/small`),
+  prestart: (env) => fleetOnEveryCore(env),
 };
 
 export const POD_COUNT = 1000;
@@ -286,6 +287,7 @@ export const podListCase: BenchCase = {
   title: `LIST ${POD_COUNT} pods (one namespace) through /clusterspaces/${MEMBER}`,
   // 3 MiB answers: at 32 connections none completes within a quick run's 1 s on a loaded 2-core machine
   quick: { connections: 4 },
+  prestart: (env) => fleetOnEveryCore(env),
   setup(ctx) {
     const sim = member(ctx);
     ensureNamespace(sim);

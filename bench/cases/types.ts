@@ -126,6 +126,12 @@ export interface BenchCase {
    * large for 32 connections to complete any within a quick run's 1 s (each then takes longer than that)
    */
   quick?: { connections?: number };
+  /**
+   * Processes of its own the case will need (e.g. a fleet as deployed), started by the harness with the
+   * clusters and fleets, before any case is measured, side by side with the other cases' (not during a
+   * case before it)
+   */
+  prestart?(env: BenchEnv): Promise<unknown>;
   setup?(ctx: UpstreamContext): void | Promise<void>;
   teardown?(ctx: UpstreamContext): void | Promise<void>;
   /**
