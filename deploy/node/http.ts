@@ -147,8 +147,16 @@ const ALREADY_SENT = new Response(null, { headers: { 'x-hono-already-sent': '1' 
  * are written by it. A watch registers in `watches` how to end it cleanly when the server drains.
  */
 function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>): Response | undefined {
-  // a passthrough answer of the direct relay (./relay.ts), before anything touches its body
-  if (writeDirect(res, out, nodeHeaders)) return ALREADY_SENT;
+  // a passthrough answer of the direct relay (./relay.ts), before anything touches its body; a watch
+  // among them is ended cleanly at the end of a drain like the others
+  const directWatch =
+    isWatchTarget(out.req?.url) && /json/i.test(res.headers.get('content-type') ?? '')
+      ? (end: Ending) => {
+          watches.add(end);
+          out.on('close', () => watches.delete(end));
+        }
+      : undefined;
+  if (writeDirect(res, out, nodeHeaders, directWatch)) return ALREADY_SENT;
   const body = res.body;
   if (!body || body.locked) return undefined;
   const src = nodeBodyOf(body);

@@ -6,6 +6,7 @@ import type { Dispatcher } from 'undici';
 import { neutralError } from '../../src/platform/node.ts';
 import { HOP_BY_HOP } from '../../src/upstreams/client.ts';
 import { HeadersTimeoutError } from '../../src/upstreams/transport.ts';
+import { bodyEnded, tellsEnd } from '../../src/util/ends.ts';
 
 /** bytes of an answer held before the client's response is attached; the upstream is paused past it */
 export const HOLD_BYTES = 64 * 1024;
@@ -91,7 +92,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     this.response = new DirectResponse(status === 101 ? 502 : status, pairs, length, this);
     const s = this.settle;
     this.settle = undefined;
-    s?.resolve(this.response);
+    s?.resolve(this.response as unknown as Response);
     return true;
   }
 
@@ -167,28 +168,32 @@ export class Exchange implements Dispatcher.DispatchHandler {
 }
 
 /**
- * The upstream's headers as a Headers: `get` and `has` (what the chain asks of most answers: the metrics'
- * Warning, the route's Content-Length) read the pairs; anything else fills the Headers first. A change
- * marks it `changed`, so the answer is then written from it rather than from the raw lines.
+ * The upstream's headers as a Headers, without making one until needed: `get` and `has` (what the chain
+ * asks of most answers: the metrics' Warning, the route's Content-Length) read the pairs; anything else
+ * makes the real Headers first. A change marks it `changed`, so the answer is then written from it
+ * rather than from the raw lines. Not a subclass (whose constructor would make a Headers per answer):
+ * its prototype is Headers', so `instanceof Headers` holds and `new Headers(it)` copies it.
  */
-class UpstreamHeaders extends Headers {
+class UpstreamHeaders {
   #pairs: Pairs;
-  #filled = false;
+  #native?: Headers;
   changed = false;
 
   constructor(pairs: Pairs) {
-    super();
     this.#pairs = pairs;
   }
 
-  #fill(): void {
-    if (this.#filled) return;
-    this.#filled = true;
-    for (let i = 0; i < this.#pairs.length; i += 2) super.append(this.#pairs[i]!, this.#pairs[i + 1]!);
+  get #headers(): Headers {
+    if (!this.#native) {
+      const h = new Headers();
+      for (let i = 0; i < this.#pairs.length; i += 2) h.append(this.#pairs[i]!, this.#pairs[i + 1]!);
+      this.#native = h;
+    }
+    return this.#native;
   }
 
-  override get(name: string): string | null {
-    if (this.#filled) return super.get(name);
+  get(name: string): string | null {
+    if (this.#native) return this.#native.get(name);
     const n = name.toLowerCase();
     let v: string | null = null;
     for (let i = 0; i < this.#pairs.length; i += 2)
@@ -196,67 +201,77 @@ class UpstreamHeaders extends Headers {
         v = v === null ? this.#pairs[i + 1]! : `${v}, ${this.#pairs[i + 1]}`;
     return v;
   }
-  override has(name: string): boolean {
+  has(name: string): boolean {
     return this.get(name) !== null;
   }
-  override getSetCookie(): string[] {
-    this.#fill();
-    return super.getSetCookie();
+  getSetCookie(): string[] {
+    return this.#headers.getSetCookie();
   }
-  override set(name: string, value: string): void {
-    this.#fill();
+  set(name: string, value: string): void {
     this.changed = true;
-    super.set(name, value);
+    this.#headers.set(name, value);
   }
-  override append(name: string, value: string): void {
-    this.#fill();
+  append(name: string, value: string): void {
     this.changed = true;
-    super.append(name, value);
+    this.#headers.append(name, value);
   }
-  override delete(name: string): void {
-    this.#fill();
+  delete(name: string): void {
     this.changed = true;
-    super.delete(name);
+    this.#headers.delete(name);
   }
-  override forEach(f: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
-    this.#fill();
-    super.forEach(f, thisArg);
+  forEach(f: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
+    this.#headers.forEach((v, k) => {
+      f.call(thisArg, v, k, this as unknown as Headers);
+    });
   }
-  override entries() {
-    this.#fill();
-    return super.entries();
+  entries() {
+    return this.#headers.entries();
   }
-  override keys() {
-    this.#fill();
-    return super.keys();
+  keys() {
+    return this.#headers.keys();
   }
-  override values() {
-    this.#fill();
-    return super.values();
+  values() {
+    return this.#headers.values();
   }
-  override [Symbol.iterator]() {
-    this.#fill();
-    return super.entries();
+  [Symbol.iterator]() {
+    return this.#headers.entries();
   }
 }
+Object.setPrototypeOf(UpstreamHeaders.prototype, Headers.prototype);
 
 /**
  * A Response for what came upstream, whose Headers and body stream are made only when read: the Node
  * entry writes an untouched one from the raw pairs and the upstream's chunks; a read one behaves like any
- * Response (its body then streams through a Web ReadableStream fed by the same exchange).
+ * Response (its body then streams through a Web ReadableStream fed by the same exchange). Taking `body`
+ * without reading it (the metrics filter, to hear a watch's end: src/util/ends.ts) keeps the direct write.
+ * Like UpstreamHeaders, not a subclass: Response's prototype without its constructor's work per answer.
  */
-export class DirectResponse extends Response {
+export class DirectResponse {
   #headers?: UpstreamHeaders;
   #body?: ReadableStream<Uint8Array<ArrayBuffer>> | null;
 
   constructor(
-    status: number,
+    readonly status: number,
     readonly pairs: Pairs,
     /** the upstream said Content-Length */
     readonly sized: boolean,
     readonly exchange: Exchange,
-  ) {
-    super(null, { status });
+  ) {}
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+  get statusText(): string {
+    return '';
+  }
+  get type(): ResponseType {
+    return 'default';
+  }
+  get url(): string {
+    return '';
+  }
+  get redirected(): boolean {
+    return false;
   }
 
   /** whether something above changed the headers: the answer is then written from them, not from `pairs` */
@@ -264,54 +279,65 @@ export class DirectResponse extends Response {
     return this.#headers?.changed ?? false;
   }
 
-  /** whether something above took the body */
+  /** whether something above read (or locked) the body: the answer then goes the Web stream's way */
   get bodyRead(): boolean {
-    return this.#body !== undefined;
+    return !!this.#body?.locked;
   }
 
-  override get headers(): Headers {
+  /** the body stream, if someone took it */
+  get bodyTaken(): ReadableStream<Uint8Array<ArrayBuffer>> | undefined {
+    return this.#body ?? undefined;
+  }
+
+  get headers(): Headers {
     this.#headers ??= new UpstreamHeaders(this.pairs);
-    return this.#headers;
+    return this.#headers as unknown as Headers;
   }
 
-  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+  get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
     if (this.#body === undefined) this.#body = webBody(this.exchange);
     return this.#body;
   }
 
-  override get bodyUsed(): boolean {
+  get bodyUsed(): boolean {
     return this.#body ? this.#body.locked : false;
   }
 
   private plain(): Response {
     return new Response(this.body, { status: this.status, headers: this.headers });
   }
-  override arrayBuffer() {
+  arrayBuffer() {
     return this.plain().arrayBuffer();
   }
-  override text() {
+  async bytes() {
+    return new Uint8Array(await this.plain().arrayBuffer());
+  }
+  text() {
     return this.plain().text();
   }
-  override json() {
+  json() {
     return this.plain().json();
   }
-  override blob() {
+  blob() {
     return this.plain().blob();
   }
-  override formData() {
+  formData() {
     return this.plain().formData();
   }
-  override clone(): Response {
+  clone(): Response {
     const [a, b] = this.body!.tee();
     this.#body = a;
     return new Response(b, { status: this.status, headers: this.headers });
   }
 }
+Object.setPrototypeOf(DirectResponse.prototype, Response.prototype);
 
 /** The answer's body as a Web stream (for whoever reads it above the seam): pulled chunk by chunk. */
 function webBody(ex: Exchange): ReadableStream<Uint8Array<ArrayBuffer>> {
-  const stream = pulledBody(ex);
+  const stream = pulledBody(ex, () => bodyEnded(stream));
   webBodies.set(stream, ex);
+  // whoever writes it (the Node entry directly, or this stream) says when it ended: src/util/ends.ts
+  tellsEnd(stream);
   return stream;
 }
 
@@ -326,7 +352,7 @@ export function exchangeOfBody(body: ReadableStream<Uint8Array<ArrayBuffer>> | n
   return ex?.attachable ? ex : undefined;
 }
 
-function pulledBody(ex: Exchange): ReadableStream<Uint8Array<ArrayBuffer>> {
+function pulledBody(ex: Exchange, ended: () => void): ReadableStream<Uint8Array<ArrayBuffer>> {
   let wake: (() => void) | undefined;
   const woken = () => {
     const w = wake;
@@ -353,10 +379,12 @@ function pulledBody(ex: Exchange): ReadableStream<Uint8Array<ArrayBuffer>> {
             end() {
               controller.close();
               woken();
+              ended();
             },
             fail(err) {
               controller.error(neutralError(err));
               woken();
+              ended();
             },
           });
         } else ex.resume();
@@ -364,6 +392,7 @@ function pulledBody(ex: Exchange): ReadableStream<Uint8Array<ArrayBuffer>> {
       },
       cancel() {
         ex.cancel(new DOMException('the body was cancelled', 'AbortError'));
+        ended();
       },
     },
     { highWaterMark: 0 },

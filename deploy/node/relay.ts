@@ -22,6 +22,7 @@ import { neutralError, type UndiciTransport } from '../../src/platform/node.ts';
 import type { DirectRelay } from '../../src/platform/types.ts';
 import type { ResolvedEndpoint } from '../../src/upstreams/endpoint.ts';
 import type { Transport, UpstreamRequest } from '../../src/upstreams/transport.ts';
+import { bodyEnded } from '../../src/util/ends.ts';
 import { DirectResponse, Exchange, exchangeOfBody, type Pairs } from './relay-answer.ts';
 
 /** "scheme://host:port" and "/path?query" of an absolute URL, split without parsing it again. */
@@ -126,29 +127,47 @@ export class NodeDirectRelay implements DirectRelay {
 /** how long the head of a body of unknown length waits for the body's first bytes to go out with them */
 const HEAD_ALONE_MS = 5;
 
+const NEWLINE = 10;
+
+/**
+ * A watch being written directly, as the Node entry ends it at the end of a drain window
+ * (deploy/node/http.ts): `register` is handed the function that ends it cleanly between two events.
+ */
+export type WatchEnding = (end: () => void) => void;
+
 /**
  * Writes a direct answer to the client, if `res` is one (or carries one's untouched body) and nothing
  * has read its body yet. Returns false otherwise: the caller writes `res` its usual way.
- * `headers`: the Response's headers as Node takes them, for a Response whose headers were read.
+ * `headersOf`: the Response's headers as Node takes them, for a Response whose headers were read.
+ * `watch`: given for a JSON watch, whose stream may then be ended between two events.
  */
 export function writeDirect(
   res: Response,
   out: ServerResponse,
   headersOf: (res: Response) => Record<string, string | string[]>,
+  watch?: WatchEnding,
 ): boolean {
   let ex: Exchange | undefined;
   let head: Pairs | Record<string, string | string[]>;
   let sized: boolean;
+  // the body stream someone took without reading it (to hear its end): told when the answer is over
+  let taken: ReadableStream<Uint8Array> | undefined;
   if (res instanceof DirectResponse) {
     if (res.bodyRead || !res.exchange.attachable) return false;
     ex = res.exchange;
-    head = res.headersChanged ? headersOf(res) : res.pairs;
+    head = res.headersChanged ? headersOf(res as unknown as Response) : res.pairs;
     sized = res.sized;
+    taken = res.bodyTaken;
   } else {
     ex = exchangeOfBody(res.body);
     if (!ex) return false;
     head = headersOf(res);
     sized = res.headers.has('content-length');
+    taken = res.body ?? undefined;
+  }
+  if (taken) {
+    const body = taken;
+    out.once('close', () => bodyEnded(body));
   }
   const whole = ex.takeWhole();
   out.writeHead(res.status, head as never);
@@ -161,6 +180,12 @@ export function writeDirect(
     }
     return true;
   }
+  stream(ex, out, sized, watch);
+  return true;
+}
+
+/** The rest of an answer as it comes, with backpressure both ways; see {@link writeDirect}. */
+function stream(exchange: Exchange, out: ServerResponse, sized: boolean, watch?: WatchEnding): void {
   // the head goes out with the first body bytes; a body of unknown length slow to start (a cluster
   // still listing) gets its head on its own after HEAD_ALONE_MS
   let headTimer = sized
@@ -180,11 +205,26 @@ export function writeDirect(
     corked = false;
     out.uncork();
   };
-  const exchange = ex;
+  // a watch ended by a drain: what the upstream still does is no longer the client's
+  let stopped = false;
+  let atBoundary = true;
+  if (watch) {
+    const end = () => {
+      if (stopped) return;
+      stopped = true;
+      stopTimer();
+      corked = false;
+      if (atBoundary) out.end();
+      else out.destroy();
+      exchange.cancel(new DOMException('the server is draining', 'AbortError'));
+    };
+    watch(end);
+  }
   exchange.attach({
     data(chunk) {
       stopTimer();
-      if (out.destroyed) return false;
+      if (stopped || out.destroyed) return false;
+      if (chunk.length) atBoundary = chunk[chunk.length - 1] === NEWLINE;
       if (!corked) {
         corked = true;
         out.cork();
@@ -196,15 +236,16 @@ export function writeDirect(
     },
     end() {
       stopTimer();
+      if (stopped) return;
       // end() uncorks the socket fully
       corked = false;
       out.end();
     },
     fail(err) {
       stopTimer();
+      if (stopped) return;
       corked = false;
       out.destroy(err);
     },
   });
-  return true;
 }

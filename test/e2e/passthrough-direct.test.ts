@@ -1,8 +1,8 @@
 /**
  * The Node fast path of passthrough (deploy/node/relay.ts): answers written from the upstream's socket to
  * the client's. Against a scripted upstream (node:http) so that every byte, header line and timing is the
- * test's: hygiene both ways, streaming chunk by chunk (direct, and through the Web stream a long-running
- * request's metrics read), errors as Statuses, an upstream cut mid-body, a client that goes away,
+ * test's: hygiene both ways, streaming chunk by chunk (watches direct too, their end heard by the
+ * metrics), a watch ended cleanly by a drain, errors as Statuses, an upstream cut mid-body, a client that goes away,
  * backpressure on a large body, request bodies.
  */
 import { createHash } from 'node:crypto';
@@ -232,7 +232,25 @@ describe('passthrough on Node: the direct relay', () => {
     expect(a.body.toString()).toBe('{"part":1}\n{"part":2}\n{"part":3}\n');
   });
 
-  it('streams a watch event by event (through the Web stream its metrics read)', async () => {
+  /** apiserver_longrunning_requests for pod watches, as the fleet's /metrics says */
+  const podWatches = async () => {
+    const m = await ask(`${fleet.url}/metrics`, { headers: { Authorization: 'Bearer caller-token' } });
+    expect(m.status).toBe(200);
+    return m.body
+      .toString()
+      .split('\n')
+      .filter((l) => l.startsWith('apiserver_longrunning_requests{') && l.includes('resource="pods"'))
+      .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+  };
+
+  it('streams a watch event by event, direct too, and its metrics see it end', async () => {
+    // the control plane (this upstream too) allows the scrape
+    scripts.set('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', (_req, res) => {
+      res.writeHead(201, { 'Content-Type': 'application/json' });
+      res.end(
+        '{"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","status":{"allowed":true}}',
+      );
+    });
     let upstreamRes: ServerResponse | undefined;
     scripts.set('/api/v1/namespaces/a/pods', (req, res) => {
       expect(req.url).toContain('watch=true');
@@ -240,6 +258,7 @@ describe('passthrough on Node: the direct relay', () => {
       res.flushHeaders();
       upstreamRes = res;
     });
+    const before = await podWatches();
     const events: string[] = [];
     const answer = ask(via('/api/v1/namespaces/a/pods?watch=true'), {}, (c) => events.push(c.toString()));
     await until(() => upstreamRes !== undefined, 10_000, 'the upstream watch');
@@ -247,10 +266,43 @@ describe('passthrough on Node: the direct relay', () => {
       upstreamRes!.write(`{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"p${i}"}}}\n`);
       await until(() => events.join('').includes(`"p${i}"`), 10_000, `event ${i}`);
     }
+    expect(await podWatches()).toBe(before + 1);
     upstreamRes!.end();
     const a = await answer;
+    expect(a.complete).toBe(true);
     expect(a.headers['content-encoding']).toBe('identity');
     expect(a.body.toString().trim().split('\n')).toHaveLength(3);
+    // counted as over once its stream ended, not when its head left
+    const t0 = Date.now();
+    while ((await podWatches()) !== before && Date.now() - t0 < 10_000)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await podWatches()).toBe(before);
+  });
+
+  it('a watch whose client goes away is over for the metrics and upstream', async () => {
+    let upstreamRes: ServerResponse | undefined;
+    scripts.set('/api/v1/namespaces/b/pods', (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"q1"}}}\n');
+      upstreamRes = res;
+    });
+    const before = await podWatches();
+    const closedBefore = upstreamClosed;
+    const req = request(via('/api/v1/namespaces/b/pods?watch=1'), { agent: false });
+    req.on('error', () => {});
+    await new Promise<void>((resolve, reject) => {
+      req.on('response', (res) => res.once('data', () => resolve()));
+      setTimeout(() => reject(new Error('no first event')), 10_000).unref();
+      req.end();
+    });
+    expect(await podWatches()).toBe(before + 1);
+    req.destroy();
+    await until(() => upstreamClosed > closedBefore, 10_000, 'the upstream watch to close');
+    const t0 = Date.now();
+    while ((await podWatches()) !== before && Date.now() - t0 < 10_000)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await podWatches()).toBe(before);
+    expect(upstreamRes).toBeDefined();
   });
 
   it('answers an unreachable cluster and a slow one with Statuses', async () => {
@@ -388,5 +440,36 @@ describe('passthrough on Node: the direct relay', () => {
     const got = seen.find((s) => s.url === '/api/v1/namespaces/a/configmaps/put')!;
     expect(got.method).toBe('PUT');
     expect(got.body.toString()).toBe(body.toString());
+  });
+
+  // last: it drains the fleet
+  it('ends a direct watch cleanly between two events when the fleet drains', async () => {
+    let upstreamRes: ServerResponse | undefined;
+    scripts.set('/api/v1/namespaces/c/pods', (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"r1"}}}\n');
+      upstreamRes = res;
+    });
+    const closedBefore = upstreamClosed;
+    const events: string[] = [];
+    const answer = ask(via('/api/v1/namespaces/c/pods?watch=true'), {}, (c) => events.push(c.toString()));
+    await until(() => events.join('').includes('"r1"'), 10_000, 'the first event');
+    // half an event: the drain waits for its end before it ends the stream
+    upstreamRes!.write('{"type":"ADDED","object":');
+    await until(() => events.join('').endsWith('"object":'), 10_000, 'half an event');
+    const stopped = fleet.stop(300);
+    await new Promise((r) => setTimeout(r, 100));
+    upstreamRes!.write('{"kind":"Pod","metadata":{"name":"r2"}}}\n');
+    const a = await answer;
+    await stopped;
+    expect(a.complete).toBe(true);
+    expect(
+      a.body
+        .toString()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).object.metadata.name),
+    ).toEqual(['r1', 'r2']);
+    await until(() => upstreamClosed > closedBefore, 10_000, 'the upstream watch to close');
   });
 });

@@ -8,6 +8,7 @@ import { type FleetMetrics, kubeVerb, type RequestLabels } from '../../metrics/f
 import type { RequestInfo } from '../../request/info.ts';
 import type { FleetEnv } from '../../types.ts';
 import { onBodyEnd } from '../../util/ends.ts';
+import { pathAndSearch } from '../requestinfo/index.ts';
 
 const UPGRADES = new Set(['exec', 'attach', 'portforward']);
 
@@ -37,11 +38,16 @@ export function labelsOf(
   };
 }
 
-/** kube's long-running requests: watches, proxies and the streaming subresources (logs -f, exec, …) */
-export function isLongRunning(info: RequestInfo | undefined, query: URLSearchParams): boolean {
+/**
+ * kube's long-running requests: watches, proxies and the streaming subresources (logs -f, exec, …).
+ * `url`: the request's, whose query is read only for a log.
+ */
+export function isLongRunning(info: RequestInfo | undefined, url: string): boolean {
   if (!info?.isResourceRequest) return false;
   if (info.verb === 'watch' || UPGRADES.has(info.subresource) || info.subresource === 'proxy') return true;
-  return info.subresource === 'log' && (query.get('follow') === 'true' || query.get('follow') === '1');
+  if (info.subresource !== 'log') return false;
+  const follow = new URLSearchParams(pathAndSearch(url).search).get('follow');
+  return follow === 'true' || follow === '1';
 }
 
 /** Answers that left a cluster out say so in a Warning naming it (`cluster <name>: …`): count those. */
@@ -55,8 +61,7 @@ export function requestMetrics(metrics: FleetMetrics | undefined): MiddlewareHan
   return async (c, next) => {
     if (!metrics) return next();
     const info = c.get('info');
-    const query = new URL(c.req.url).searchParams;
-    const longRunning = isLongRunning(info, query);
+    const longRunning = isLongRunning(info, c.req.url);
     const done = metrics.startRequest(
       labelsOf(info, c.req.method, c.req.header('content-type')),
       longRunning,

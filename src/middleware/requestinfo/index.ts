@@ -6,8 +6,33 @@ import type { MiddlewareHandler } from 'hono';
 import { parseRequestInfo } from '../../request/info.ts';
 import type { InfoVariables } from '../../types.ts';
 
+/**
+ * A request URL whose path and query the WHATWG parser leaves exactly as written: characters it never
+ * percent-encodes or rewrites (no space, quotes, `<>`, brackets, backtick, braces, backslash, `#`, nothing outside
+ * ASCII) and no dot segment, plain or encoded (`.`, `..`, `%2e`). The Node adapter hands such URLs on
+ * as they came (it runs `new URL` itself for anything else), so for them the parse can be skipped.
+ */
+const PLAIN = /^[A-Za-z0-9\-._~!$&()*+,;=:@/%?]*$/;
+const DOT_SEGMENT = /\/(?:\.|%2e)/i;
+
+/** `pathname` and `search` as `new URL(url)` gives them, without the parse for a plain URL. */
+export function pathAndSearch(url: string): { pathname: string; search: string } {
+  const at = url.indexOf('/', url.indexOf('//') + 2);
+  if (at > 0) {
+    const target = url.slice(at);
+    if (PLAIN.test(target)) {
+      const q = target.indexOf('?');
+      const pathname = q < 0 ? target : target.slice(0, q);
+      if (!DOT_SEGMENT.test(pathname))
+        return { pathname, search: q < 0 || q === target.length - 1 ? '' : target.slice(q) };
+    }
+  }
+  const u = new URL(url);
+  return { pathname: u.pathname, search: u.search };
+}
+
 export const requestInfo: MiddlewareHandler<{ Variables: InfoVariables }> = async (c, next) => {
-  const url = new URL(c.req.url);
-  c.set('info', parseRequestInfo(c.req.method, url.pathname, url.searchParams));
+  const { pathname, search } = pathAndSearch(c.req.url);
+  c.set('info', parseRequestInfo(c.req.method, pathname, new URLSearchParams(search)));
   await next();
 };
