@@ -10,7 +10,7 @@
  * validates UTF-8 sequences). Not reentrant: one scan at a time (it is synchronous).
  */
 import { CELLS, ItemFacts, keySlot, NONE, noteValue, OWNER, OWNERS } from './jsonsplit-facts.ts';
-import { lastString, SCAN_MORE, SCAN_REFUSED, scalar, skipValue, strRest, ws } from './jsonsplit-skip.ts';
+import { SCAN_MORE, SCAN_REFUSED, scalar, skipValue, strRest, ws } from './jsonsplit-skip.ts';
 
 export { ITEM, ItemFacts, ROW } from './jsonsplit-facts.ts';
 
@@ -45,15 +45,16 @@ export function lastFacts(): ItemFacts {
 function member(b: Uint8Array, i: number, n: number, depth: number, start: number): number {
   if (b[i] !== 0x22) return SCAN_REFUSED;
   const ctx = ctxs[depth]!;
-  lastString.escaped = false;
-  // the key: its plain bytes here, the rest (escapes) in strRest
+  // the key: its plain bytes here, the rest in strRest (where it stops, an escape begins, or a control
+  // character strRest refuses)
   let end = i + 1;
   for (; end < n; end++) {
     const c = b[end]!;
     if (c <= 0x22 ? c === 0x22 || c < 0x20 : c === 0x5c) break;
   }
   if (end >= n) return SCAN_MORE;
-  if (b[end] === 0x22) end++;
+  const escaped = b[end] !== 0x22;
+  if (!escaped) end++;
   else {
     end = strRest(b, end, n);
     if (end < 0) return end;
@@ -70,7 +71,7 @@ function member(b: Uint8Array, i: number, n: number, depth: number, start: numbe
     next = NONE;
     return j;
   }
-  const slot = keySlot(facts, b, ctx, i + 1, end - i - 2, lastString.escaped);
+  const slot = keySlot(facts, b, ctx, i + 1, end - i - 2, escaped);
   slots[depth] = slot;
   froms[depth] = j - start;
   next = slot < 0 ? NONE : slot;

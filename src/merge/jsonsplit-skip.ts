@@ -14,9 +14,6 @@ const OBJ = 1;
 const STACK = 130;
 const kinds = new Uint8Array(STACK + 2);
 
-/** the last string scanned had an escape (strRest sets it) */
-export const lastString = { escaped: false };
-
 export function isHex(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 }
@@ -40,7 +37,6 @@ export function strRest(b: Uint8Array, i: number, n: number): number {
     const c = b[i]!;
     if (c === 0x22) return i + 1;
     if (c === 0x5c) {
-      lastString.escaped = true;
       if (i + 1 >= n) return SCAN_MORE;
       const e = b[i + 1]!;
       if (e === 0x75) {

@@ -54,7 +54,8 @@ export class ByteSink {
     this.room(n);
     const buf = this.buf;
     let at = this.at;
-    if (n < 32) for (let k = from; k < to; k++) buf[at++] = b[k]!;
+    // a short piece byte by byte: a view to copy from costs more than the loop
+    if (n < 64) for (let k = from; k < to; k++) buf[at++] = b[k]!;
     else {
       buf.set(b.subarray(from, to), at);
       at += n;
