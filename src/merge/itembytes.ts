@@ -291,22 +291,34 @@ export function writeFleetRow(
   } else sink.bytes(b, 0, f.cellsFrom);
   const vb = bytesOf(iv);
   sink.byte(0x5b);
+  // cells copied as they came and next to each other in the row are copied as one run (with the
+  // separators between them as they came)
+  let runFrom = -1;
+  let runTo = -1;
+  let runLast = -2;
   for (let i = 0; i < map.length; i++) {
-    if (i > 0) sink.byte(0x2c);
     const from = map[i]!;
-    if (i === merged.clusterIndex) sink.bytes(vb.clusterJson, 0, vb.clusterJson.length);
-    else if (from < 0) sink.string('""');
-    else if (from >= count)
-      sink.string('null'); // JSON.stringify of a missing array element
-    else {
+    if (i !== merged.clusterIndex && from >= 0 && from < count) {
       const a = cells[2 * from]!;
       const z = cells[2 * from + 1]!;
       const ref = from === nameAt ? 'name' : merged.refs[i];
+      // a cell that names nothing, an empty one, `<none>` in a reference cell (fleetReferenceCell)
       if (!ref || b[a] !== 0x22 || z - a <= 2 || (from !== nameAt && isNone(b, a, z))) {
-        // a cell that names nothing, an empty one, `<none>` in a reference cell (fleetReferenceCell)
-        sink.bytes(b, a, z);
+        if (runFrom >= 0 && from === runLast + 1) {
+          runTo = z;
+          runLast = from;
+          continue;
+        }
+        if (runFrom >= 0) sink.bytes(b, runFrom, runTo);
+        if (i > 0) sink.byte(0x2c);
+        runFrom = a;
+        runTo = z;
+        runLast = from;
         continue;
       }
+      if (runFrom >= 0) sink.bytes(b, runFrom, runTo);
+      runFrom = -1;
+      if (i > 0) sink.byte(0x2c);
       const suffix = ref === 'name' ? plainSuffix(b, a, z, iv) : undefined;
       if (suffix !== undefined) {
         sink.bytes(b, a, z - 1);
@@ -320,8 +332,16 @@ export function writeFleetRow(
             : fleetReferenceCell(iv.view, ref, v, iv.cluster);
         sink.string(JSON.stringify(shown));
       }
+      continue;
     }
+    if (runFrom >= 0) sink.bytes(b, runFrom, runTo);
+    runFrom = -1;
+    if (i > 0) sink.byte(0x2c);
+    if (i === merged.clusterIndex) sink.bytes(vb.clusterJson, 0, vb.clusterJson.length);
+    else if (from < 0) sink.string('""');
+    else sink.string('null'); // JSON.stringify of a missing array element
   }
+  if (runFrom >= 0) sink.bytes(b, runFrom, runTo);
   sink.byte(0x5d);
   if (objectFirst || !object) sink.bytes(b, f.cellsTo, b.length);
   else {
