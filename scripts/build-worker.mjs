@@ -1,12 +1,22 @@
 // Bundles the worker entry the way wrangler does (esbuild, ESM, worker conditions) into one file, for
 // tests that run it in workerd through miniflare. `npm run build:worker` uses wrangler itself.
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
+const wranglerToml = readFileSync(new URL('../wrangler.toml', import.meta.url), 'utf8');
+
 /** wrangler keeps function and class names unless wrangler.toml says `keep_names = false` */
-const keepNames = !/^keep_names\s*=\s*false\b/m.test(
-  readFileSync(new URL('../wrangler.toml', import.meta.url), 'utf8'),
-);
+const keepNames = !/^keep_names\s*=\s*false\b/m.test(wranglerToml);
+
+/** wrangler.toml's `[alias]` table (`"module" = "./path"`), each path from the project's folder, as wrangler resolves it */
+function aliases(toml) {
+  const table = /^\[alias\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(toml)?.[1] ?? '';
+  const out = {};
+  for (const m of table.matchAll(/^\s*"([^"]+)"\s*=\s*"([^"]+)"/gm))
+    out[m[1]] = fileURLToPath(new URL(`../${m[2]}`, import.meta.url));
+  return out;
+}
 
 /** esbuild's options for the worker, as wrangler bundles it (the bench measures them minified). */
 export const WORKER_BUILD = {
@@ -20,6 +30,8 @@ export const WORKER_BUILD = {
   // provided by the Workers runtime itself
   external: ['cloudflare:*'],
   keepNames,
+  // modules wrangler.toml swaps for others (js-yaml: JSON only on Workers)
+  alias: aliases(wranglerToml),
   sourcemap: false,
   logLevel: 'warning',
 };

@@ -1,7 +1,7 @@
 /**
  * Worker entry (Cloudflare Workers / workerd). Tiny on purpose: configuration from the `FLEET_CONFIG`
- * binding (JSON or YAML text), the fleet built once per isolate, every request handed to the same app
- * the Node server runs.
+ * binding (JSON text: the worker reads no YAML, see wrangler.toml's `[alias]`), the fleet built once per
+ * isolate, every request handed to the same app the Node server runs.
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
 import { createApp } from './app.ts';
@@ -30,7 +30,7 @@ function build(env: Record<string, unknown>): Built {
     try {
       raw = parseYaml(text);
     } catch (e) {
-      throw new ConfigError(`FLEET_CONFIG: not valid YAML/JSON: ${(e as Error).message}`);
+      throw new ConfigError(`FLEET_CONFIG: not valid JSON: ${(e as Error).message}`);
     }
     const config = parseConfig(raw, 'FLEET_CONFIG');
     const deps = buildFleet(config, workerPlatform(env));

@@ -1,8 +1,9 @@
 /**
  * What the fleet reads as YAML — its configuration (the Node file and the worker's `FLEET_CONFIG`),
- * kubeconfigs, `application/yaml` request bodies — read by js-yaml, the same way on both runtimes: one
- * document, YAML 1.2's core schema (null, bool, int, float, else string; no merge keys, as kube's own
- * reader), duplicate keys refused. Untrusted input is bounded: nesting as deep as the fleet allows JSON
+ * kubeconfigs, `application/yaml` request bodies — read by js-yaml on Node (the worker bundles a JSON
+ * reader in js-yaml's place, ./yaml-json.ts, through wrangler.toml's `[alias]`): one document, YAML
+ * 1.2's core schema (null, bool, int, float, else string; no merge keys, as kube's own reader), duplicate
+ * keys refused. Untrusted input is bounded: nesting as deep as the fleet allows JSON
  * bodies, at most 100 aliases, and a value whose aliases would expand past a million nodes when written as
  * JSON (an alias bomb shares its nodes until someone serialises it) is refused here, not in a serialiser.
  */
