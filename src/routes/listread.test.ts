@@ -28,7 +28,9 @@ function body(chunks: string[], o: { end?: boolean } = {}) {
 }
 
 const shape = (e: SplitEvent) =>
-  e.type === 'item' ? `item:${new TextDecoder().decode(e.bytes)}` : `${e.type}:${JSON.stringify(e.value)}`;
+  e.type === 'item'
+    ? `item ${e.index}:${new TextDecoder().decode(e.bytes)} ${JSON.stringify(e.facts)}`
+    : `${e.type}:${JSON.stringify(e.value)}`;
 
 async function all(events: AsyncGenerator<SplitEvent>): Promise<string[]> {
   const out: string[] = [];
@@ -64,6 +66,29 @@ describe('splitGuarded: one cluster’s list body for the merge', () => {
           const got = splitGuarded(body(chunks).stream, 1000);
           expect(await all(got.events)).toEqual(want);
           expect(got.received()).toBe(enc.encode(LIST).length);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('gives the same events for long lists and heads longer than the first slice, however cut', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.string({ maxLength: 3000 }), { minLength: 0, maxLength: 25 }),
+        fc.integer({ min: 0, max: 9000 }),
+        fc.array(fc.integer({ min: 1, max: 200_000 }), { maxLength: 5 }),
+        async (names, headPad, cuts) => {
+          const cols = JSON.stringify([{ name: 'x'.repeat(headPad), type: 'string' }]);
+          const text = `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"9"},"columnDefinitions":${cols},"rows":[${names.map((n) => JSON.stringify({ cells: [n], object: { metadata: { name: n } } })).join(',')}]}\n`;
+          const at = [...new Set(cuts.filter((c) => c < text.length))].sort((a, b) => a - b);
+          const chunks = [0, ...at].map((from, k) => text.slice(from, at[k] ?? text.length));
+          const want = await all(splitListStream(body(chunks).stream, { arrayKey: ['items', 'rows'] }));
+          const b = body(chunks);
+          expect(await all(splitGuarded(b.stream, 1000).events)).toEqual(want);
+          const early = body(chunks);
+          expect(await untilTail(splitGuarded(early.stream, 1000).events)).toEqual(want);
+          expect(early.seen.cancelled).toBe(false);
         },
       ),
       { numRuns: 60 },

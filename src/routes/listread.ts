@@ -23,6 +23,9 @@ export class BodyIdleError extends Error {
 
 const LIST_ARRAYS = { arrayKey: ['items', 'rows'] };
 
+/** Bytes of a body's first chunk split at a time until its head is in (a Table's columns: a few KiB). */
+const HEAD_SLICE = 4096;
+
 /** A list body being split: its events, and how many bytes came so far (0: the body never began). */
 export interface GuardedSplit {
   events: AsyncGenerator<SplitEvent>;
@@ -57,17 +60,45 @@ async function* split(
   };
   let finished = false;
   let tail = false;
+  let headless = true;
+  // what is left of the chunk the head came in: split when the merge asks for this body's items
+  let rest: Uint8Array | undefined;
   try {
     for (;;) {
-      const r = await guard.read();
-      if (r.done) break;
-      counted.bytes += r.value.length;
-      splitter.push(r.value, push);
+      let chunk: Uint8Array;
+      if (rest) {
+        chunk = rest;
+        rest = undefined;
+      } else {
+        const r = await guard.read();
+        if (r.done) break;
+        counted.bytes += r.value.length;
+        // a plain view: a Node Buffer's subarray costs more
+        chunk =
+          r.value.constructor === Uint8Array
+            ? r.value
+            : new Uint8Array(r.value.buffer, r.value.byteOffset, r.value.length);
+      }
+      if (headless) {
+        // only as far as the head: every cluster's head is read before the merged body starts, and the
+        // items of a chunk split then would wait (and be kept through collections) until the merge
+        // reaches that cluster; split now, they would also delay the first byte by a chunk per cluster
+        let at = 0;
+        while (at < chunk.length && queue.length === 0) {
+          const end = Math.min(chunk.length, at + HEAD_SLICE);
+          splitter.push(chunk.subarray(at, end), push);
+          at = end;
+        }
+        if (queue.length > 0) {
+          headless = false;
+          if (at < chunk.length) rest = chunk.subarray(at);
+        }
+      } else splitter.push(chunk, push);
       for (let k = 0; k < queue.length; k++) {
         const e = queue[k]!;
         if (e.type === 'tail' && !tail) {
           tail = true;
-          finished = await guard.drain(splitter);
+          finished = await guard.drain(splitter, rest);
         }
         yield e;
       }
@@ -127,8 +158,9 @@ class IdleRead {
    * After the list's tail: the body's last bytes read to its end (whitespace at most; anything after the
    * list is ignored, as it was before the tail was known to be the end). True when the body ended.
    */
-  async drain(splitter: ListSplitter): Promise<boolean> {
+  async drain(splitter: ListSplitter, rest: Uint8Array | undefined): Promise<boolean> {
     try {
+      if (rest) splitter.push(rest, () => {});
       for (;;) {
         const r = await this.read();
         if (r.done) break;
