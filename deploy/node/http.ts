@@ -134,9 +134,24 @@ const NEWLINE = 10;
 
 /**
  * Tells @hono/node-server the response is already being written. One for all: the adapter only reads
- * its headers, so a Response (and its Headers) per streamed answer is not needed.
+ * its status, body and headers (`has('set-cookie')`, then every pair), so it is a Response in shape
+ * only, whose headers are one pair in an array: no Headers to iterate (sorted, brand-checked) per answer.
  */
-const ALREADY_SENT = new Response(null, { headers: { 'x-hono-already-sent': '1' } });
+const SENT_PAIRS: ReadonlyArray<[string, string]> = [['x-hono-already-sent', '1']];
+const SENT_HEADERS = Object.setPrototypeOf(
+  {
+    has: (name: string) => name.toLowerCase() === 'x-hono-already-sent',
+    get: (name: string) => (name.toLowerCase() === 'x-hono-already-sent' ? '1' : null),
+    forEach: (f: (v: string, k: string) => void) => f('1', 'x-hono-already-sent'),
+    entries: () => SENT_PAIRS[Symbol.iterator](),
+    [Symbol.iterator]: () => SENT_PAIRS[Symbol.iterator](),
+  },
+  Headers.prototype,
+) as Headers;
+const ALREADY_SENT = Object.setPrototypeOf(
+  { status: 200, body: null, headers: SENT_HEADERS },
+  Response.prototype,
+) as Response;
 
 /**
  * Writes streamed bodies (no Content-Length: watch, logs, merged lists) itself, for two reasons:

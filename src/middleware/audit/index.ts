@@ -55,8 +55,9 @@ export function auditRefusal(c: Context<FleetEnv>, log: AuditLog, code: number, 
 }
 
 export function audit(log: AuditLog): MiddlewareHandler<FleetEnv> {
+  // off: still a step of the chain, one that only passes the request on (no promise of its own)
+  if (!log.enabled) return (_c, next) => next();
   return async (c, next) => {
-    if (!log.enabled) return next();
     c.set('auditCalls', []);
     // a throw below has already become a Status (recovery runs where it was thrown): c.res is the answer
     await next();
