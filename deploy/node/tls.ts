@@ -115,14 +115,23 @@ function clientCertificateOf(socket: TLSSocket, bundles: Bundles): ClientCertifi
  * Builds each request's TransportFacts. A connection's certificate is verified once and remembered for
  * the connection's life (keep-alive requests reuse it).
  */
+/**
+ * A header's lines as `IncomingMessage#headersDistinct[name]` gives them (`name` lowercased), read from the
+ * raw lines: headersDistinct builds its object of every header on first use, per request.
+ */
+export function headerLines(raw: readonly string[], name: string): string[] | undefined {
+  let out: string[] | undefined;
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) (out ??= []).push(raw[i + 1]!);
+  return out;
+}
+
 export function transportFactsFor(config: FleetConfig): (incoming: IncomingMessage) => TransportFacts {
   const bundles = bundlesOf(config);
   const perSocket = new WeakMap<TLSSocket, ClientCertificate | null>();
   const tlsAuth = !!(bundles.x509 || bundles.frontProxy);
   return (incoming) => {
-    const facts: TransportFacts = {
-      headerLines: (name) => incoming.headersDistinct[name],
-    };
+    const facts: TransportFacts = { headerLines: (name) => headerLines(incoming.rawHeaders, name) };
     const socket = incoming.socket as TLSSocket;
     if (tlsAuth && socket.encrypted) {
       let cert = perSocket.get(socket);
