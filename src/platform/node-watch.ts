@@ -57,62 +57,6 @@ export function watchAnswerChunks(
   return a;
 }
 
-/** What {@link nodeStreamChunks} needs of a Node Readable (node.ts's to import). */
-export interface NodeReadable {
-  on(event: 'data', fn: (chunk: NodeBuffer) => void): unknown;
-  on(event: 'error', fn: (err: unknown) => void): unknown;
-  once(event: 'end' | 'close', fn: () => void): unknown;
-  once(event: 'error', fn: (err: unknown) => void): unknown;
-  destroy(): unknown;
-}
-
-/**
- * A Node stream (the one behind a Web body of node.ts's) read by its 'data' events into `sink`: no Web
- * stream, reader or pending promise per body.
- */
-export function nodeStreamChunks(
-  src: NodeReadable | undefined,
-  sink: ChunkSink,
-  mapError: (err: unknown) => unknown,
-): ChunkReading | undefined {
-  if (!src) return undefined;
-  let over = false;
-  const destroy = () => {
-    src.on('error', () => {});
-    src.destroy();
-  };
-  const fail = (err: unknown) => {
-    if (over) return;
-    over = true;
-    destroy();
-    sink.fail(err);
-  };
-  src.on('data', (c: NodeBuffer) => {
-    if (over) return;
-    try {
-      // a plain view: what the reader keeps of it is copied (Buffer#slice would not copy)
-      sink.chunk(new Uint8Array(c.buffer, c.byteOffset, c.byteLength));
-    } catch (err) {
-      fail(err);
-    }
-  });
-  src.once('end', () => {
-    if (over) return;
-    over = true;
-    sink.end();
-  });
-  src.once('error', (err) => fail(mapError(err)));
-  src.once('close', () => fail(new TypeError('terminated: the upstream body closed before its end')));
-  return {
-    cancel() {
-      if (over) return;
-      over = true;
-      destroy();
-      sink.end();
-    },
-  };
-}
-
 function neutral(err: unknown, mapError: (err: unknown) => unknown): unknown {
   const code = (err as { code?: string })?.code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT')

@@ -9,13 +9,15 @@
  *   any Web fetch handler is served on a real HTTP(S) port) can pipe them to the client's socket.
  */
 import { readFileSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { Agent, type Dispatcher, request } from 'undici';
 import { ConfigError } from '../config/schema.ts';
 import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from '../upstreams/transport.ts';
-import { useNativeChunks } from '../util/chunks.ts';
-import { isWatchUrl, nodeStreamChunks, sendWatch, watchAnswerChunks } from './node-watch.ts';
+import { shareHeartbeatTicks } from '../upstreams/watch/heartbeat.ts';
+import { useNativeChunks, usePushBodies } from '../util/chunks.ts';
+import { nodePushBodies, nodeStreamChunks } from './node-streams.ts';
+import { isWatchUrl, sendWatch, watchAnswerChunks } from './node-watch.ts';
 import type { Platform } from './types.ts';
 
 export const nodeFiles: FileReader = {
@@ -99,6 +101,10 @@ export function nodeBodyOf(body: ReadableStream<Uint8Array>): Readable | undefin
 useNativeChunks(
   (body, sink) => watchAnswerChunks(body, sink) ?? nodeStreamChunks(nodeBodyOf(body), sink, neutralError),
 );
+// Node's timers belong to no request: every watch's heartbeat ticks from one interval
+shareHeartbeatTicks();
+// a merged watch's answer is a Node stream the server pipes to the socket (./node-streams.ts)
+usePushBodies(nodePushBodies((o) => new Readable(o), toWebStream));
 
 /**
  * HTTP/2 to the clusters (FLEET_UPSTREAM_HTTP2): `alpn` offers h2 to TLS upstreams (kube-apiserver speaks

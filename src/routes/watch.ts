@@ -87,9 +87,8 @@ export async function watchStream(
 
   const upstreams = new AbortController();
   const abortAll = () => upstreams.abort();
-  // until the stream exists, a client that leaves just aborts what is in flight
+  // until the stream exists, a client that leaves just aborts what is in flight (then the stream's close does)
   req.signal.addEventListener('abort', abortAll, { once: true });
-  upstreams.signal.addEventListener('abort', () => req.signal.removeEventListener('abort', abortAll));
 
   const table =
     neg.shape === 'table' && plan.chosen.length
@@ -139,9 +138,11 @@ export async function watchStream(
       ? serviceUnavailable(`strict mode: ${warnings.join('; ')}`)
       : noneServes(starts);
   if (refusal) {
+    req.signal.removeEventListener('abort', abortAll);
     abortAll();
     return statusResponse(refusal);
   }
+  req.signal.removeEventListener('abort', abortAll);
   const headers = streamHeaders();
   for (const w of warnings) headers.append('Warning', warningHeader(w));
   if (groups) for (const w of groupWarnings(starts)) headers.append('Warning', w);

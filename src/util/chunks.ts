@@ -66,3 +66,36 @@ function webChunks(body: ReadableStream<Uint8Array>, sink: ChunkSink): ChunkRead
   });
   return { cancel };
 }
+
+/**
+ * A body written chunk by chunk (a merged watch's response), in the runtime's own cheapest form: Node
+ * hands its server a Node stream behind the Web body (piped straight to the socket, no Web reader per
+ * open watch); elsewhere it is undefined and the writer makes a Web ReadableStream itself.
+ */
+export interface PushBody {
+  /** the body to answer with (the writer keeps its `writer`, not this stream) */
+  body: ReadableStream<Uint8Array>;
+  writer: PushWriter;
+}
+
+export interface PushWriter {
+  /** queues `chunk`; the bytes queued that the reader has not taken yet */
+  push(chunk: Uint8Array): number;
+  /** the end of the body (after the chunks queued) */
+  close(): void;
+}
+
+/** Makes a push body; `cancelled` runs once if the reader goes away first. */
+export type PushBodies = (cancelled: () => void) => PushBody;
+
+let pushBodies: PushBodies | undefined;
+
+/** Registers the runtime's own push bodies (called once by the runtime's platform module). */
+export function usePushBodies(make: PushBodies): void {
+  pushBodies = make;
+}
+
+/** A push body in the runtime's own form, or undefined where there is none. */
+export function pushBody(cancelled: () => void): PushBody | undefined {
+  return pushBodies?.(cancelled);
+}

@@ -3,13 +3,16 @@
  * the one close that ends everything (the client left, the timeout, a 410, a client that stops reading).
  */
 import type { MergeStep } from '../../merge/watchmerge.ts';
-import { bodyEnded, tellsEnd } from '../../util/ends.ts';
+import { type PushWriter, pushBody } from '../../util/chunks.ts';
+import { bodyEnded, type EndListeners, ended, tellsEnd } from '../../util/ends.ts';
 import { Heartbeat } from './heartbeat.ts';
 
 const enc = new TextEncoder();
 
 /** a client this far behind (queued chunks) is dropped, as kube ends a watch whose client stops reading */
 const MAX_QUEUED = 10_000;
+/** the same for a runtime's push body, which counts bytes (10,000 events of ≈ 1.6 KiB) */
+const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 
 export interface WatchOutputOptions {
   /** ends the stream cleanly after this long (already clamped to what a timer can hold) */
@@ -21,8 +24,13 @@ export interface WatchOutputOptions {
 }
 
 export class WatchOutput {
-  readonly body: ReadableStream<Uint8Array>;
-  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  /** the body as a Web stream this writer feeds (where the runtime has no push body of its own) */
+  private web: ReadableStream<Uint8Array> | undefined;
+  private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  /** the runtime's own body (Node: a Node stream behind the Web one, which is handed over once) */
+  private pushed: PushWriter | undefined;
+  private answer: ReadableStream<Uint8Array> | undefined;
+  private readonly ends: EndListeners;
   private done = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private heartbeat: Heartbeat | undefined;
@@ -36,26 +44,52 @@ export class WatchOutput {
     private readonly o: WatchOutputOptions,
     start: (out: WatchOutput) => void,
   ) {
+    const pushed = pushBody(() => this.close());
+    if (pushed) {
+      this.pushed = pushed.writer;
+      this.answer = pushed.body;
+      this.ends = tellsEnd(pushed.body);
+      this.begin(start);
+      return;
+    }
     // run once, then let go: the stream keeps its source's closures (and what they hold) for its life
     let begin: typeof start | undefined = start;
-    this.body = new ReadableStream<Uint8Array>({
+    this.web = new ReadableStream<Uint8Array>({
       start: (ctl) => {
         this.controller = ctl;
         const run = begin;
         begin = undefined;
-        run?.(this);
-        if (this.done) return;
-        if (o.timeoutMs !== undefined) this.timer = setTimeout(() => this.close(), o.timeoutMs);
-        // a bare newline is whitespace to JSON watch decoders
-        this.heartbeat = new Heartbeat(
-          () => this.write(o.heartbeatLine() ?? '\n'),
-          undefined,
-          () => this.flushBookmark(),
-        );
+        if (run) this.begin(run);
       },
       cancel: () => this.close(),
     });
-    tellsEnd(this.body);
+    this.answer = this.web;
+    this.ends = tellsEnd(this.web);
+  }
+
+  private begin(start: (out: WatchOutput) => void): void {
+    start(this);
+    if (this.done) return;
+    const o = this.o;
+    if (o.timeoutMs !== undefined) this.timer = setTimeout(() => this.close(), o.timeoutMs);
+    // a bare newline is whitespace to JSON watch decoders
+    this.heartbeat = new Heartbeat(
+      () => this.write(o.heartbeatLine() ?? '\n'),
+      undefined,
+      () => this.flushBookmark(),
+    );
+  }
+
+  /** The response body (the writer keeps what it writes to, not necessarily this stream). */
+  get body(): ReadableStream<Uint8Array> {
+    return this.answer ?? this.web!;
+  }
+
+  /** The response body, handed over: a runtime's push body is then no longer kept here. */
+  takeBody(): ReadableStream<Uint8Array> {
+    const b = this.body;
+    this.answer = undefined;
+    return b;
   }
 
   get closed(): boolean {
@@ -99,9 +133,11 @@ export class WatchOutput {
     for (const r of this.owned) r.cancel();
     this.owned.clear();
     this.o.onClose();
-    bodyEnded(this.body);
+    if (this.web) bodyEnded(this.web);
+    else ended(this.ends);
     try {
-      this.controller.close();
+      if (this.pushed) this.pushed.close();
+      else this.controller?.close();
     } catch {
       // already closed or errored
     }
@@ -110,12 +146,16 @@ export class WatchOutput {
   private write(line: string): void {
     if (this.done) return;
     this.heartbeat?.touch();
+    if (this.pushed) {
+      if (this.pushed.push(enc.encode(line)) > MAX_QUEUED_BYTES) this.close();
+      return;
+    }
     try {
-      this.controller.enqueue(enc.encode(line));
+      this.controller?.enqueue(enc.encode(line));
     } catch {
       this.close();
       return;
     }
-    if ((this.controller.desiredSize ?? 0) < -MAX_QUEUED) this.close();
+    if ((this.controller?.desiredSize ?? 0) < -MAX_QUEUED) this.close();
   }
 }

@@ -39,7 +39,7 @@ export function runMergedWatch(o: RunOptions): ReadableStream<Uint8Array> {
   );
   clientSignal.addEventListener('abort', closeOut, { once: true });
   if (clientSignal.aborted) out.close();
-  return out.body;
+  return out.takeBody();
 }
 
 /** Sets every source going, once the body exists (WatchOutput runs it once, then lets it go). */
