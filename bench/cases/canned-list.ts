@@ -17,6 +17,7 @@
  * BENCH_BASELINE_BUNDLE=<file> (another build of deploy/node/main.ts, say the commit before a change): a
  * second fleet process from it beside the first, asked as `fleet-base` in the same interleaved rounds, so
  * a before/after is one run's noise (its CPU per answer and its ratios are printed next to the fleet's).
+ * BENCH_FLEET_BUNDLE=<file> runs the fleet itself from another build instead of this tree's.
  */
 import { get, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
@@ -116,6 +117,8 @@ interface MeasureOpts {
 }
 
 const BASE_BUNDLE = process.env.BENCH_BASELINE_BUNDLE || undefined;
+/** the fleet's own build, when not this tree's (e.g. a commit's, beside BENCH_BASELINE_BUNDLE) */
+const FLEET_BUNDLE = process.env.BENCH_FLEET_BUNDLE || undefined;
 
 /** One set: canned clusters served, a fresh fleet in front of them, targets interleaved answer by answer. */
 async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Promise<Measured> {
@@ -126,7 +129,10 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
     watchEvents: o.watchEvents,
   });
   const profiling = !!(ctx.profileDir && o.profileLabel);
-  const fleet = await startFleetProcess(fleetConfig(ctx, reply.urls), { inspect: profiling });
+  const fleet = await startFleetProcess(fleetConfig(ctx, reply.urls), {
+    inspect: profiling,
+    ...(FLEET_BUNDLE ? { bundle: FLEET_BUNDLE } : {}),
+  });
   const base = BASE_BUNDLE
     ? await startFleetProcess(fleetConfig(ctx, reply.urls), { inspect: profiling, bundle: BASE_BUNDLE })
     : undefined;
