@@ -1,0 +1,112 @@
+/**
+ * The merged list's own work, this tree against another, in one process (not a test, not a bench case):
+ * the canned clusters' bytes (./canned-bodies.ts) fed in chunks of a given size (Node Buffers, as sockets
+ * give) through the splitter and the merge of each tree, answers interleaved, CPU per MiB of merged answer
+ * (medians after two warm-up answers), and the two answers' bytes compared. The other tree is a checkout:
+ *
+ *   git archive <commit> | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/node_modules
+ *   node --import tsx bench/lib/merge-ab.ts /tmp/base [clusters=10] [pods=1000] [json|table] [answers=12] [chunk=65536]
+ *
+ * Unlike the bench cases (whole fleet processes, HTTP included, and noisy on a shared machine), this says
+ * what a change to src/merge does to the merge alone.
+ */
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
+import { listBytes, makeBase } from './canned-bodies.ts';
+
+interface Tree {
+  mergeList: (input: unknown, sources: unknown[]) => AsyncGenerator<Uint8Array>;
+  encodeContinue: (...a: unknown[]) => string;
+  prepareMembership: (names: string[]) => unknown;
+  mergeColumns: (cols: unknown[]) => unknown;
+  splitListStream: (body: ReadableStream<Uint8Array>, opts: unknown) => AsyncGenerator<any>;
+}
+
+async function load(root: string): Promise<Tree> {
+  const m = (p: string) => import(resolve(root, p));
+  return {
+    mergeList: (await m('src/merge/listmerge.ts')).mergeList,
+    encodeContinue: (await m('src/merge/continue.ts')).encodeContinue,
+    prepareMembership: (await m('src/merge/rv.ts')).prepareMembership,
+    mergeColumns: (await m('src/merge/table.ts')).mergeColumns,
+    splitListStream: (await m('src/merge/jsonsplit-stream.ts')).splitListStream,
+  };
+}
+
+/** one merged answer: CPU ms per MiB out, and a digest of its bytes */
+async function once(t: Tree, bodies: Uint8Array[], table: boolean, chunk: number) {
+  const c0 = process.cpuUsage();
+  const names = bodies.map((_, i) => `c${i + 1}`);
+  const membership = t.prepareMembership(names);
+  const sources = await Promise.all(
+    bodies.map(async (b, i) => {
+      let at = 0;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (at >= b.length) return c.close();
+          c.enqueue(Buffer.from(b.slice(at, at + chunk)));
+          at += chunk;
+        },
+      });
+      const events = t.splitListStream(stream, { arrayKey: ['items', 'rows'] });
+      const first = await events.next();
+      const head = first.value.value;
+      return {
+        cluster: names[i]!,
+        head,
+        events,
+        skip: 0,
+        askedWith: '',
+        askedLimit: 0,
+        cancel: async () => {},
+      };
+    }),
+  );
+  const rvs = new Map<string, string>();
+  for (const s of sources) rvs.set(s.cluster, String(s.head.metadata?.resourceVersion ?? ''));
+  const input = {
+    view: { federation: false },
+    membership,
+    rvs,
+    limit: 0,
+    kind: String(sources[0]!.head.kind),
+    apiVersion: String(sources[0]!.head.apiVersion),
+    table: table ? t.mergeColumns(sources.map((s) => s.head.columnDefinitions)) : undefined,
+    continueToken: (c: string, u: string, s: number) => t.encodeContinue(membership, c, u, rvs, s),
+  };
+  const h = createHash('sha256');
+  let out = 0;
+  for await (const piece of t.mergeList(input, sources)) {
+    h.update(piece);
+    out += piece.length;
+  }
+  const d = process.cpuUsage(c0);
+  return { msPerMiB: (d.user + d.system) / 1000 / (out / 2 ** 20), digest: `${out}:${h.digest('hex')}` };
+}
+
+const [baseRoot, c = '10', p = '1000', form = 'json', n = '12', chunkS = '65536'] = process.argv.slice(2);
+if (!baseRoot)
+  throw new Error('usage: merge-ab.ts <other tree> [clusters] [pods] [json|table] [answers] [chunk]');
+const [base, work] = [await load(baseRoot), await load('.')];
+const canned = await makeBase();
+const table = form === 'table';
+const one = table
+  ? listBytes(canned.tableHead, 'rows', canned.rows, Number(p), true)
+  : listBytes(canned.listHead, 'items', canned.items, Number(p), false);
+const bodies = Array.from({ length: Number(c) }, () => new Uint8Array(one));
+const a: number[] = [];
+const b: number[] = [];
+let same = true;
+for (let i = 0; i < Number(n); i++) {
+  const x = await once(base, bodies, table, Number(chunkS));
+  const y = await once(work, bodies, table, Number(chunkS));
+  same &&= x.digest === y.digest;
+  if (i >= 2) {
+    a.push(x.msPerMiB);
+    b.push(y.msPerMiB);
+  }
+}
+const med = (v: number[]) => [...v].sort((x, y) => x - y)[v.length >> 1]!;
+console.log(
+  `${c}×${p} ${form}, chunks of ${chunkS}: other ${med(a).toFixed(2)} ms/MiB, this ${med(b).toFixed(2)} ms/MiB, this/other ${(med(b) / med(a)).toFixed(2)}; answers ${same ? 'byte-identical' : 'DIFFER'}`,
+);
