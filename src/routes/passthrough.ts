@@ -51,8 +51,9 @@ export async function proxyTo(c: Context, deps: ClientDeps, endpoint: ResolvedEn
   const asked = streamingAsked(info, search);
   const direct = directRelayOf(c.env);
   // reads the fleet may share (discovery, OpenAPI, resourceVersion=0) go the usual way: the platform's
-  // transport is where they are kept and coalesced
-  const via = direct && readKind(raw.method, path) === undefined ? direct : undefined;
+  // transport is where they are kept and coalesced (a resource read without a query is none of them)
+  const shared = raw.method === 'GET' && (search !== '' || !info.isResourceRequest);
+  const via = direct && !(shared && readKind(raw.method, path) !== undefined) ? direct : undefined;
   const res = await deps.client.send(endpoint, {
     method: raw.method,
     path,
