@@ -131,7 +131,7 @@ export async function watchStream(
     ? groups.map((g) => groupSource(ctx, g, deps.client.caller))
     : plan.chosen.map((t) => clusterSource(ctx, t));
 
-  const starts = await openAll(sources);
+  const starts = await openAll(sources, upstreams.signal);
   const warnings = startWarnings(starts, plan.sendInitialEvents || plan.upgradesLegacy);
   const refusal =
     warnings.length && deps.config.strict
@@ -140,6 +140,8 @@ export async function watchStream(
   if (refusal) {
     req.signal.removeEventListener('abort', abortAll);
     abortAll();
+    // answered streams are each their own from here (their opens' signals are let go): end them
+    for (const s of starts) if ('res' in s) void s.res.body?.cancel().catch(() => {});
     return statusResponse(refusal);
   }
   req.signal.removeEventListener('abort', abortAll);

@@ -12,7 +12,7 @@ import type { WatchEvent } from '../../merge/watchmerge.ts';
 import { Backoff, sleep } from './backoff.ts';
 import { WatchEventReader, type WatchEventSink } from './events.ts';
 import type { WatchOutput } from './output.ts';
-import type { Source } from './sources.ts';
+import { openOwn, type Source } from './sources.ts';
 
 /** failed attempts in a row (≈ 0.4–0.7 s of backoff) after which the client is told */
 export const UNAVAILABLE_AFTER = 3;
@@ -36,6 +36,13 @@ export function holdSource(
 ): Promise<void> {
   return new Promise<void>((resolve) => new Hold(src, out, o, resolve).start(first));
 }
+
+/** {@link holdSource} for a caller that does not wait for the end (no promise kept per source). */
+export function startHold(src: Source, first: Response | undefined, out: WatchOutput, o: HoldOptions): void {
+  new Hold(src, out, o, noop).start(first);
+}
+
+const noop = () => {};
 
 /**
  * One source held: a state machine of callbacks rather than async functions, so an idle source keeps this
@@ -92,7 +99,7 @@ class Hold implements WatchEventSink {
       this.finish();
       return;
     }
-    this.src.open(true).then(
+    openOwn(this.src, true, this.o.signal).then(
       (res) => {
         if (res.ok) {
           this.drain(res);

@@ -124,7 +124,7 @@ export function followMembership(o: FollowOptions, signal: AbortSignal): void {
       ),
     );
     const sources = change.joined.map((t) => clusterSource(o.ctx, t, true));
-    for (const s of await openAll(sources)) startJoined(s, o);
+    for (const s of await openAll(sources, signal)) startJoined(s, o);
   };
   const schedule = () => {
     if (signal.aborted) return;

@@ -3,7 +3,7 @@
  * start, and the one close (client gone, timeout, 410, slow client) that ends every upstream watch.
  */
 import type { WatchMerger } from '../../merge/watchmerge.ts';
-import { holdSource } from './hold.ts';
+import { startHold } from './hold.ts';
 import { type FollowOptions, followMembership } from './membership.ts';
 import { WatchOutput } from './output.ts';
 import type { PlannedWatch, Source } from './sources.ts';
@@ -46,11 +46,8 @@ export function runMergedWatch(o: RunOptions): ReadableStream<Uint8Array> {
 function startAll(o: RunOptions): (w: WatchOutput) => void {
   return (w) => {
     const { plan, merger, upstreams } = o;
-    const hold = (src: Source, first: Response | undefined) =>
-      void holdSource(src, first, w, {
-        signal: upstreams.signal,
-        sendInitialEvents: plan.sendInitialEvents,
-      });
+    const holding = { signal: upstreams.signal, sendInitialEvents: plan.sendInitialEvents };
+    const hold = (src: Source, first: Response | undefined) => startHold(src, first, w, holding);
     const handlers = {
       sendInitialEvents: plan.sendInitialEvents,
       upgradesLegacy: plan.upgradesLegacy,

@@ -13,10 +13,13 @@ import type { Target } from '../fanout.ts';
 import { relayWatch } from '../relay.ts';
 
 export interface Source {
-  label: string;
-  clusters: string[];
-  /** opens the stream: the planned start, or (`resume`) a resume from where it stood */
-  open(resume: boolean): Promise<Response>;
+  readonly label: string;
+  readonly clusters: string[];
+  /**
+   * opens the stream: the planned start, or (`resume`) a resume from where it stood; `signal` aborts this
+   * open (default: the watch's signal)
+   */
+  open(resume: boolean, signal?: AbortSignal): Promise<Response>;
   event(ev: WatchEvent): MergeStep;
   /** nothing will come from it (not served, forbidden, cannot be held): stop waiting for its initial events */
   gone(): MergeStep;
@@ -65,6 +68,19 @@ export interface WatchContext {
   signal: AbortSignal;
 }
 
+/**
+ * Opens `src` under a signal of this open's own that follows `watch`: once answered, nothing of the open
+ * stays on the watch's signal (an idle upstream watch keeps no listener or derived signal of it; its
+ * reading is ended by the merged stream's close instead).
+ */
+export function openOwn(src: Source, resume: boolean, watch: AbortSignal): Promise<Response> {
+  if (watch.aborted) return src.open(resume, watch);
+  const own = new AbortController();
+  const abort = () => own.abort(watch.reason);
+  watch.addEventListener('abort', abort, { once: true });
+  return src.open(resume, own.signal).finally(() => watch.removeEventListener('abort', abort));
+}
+
 /** The client's headers as one upstream request of the watch sends them, with `accept`. */
 export function upstreamHeaders(client: Headers, accept: string): Headers {
   const h = new Headers(client);
@@ -82,19 +98,23 @@ export function clusterSource(ctx: WatchContext, t: Target, joined = false): Sou
 /** A class, not an object of closures: every merged watch holds one per cluster for its whole life. */
 class ClusterSource implements Source {
   private legacy = false;
-  readonly label: string;
-  readonly clusters: string[];
 
   constructor(
     private readonly ctx: WatchContext,
     private readonly t: Target,
     private readonly joined: boolean,
-  ) {
-    this.label = `cluster ${t.cluster}`;
-    this.clusters = [t.cluster];
+  ) {}
+
+  // made when asked (at the start, and when the source fails), not kept by every idle watch
+  get label(): string {
+    return `cluster ${this.t.cluster}`;
   }
 
-  open(resume: boolean): Promise<Response> {
+  get clusters(): string[] {
+    return [this.t.cluster];
+  }
+
+  open(resume: boolean, signal?: AbortSignal): Promise<Response> {
     const { ctx, t } = this;
     const { merger, plan } = ctx;
     // a break during the initial events restarts them: their RVs are in key order, not a resume point
@@ -109,7 +129,7 @@ class ClusterSource implements Source {
       method: 'GET',
       path: `${ctx.kubePath}?${qs}`,
       headers: upstreamHeaders(ctx.headers, ctx.accept),
-      signal: ctx.signal,
+      signal: signal ?? ctx.signal,
     });
   }
 
@@ -147,7 +167,7 @@ export function groupSource(ctx: WatchContext, group: Target[], as: UpstreamIden
   return {
     label: `clusters ${clusters.join(', ')}`,
     clusters,
-    open(resume) {
+    open(resume, signal) {
       // as for one cluster: a break during the group's initial events restarts them
       const key = clusters.join(',');
       const initial = merger.inInitial(key);
@@ -160,7 +180,7 @@ export function groupSource(ctx: WatchContext, group: Target[], as: UpstreamIden
         ctx.client.forwardable(upstreamHeaders(ctx.headers, ctx.headers.get('accept') ?? 'application/json')),
         as,
         ctx.plainNameCluster,
-        ctx.signal,
+        signal ?? ctx.signal,
       );
     },
     event(ev) {

@@ -9,17 +9,18 @@ import type { MergeStep } from '../../merge/watchmerge.ts';
 import type { FanOutDeps } from '../../types.ts';
 import { UpstreamError } from '../client.ts';
 import { fanOut, type Target } from '../fanout.ts';
-import type { Source } from './sources.ts';
+import { openOwn, type Source } from './sources.ts';
 
 export type Start =
   | { src: Source; res: Response }
   | { src: Source; status: number; reason: string; statusBody?: Status | undefined };
 
-export async function openAll(sources: Source[]): Promise<Start[]> {
+/** Opens every source at once (each under a signal of its own that follows `signal`, see openOwn). */
+export async function openAll(sources: Source[], signal?: AbortSignal): Promise<Start[]> {
   return Promise.all(
     sources.map(async (src): Promise<Start> => {
       try {
-        const res = await src.open(false);
+        const res = await (signal ? openOwn(src, false, signal) : src.open(false));
         if (res.ok) return { src, res };
         const status = await readStatus(res);
         return {
