@@ -61,12 +61,16 @@ export class WatchEventReader implements ChunkSink {
   private pending: Uint8Array[] | undefined;
   private pendingBytes = 0;
   private stopped = false;
+  private finished = false;
   private reading: ChunkReading | undefined;
 
   constructor(private readonly to: WatchEventSink) {}
 
   read(body: ReadableStream<Uint8Array>): void {
-    this.reading = readChunks(body, this);
+    const reading = readChunks(body, this);
+    // chunks already in may have stopped it before the reading was known: end the body now
+    if (this.stopped) reading.cancel();
+    else if (!this.finished) this.reading = reading;
   }
 
   /** stop reading and end the upstream request (the sink's onEnd follows) */
@@ -121,6 +125,8 @@ export class WatchEventReader implements ChunkSink {
   }
 
   private finish(err: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
     this.reading = undefined;
     this.to.onEnd(err);
   }
