@@ -192,7 +192,7 @@ function stream(exchange: Exchange, out: ServerResponse, sized: boolean, watch?:
     ? undefined
     : setTimeout(() => {
         headTimer = undefined;
-        if (!out.headersSent && !out.destroyed) out.flushHeaders();
+        if (!out.destroyed) out.flushHeaders();
       }, HEAD_ALONE_MS);
   const stopTimer = () => {
     if (headTimer) clearTimeout(headTimer);

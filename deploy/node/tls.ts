@@ -121,8 +121,11 @@ function clientCertificateOf(socket: TLSSocket, bundles: Bundles): ClientCertifi
  */
 export function headerLines(raw: readonly string[], name: string): string[] | undefined {
   let out: string[] | undefined;
-  for (let i = 0; i < raw.length; i += 2)
-    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) (out ??= []).push(raw[i + 1]!);
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length !== name.length || raw[i]!.toLowerCase() !== name) continue;
+    out ??= [];
+    out.push(raw[i + 1]!);
+  }
   return out;
 }
 
