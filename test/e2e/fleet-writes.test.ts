@@ -213,11 +213,15 @@ describe.each(RUNTIMES)('fleet writes on %s', (runtime) => {
       const obj = JSON.parse(got.stdout);
       expect(obj.metadata.name).toBe(name);
       obj.spec.replicas = 4;
-      // the simulated controllers keep updating status: replace unconditionally (the RV test is below)
+      // no resourceVersion (the RV test is below): kubectl replace then reads the live one and sends it,
+      // and the simulated controllers keep updating status between its GET and PUT, as real ones do; a
+      // Conflict there is the apiserver's right answer, and a user runs the command again
       delete obj.metadata.resourceVersion;
       const dir = mkdtempSync(join(tmpdir(), 'fleet-replace-'));
       writeFileSync(join(dir, 'r.json'), JSON.stringify(obj));
-      const r = await kc().run(['replace', '-f', join(dir, 'r.json')]);
+      let r = await kc().run(['replace', '-f', join(dir, 'r.json')]);
+      for (let i = 0; i < 5 && r.stderr.includes('Error from server (Conflict)'); i++)
+        r = await kc().run(['replace', '-f', join(dir, 'r.json')]);
       expect(r.stderr).toBe('');
       expect(r.stdout.trim()).toBe(`deployment.apps/${name} replaced`);
       expect(live(plain)?.spec.replicas).toBe(4);
