@@ -167,13 +167,7 @@ describe('byte-level item rewriting', () => {
           expect(end).toBe(line.length - 2);
           const view = { federation: true };
           const sink = new ByteSink(16);
-          const iv = {
-            view,
-            cluster,
-            clusterJson: JSON.stringify(cluster),
-            suffix: `.clusterspace.${cluster}`,
-            resourceVersion: rv,
-          };
+          const iv = itemView(view, cluster, rv);
           if (!writeFleetItem(sink, line.subarray(at, end), scanAgain(line.subarray(at, end)), iv)) return;
           bytePath++;
           const event = JSON.parse(`${dec.decode(line.subarray(0, at))}${dec.decode(sink.take())}}`);
@@ -274,13 +268,7 @@ describe('byte-level Table rows', () => {
           );
           expect(scanItem(t, 0, t.length, ROW, 100)).toBe(t.length);
           const sink = new ByteSink(16);
-          const iv = {
-            view,
-            cluster,
-            clusterJson: JSON.stringify(cluster),
-            suffix: `.clusterspace.${cluster}`,
-            resourceVersion: rv,
-          };
+          const iv = itemView(view, cluster, rv);
           if (!writeFleetRow(sink, t, lastFacts(), iv, merged, input)) return;
           bytePath++;
           same(dec.decode(sink.take()), want);

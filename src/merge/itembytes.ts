@@ -39,7 +39,7 @@ export interface ItemView {
   suffix: string;
   resourceVersion?: (own: string) => string;
   /** the texts above and the marker's members as UTF-8, encoded once (itemView) */
-  bytes?: ViewBytes;
+  bytes: ViewBytes;
 }
 
 interface ViewBytes {
@@ -124,12 +124,6 @@ class Edits {
 
 const edits = new Edits();
 
-/** the constant texts of `iv`, encoded once per view (a view built by hand encodes them on first use) */
-function bytesOf(iv: ItemView): ViewBytes {
-  iv.bytes ??= viewBytes(iv.suffix, iv.clusterJson);
-  return iv.bytes;
-}
-
 /**
  * The suffix a plain name gains, when that is all the view does to a name of printable ASCII (no escapes)
  * that stays short enough (names.ts encodeName); undefined when the name is to be decoded and renamed.
@@ -158,7 +152,7 @@ function rename(e: Edits, b: Uint8Array, from: number, to: number, iv: ItemView)
   if (from < 0 || b[from] !== 0x22 || to - from === 2) return;
   const suffix = plainSuffix(b, from, to, iv);
   if (suffix !== undefined) {
-    if (suffix) e.put(to - 1, to - 1, bytesOf(iv).suffix);
+    if (suffix) e.put(to - 1, to - 1, iv.bytes.suffix);
   } else e.put(from, to, JSON.stringify(fleetName(iv.view, stringAt(b, from, to), iv.cluster)));
 }
 
@@ -174,7 +168,7 @@ function marker(
   iv: ItemView,
 ): boolean {
   const c = b[from];
-  const vb = bytesOf(iv);
+  const vb = iv.bytes;
   if (c === 0x6e) e.put(from, to, vb.markObject);
   else if (c !== 0x7b) return false;
   else if (markFrom >= 0) e.put(markFrom, markTo, vb.clusterJson);
@@ -239,7 +233,7 @@ function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView): boole
     for (let k = 0; k < f.ownerNames.length; k += 2) rename(e, b, f.ownerNames[k]!, f.ownerNames[k + 1]!, iv);
   // toFleetObject assigns annotations, then labels: missing ones come last, in that order
   if (f.annFrom < 0 || f.labelsFrom < 0) {
-    const vb = bytesOf(iv);
+    const vb = iv.bytes;
     let comma = f.mdKeys > 0;
     if (f.annFrom < 0) {
       e.put(f.mdTo - 1, f.mdTo - 1, comma ? vb.annComma : vb.ann);
@@ -289,7 +283,7 @@ export function writeFleetRow(
     edits.write(sink, b, f.objectFrom, f.objectTo);
     sink.bytes(b, f.objectTo, f.cellsFrom);
   } else sink.bytes(b, 0, f.cellsFrom);
-  const vb = bytesOf(iv);
+  const vb = iv.bytes;
   sink.byte(0x5b);
   // cells copied as they came and next to each other in the row are copied as one run (with the
   // separators between them as they came)

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeEnvelope, encodeEnvelope, fieldString, lenField, readFields } from '../kube/protobuf.ts';
 import { ByteSink, concatBytes } from '../util/bytes.ts';
 import { rewriteFieldSelectorNames } from './fieldnames.ts';
-import { writeFleetItem } from './itembytes.ts';
+import { itemView, writeFleetItem } from './itembytes.ts';
 import { ListSplitter } from './jsonsplit.ts';
 import { toFleetObject } from './objects.ts';
 import { mapReferences } from './references.ts';
@@ -155,13 +155,8 @@ function listItemBytes(text: string, cluster: string): string | undefined {
   new ListSplitter().push(new TextEncoder().encode(`{"items":[${text}]}`), (e) => {
     if (e.type !== 'item' || !e.facts) return;
     const sink = new ByteSink(16);
-    const iv = {
-      view: fed,
-      cluster,
-      clusterJson: JSON.stringify(cluster),
-      suffix: `.clusterspace.${cluster}`,
-    };
-    if (writeFleetItem(sink, e.bytes, e.facts, iv)) out = new TextDecoder().decode(sink.take());
+    if (writeFleetItem(sink, e.bytes, e.facts, itemView(fed, cluster)))
+      out = new TextDecoder().decode(sink.take());
   });
   return out;
 }
