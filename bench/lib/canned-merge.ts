@@ -35,6 +35,40 @@ function chunked(bytes: Uint8Array): ReadableStream<Uint8Array> {
   });
 }
 
+/** What a merge's input is built with: this tree's functions, or another checkout's (./merge-ab.ts). */
+export interface InputMakers<M, C> {
+  encodeContinue: (
+    membership: M,
+    at: string,
+    upstream: string,
+    rvs: Map<string, string>,
+    skip: number,
+  ) => string;
+  mergeColumns: (columns: any[]) => C;
+}
+
+/** The merge's input over `sources` (fleet order, heads read), as the list route builds it: no limit. */
+export function mergeInputOf<M, C>(
+  makers: InputMakers<M, C>,
+  membership: M,
+  sources: ReadonlyArray<{ cluster: string; head: Record<string, any> }>,
+  table: boolean,
+) {
+  const rvs = new Map<string, string>();
+  for (const s of sources) rvs.set(s.cluster, String(s.head.metadata?.resourceVersion ?? ''));
+  return {
+    view: { federation: false },
+    membership,
+    rvs,
+    limit: 0,
+    kind: String(sources[0]!.head.kind),
+    apiVersion: String(sources[0]!.head.apiVersion),
+    table: table ? makers.mergeColumns(sources.map((s) => s.head.columnDefinitions)) : undefined,
+    continueToken: (cluster: string, upstream: string, skip: number) =>
+      makers.encodeContinue(membership, cluster, upstream, rvs, skip),
+  };
+}
+
 export interface MergeRun {
   bytesOut: number;
   cpuMs: number;
@@ -62,22 +96,8 @@ export async function mergeOnce(bodies: Uint8Array[], table: boolean): Promise<M
       return resumableSource(reader as never, ask as never, head, events);
     }),
   );
-  const rvs = new Map<string, string>();
-  for (const s of sources) rvs.set(s.cluster, String(s.head.metadata?.resourceVersion ?? ''));
   const body = listBody(
-    mergeList(
-      {
-        view: { federation: false },
-        membership,
-        rvs,
-        limit: 0,
-        kind: String(sources[0]!.head.kind),
-        apiVersion: String(sources[0]!.head.apiVersion),
-        table: table ? mergeColumns(sources.map((s) => s.head.columnDefinitions)) : undefined,
-        continueToken: (cluster, upstream, skip) => encodeContinue(membership, cluster, upstream, rvs, skip),
-      },
-      sources,
-    ),
+    mergeList(mergeInputOf({ encodeContinue, mergeColumns }, membership, sources, table), sources),
   );
   const r = body.getReader();
   let bytesOut = 0;

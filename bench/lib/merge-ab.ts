@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { listBytes, makeBase } from './canned-bodies.ts';
+import { mergeInputOf } from './canned-merge.ts';
 
 interface Tree {
   mergeList: (input: unknown, sources: unknown[]) => AsyncGenerator<Uint8Array>;
@@ -62,18 +63,7 @@ async function once(t: Tree, bodies: Uint8Array[], table: boolean, chunk: number
       };
     }),
   );
-  const rvs = new Map<string, string>();
-  for (const s of sources) rvs.set(s.cluster, String(s.head.metadata?.resourceVersion ?? ''));
-  const input = {
-    view: { federation: false },
-    membership,
-    rvs,
-    limit: 0,
-    kind: String(sources[0]!.head.kind),
-    apiVersion: String(sources[0]!.head.apiVersion),
-    table: table ? t.mergeColumns(sources.map((s) => s.head.columnDefinitions)) : undefined,
-    continueToken: (c: string, u: string, s: number) => t.encodeContinue(membership, c, u, rvs, s),
-  };
+  const input = mergeInputOf(t, membership, sources, table);
   const h = createHash('sha256');
   let out = 0;
   for await (const piece of t.mergeList(input, sources)) {
