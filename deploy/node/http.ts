@@ -17,6 +17,7 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { failure } from '../../src/kube/status.ts';
 import { nodeBodyOf } from '../../src/platform/node.ts';
+import { isWatchUrl } from '../../src/platform/node-watch.ts';
 import { writeDirect } from './relay.ts';
 
 /** What @hono/node-server hands the fetch handler besides the Request: the Node request and response. */
@@ -122,12 +123,7 @@ type Ending = () => void;
  * sees a finished watch and starts a new one (on another replica or worker), not a broken connection.
  */
 export function isWatchTarget(target: string | undefined): boolean {
-  if (!target) return false;
-  const q = target.indexOf('?');
-  const path = q < 0 ? target : target.slice(0, q);
-  if (path.includes('/watch/')) return true;
-  // strconv.ParseBool's true spellings, as kube's query decoding accepts them
-  return q >= 0 && /[?&]watch=(1|t|T|true|TRUE|True)(&|$)/.test(target.slice(q));
+  return target !== undefined && isWatchUrl(target);
 }
 
 const NEWLINE = 10;
@@ -162,15 +158,16 @@ const ALREADY_SENT = Object.setPrototypeOf(
  * are written by it. A watch registers in `watches` how to end it cleanly when the server drains.
  */
 function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>): Response | undefined {
+  // JSON watch events end with a newline: the stream may be ended cleanly only right after one
+  const watch = isWatchTarget(out.req?.url) && /json/i.test(res.headers.get('content-type') ?? '');
   // a passthrough answer of the direct relay (./relay.ts), before anything touches its body; a watch
   // among them is ended cleanly at the end of a drain like the others
-  const directWatch =
-    isWatchTarget(out.req?.url) && /json/i.test(res.headers.get('content-type') ?? '')
-      ? (end: Ending) => {
-          watches.add(end);
-          out.on('close', () => watches.delete(end));
-        }
-      : undefined;
+  const directWatch = watch
+    ? (end: Ending) => {
+        watches.add(end);
+        out.on('close', () => watches.delete(end));
+      }
+    : undefined;
   if (writeDirect(res, out, nodeHeaders, directWatch)) return ALREADY_SENT;
   const body = res.body;
   if (!body || body.locked) return undefined;
@@ -180,8 +177,6 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
   // a watch's (or a slow list's) client must see the head before the first event; a body whose first
   // bytes are already here carries the head in the same write (one syscall fewer per small answer)
   if (!res.headers.has('content-length') && !(src && src.readableLength > 0)) out.flushHeaders();
-  // JSON watch events end with a newline: the stream may be ended cleanly only right after one
-  const watch = isWatchTarget(out.req?.url) && /json/i.test(res.headers.get('content-type') ?? '');
   let atBoundary = true;
   let stopped = false;
   const track = (chunk: Uint8Array) => {
