@@ -1,7 +1,7 @@
 /**
  * The merged list's own work, in this process (not a test, not a bench case): the canned clusters' bytes
  * (./canned-bodies.ts) fed as 64 KiB chunks through what the list route runs between the sockets — the
- * body-idle guard, the splitter, the resumable source, the merge, the answer's bytes — without HTTP. CPU
+ * splitter under the body-idle guard (src/routes/listread.ts), the resumable source, the merge, the answer's bytes — without HTTP. CPU
  * per MiB of merged answer, so a change to the merge can be measured (and profiled) in seconds:
  *
  *   node --import tsx bench/lib/canned-merge.ts [clusters=10] [pods=1000] [json|table] [runs=15]
@@ -14,7 +14,8 @@ import { mergeList } from '../../src/merge/listmerge.ts';
 import { prepareMembership } from '../../src/merge/rv.ts';
 import { mergeColumns } from '../../src/merge/table.ts';
 import { listBody } from '../../src/routes/list.ts';
-import { guardIdle, listHead, resumableSource, splitList } from '../../src/routes/respond.ts';
+import { splitGuarded } from '../../src/routes/listread.ts';
+import { listHead, resumableSource } from '../../src/routes/respond.ts';
 import { listBytes, makeBase } from './canned-bodies.ts';
 
 const CHUNK = 64 * 1024;
@@ -89,7 +90,7 @@ export async function mergeOnce(bodies: Uint8Array[], table: boolean): Promise<M
   };
   const sources = await Promise.all(
     bodies.map(async (b, i) => {
-      const events = splitList(guardIdle(chunked(b), reader.idleMs).stream);
+      const events = splitGuarded(chunked(b), reader.idleMs).events;
       const first = await events.next();
       const head = first.done ? {} : listHead(first.value);
       const ask = { target: { cluster: names[i]! }, skip: 0, askedWith: '', limit: 0 };

@@ -5,7 +5,6 @@
 import type { FleetConfig } from '../config/schema.ts';
 import { failure, readStatus, type Status, statusOfAnswer, statusResponse } from '../kube/status.ts';
 import type { SplitEvent } from '../merge/jsonsplit.ts';
-import { splitListStream } from '../merge/jsonsplit-stream.ts';
 import type { ListSource } from '../merge/listmerge.ts';
 import { rewriteStatusNames } from '../merge/names.ts';
 import { type FleetView, fleetName, toFleetObject } from '../merge/objects.ts';
@@ -226,10 +225,6 @@ export interface ListReader {
   ask(a: ListAsk<Target>): Promise<Outcome>;
   idleMs: number;
   signal: AbortSignal;
-}
-
-export function splitList(body: ReadableStream<Uint8Array>): AsyncGenerator<SplitEvent> {
-  return splitListStream(body, { arrayKey: ['items', 'rows'] });
 }
 
 export function listHead(e: SplitEvent): Record<string, any> {
