@@ -470,6 +470,7 @@ describe('single form (one object of one cluster)', () => {
         (names, pick, listRv, behind) => {
           const m = prepareMembership(names);
           const cluster = m.names[pick % m.names.length]!;
+          // biome-ignore lint/complexity/useMathMinMax: BigInt operands, which Math.min does not take
           const own = (listRv - (behind > listRv ? listRv : behind)).toString();
           const base = new Map(m.names.map((n) => [n, listRv.toString()]));
           const item = compositeWith(m, new Map(), cluster)(own);
