@@ -59,7 +59,7 @@ export interface NodeFleet extends ServedHandle {
 }
 
 export async function startNodeFleet(opts: NodeFleetOptions): Promise<NodeFleet> {
-  const platform = nodePlatform();
+  const platform = nodePlatform(opts.config);
   const deps = buildFleet(opts.config, platform);
   const app = createApp(deps);
   // TLS (serving certificate, client certificates) and what the app learns from the connection: tls.ts

@@ -22,6 +22,15 @@ describe('parseConfig', () => {
     expect(c.federation).toBe(true);
     expect(c.strict).toBe(false);
     expect(c.timeouts.requestSeconds).toBe(30);
+    expect(c.upstreamHttp2).toBe('off');
+  });
+
+  it('upstreamHttp2 is off, alpn or h2c', () => {
+    const base = { controlPlane: { server: 'https://x' }, authentication: { anonymous: { enabled: true } } };
+    expect(parseConfig({ ...base, upstreamHttp2: 'alpn' }).upstreamHttp2).toBe('alpn');
+    expect(parseConfig({ ...base, upstreamHttp2: 'h2c' }).upstreamHttp2).toBe('h2c');
+    expect(errorOf({ ...base, upstreamHttp2: 'h2' })).toMatch(/config\.upstreamHttp2: .*alpn/);
+    expect(errorOf({ ...base, upstreamHttp2: true })).toContain('config.upstreamHttp2');
   });
 
   it('names the field and the problem', () => {

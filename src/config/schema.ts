@@ -183,6 +183,13 @@ export const configSchema = parsing(
     ),
     /** per-request upstream connection budget (6 on Workers); wider fan-outs are split */
     maxConnectionsPerRequest: v.optional(v.pipe(v.number(), int(), gte(1), lte(1000))),
+    /**
+     * HTTP/2 to the clusters, Node only (the Workers runtime's fetch chooses its own protocol): `alpn`
+     * offers h2 to TLS upstreams and falls back to HTTP/1.1 where the server does not take it, `h2c` also
+     * speaks h2 with prior knowledge to plain-HTTP ones, `off` is HTTP/1.1 (one connection per upstream
+     * request). The environment variable FLEET_UPSTREAM_HTTP2, when set, overrides it.
+     */
+    upstreamHttp2: v.optional(v.picklist(['off', 'alpn', 'h2c']), 'off'),
     // identity and hardening (src/config/security.ts; README "Security")
     authentication: authenticationSchema,
     upstreamIdentity: upstreamIdentitySchema,

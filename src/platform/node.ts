@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher, request } from 'undici';
-import { ConfigError } from '../config/schema.ts';
+import { ConfigError, type FleetConfig } from '../config/schema.ts';
 import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from '../upstreams/transport.ts';
 import { shareHeartbeatTicks } from '../upstreams/watch/heartbeat.ts';
@@ -107,13 +107,30 @@ shareHeartbeatTicks();
 usePushBodies(nodePushBodies((o) => new Readable(o), toWebStream));
 
 /**
- * HTTP/2 to the clusters (FLEET_UPSTREAM_HTTP2): `alpn` offers h2 to TLS upstreams (kube-apiserver speaks
- * it, and client-go multiplexes every watch of a host over one connection the same way); `h2c` speaks h2
- * with prior knowledge to plain-HTTP upstreams (a test or bench upstream that serves h2c). Unset: HTTP/1.1,
- * one connection per upstream request, as before. With h2 a merged watch holds a stream per cluster, not a
- * socket: no descriptor, socket buffers and HTTP/1.1 client per upstream watch.
+ * HTTP/2 to the clusters (config `upstreamHttp2`, overridden by FLEET_UPSTREAM_HTTP2 when that is set):
+ * `alpn` offers h2 to TLS upstreams (kube-apiserver speaks it, and client-go multiplexes every watch of a
+ * host over one connection the same way); `h2c` speaks h2 with prior knowledge to plain-HTTP upstreams (a
+ * test or bench upstream that serves h2c). `off`/unset: HTTP/1.1, one connection per upstream request.
+ * With h2 a merged watch holds a stream per cluster, not a socket: no descriptor, socket buffers and
+ * HTTP/1.1 client per upstream watch.
  */
 export type UpstreamHttp2 = 'alpn' | 'h2c' | undefined;
+
+const HTTP2_MODES = ['off', 'alpn', 'h2c'] as const;
+
+/**
+ * The upstream HTTP/2 mode: FLEET_UPSTREAM_HTTP2 (`env`) when set and not empty, else the configured one.
+ * A value the variable cannot mean stops the start-up, as an invalid configuration does.
+ */
+export function upstreamHttp2Mode(
+  configured: (typeof HTTP2_MODES)[number] | undefined,
+  env: string | undefined = process.env.FLEET_UPSTREAM_HTTP2,
+): UpstreamHttp2 {
+  const mode = env ? env.trim() : configured;
+  if (mode !== undefined && !(HTTP2_MODES as readonly string[]).includes(mode))
+    throw new ConfigError(`FLEET_UPSTREAM_HTTP2: "${mode}" is not one of ${HTTP2_MODES.join(', ')}`);
+  return mode === 'alpn' || mode === 'h2c' ? mode : undefined;
+}
 
 /** Agent options, and connector options (where undici's pool reads `useH2c`), for `mode` and `ep`. */
 function http2Options(mode: UpstreamHttp2, ep: ResolvedEndpoint): { agent: object; connect: object } {
@@ -129,9 +146,7 @@ function http2Options(mode: UpstreamHttp2, ep: ResolvedEndpoint): { agent: objec
 export class UndiciTransport implements Transport {
   private readonly agents = new Map<string, Agent>();
 
-  constructor(
-    private readonly http2: UpstreamHttp2 = (process.env.FLEET_UPSTREAM_HTTP2 || undefined) as UpstreamHttp2,
-  ) {}
+  constructor(private readonly http2: UpstreamHttp2 = upstreamHttp2Mode(undefined)) {}
 
   private agentFor(ep: ResolvedEndpoint): Agent {
     let agent = this.agents.get(ep.poolKey);
@@ -220,11 +235,12 @@ export class UndiciTransport implements Transport {
   }
 }
 
-export function nodePlatform(): Platform {
+/** The Node platform; `config.upstreamHttp2` (or FLEET_UPSTREAM_HTTP2) chooses the upstream protocol. */
+export function nodePlatform(config?: Pick<FleetConfig, 'upstreamHttp2'>): Platform {
   return {
     name: 'node',
     files: nodeFiles,
-    transport: new UndiciTransport(),
+    transport: new UndiciTransport(upstreamHttp2Mode(config?.upstreamHttp2)),
     gzipResponses: true,
     maxConnectionsPerRequest: Number.POSITIVE_INFINITY,
     checkEndpoint() {
