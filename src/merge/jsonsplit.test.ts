@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { listSplitterTransform, splitListStream } from '../../test/helpers/splitstream.ts';
 import {
   JsonSplitError,
   ListSplitter,
@@ -9,7 +10,6 @@ import {
 } from './jsonsplit.ts';
 import { REFS_TOP } from './jsonsplit-facts.ts';
 import type { ItemFacts } from './jsonsplit-item.ts';
-import { listSplitterTransform, splitListStream } from './jsonsplit-stream.ts';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

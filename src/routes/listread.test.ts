@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { splitListStream } from '../../test/helpers/splitstream.ts';
 import type { SplitEvent } from '../merge/jsonsplit.ts';
-import { splitListStream } from '../merge/jsonsplit-stream.ts';
 import { BodyIdleError, splitGuarded } from './listread.ts';
 
 const enc = new TextEncoder();

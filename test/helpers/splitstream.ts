@@ -1,9 +1,10 @@
 /**
- * The list splitter (./jsonsplit.ts) over a whole Web stream: as an async generator of events, or as a
- * TransformStream.
+ * The list splitter (src/merge/jsonsplit.ts) over a whole Web stream, as an async generator of events or
+ * as a TransformStream: the plainest reading of a body, for tests only. The list route reads its bodies
+ * with its own loop (src/routes/listread.ts, under the body-idle guard), which its test checks against
+ * this one; production code does not import it (test/ is not imported from src/).
  */
-import { ListSplitter } from './jsonsplit.ts';
-import type { SplitEvent, SplitterOptions } from './jsonsplit-base.ts';
+import { ListSplitter, type SplitEvent, type SplitterOptions } from '../../src/merge/jsonsplit.ts';
 
 /**
  * Splits a whole stream. Events come as they are found; the stream is read no faster than the consumer
