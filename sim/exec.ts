@@ -100,8 +100,12 @@ export async function simUpgrade(sim: SimHost, req: Request): Promise<SimUpgrade
   if (proxied && members instanceof Map) {
     const name = decodeURIComponent(proxied[1]!);
     const member = members.get(name);
+    // as the real proxy's REST responder writes a dial error: a 500 without a reason (sim/karmada.ts)
     if (!member || member.faults.down)
-      return refuse(failure(500, 'InternalError', `dial tcp ${name}:6443: connect: connection refused`));
+      return refuse({
+        ...failure(500, 'InternalError', `dial tcp ${name}:6443: connect: connection refused`),
+        reason: undefined,
+      });
     const inner = new Request(new URL(`${proxied[2] ?? '/'}${url.search}`, url), {
       method: req.method,
       headers: req.headers,

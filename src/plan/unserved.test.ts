@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { failure } from '../kube/status.ts';
-import { answerOf, type UnservedAnswer, unservedLookup, unservedStatus } from './unserved.ts';
+import { answerOf, type UnservedAnswer, undialedMember, unservedLookup, unservedStatus } from './unserved.ts';
 
 const notServed = (cluster: string): UnservedAnswer => ({ cluster, kind: 'notServed' });
 const down = (cluster: string, reason = 'connection refused'): UnservedAnswer => ({
@@ -74,5 +74,47 @@ describe('unservedLookup: a plain name found nowhere', () => {
     expect(answerOf('a', 404, undefined)).toEqual({ cluster: 'a', kind: 'notServed' });
     expect(unservedStatus([answerOf('a', 502, undefined)]).code).toBe(503);
     expect(unservedStatus([answerOf('a', 403, forbidden)])).toBe(forbidden);
+  });
+});
+
+describe("undialedMember: Karmada's cluster proxy could not dial the member", () => {
+  // the proxy's body, as kube's ErrorToAPIStatus writes a plain Go error: no reason, no details
+  const dial = (message: string) => ({ code: 500, message });
+
+  it("the proxy's 500 without a reason and with a dial error: a 503 naming the cluster, message kept", () => {
+    for (const m of [
+      'dial tcp 172.18.0.3:6443: connect: connection refused',
+      'dial tcp 10.0.0.9:443: i/o timeout',
+      'dial tcp: lookup member1.example on 10.96.0.10:53: no such host',
+      'dial tcp6 [fd00::3]:6443: connect: network is unreachable',
+      'proxyconnect tcp: dial tcp 10.1.1.1:3128: connect: connection refused',
+    ])
+      expect(undialedMember('member2', 500, dial(m))).toEqual(
+        failure(
+          503,
+          'ServiceUnavailable',
+          `cluster member2: unreachable through Karmada's cluster proxy: ${m}`,
+        ),
+      );
+  });
+
+  it('anything else is the answer it was: a reason, another message, another code', () => {
+    const refused = 'dial tcp 172.18.0.3:6443: connect: connection refused';
+    // a member's own 500 InternalError (it has a reason)
+    expect(undialedMember('m', 500, failure(500, 'InternalError', refused))).toBeUndefined();
+    expect(undialedMember('m', 500, { code: 500, reason: 'Unknown', message: refused })).toBeUndefined();
+    // a member that cannot reach a kubelet for logs: its own error, not the proxy's
+    expect(
+      undialedMember(
+        'm',
+        500,
+        dial('Get "https://10.0.0.5:10250/containerLogs/ns/p/c": dial tcp 10.0.0.5:10250: i/o timeout'),
+      ),
+    ).toBeUndefined();
+    expect(undialedMember('m', 500, dial('etcdserver: request timed out'))).toBeUndefined();
+    expect(undialedMember('m', 500, undefined)).toBeUndefined();
+    // not a 500 (the HTTP status, or the body's code)
+    expect(undialedMember('m', 502, dial(refused))).toBeUndefined();
+    expect(undialedMember('m', 500, { code: 503, message: refused })).toBeUndefined();
   });
 });

@@ -64,3 +64,35 @@ export function unservedLookup(answers: readonly UnservedAnswer[]): Status | und
     return undefined;
   return failure(503, 'ServiceUnavailable', unavailableMessage(down));
 }
+
+/**
+ * What Karmada's cluster proxy writes for a member it cannot dial: its UpgradeAwareHandler hands the
+ * transport's error to the apiserver's REST responder, which writes an error that is no API status as
+ * kube does (responsewriters.ErrorToAPIStatus): HTTP 500, `reason` empty (StatusReasonUnknown), the Go dial
+ * error as the message: `dial tcp 172.18.0.3:6443: connect: connection refused`, `dial tcp: lookup … no
+ * such host`, `dial tcp …: i/o timeout` (through a Cluster's proxyURL: `proxyconnect tcp: dial tcp …`).
+ * A member's own errors carry a reason (500 InternalError) or another message (a kubelet it cannot reach
+ * for logs: `Get "https://…:10250/…": dial tcp …`), so they never match.
+ */
+const DIAL_ERROR = /^(proxyconnect tcp: )?dial (tcp|tcp4|tcp6)[ :]/;
+
+/**
+ * The fleet's answer for `cluster` when a request routed through Karmada's cluster proxy got the proxy's
+ * answer for a member it cannot dial (`httpStatus` and its Status body): a 503 ServiceUnavailable naming the
+ * cluster, as the fleet answers for a member it cannot reach itself, with the proxy's message kept.
+ * Undefined for any other answer (a member's own 500 InternalError stays that). Pure.
+ */
+export function undialedMember(
+  cluster: string,
+  httpStatus: number,
+  status: Pick<Status, 'code' | 'reason' | 'message'> | undefined,
+): Status | undefined {
+  if (httpStatus !== 500 || status?.code !== 500 || status.reason) return undefined;
+  const message = status.message ?? '';
+  if (!DIAL_ERROR.test(message)) return undefined;
+  return failure(
+    503,
+    'ServiceUnavailable',
+    `cluster ${cluster}: unreachable through Karmada's cluster proxy: ${message}`,
+  );
+}

@@ -10,7 +10,7 @@ import { ownerQuery, withQuery } from '../plan/owner.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FleetDeps } from '../types.ts';
 import { fleetMembership, type Target } from '../upstreams/fanout.ts';
-import { findOwner, type LocateDeps } from './locate.ts';
+import { findOwner, type LocateDeps, undialed } from './locate.ts';
 import { relayUpgrade } from './upgrade.ts';
 
 export const CONNECT_SUBRESOURCES: ReadonlySet<string> = new Set(['exec', 'attach', 'portforward']);
@@ -32,11 +32,13 @@ export async function connectRoute(
   const q = ownerQuery(new URL(req.url).searchParams, membership, owner.target.cluster);
   if ('code' in q) return statusResponse(q);
   const rename = (st: Status) => rewriteStatusNames(st, owner.plain, owner.fleet);
-  return relayUpgrade(
+  const res = await relayUpgrade(
     c,
     deps,
     owner.target.endpoint,
     withQuery(kubePathWithName(info, owner.plain), q),
     rename,
   );
+  // an answer that is no upgrade from Karmada's cluster proxy that could not dial the member: the fleet's 503
+  return undialed(owner.target, res);
 }

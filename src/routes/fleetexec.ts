@@ -34,6 +34,7 @@ import type { RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps } from '../types.ts';
 import { clusterspaceTargets, fanOut, type Target } from '../upstreams/fanout.ts';
 import type { Transport } from '../upstreams/transport.ts';
+import { undialed } from './locate.ts';
 import { streamResponse, unknownClusterspace } from './respond.ts';
 
 export type FleetExecDeps = FanOutDeps & ClustersDeps & { config: ClustersDeps['config'] };
@@ -96,17 +97,23 @@ async function listPods(
       clusters.set(o.target.cluster, `unreachable: ${o.error.message}`);
       continue;
     }
-    const text = await o.res.text().catch(() => '');
+    // Karmada's cluster proxy that could not dial the member: unreachable, as a failed call is
+    const res = await undialed(o.target, o.res);
+    const text = await res.text().catch(() => '');
     let body: any;
     try {
       body = JSON.parse(text);
     } catch {
       body = undefined;
     }
-    if (!o.res.ok) {
+    if (res !== o.res && res.status === 503) {
+      clusters.set(o.target.cluster, `unreachable: ${body?.message ?? text.slice(0, 200)}`);
+      continue;
+    }
+    if (!res.ok) {
       clusters.set(
         o.target.cluster,
-        `pods could not be listed: ${o.res.status} ${body?.message ?? text.slice(0, 200)}`,
+        `pods could not be listed: ${res.status} ${body?.message ?? text.slice(0, 200)}`,
       );
       continue;
     }
@@ -203,14 +210,16 @@ async function execOne(
   });
   const ws = (res as Response & { webSocket?: ExecSocket | null }).webSocket;
   if (!ws) {
-    const text = await res.text().catch(() => '');
+    // Karmada's cluster proxy that could not dial the member: the 503 naming the cluster
+    const answer = await undialed(pod.target, res);
+    const text = await answer.text().catch(() => '');
     let message = text.slice(0, 300);
     try {
       message = JSON.parse(text).message ?? message;
     } catch {
       // not a Status: the text as it came
     }
-    return { error: `exec refused: ${res.status} ${message}`.trim() };
+    return { error: `exec refused: ${answer.status} ${message}`.trim() };
   }
   return readExec(ws, pod.fleet, out, req.signal);
 }

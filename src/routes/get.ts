@@ -21,6 +21,7 @@ export type GetDeps = FanOutDeps & ClustersDeps;
 
 import type { SendOptions } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Target } from '../upstreams/fanout.ts';
+import { undialed } from './locate.ts';
 import { fleetAnswer } from './respond.ts';
 
 /** subresources whose bodies are not Kubernetes objects: relayed byte for byte, streaming */
@@ -70,7 +71,8 @@ export async function getRoute(
   } else {
     found = {
       target: owner.target,
-      res: await deps.client.send(owner.target.endpoint, request(owner.target)),
+      // Karmada's cluster proxy that could not dial the member: the fleet's 503 naming it
+      res: await undialed(owner.target, await deps.client.send(owner.target.endpoint, request(owner.target))),
     };
   }
   return fleetAnswer(

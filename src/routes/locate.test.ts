@@ -7,7 +7,8 @@ import { rewriteFieldSelectorNames } from '../merge/fieldnames.ts';
 import { decodeName, encodeName } from '../merge/names.ts';
 import { forgetShortened, rememberShortened } from '../merge/names-memo.ts';
 import { parseRequestInfo } from '../request/info.ts';
-import { LOOKUP_MAX_PAGES, resolveShortenedNames } from './locate.ts';
+import type { Target } from '../upstreams/fanout.ts';
+import { LOOKUP_MAX_PAGES, resolveShortenedNames, undialed } from './locate.ts';
 import { type Cluster, fakeFleet, json, status } from './testing.ts';
 
 const LONG = `cfg-${'a'.repeat(240)}`;
@@ -138,5 +139,54 @@ describe('resolveShortenedNames', () => {
     const s = await resolveShortenedNames(f.deps, info, req, f.targets);
     expect(s?.code).toBe(409);
     expect(s?.message).toContain('stands for several objects');
+  });
+});
+
+describe("undialed: Karmada's cluster proxy could not dial the member", () => {
+  const proxied: Target = {
+    cluster: 'member2',
+    controlPlane: false,
+    endpoint: {
+      name: 'member2',
+      server: 'https://karmada.example:5443/apis/cluster.karmada.io/v1alpha1/clusters/member2/proxy',
+    } as Target['endpoint'],
+  };
+  const direct: Target = {
+    ...proxied,
+    endpoint: { ...proxied.endpoint, server: 'https://member2.example:6443' },
+  };
+  const proxy500 = () =>
+    json(
+      {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'dial tcp 172.18.0.3:6443: connect: connection refused',
+        code: 500,
+      },
+      500,
+    );
+
+  it("the proxy's answer for an undialable member: a 503 naming the cluster", async () => {
+    const res = await undialed(proxied, proxy500());
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({
+      code: 503,
+      reason: 'ServiceUnavailable',
+      message:
+        "cluster member2: unreachable through Karmada's cluster proxy: dial tcp 172.18.0.3:6443: connect: connection refused",
+    });
+  });
+
+  it('the same answer from a member reached directly, a 500 with a reason, or a success: as they came', async () => {
+    const same = await undialed(direct, proxy500());
+    expect(same.status).toBe(500);
+    expect(((await same.json()) as { message: string }).message).toMatch(/^dial tcp/);
+    const own = await undialed(proxied, status(500, 'InternalError', 'dial tcp 10.0.0.1:2379: i/o timeout'));
+    expect(own.status).toBe(500);
+    expect(((await own.json()) as { reason: string }).reason).toBe('InternalError');
+    const ok = json({ kind: 'ConfigMap' });
+    expect(await undialed(proxied, ok)).toBe(ok);
   });
 });

@@ -1,14 +1,16 @@
 /**
  * Finding the cluster that owns the object a write or connect names: src/plan/owner.ts decides, and
  * when a plain name pins no cluster, every cluster is asked whether it has the object (metadata only).
+ * Also what the owner's answer means when Karmada's cluster proxy could not reach it ({@link undialed}).
  * Not a route: routes import it; it imports no route.
  */
-import { failure, readStatus, type Status } from '../kube/status.ts';
+import { failure, readStatus, type Status, statusResponse } from '../kube/status.ts';
 import { unresolvedNameTerms } from '../merge/fieldnames.ts';
 import { decodeName, encodeName, isShortenedName } from '../merge/names.ts';
 import { isAmbiguous } from '../merge/names-memo.ts';
 import type { FleetView } from '../merge/objects.ts';
 import { type Owner, ownerAmong, ownerOf, ownerProbe } from '../plan/owner.ts';
+import { undialedMember } from '../plan/unserved.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps } from '../types.ts';
 
@@ -43,8 +45,44 @@ export async function findOwner(
     info,
     planned.plain,
     outcomes.filter((o) => o.ok && o.res.ok).map((o) => o.target),
-    outcomes.filter((o) => !o.ok).map((o) => o.target.cluster),
+    // no answer, or none of the cluster's own (a 5xx: Karmada's proxy could not dial it, say): unknown
+    outcomes.filter((o) => !o.ok || o.res.status >= 500).map((o) => o.target.cluster),
   );
+}
+
+// ------------------------------------------------------------------------ a member the proxy cannot dial
+
+/** whether `target` is reached through Karmada's cluster proxy (src/upstreams/endpoint.ts viaClusterProxy) */
+function throughClusterProxy(target: Target): boolean {
+  return (
+    !target.controlPlane &&
+    target.endpoint.server.endsWith(
+      `/apis/cluster.karmada.io/v1alpha1/clusters/${encodeURIComponent(target.cluster)}/proxy`,
+    )
+  );
+}
+
+/**
+ * `res`, `target`'s answer to a request for one object (get, write, logs, exec), unless it is Karmada's
+ * cluster proxy saying it could not dial the member (src/plan/unserved.ts undialedMember): that becomes the
+ * fleet's 503 naming the cluster, as for a member the fleet cannot reach itself. Only a 500 from a member
+ * reached through the proxy is read (its body is small); every other answer is returned untouched.
+ */
+export async function undialed(target: Target, res: Response): Promise<Response> {
+  if (res.status !== 500 || !throughClusterProxy(target)) return res;
+  const text = await res.text().catch(() => '');
+  let body: Partial<Status> | undefined;
+  try {
+    body = JSON.parse(text) as Partial<Status>;
+  } catch {
+    body = undefined;
+  }
+  const down =
+    body?.kind === 'Status' && typeof body.code === 'number'
+      ? undialedMember(target.cluster, res.status, body as Status)
+      : undefined;
+  if (down) return statusResponse(down);
+  return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 // ------------------------------------------------------------------------------------ shortened names
@@ -112,11 +150,16 @@ async function lookUp(
       headers: new Headers(headers),
       signal,
     });
-    if (!res.ok)
+    if (!res.ok) {
+      const status = await readStatus(res);
       return (
-        (await readStatus(res)) ??
+        (status && throughClusterProxy(target)
+          ? undialedMember(target.cluster, res.status, status)
+          : undefined) ??
+        status ??
         failure(503, 'ServiceUnavailable', `cluster "${target.cluster}" did not answer`)
       );
+    }
     const list = (await res.json()) as { items?: unknown[]; metadata?: { continue?: string } };
     for (const item of list.items ?? []) {
       const v = valueAt(item, field);

@@ -38,9 +38,8 @@ import type { ClustersDeps, FanOutDeps } from '../types.ts';
 export type WriteDeps = FanOutDeps & ClustersDeps & { config: Pick<FleetConfig, 'federation' | 'limits'> };
 
 import { readLimited } from '../request/body.ts';
-import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { fleetMembership, type Target } from '../upstreams/fanout.ts';
-import { findOwner } from './locate.ts';
+import { findOwner, undialed } from './locate.ts';
 import { fleetAnswer } from './respond.ts';
 
 /** subresources whose request and response bodies are not Kubernetes objects: relayed as they are */
@@ -105,10 +104,10 @@ function forCluster(info: RequestInfo, body: Body, ctx: WriteContext): Rewritten
 }
 
 /** Sends the rewritten body to the one cluster; JSON answers (the fleet rewrites them), no compression. */
-function sendBody(
+async function sendBody(
   deps: Pick<FanOutDeps, 'client'>,
   req: Request,
-  endpoint: ResolvedEndpoint,
+  target: Target,
   method: string,
   path: string,
   accept: string,
@@ -118,7 +117,15 @@ function sendBody(
   headers.set('Accept', accept);
   headers.set('Accept-Encoding', 'identity');
   const payload = encodeBody(body, headers);
-  return deps.client.send(endpoint, { method, path, headers, body: payload ?? null, signal: req.signal });
+  const res = await deps.client.send(target.endpoint, {
+    method,
+    path,
+    headers,
+    body: payload ?? null,
+    signal: req.signal,
+  });
+  // Karmada's cluster proxy that could not dial the member: the fleet's 503 naming it
+  return undialed(target, res);
 }
 
 // ---------------------------------------------------------------------------------------------- verbs
@@ -144,7 +151,7 @@ async function create(
   const out = forCluster(info, body, { cluster: target.cluster, membership });
   if (!out.ok) return statusResponse(out.status);
   const path = info.kubePath + new URL(req.url).search;
-  const res = await sendBody(deps, req, target.endpoint, 'POST', path, neg.accept, out.value);
+  const res = await sendBody(deps, req, target, 'POST', path, neg.accept, out.value);
   const view: FleetView = { federation: deps.config.federation };
   return fleetAnswer(
     view,
@@ -187,12 +194,19 @@ async function namedWrite(
       body: req.body,
       signal: req.signal,
     });
-    return fleetAnswer(view, membership, owner.target.cluster, owner.plain, res, true);
+    return fleetAnswer(
+      view,
+      membership,
+      owner.target.cluster,
+      owner.plain,
+      await undialed(owner.target, res),
+      true,
+    );
   }
   const ctx = { cluster: owner.target.cluster, membership, url: { fleet: info.name, plain: owner.plain } };
   const out = forCluster(info, body, ctx);
   if (!out.ok) return statusResponse(out.status);
-  const res = await sendBody(deps, req, owner.target.endpoint, req.method, path, neg!.accept, out.value);
+  const res = await sendBody(deps, req, owner.target, req.method, path, neg!.accept, out.value);
   return fleetAnswer(view, membership, owner.target.cluster, owner.plain, res, false, askedNamespace(info));
 }
 
@@ -217,15 +231,7 @@ async function deleteCollection(
   if ('code' in q) return statusResponse(q);
   const out = bodyForCluster(info.verb, body, { cluster: target.cluster, membership });
   if (!out.ok) return statusResponse(out.status);
-  const res = await sendBody(
-    deps,
-    req,
-    target.endpoint,
-    'DELETE',
-    withQuery(info.kubePath, q),
-    neg.accept,
-    out.value,
-  );
+  const res = await sendBody(deps, req, target, 'DELETE', withQuery(info.kubePath, q), neg.accept, out.value);
   // deletecollection answers with the deleted items: a list in the fleet view
   return fleetAnswer(
     { federation: deps.config.federation },
