@@ -114,9 +114,13 @@ interface MeasureOpts {
   iterations: number;
   profileLabel?: string;
   watchEvents?: number;
+  /** keep the baseline fleet running after the set (the watch burst measures it too) */
+  keepBase?: boolean;
 }
 
 const BASE_BUNDLE = process.env.BENCH_BASELINE_BUNDLE || undefined;
+/** watch bursts per target (default: 1 with --quick, else the rounds) */
+const BURST_ROUNDS = Number(process.env.BENCH_BURST_ROUNDS) || undefined;
 /** the fleet's own build, when not this tree's (e.g. a commit's, beside BENCH_BASELINE_BUNDLE) */
 const FLEET_BUNDLE = process.env.BENCH_FLEET_BUNDLE || undefined;
 
@@ -203,7 +207,7 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
       profile.base = { path: bpath, shared: false, ...summarizeProfile(bpath) };
     }
   }
-  base?.stop();
+  if (!o.keepBase) base?.stop();
   const peakRss = reset ? (procMemory(fleet.pid)?.hwm ?? Number.NaN) : Number.NaN;
   const all = (name: string) => rounds.flatMap((rs) => rs.find((t) => t.name === name)!.samples);
   const sums: SetResult['targets'] = {};
@@ -235,7 +239,7 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
     profile,
     unknownPaths,
   };
-  return { set, fleet, reply };
+  return { set, fleet, reply, ...(o.keepBase && base ? { base } : {}) };
 }
 
 /** a measured set, with the fleet still running (its caller stops it) and the clusters' URLs */
@@ -243,6 +247,8 @@ interface Measured {
   set: SetResult;
   fleet: FleetProcess;
   reply: CannedReply;
+  /** the BENCH_BASELINE_BUNDLE fleet, kept running for the watch burst (`keepBase`); its caller stops it */
+  base?: FleetProcess;
 }
 
 const ratioOf = (s: SetResult, key: string) => median(s.perRound[key] ?? []);
@@ -306,27 +312,38 @@ function watchBurst({
   });
 }
 
+type BurstTarget = 'direct' | 'fleet' | 'fleet-base';
+
+/**
+ * `rounds` bursts per target, interleaved round by round (direct, fleet, and the BENCH_BASELINE_BUNDLE
+ * fleet when there is one, each from RV 0: every cluster's canned events at once). With --profile, the
+ * fleets' CPU during their bursts (only theirs: the profiler runs around each fleet burst).
+ */
 async function measureBurst(ctx: CaseContext, m: Measured, events: number, rounds: number) {
   const expect = m.set.clusters * events;
   const watchUrl = (base: string) => `${base}${PODS_PATH}?watch=true&resourceVersion=0`;
-  const out: { fleet: BurstResult[]; direct: BurstResult[] } = { fleet: [], direct: [] };
+  const out: Record<BurstTarget, BurstResult[]> = { direct: [], fleet: [], 'fleet-base': [] };
+  const fleets: Array<[BurstTarget, FleetProcess]> = [['fleet', m.fleet]];
+  if (m.base) fleets.push(['fleet-base', m.base]);
+  const profiling = !!ctx.profileDir;
+  const burst = (urls: string[]) => ctx.load<BurstResult>('watchBurst', { urls, expect, timeoutMs: 60_000 });
+  // one burst each first: JIT and connections warm before anything counts
+  for (const [, f] of fleets) await burst([watchUrl(f.url)]);
   for (let r = 0; r < rounds; r++) {
-    out.direct.push(
-      await ctx.load<BurstResult>('watchBurst', {
-        urls: m.reply.urls.map(watchUrl),
-        expect,
-        timeoutMs: 60_000,
-      }),
-    );
-    out.fleet.push(
-      await ctx.load<BurstResult>('watchBurst', {
-        urls: [watchUrl(m.fleet.url)],
-        expect,
-        timeoutMs: 60_000,
-      }),
-    );
+    out.direct.push(await burst(m.reply.urls.map(watchUrl)));
+    for (const [name, f] of fleets) {
+      if (profiling) await f.profileStart();
+      out[name].push(await burst([watchUrl(f.url)]));
+      if (profiling) await f.profileStop(join(ctx.profileDir!, `watch-burst-${name}-${r + 1}.cpuprofile`));
+    }
   }
-  return out;
+  const profiles = profiling
+    ? fleets.map(([name]) => {
+        const path = join(ctx.profileDir!, `watch-burst-${name}-${rounds}.cpuprofile`);
+        return { path, shared: false, ...summarizeProfile(path) };
+      })
+    : [];
+  return { ...out, profiles };
 }
 
 // ------------------------------------------------------------------------------------------ merged-list-canned
@@ -365,11 +382,13 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
       iterations: quick ? 2 : 3,
       profileLabel: 'merged-list-canned-10x1000',
       watchEvents,
+      keepBase: true,
     });
     try {
-      burst = await measureBurst(ctx, m, watchEvents, quick ? 1 : rounds);
+      burst = await measureBurst(ctx, m, watchEvents, BURST_ROUNDS ?? (quick ? 1 : rounds));
     } finally {
       m.fleet.stop();
+      m.base?.stop();
     }
     sets.push(m.set);
     const b = await measureSet(ctx, canned, {
@@ -460,15 +479,17 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
     detail: `peak ${fmt.bytes(big.peakRss)} vs ${fmt.bytes(limit)} (idle ${fmt.bytes(big.idleRss)})`,
   });
   if (burst) {
-    const f = median(burst.fleet.map((b) => b.received / (b.ms / 1000)));
-    const d = median(burst.direct.map((b) => b.received / (b.ms / 1000)));
+    const rate = (b: BurstResult) => b.received / (b.ms / 1000);
+    const f = median(burst.fleet.map(rate));
+    const d = median(burst.direct.map(rate));
     const missing = burst.fleet.reduce((n, b) => n + (b.expected - b.received), 0);
+    const targets = (['direct', 'fleet', 'fleet-base'] as const).filter((k) => burst![k].length);
     lines.push(
       '',
       `   watch burst: ${small.clusters} canned clusters each write ${watchEvents} MODIFIED pods at once; one merged watch through the fleet vs the ${small.clusters} watched directly`,
       table(
         ['watch', 'events', 'received', 'ms', 'events/s'],
-        (['direct', 'fleet'] as const).flatMap((k) =>
+        targets.flatMap((k) =>
           burst![k].map((b) => [
             k,
             String(b.expected),
@@ -482,8 +503,16 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
     goals.push({
       goal: 'goal 5: watch burst delivered at ≥ 0.9× the direct rate (canned clusters), no event missing',
       ok: Number.isFinite(f / d) ? f / d >= 0.9 && missing === 0 : undefined,
-      detail: `${fmt.x(f / d)} (${f.toFixed(0)} vs ${d.toFixed(0)} events/s)${missing ? `; ${missing} events MISSING` : ''}`,
+      detail: `${fmt.x(f / d)} (${f.toFixed(0)} vs ${d.toFixed(0)} events/s, medians of ${burst.fleet.length} burst(s); ${fmt.ms(1e6 / f)} µs of the fleet per event)${missing ? `; ${missing} events MISSING` : ''}`,
     });
+    if (burst['fleet-base'].length) {
+      const b = median(burst['fleet-base'].map(rate));
+      const perRound = burst.fleet.map((x, k) => rate(x) / rate(burst!['fleet-base'][k]!));
+      lines.push(
+        `   same run, watch burst this build ÷ BENCH_BASELINE_BUNDLE: ${fmt.x(f / b)} (${f.toFixed(0)} vs ${b.toFixed(0)} events/s; per round ${perRound.map((x) => x.toFixed(2)).join(', ')})`,
+      );
+    }
+    for (const p of burst.profiles) lines.push(formatProfile(p));
   }
   if (small.profile) lines.push(formatProfile(small.profile));
   if (small.profile?.base) lines.push('   baseline bundle (fleet-base):', formatProfile(small.profile.base));

@@ -18,49 +18,32 @@
 
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { expired, type Status } from '../kube/status.ts';
-import { type FleetView, toFleetObject } from './objects.ts';
+import { toFleetObject } from './objects.ts';
 import { compositeWith, decodeComposite, encodeComposite, type Membership } from './rv.ts';
-import { type ColumnDefinition, type MergedColumns, toFleetRow } from './table.ts';
+import type { ColumnDefinition } from './table.ts';
+import { RawWatchEvent, rawObject, rawStub, WatchLineWriter } from './watchbytes.ts';
+import {
+  INITIAL_EVENTS_END,
+  JOINED_ANNOTATION,
+  type MergeStep,
+  RESUMED_ANNOTATION,
+  UNAVAILABLE_ANNOTATION,
+  type WatchEvent,
+  type WatchMergeOptions,
+} from './watchevent.ts';
 import { InitialPhase } from './watchinitial.ts';
+import { fleetTableEvent, groupTableEvent } from './watchtable.ts';
 
-export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
-/** on a fleet bookmark: a cluster whose watch the fleet cannot hold right now, and why */
-export const UNAVAILABLE_ANNOTATION = 'fleet.karmada.io/watch-unavailable';
-/** on a fleet bookmark: a cluster told unavailable whose watch delivers again */
-export const RESUMED_ANNOTATION = 'fleet.karmada.io/watch-resumed';
-/** on a fleet bookmark: clusters that joined the fleet mid-watch and whose objects have all been sent as ADDED */
-export const JOINED_ANNOTATION = 'fleet.karmada.io/watch-joined';
-
-export interface WatchEvent {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR' | string;
-  object: Record<string, any>;
-}
-
-export interface WatchMergeOptions {
-  view: FleetView;
-  membership: Membership;
-  /** RV per cluster the stream starts from ("" = unknown yet) */
-  rvs: Map<string, string>;
-  /** clusters of this watch, in fleet order (index = input index of `table`) */
-  clusters: string[];
-  /** Table watch: merged columns, indexed like `clusters` */
-  table?: MergedColumns;
-  allowBookmarks: boolean;
-  /** WatchList: hold per-cluster initial-events-end bookmarks until all are in */
-  sendInitialEvents: boolean;
-  /**
-   * clusters whose upstream watch starts with initial events ending in an `initial-events-end` bookmark:
-   * a break before it restarts their initial phase instead of resuming (not for Table watches); a relay
-   * group is named by its clusters joined with ','
-   */
-  initialPhases?: readonly string[];
-}
-
-export type MergeStep =
-  /** `bookmark`: a merged bookmark the writer may send later, unless an event written after it supersedes it */
-  | { kind: 'emit'; lines: string[]; bookmark?: string }
-  /** a 410 from a cluster: the client must relist; this ERROR line is the stream's last */
-  | { kind: 'expired'; line: string };
+export {
+  INITIAL_EVENTS_END,
+  JOINED_ANNOTATION,
+  type MergeStep,
+  RESUMED_ANNOTATION,
+  UNAVAILABLE_ANNOTATION,
+  type WatchEvent,
+  type WatchLine,
+  type WatchMergeOptions,
+} from './watchevent.ts';
 
 export class WatchMerger {
   private readonly rvs: Map<string, string>;
@@ -76,10 +59,13 @@ export class WatchMerger {
   private tableHeaderSent = false;
   /** kind/apiVersion of the watched objects, for fleet bookmarks */
   private shape: { kind?: string; apiVersion?: string } = {};
+  /** object events read from their bytes (watchbytes.ts) are written by this */
+  private readonly lineWriter: WatchLineWriter;
 
   constructor(private readonly o: WatchMergeOptions) {
     this.rvs = new Map(o.rvs);
     this.membership = o.membership;
+    this.lineWriter = new WatchLineWriter(o.view);
     this.pendingInit = new Set(o.sendInitialEvents ? o.clusters : []);
     if (!o.table) for (const c of o.initialPhases ?? []) this.initial.set(c, new InitialPhase());
   }
@@ -196,6 +182,10 @@ export class WatchMerger {
 
   /** One upstream event of `cluster`. */
   onEvent(cluster: string, ev: WatchEvent): MergeStep {
+    if (ev instanceof RawWatchEvent && !this.o.table) {
+      const step = this.rawEvent(cluster, ev);
+      if (step) return step;
+    }
     const obj = ev.object ?? {};
     if (ev.type === 'ERROR') {
       const status = obj as Status;
@@ -215,6 +205,31 @@ export class WatchMerger {
       type = verdict.type;
     } else if (rv) this.rvs.set(cluster, rv);
     return { kind: 'emit', lines: [...this.takeNotices(), this.objectLine(cluster, type, obj, !!phase)] };
+  }
+
+  /**
+   * An object event read from its bytes, merged as by parsing; undefined (nothing changed): parse it. The
+   * line is written before any state changes, so a fallback never records an event twice.
+   */
+  private rawEvent(cluster: string, ev: RawWatchEvent): MergeStep | undefined {
+    const type = ev.type;
+    const o = type === 'ERROR' || type === 'BOOKMARK' ? undefined : rawObject(ev, this.shape);
+    if (!o) return undefined;
+    this.shape = o.shape;
+    const phase = this.initial.get(cluster);
+    const withOwn = compositeWith(this.membership, this.rvs, cluster);
+    const rvFor = phase ? () => withOwn(this.rvs.get(cluster) ?? '') : withOwn;
+    let line = this.lineWriter.line(ev, cluster, type, rvFor);
+    if (!line) return undefined;
+    if (phase) {
+      const stub = rawStub(ev, o);
+      if (!stub) return undefined;
+      const verdict = phase.event(type, stub);
+      if (!verdict.send) return { kind: 'emit', lines: this.takeNotices() };
+      // the same object written again (it was just written: it is one the byte path writes)
+      if (verdict.type !== type) line = this.lineWriter.line(ev, cluster, verdict.type, rvFor)!;
+    } else if (o.rv) this.rvs.set(cluster, o.rv);
+    return { kind: 'emit', lines: this.notices.size ? [...this.takeNotices(), line] : [line] };
   }
 
   private clusterBookmark(cluster: string, obj: Record<string, any>, rv: string | undefined): MergeStep {
@@ -247,16 +262,17 @@ export class WatchMerger {
     const rvFor = initial ? () => withOwn(this.rvs.get(cluster) ?? '') : withOwn;
     if (this.o.table && obj.kind === 'Table') {
       const at = this.o.clusters.indexOf(cluster);
-      const rows = Array.isArray(obj.rows) ? obj.rows : [];
-      const out = {
-        kind: 'Table',
-        apiVersion: obj.apiVersion ?? 'meta.k8s.io/v1',
-        metadata: { resourceVersion: this.resourceVersion() },
-        columnDefinitions: this.tableHeaderSent ? null : this.o.table.columns,
-        rows: rows.map((r: Record<string, unknown>) =>
-          toFleetRow(this.o.view, r, this.o.table!, at, cluster, rvFor),
-        ),
-      };
+      const rv = this.resourceVersion();
+      const out = fleetTableEvent(
+        this.o.view,
+        obj,
+        this.o.table,
+        at,
+        cluster,
+        rvFor,
+        rv,
+        !this.tableHeaderSent,
+      );
       this.tableHeaderSent = true;
       return this.line(type, out);
     }
@@ -324,22 +340,7 @@ export class WatchMerger {
     }
     const current = this.resourceVersion();
     if (this.o.table && obj.kind === 'Table') {
-      const from = new Map((columns ?? []).map((c, i) => [c.name, i]));
-      const rows = (Array.isArray(obj.rows) ? obj.rows : []).map((r: { cells?: unknown[]; object?: any }) => {
-        const cells = this.o.table!.columns.map((c) => {
-          const at = from.get(c.name);
-          return at === undefined ? '' : r.cells?.[at];
-        });
-        if (r.object?.metadata?.resourceVersion) r.object.metadata.resourceVersion = current;
-        return { ...r, cells };
-      });
-      const out = {
-        kind: 'Table',
-        apiVersion: obj.apiVersion ?? 'meta.k8s.io/v1',
-        metadata: { resourceVersion: current },
-        columnDefinitions: this.tableHeaderSent ? null : this.o.table.columns,
-        rows,
-      };
+      const out = groupTableEvent(obj, this.o.table, columns, current, !this.tableHeaderSent);
       this.tableHeaderSent = true;
       return { kind: 'emit', lines: [...this.takeNotices(), this.line(type, out)] };
     }

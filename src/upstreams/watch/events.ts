@@ -5,6 +5,7 @@
  * backoff, never believed.
  */
 
+import { scanWatchLine } from '../../merge/watchbytes.ts';
 import type { WatchEvent } from '../../merge/watchmerge.ts';
 import { concatBytes } from '../../util/bytes.ts';
 import { type ChunkReading, type ChunkSink, readChunks } from '../../util/chunks.ts';
@@ -55,6 +56,10 @@ export interface WatchEventSink {
  * One upstream watch body read event by event, synchronously per chunk, with no stream layer of its own:
  * what an idle watch holds is this object, its reading and the incomplete line (none until a chunk ends
  * mid-line). Every event before a break or garbage is handed over first.
+ *
+ * Events are scanned, not parsed (src/merge/watchbytes.ts): the sink gets a RawWatchEvent, whose bytes
+ * are a view of the chunk and whose `object` is parsed when read, so a sink reads either during onEvent
+ * only. A line the scanner does not read is parsed, and reported as before when it is no watch event.
  */
 export class WatchEventReader implements ChunkSink {
   /** the incomplete line so far, as the chunks it came in (joined once, when its newline arrives) */
@@ -134,6 +139,12 @@ export class WatchEventReader implements ChunkSink {
   private line(bytes: Uint8Array): void {
     let end = bytes.length;
     if (end > 0 && bytes[end - 1] === 0x0d) end--;
+    // read from its bytes (the merger rewrites what it can without parsing), else parsed as before
+    const raw = scanWatchLine(end < bytes.length ? bytes.subarray(0, end) : bytes);
+    if (raw) {
+      if (!this.to.onEvent(raw)) this.cancel();
+      return;
+    }
     const text = dec.decode(bytes.subarray(0, end));
     if (text.trim() === '') return;
     let v: unknown;

@@ -143,15 +143,17 @@ export class WatchOutput {
     }
   }
 
-  private write(line: string): void {
+  /** `line`: text, or bytes already encoded (events the merger wrote from their bytes) */
+  private write(line: string | Uint8Array): void {
     if (this.done) return;
     this.heartbeat?.touch();
+    const bytes = typeof line === 'string' ? enc.encode(line) : line;
     if (this.pushed) {
-      if (this.pushed.push(enc.encode(line)) > MAX_QUEUED_BYTES) this.close();
+      if (this.pushed.push(bytes) > MAX_QUEUED_BYTES) this.close();
       return;
     }
     try {
-      this.controller?.enqueue(enc.encode(line));
+      this.controller?.enqueue(bytes);
     } catch {
       this.close();
       return;

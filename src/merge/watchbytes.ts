@@ -1,0 +1,268 @@
+/**
+ * Watch events on the byte path, as merged lists have their items (itembytes.ts): an upstream watch line
+ * is scanned, not parsed (its `object` by the list's item scanner, jsonsplit-item.ts, which notes where
+ * the values the fleet view changes lie), and the merged line is written by the list's item rewriter
+ * (writeFleetItem) around the event's type, every other byte of the object copied as it came.
+ *
+ * What the merger needs besides (the object's RV, kind, apiVersion, and during initial events its
+ * identity) is read from the noted ranges, or found by walking one object's members with the same
+ * scanner's pieces (jsonsplit-skip.ts). Whatever the byte path cannot be sure of (a key with escapes, a
+ * member given twice, a value of an unexpected type, a line the scanner refuses) falls back to parsing:
+ * the event's `object` is then parsed (once, when first read), and the merger goes the parsing way.
+ *
+ * A raw event's bytes are a view of the upstream chunk: an event is read synchronously, while the chunk
+ * it came in is still the reader's (its `object` must be read then too, if at all).
+ */
+import { ByteSink } from '../util/bytes.ts';
+import { type ItemView, itemView, stringAt, writeFleetItem } from './itembytes.ts';
+import { ITEM, type ItemFacts, lastFacts, scanItem } from './jsonsplit-item.ts';
+import { skipValue, str, ws } from './jsonsplit-skip.ts';
+import type { FleetView } from './objects.ts';
+
+const utf8 = new TextDecoder();
+/** nesting the byte path reads (deeper: parsed, as JSON.parse has no such limit) */
+const MAX_DEPTH = 100;
+
+/** A watch event as the line's bytes (scanned), with its `object` parsed only when read. */
+export class RawWatchEvent {
+  private parsed: Record<string, any> | undefined;
+
+  constructor(
+    readonly type: string,
+    /** the line */
+    readonly bytes: Uint8Array,
+    /** the object's value within `bytes` */
+    readonly from: number,
+    readonly to: number,
+    /** the item scanner's facts of the object (offsets from `from`) */
+    readonly facts: ItemFacts,
+  ) {}
+
+  /** the object, parsed (once): for what the byte path leaves to parsing */
+  get object(): Record<string, any> {
+    this.parsed ??= JSON.parse(utf8.decode(this.bytes.subarray(this.from, this.to))) as Record<string, any>;
+    return this.parsed;
+  }
+
+  /** the object's bytes */
+  get objectBytes(): Uint8Array {
+    return this.bytes.subarray(this.from, this.to);
+  }
+}
+
+/** is the key text `b[from..to)` (quotes included) exactly `key` (ASCII, no escapes)? */
+function isKey(b: Uint8Array, from: number, to: number, key: string): boolean {
+  if (to - from !== key.length + 2) return false;
+  for (let k = 0; k < key.length; k++) if (b[from + 1 + k] !== key.charCodeAt(k)) return false;
+  return true;
+}
+
+/** a key with a backslash: what it says is known only decoded (left to parsing) */
+function escaped(b: Uint8Array, from: number, to: number): boolean {
+  for (let k = from + 1; k < to - 1; k++) if (b[k] === 0x5c) return true;
+  return false;
+}
+
+/**
+ * Walks the members of the object whose `{` is at `b[i]`, up to `n`: `value` gets each key's range
+ * (quotes included) and where its value begins, and returns where the value ends (negative: give up).
+ * The index after the closing `}`, or -1 (malformed, a key with escapes, or `value` gave up).
+ */
+function members(
+  b: Uint8Array,
+  i: number,
+  n: number,
+  value: (keyFrom: number, keyTo: number, at: number) => number,
+): number {
+  i = ws(b, i + 1, n);
+  if (i < n && b[i] === 0x7d) return i + 1;
+  for (;;) {
+    if (i >= n || b[i] !== 0x22) return -1;
+    const keyFrom = i;
+    i = str(b, i, n);
+    if (i < 0 || escaped(b, keyFrom, i)) return -1;
+    const keyTo = i;
+    i = ws(b, i, n);
+    if (i >= n || b[i] !== 0x3a) return -1;
+    i = ws(b, i + 1, n);
+    if (i >= n) return -1;
+    i = value(keyFrom, keyTo, i);
+    if (i < 0) return -1;
+    i = ws(b, i, n);
+    if (i >= n) return -1;
+    if (b[i] === 0x7d) return i + 1;
+    if (b[i] !== 0x2c) return -1;
+    i = ws(b, i + 1, n);
+  }
+}
+
+/**
+ * One watch line (without its newline) scanned: `{"type": <string>, "object": {…}}` in any order, other
+ * members skipped (JSON.stringify of the merged event leaves them out too), whitespace anywhere JSON
+ * allows. Undefined when the byte path cannot read it: the caller parses the line (and reports what is not
+ * a watch event as before).
+ */
+export function scanWatchLine(b: Uint8Array): RawWatchEvent | undefined {
+  const n = b.length;
+  const i = ws(b, 0, n);
+  if (i >= n || b[i] !== 0x7b) return undefined;
+  let type: string | undefined;
+  let from = -1;
+  let to = -1;
+  let facts: ItemFacts | undefined;
+  // `type` or `object` given twice (JSON.parse keeps the last), or of another type: parsed
+  const end = members(b, i, n, (kf, kt, at) => {
+    if (isKey(b, kf, kt, 'type')) {
+      if (type !== undefined || b[at] !== 0x22) return -1;
+      const e = str(b, at, n);
+      if (e > 0) type = stringAt(b, at, e);
+      return e;
+    }
+    if (isKey(b, kf, kt, 'object')) {
+      if (from >= 0 || b[at] !== 0x7b) return -1;
+      const e = scanItem(b, at, n, ITEM, MAX_DEPTH);
+      if (e < 0) return e;
+      from = at;
+      to = e;
+      facts = lastFacts();
+      return e;
+    }
+    return skipValue(b, at, n, MAX_DEPTH);
+  });
+  if (end < 0 || type === undefined || !facts || ws(b, end, n) !== n) return undefined;
+  return new RawWatchEvent(type, b, from, to, facts);
+}
+
+/** a string member's value, `undefined` when absent; `null`: not a string (left to parsing) */
+type Text = string | undefined | null;
+
+/** the string at `b[from..to)` as a Text */
+function textAt(b: Uint8Array, from: number, to: number): Text {
+  if (from < 0) return undefined;
+  return b[from] === 0x22 ? stringAt(b, from, to) : null;
+}
+
+/** the kind and apiVersion of a watch's objects (for its fleet bookmarks) */
+export interface Shape {
+  kind?: string;
+  apiVersion?: string;
+}
+
+/** What the merger reads of a raw event's object, besides what the rewriting does. */
+export interface RawObject {
+  /** metadata.resourceVersion */
+  rv: string | undefined;
+  /** kind: undefined when absent */
+  kind: string | undefined;
+  /** the watch's shape after this object (the one given while its kind stays) */
+  shape: Shape;
+}
+
+/**
+ * The object's RV and kind, and the watch's shape after it (a watch's objects are of one kind and
+ * version: the apiVersion is looked up when the kind changes); undefined: the byte path leaves the event
+ * to parsing (a Table too: Table watches are parsed).
+ */
+export function rawObject(ev: RawWatchEvent, shape: Shape): RawObject | undefined {
+  const f = ev.facts;
+  const b = ev.objectBytes;
+  // metadata that is not an object, or anything the scanner found odd: parsed
+  if (f.odd || f.mdFrom < 0 || b[f.mdFrom] !== 0x7b) return undefined;
+  const rv = textAt(b, f.rvFrom, f.rvTo);
+  const kind = textAt(b, f.kindFrom, f.kindTo);
+  if (rv === null || kind === null || kind === 'Table') return undefined;
+  if (kind && kind !== shape.kind) {
+    const apiVersion = rawApiVersion(ev);
+    if (apiVersion === null) return undefined;
+    shape = { kind, apiVersion };
+  }
+  return { rv, kind, shape };
+}
+
+/**
+ * What the initial phase (watchinitial.ts) keeps of the object: kind, apiVersion and identifying metadata
+ * (name, namespace, uid, resourceVersion, as far as they are there); undefined: one of them is not a string.
+ */
+export function rawStub(ev: RawWatchEvent, o: RawObject): Record<string, any> | undefined {
+  const apiVersion = o.kind ? o.shape.apiVersion : rawApiVersion(ev);
+  const metadata = rawIdentity(ev);
+  return metadata && apiVersion !== null ? { kind: o.kind, apiVersion, metadata } : undefined;
+}
+
+/** the object's top-level `apiVersion` (null: not a string, or the walk gave up) */
+function rawApiVersion(ev: RawWatchEvent): Text {
+  const b = ev.objectBytes;
+  let v: Text;
+  const end = members(b, 0, b.length, (kf, kt, at) => {
+    const e = skipValue(b, at, b.length, MAX_DEPTH);
+    if (e > 0 && isKey(b, kf, kt, 'apiVersion')) v = textAt(b, at, e);
+    return e;
+  });
+  return end < 0 ? null : v;
+}
+
+/** the identifying metadata of a raw event's object; undefined: one of them is not a string */
+function rawIdentity(ev: RawWatchEvent): Record<string, string> | undefined {
+  const b = ev.objectBytes;
+  const f = ev.facts;
+  const md: Record<string, string> = {};
+  let ok = true;
+  const end = members(b, f.mdFrom, f.mdTo, (kf, kt, at) => {
+    const e = skipValue(b, at, f.mdTo, MAX_DEPTH);
+    if (e < 0) return e;
+    for (const k of IDENTITY)
+      if (isKey(b, kf, kt, k)) {
+        const v = textAt(b, at, e);
+        if (typeof v === 'string') md[k] = v;
+        else ok = false;
+      }
+    return e;
+  });
+  return end < 0 || !ok ? undefined : md;
+}
+
+const IDENTITY = ['name', 'namespace', 'uid', 'resourceVersion'] as const;
+
+const encoder = new TextEncoder();
+
+/** Writes merged watch lines from raw events: one per merged watch, the clusters' views made once. */
+export class WatchLineWriter {
+  /** a pod's line fits; larger ones grow it for that line */
+  private readonly sink = new ByteSink(4096);
+  private readonly views = new Map<string, ItemView>();
+  private readonly prefixes = new Map<string, Uint8Array>();
+
+  constructor(private readonly view: FleetView) {}
+
+  /**
+   * `{"type":<type>,"object":<ev's object in the fleet view of cluster>}\n`, the object's RV mapped by
+   * `rv`; undefined (nothing kept): the object is one the byte path leaves to parsing.
+   */
+  line(
+    ev: RawWatchEvent,
+    cluster: string,
+    type: string,
+    rv: (own: string) => string,
+  ): Uint8Array | undefined {
+    let iv = this.views.get(cluster);
+    if (!iv) {
+      iv = itemView(this.view, cluster);
+      this.views.set(cluster, iv);
+    }
+    iv.resourceVersion = rv;
+    let prefix = this.prefixes.get(type);
+    if (!prefix) {
+      prefix = encoder.encode(`{"type":${JSON.stringify(type)},"object":`);
+      if (this.prefixes.size < 16) this.prefixes.set(type, prefix);
+    }
+    const s = this.sink;
+    s.bytes(prefix, 0, prefix.length);
+    if (!writeFleetItem(s, ev.objectBytes, ev.facts, iv)) {
+      s.take();
+      return undefined;
+    }
+    s.byte(0x7d);
+    s.byte(0x0a);
+    return s.take();
+  }
+}
