@@ -2,13 +2,20 @@
  * Shortened fleet names looked up in their cluster (locate.ts `resolveShortenedNames`): only when a
  * request carries one this instance does not know, as the caller, a page at a time until found.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { rewriteFieldSelectorNames } from '../merge/fieldnames.ts';
 import { decodeName, encodeName } from '../merge/names.ts';
 import { forgetShortened, rememberShortened } from '../merge/names-memo.ts';
 import { parseRequestInfo } from '../request/info.ts';
 import type { Target } from '../upstreams/fanout.ts';
-import { LOOKUP_MAX_PAGES, resolveShortenedNames, undialed } from './locate.ts';
+import {
+  forgetMissedName,
+  forgetMisses,
+  LOOKUP_MAX_PAGES,
+  MISS_TTL_MS,
+  resolveShortenedNames,
+  undialed,
+} from './locate.ts';
 import { type Cluster, fakeFleet, json, status } from './testing.ts';
 
 const LONG = `cfg-${'a'.repeat(240)}`;
@@ -34,7 +41,10 @@ function request(path: string, query = '', method = 'GET') {
   return { info, req: new Request(`http://fleet${path}${query ? `?${query}` : ''}`, { method }) };
 }
 
-beforeEach(() => forgetShortened());
+beforeEach(() => {
+  forgetShortened();
+  forgetMisses();
+});
 
 describe('resolveShortenedNames', () => {
   it('asks no one for a request without a shortened name, or one already known', async () => {
@@ -139,6 +149,78 @@ describe('resolveShortenedNames', () => {
     const s = await resolveShortenedNames(f.deps, info, req, f.targets);
     expect(s?.code).toBe(409);
     expect(s?.message).toContain('stands for several objects');
+  });
+});
+
+describe('made-up shortened names: a miss is remembered briefly', () => {
+  afterEach(() => vi.useRealTimers());
+  const endless = (): { cluster: Cluster; asked: () => number } => {
+    let n = 0;
+    return {
+      cluster: () => {
+        n++;
+        return json({ metadata: { continue: 'more' }, items: [{ metadata: { name: `x${n}` } }] });
+      },
+      asked: () => n,
+    };
+  };
+  const ask = async (f: ReturnType<typeof fakeFleet>, name: string, query = '') => {
+    const { info, req } = query
+      ? request('/api/v1/namespaces/default/configmaps', query)
+      : request(`/api/v1/namespaces/default/configmaps/${name}`);
+    return resolveShortenedNames(f.deps, info, req, f.targets);
+  };
+
+  it('the same made-up name again: no upstream call until the miss expires', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const up = endless();
+    const f = fakeFleet({ member1: up.cluster });
+    const madeUp = encodeName(`${LONG}-made-up`, 'member1');
+    forgetShortened();
+    expect(await ask(f, madeUp)).toBeUndefined();
+    expect(up.asked()).toBe(LOOKUP_MAX_PAGES);
+    for (let i = 0; i < 5; i++) expect(await ask(f, madeUp)).toBeUndefined();
+    expect(up.asked(), 'repeated gets cost no pages').toBe(LOOKUP_MAX_PAGES);
+    expect(decodeName(madeUp).unresolved).toBe(true);
+    // the same question from a list's field selector (metadata.name in the same collection): kept too
+    const q = `fieldSelector=${encodeURIComponent(`metadata.name=${madeUp}`)}`;
+    await ask(f, '', q);
+    expect(up.asked()).toBe(LOOKUP_MAX_PAGES);
+    // another question about the name (events naming it): asked
+    const { info, req } = request(
+      '/api/v1/namespaces/default/events',
+      `fieldSelector=${encodeURIComponent(`involvedObject.name=${madeUp}`)}`,
+    );
+    await resolveShortenedNames(f.deps, info, req, f.targets);
+    expect(up.asked()).toBe(2 * LOOKUP_MAX_PAGES);
+    // past the TTL: asked again
+    vi.advanceTimersByTime(MISS_TTL_MS - 10);
+    await ask(f, madeUp);
+    expect(up.asked()).toBe(2 * LOOKUP_MAX_PAGES);
+    vi.advanceTimersByTime(20);
+    await ask(f, madeUp);
+    expect(up.asked()).toBe(3 * LOOKUP_MAX_PAGES);
+  });
+
+  it('forgotten when the name is created through the fleet; a refusal or a found name is never kept', async () => {
+    const up = endless();
+    const f = fakeFleet({ member1: up.cluster });
+    const madeUp = encodeName(`${LONG}-later`, 'member1');
+    forgetShortened();
+    await ask(f, madeUp);
+    await ask(f, madeUp);
+    expect(up.asked()).toBe(LOOKUP_MAX_PAGES);
+    forgetMissedName(madeUp);
+    await ask(f, madeUp);
+    expect(up.asked()).toBe(2 * LOOKUP_MAX_PAGES);
+
+    // refused: asked every time (the refusal is the answer, and may change with RBAC)
+    const refusing = fakeFleet({ member1: () => status(403, 'Forbidden', 'cannot list') });
+    const other = encodeName(`${LONG}-refused`, 'member1');
+    forgetShortened();
+    expect((await ask(refusing, other))?.code).toBe(403);
+    expect((await ask(refusing, other))?.code).toBe(403);
+    expect(refusing.sent.length).toBe(2);
   });
 });
 

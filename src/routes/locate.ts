@@ -13,6 +13,7 @@ import { type Owner, ownerAmong, ownerOf, ownerProbe } from '../plan/owner.ts';
 import { undialedMember } from '../plan/unserved.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps } from '../types.ts';
+import { TtlCache } from '../util/ttlcache.ts';
 
 /** What finding an owner uses of the fleet: asking clusters, and the fleet view for names. */
 export type LocateDeps = FanOutDeps & Pick<ClustersDeps, 'config'>;
@@ -172,6 +173,59 @@ async function lookUp(
   return undefined;
 }
 
+/** How long a shortened name looked up and found nowhere is taken as found nowhere, and how many are kept. */
+export const MISS_TTL_MS = 5_000;
+export const MISS_MAX_NAMES = 1024;
+/** scopes (caller × collection × field) remembered per name: one name asked by many callers stays bounded */
+const MISS_MAX_SCOPES = 16;
+
+/**
+ * Shortened names a lookup found nowhere, so that asking a made-up one again (a typo retried, a script, a
+ * client polling an object that is gone) costs no new walk of up to LOOKUP_MAX_PAGES pages while the
+ * answer is fresh. Per process or isolate, like the names memo; bounded (MISS_MAX_NAMES names, the least
+ * recently written go first; MISS_MAX_SCOPES scopes each) and short-lived (MISS_TTL_MS): an object made
+ * meanwhile by other means (directly in the cluster, through another replica) is found once it expires. A
+ * create through this instance forgets its name at once ({@link forgetMissedName}). Scoped by the caller
+ * (the lookup is sent as the caller: another's RBAC may refuse it), the collection and the field.
+ */
+let misses = new TtlCache<Map<string, number>>(MISS_TTL_MS, MISS_MAX_NAMES);
+
+function missed(short: string, scope: string): boolean {
+  const scopes = misses.get(short);
+  const until = scopes?.get(scope);
+  if (until === undefined) return false;
+  if (Date.now() < until) return true;
+  scopes!.delete(scope);
+  return false;
+}
+
+function rememberMiss(short: string, scope: string): void {
+  const scopes = misses.get(short) ?? new Map<string, number>();
+  scopes.delete(scope);
+  scopes.set(scope, Date.now() + MISS_TTL_MS);
+  if (scopes.size > MISS_MAX_SCOPES) scopes.delete(scopes.keys().next().value!);
+  misses.set(short, scopes);
+}
+
+/** A shortened name created through the fleet: no longer found nowhere. */
+export function forgetMissedName(short: string): void {
+  misses.delete(short);
+}
+
+/** Tests only: forget every miss. */
+export function forgetMisses(): void {
+  misses = new TtlCache(MISS_TTL_MS, MISS_MAX_NAMES);
+}
+
+/** who asks what: the caller's identity on the wire (hashed: it may hold a token), the collection, the field */
+async function missScope(deps: FanOutDeps, path: string, field: string): Promise<string> {
+  const material = JSON.stringify([deps.client.caller ?? null, path, field]);
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(material));
+  let hex = '';
+  for (const b of new Uint8Array(digest)) hex += b.toString(16).padStart(2, '0');
+  return hex;
+}
+
 /**
  * Makes the shortened fleet names a request carries known (src/merge/names.ts): the URL's name, and the
  * values of a collection's field selector that name objects. Each one this instance has not met is looked
@@ -198,8 +252,14 @@ export async function resolveShortenedNames(
     const target = targets.find((t) => t.cluster === cluster);
     // a cluster outside the clusterspace: the plan answers that (400 or 404)
     if (!target) continue;
-    const refused = await lookUp(deps, target, lookupFor(info, a.field), a.field, a.value, req.signal);
+    const where = lookupFor(info, a.field);
+    // found nowhere a moment ago, by this caller: nowhere still (it stays unresolved)
+    const scope = await missScope(deps, where.path, a.field);
+    if (missed(a.value, scope)) continue;
+    const refused = await lookUp(deps, target, where, a.field, a.value, req.signal);
     if (refused && a.url) return refused;
+    if (!refused && decodeName(a.value).unresolved !== undefined && !isAmbiguous(a.value))
+      rememberMiss(a.value, scope);
     if (isAmbiguous(a.value))
       return failure(
         409,

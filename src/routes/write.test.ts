@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { decodeName, encodeName } from '../merge/names.ts';
+import { forgetShortened } from '../merge/names-memo.ts';
+import { parseRequestInfo } from '../request/info.ts';
+import { forgetMisses, resolveShortenedNames } from './locate.ts';
 import { type Cluster, fakeFleet, json, serve, status } from './testing.ts';
 import { writeRoute } from './write.ts';
 
@@ -137,5 +141,50 @@ describe('writeRoute: deletecollection', () => {
     expect(res.status).toBe(200);
     expect(fleet.sent).toEqual(['east DELETE /api/v1/namespaces/default/configmaps?labelSelector=app%3Dweb']);
     expect(body.items[0].metadata.name).toBe('a.clusterspace.east');
+  });
+});
+
+describe('a create through the fleet forgets that its shortened name was found nowhere', () => {
+  it('found nowhere, then created: the next lookup asks the cluster again', async () => {
+    forgetMisses();
+    const long = `cfg-${'z'.repeat(240)}`;
+    const short = encodeName(long, 'member1');
+    let objects: string[] = [];
+    const member1: Cluster = async (r) => {
+      if (r.method === 'POST') {
+        const o = JSON.parse(new TextDecoder().decode(r.body as Uint8Array));
+        objects.push(o.metadata.name);
+        return json({ ...o, metadata: { ...o.metadata, resourceVersion: '4' } }, 201);
+      }
+      return json({
+        kind: 'PartialObjectMetadataList',
+        metadata: {},
+        items: objects.map((name) => ({ metadata: { name } })),
+      });
+    };
+    const fleet = fakeFleet({ member1 });
+    const lookUp = async () => {
+      const path = `/api/v1/namespaces/default/configmaps/${short}`;
+      const info = parseRequestInfo('GET', path, new URLSearchParams());
+      return resolveShortenedNames(fleet.deps, info, new Request(`http://fleet${path}`), fleet.targets);
+    };
+    const lists = () => fleet.sent.filter((l) => l.startsWith('member1 GET')).length;
+    forgetShortened();
+    await lookUp();
+    await lookUp();
+    expect(lists(), 'the miss is kept').toBe(1);
+
+    const created = await serve(
+      (c, info) => writeRoute(c, fleet.deps, info, fleet.targets, undefined),
+      'http://fleet/api/v1/namespaces/default/configmaps',
+      post(newCm(`${long}.clusterspace.member1`)),
+    );
+    expect(created.status).toBe(201);
+    // this instance may have forgotten the name itself meanwhile (its memo is bounded): asked, and found
+    forgetShortened();
+    await lookUp();
+    expect(lists()).toBe(2);
+    expect(decodeName(short)).toEqual({ name: long, cluster: 'member1' });
+    objects = [];
   });
 });

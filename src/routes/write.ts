@@ -14,7 +14,7 @@ import type { Context } from 'hono';
 import type { FleetConfig } from '../config/schema.ts';
 import { negotiate } from '../kube/negotiate.ts';
 import { type Status, statusResponse } from '../kube/status.ts';
-import { decodeName } from '../merge/names.ts';
+import { decodeName, encodeName, isShortenedName } from '../merge/names.ts';
 import type { FleetView } from '../merge/objects.ts';
 import { MAX_REQUEST_BODY_BYTES, type Rewritten, type WriteContext } from '../merge/writes.ts';
 import {
@@ -39,7 +39,7 @@ export type WriteDeps = FanOutDeps & ClustersDeps & { config: Pick<FleetConfig, 
 
 import { readLimited } from '../request/body.ts';
 import { fleetMembership, type Target } from '../upstreams/fanout.ts';
-import { findOwner, undialed } from './locate.ts';
+import { findOwner, forgetMissedName, undialed } from './locate.ts';
 import { fleetAnswer } from './respond.ts';
 
 /** subresources whose request and response bodies are not Kubernetes objects: relayed as they are */
@@ -152,6 +152,11 @@ async function create(
   if (!out.ok) return statusResponse(out.status);
   const path = info.kubePath + new URL(req.url).search;
   const res = await sendBody(deps, req, target, 'POST', path, neg.accept, out.value);
+  // a shortened name looked up and found nowhere a moment ago exists now
+  if (res.ok && names.name) {
+    const shown = encodeName(decodeName(names.name).name, target.cluster);
+    if (isShortenedName(shown)) forgetMissedName(shown);
+  }
   const view: FleetView = { federation: deps.config.federation };
   return fleetAnswer(
     view,
