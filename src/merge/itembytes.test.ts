@@ -146,6 +146,30 @@ describe('byte-level item rewriting', () => {
     expect(parsed).toBeGreaterThan(50);
   });
 
+  it('writes items whose edits shrink them (escaped values decoded) as well as those they grow', () => {
+    // an RV of \u escapes decoded by the RV map, names of escapes renamed: the text after an edit moves
+    // left; a plain name after it moves right again (the writer's general path, and its in-place one)
+    const same1 = (own: string) => own;
+    const texts = [
+      '{"metadata":{"name":"web","resourceVersion":"\\u0031\\u0032\\u0033\\u0034\\u0035","labels":{}},"spec":{"containers":[],"nodeName":"n1"}}',
+      '{"metadata":{"name":"\\u0077\\u0065\\u0062\\u0077\\u0065\\u0062\\u0077\\u0065\\u0062","resourceVersion":"7"},"kind":"Pod"}',
+      '{"metadata":{"resourceVersion":"\\u0037\\u0038","name":"a","annotations":{"x":"y"},"ownerReferences":[{"name":"\\u0072\\u0072\\u0072\\u0072"}]}}',
+      '{"metadata":{"resourceVersion":"12","name":"a","annotations":{"x":"y"},"ownerReferences":[{"name":"rs"}]}}',
+    ];
+    for (const t of texts) {
+      const b = enc.encode(t);
+      for (const view of [{ federation: false }, { federation: true }]) {
+        expect(scanItem(b, 0, b.length, ITEM, 100)).toBe(b.length);
+        const sink = new ByteSink(16);
+        sink.string('[');
+        expect(writeFleetItem(sink, b, lastFacts(), itemView(view, 'c-2', same1))).toBe(true);
+        sink.string(']');
+        const want = JSON.stringify([toFleetObject(view, JSON.parse(t), 'c-2', same1)]);
+        expect(dec.decode(sink.take())).toBe(want);
+      }
+    }
+  });
+
   it("gives the objects toFleetObject gives for watch events' objects", () => {
     let bytePath = 0;
     fc.assert(

@@ -25,6 +25,12 @@ export function stringAt(b: Uint8Array, from: number, to: number): string {
     if (c === 0x5c) return JSON.parse(utf8.decode(b.subarray(from, to))) as string;
     if (c >= 0x80) plain = false;
   }
+  if (plain && to - from <= 14) {
+    // a short one (an RV, a kind) by a loop: no view of the bytes to make
+    let v = '';
+    for (let k = from + 1; k < to - 1; k++) v += String.fromCharCode(b[k]!);
+    return v;
+  }
   if (plain && to - from < 256) return String.fromCharCode.apply(null, b.subarray(from + 1, to - 1) as never);
   return utf8.decode(b.subarray(from + 1, to - 1));
 }
@@ -86,40 +92,151 @@ function viewBytes(suffix: string, clusterJson: string): ViewBytes {
   };
 }
 
-/** edits of one item: start, end, replacement; kept in a reused array */
+/**
+ * The edits of one item: each replaces `b[from..to)` with a text, a constant of the view's (whole) or
+ * bytes written for this item into `scratch` (an RV, a renamed name). Reused item after item; edits do
+ * not overlap.
+ */
 class Edits {
   from: number[] = [];
   to: number[] = [];
-  text: Array<string | Uint8Array> = [];
+  text: Uint8Array[] = [];
+  tFrom: number[] = [];
+  tLen: number[] = [];
   n = 0;
+  scratch = new Uint8Array(4096);
+  used = 0;
+
   reset(): void {
     this.n = 0;
+    this.used = 0;
   }
-  put(from: number, to: number, text: string | Uint8Array): void {
-    // insertion in order of `from` (a handful of edits, mostly already in order)
+
+  /** `b[from..to)` becomes `text[tFrom..tFrom+tLen)` */
+  private add(from: number, to: number, text: Uint8Array, tFrom: number, tLen: number): void {
+    // insertion in order of `from` (a handful of edits, mostly already in order; equal ones keep theirs)
     let k = this.n++;
     while (k > 0 && this.from[k - 1]! > from) {
       this.from[k] = this.from[k - 1]!;
       this.to[k] = this.to[k - 1]!;
       this.text[k] = this.text[k - 1]!;
+      this.tFrom[k] = this.tFrom[k - 1]!;
+      this.tLen[k] = this.tLen[k - 1]!;
       k--;
     }
     this.from[k] = from;
     this.to[k] = to;
     this.text[k] = text;
+    this.tFrom[k] = tFrom;
+    this.tLen[k] = tLen;
   }
+
+  put(from: number, to: number, text: Uint8Array): void {
+    this.add(from, to, text, 0, text.length);
+  }
+
+  /** `b[from..to)` becomes what was written to the scratch since `mark` */
+  putScratch(from: number, to: number, mark: number): void {
+    this.add(from, to, this.scratch, mark, this.used - mark);
+  }
+
+  /** `b[from..to)` becomes the JSON text of string `v` */
+  putJson(from: number, to: number, v: string): void {
+    const mark = this.used;
+    this.json(v);
+    this.putScratch(from, to, mark);
+  }
+
+  private room(n: number): Uint8Array {
+    if (this.used + n > this.scratch.length) {
+      // edits already made keep the old buffer (their texts are in it)
+      const grown = new Uint8Array(Math.max(this.scratch.length * 2, this.used + n));
+      grown.set(this.scratch.subarray(0, this.used));
+      this.scratch = grown;
+    }
+    return this.scratch;
+  }
+
+  /** JSON.stringify(v) as UTF-8 */
+  json(v: string): void {
+    const n = v.length;
+    const s = this.room(n + 2);
+    let at = this.used;
+    s[at++] = 0x22;
+    for (let k = 0; k < n; k++) {
+      const c = v.charCodeAt(k);
+      if (c < 0x20 || c >= 0x7f || c === 0x22 || c === 0x5c) {
+        // anything JSON.stringify escapes, or not ASCII: written as it writes it
+        const t = encoder.encode(JSON.stringify(v));
+        this.room(t.length).set(t, this.used);
+        this.used += t.length;
+        return;
+      }
+      s[at++] = c;
+    }
+    s[at++] = 0x22;
+    this.used = at;
+  }
+
   /** `b[from..to)` with the edits applied (every edit lies inside) */
   write(sink: ByteSink, b: Uint8Array, from: number, to: number): void {
-    let at = from;
-    for (let k = 0; k < this.n; k++) {
-      sink.bytes(b, at, this.from[k]!);
-      const t = this.text[k]!;
-      if (typeof t === 'string') sink.string(t);
-      else sink.bytes(t, 0, t.length);
-      at = this.to[k]!;
+    const n = this.n;
+    let d = 0;
+    let grows = true;
+    for (let k = 0; k < n; k++) {
+      d += this.tLen[k]! - (this.to[k]! - this.from[k]!);
+      if (d < 0) grows = false;
     }
-    sink.bytes(b, at, to);
+    const total = to - from + d;
+    const buf = sink.reserve(Math.max(total, to - from));
+    const at = sink.length - from;
+    if (grows) {
+      // the whole item in one copy, then from the last edit back: the bytes after each edit moved right
+      // by the growth of the edits up to it, its text written before them (nothing not yet moved lies
+      // there: every shift is >= 0)
+      buf.set(from === 0 && to === b.length ? b : b.subarray(from, to), at + from);
+      let end = to;
+      for (let k = n - 1; k >= 0; k--) {
+        const seg = this.to[k]!;
+        if (d !== 0 && end > seg) move(buf, at + seg + d, at + seg, at + end);
+        const len = this.tLen[k]!;
+        d -= len - (seg - this.from[k]!);
+        put(buf, at + this.from[k]! + d, this.text[k]!, this.tFrom[k]!, len);
+        end = this.from[k]!;
+      }
+    } else {
+      let w = at + from;
+      let r = from;
+      for (let k = 0; k < n; k++) {
+        w = copy(buf, w, b, r, this.from[k]!);
+        const len = this.tLen[k]!;
+        put(buf, w, this.text[k]!, this.tFrom[k]!, len);
+        w += len;
+        r = this.to[k]!;
+      }
+      copy(buf, w, b, r, to);
+    }
+    sink.advance(total);
   }
+}
+
+/** `buf[from..to)` moved to `dst` (`dst >= from`: copied from its end) */
+function move(buf: Uint8Array, dst: number, from: number, to: number): void {
+  if (to - from > 48) buf.copyWithin(dst, from, to);
+  else for (let k = to - 1, w = dst + (to - from) - 1; k >= from; k--, w--) buf[w] = buf[k]!;
+}
+
+/** `t[from..from+len)` into `buf` at `at` */
+function put(buf: Uint8Array, at: number, t: Uint8Array, from: number, len: number): void {
+  if (len > 48 && from === 0 && len === t.length) buf.set(t, at);
+  else for (let k = from, e = from + len; k < e; k++) buf[at++] = t[k]!;
+}
+
+/** `b[from..to)` into `buf` at `at`: where it ends there */
+function copy(buf: Uint8Array, at: number, b: Uint8Array, from: number, to: number): number {
+  if (to - from > 64) buf.set(b.subarray(from, to), at);
+  else for (let k = from; k < to; k++) buf[at + k - from] = b[k]!;
+  return at + to - from;
 }
 
 const edits = new Edits();
@@ -153,7 +270,7 @@ function rename(e: Edits, b: Uint8Array, from: number, to: number, iv: ItemView)
   const suffix = plainSuffix(b, from, to, iv);
   if (suffix !== undefined) {
     if (suffix) e.put(to - 1, to - 1, iv.bytes.suffix);
-  } else e.put(from, to, JSON.stringify(fleetName(iv.view, stringAt(b, from, to), iv.cluster)));
+  } else e.putJson(from, to, fleetName(iv.view, stringAt(b, from, to), iv.cluster));
 }
 
 /** `{ ...map, [marker]: cluster }` on labels' or annotations' value; false: leave it to parsing */
@@ -221,7 +338,7 @@ function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView): boole
   }
   rename(e, b, f.nameFrom, f.nameTo, iv);
   if (iv.resourceVersion && f.rvFrom >= 0 && b[f.rvFrom] === 0x22 && f.rvTo - f.rvFrom > 2)
-    e.put(f.rvFrom, f.rvTo, JSON.stringify(iv.resourceVersion(stringAt(b, f.rvFrom, f.rvTo))));
+    e.putJson(f.rvFrom, f.rvTo, iv.resourceVersion(stringAt(b, f.rvFrom, f.rvTo)));
   if (f.annFrom >= 0 && !marker(e, b, f.annFrom, f.annTo, f.annKeys, f.annMarkFrom, f.annMarkTo, iv))
     return false;
   if (
@@ -272,17 +389,29 @@ export function writeFleetRow(
   edits.reset();
   const object = f.objectFrom >= 0 && b[f.objectFrom] === 0x7b;
   if (object && !objectEdits(edits, b, f, iv)) return false;
+  // the cells member first, then the object (either order in the row), every other byte copied
+  const objectFirst = object && f.objectFrom < f.cellsFrom;
+  if (objectFirst) edits.write(sink, b, 0, f.cellsFrom);
+  else sink.bytes(b, 0, f.cellsFrom);
+  writeCells(sink, b, f, iv, merged, input);
+  if (object && !objectFirst) edits.write(sink, b, f.cellsTo, b.length);
+  else sink.bytes(b, f.cellsTo, b.length);
+  return true;
+}
+
+/** a row's cells under the merged columns (toFleetRow), the name and reference cells renamed */
+function writeCells(
+  sink: ByteSink,
+  b: Uint8Array,
+  f: ItemFacts,
+  iv: ItemView,
+  merged: MergedColumns,
+  input: number,
+): void {
   const cells = f.cells ?? [];
   const count = cells.length / 2;
   const map = merged.maps[input]!;
   const nameAt = merged.nameIndex[input]!;
-  // the cells member first, then the object (either order in the row), every other byte copied
-  const objectFirst = object && f.objectFrom < f.cellsFrom;
-  if (objectFirst) {
-    sink.bytes(b, 0, f.objectFrom);
-    edits.write(sink, b, f.objectFrom, f.objectTo);
-    sink.bytes(b, f.objectTo, f.cellsFrom);
-  } else sink.bytes(b, 0, f.cellsFrom);
   const vb = iv.bytes;
   sink.byte(0x5b);
   // cells copied as they came and next to each other in the row are copied as one run (with the
@@ -337,11 +466,4 @@ export function writeFleetRow(
   }
   if (runFrom >= 0) sink.bytes(b, runFrom, runTo);
   sink.byte(0x5d);
-  if (objectFirst || !object) sink.bytes(b, f.cellsTo, b.length);
-  else {
-    sink.bytes(b, f.cellsTo, f.objectFrom);
-    edits.write(sink, b, f.objectFrom, f.objectTo);
-    sink.bytes(b, f.objectTo, b.length);
-  }
-  return true;
 }

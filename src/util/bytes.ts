@@ -63,6 +63,19 @@ export class ByteSink {
     this.at = at;
   }
 
+  /**
+   * Room for `n` more bytes: the buffer to write them into, from {@link length} on; {@link advance} then
+   * says how many were written (writers that place pieces themselves, e.g. with copyWithin).
+   */
+  reserve(n: number): Uint8Array {
+    this.room(n);
+    return this.buf;
+  }
+
+  advance(n: number): void {
+    this.at += n;
+  }
+
   /** one byte */
   byte(c: number): void {
     if (this.at === this.buf.length) this.room(1);
