@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRequestInfo, RequestPathError } from './info.ts';
+import { parseRequestInfo, RequestPathError, splitPath } from './info.ts';
 
 const q = (s = '') => new URLSearchParams(s);
 const parse = (method: string, path: string, query = '') => parseRequestInfo(method, path, q(query));
@@ -187,6 +187,67 @@ describe('parseRequestInfo', () => {
           }
         },
       ),
+      { numRuns: 5000 },
+    );
+  });
+});
+
+/** splitPath as it was before its fast lane for paths without escapes: the reference it must equal. */
+function referenceSplit(rawPath: string): { segs: string[]; raw: string[] } {
+  const decode = (seg: string): string => {
+    let s: string;
+    try {
+      s = decodeURIComponent(seg);
+    } catch {
+      throw new RequestPathError(400, `invalid percent-encoding in path segment "${seg}"`);
+    }
+    if (s.includes('/'))
+      throw new RequestPathError(400, 'percent-encoded "/" is not allowed in a path segment');
+    if (s === '.' || s === '..') throw new RequestPathError(400, `path segment "${s}" is not allowed`);
+    if (s.includes('\0')) throw new RequestPathError(400, 'NUL is not allowed in a path');
+    return s;
+  };
+  if (!rawPath.startsWith('/')) throw new RequestPathError(400, 'path must be absolute');
+  const trimmed = rawPath.replace(/^\/+/, '').replace(/\/+$/, '');
+  if (trimmed === '') return { segs: [], raw: [] };
+  const raw = trimmed.split('/');
+  if (raw.some((r) => r === '')) throw new RequestPathError(400, 'empty path segment ("//") is not allowed');
+  return { segs: raw.map(decode), raw };
+}
+
+function outcome(f: () => { segs: string[]; raw: string[] }) {
+  try {
+    const r = f();
+    return { segs: [...r.segs], raw: [...r.raw] };
+  } catch (e) {
+    return { error: (e as RequestPathError).code, message: (e as Error).message };
+  }
+}
+
+describe('splitPath', () => {
+  it('gives what the plain split-and-decode gives, refusals and their messages included (random paths)', () => {
+    const piece = fc.constantFrom(
+      '/',
+      '//',
+      '.',
+      '..',
+      'a',
+      'pods',
+      '%2e',
+      '%2F',
+      '%',
+      '%zz',
+      '\0',
+      'é',
+      '%C3%A9',
+      '~',
+      '-',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), fc.boolean(), (parts, absolute) => {
+        const path = (absolute ? '/' : '') + parts.join('');
+        expect(outcome(() => splitPath(path))).toEqual(outcome(() => referenceSplit(path)));
+      }),
       { numRuns: 5000 },
     );
   });

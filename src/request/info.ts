@@ -87,11 +87,43 @@ function decodeSegment(seg: string): string {
   return s;
 }
 
+/**
+ * The segments of a path with no escape (no `%`), as {@link decodeSegment} would give them: each is its
+ * own decoding, so only the refusals remain (dot segments, NUL; `/` cannot be inside one). Undefined
+ * for an empty segment: the caller's slow path says why.
+ */
+function plainSegments(trimmed: string): string[] | undefined {
+  if (trimmed.includes('//')) return undefined;
+  const segs = trimmed.split('/');
+  // in order, each segment's refusals as decodeSegment checks them
+  for (let i = 0; i < segs.length; i++) {
+    const s = segs[i]!;
+    if (s.charCodeAt(0) === 46 && (s.length === 1 || (s.length === 2 && s.charCodeAt(1) === 46)))
+      throw new RequestPathError(400, `path segment "${s}" is not allowed`);
+    if (s.includes('\0')) throw new RequestPathError(400, 'NUL is not allowed in a path');
+  }
+  return segs;
+}
+
+/** The path without its leading and trailing slashes (`/^\/+/` and `/\/+$/` removed). */
+function trimSlashes(rawPath: string): string {
+  let start = 0;
+  let end = rawPath.length;
+  while (start < end && rawPath.charCodeAt(start) === 47) start++;
+  while (end > start && rawPath.charCodeAt(end - 1) === 47) end--;
+  return start === 0 && end === rawPath.length ? rawPath : rawPath.slice(start, end);
+}
+
 /** The decoded segments of a raw (percent-encoded) path, with every refusal of {@link decodeSegment}. */
 export function splitPath(rawPath: string): { segs: string[]; raw: string[] } {
   if (!rawPath.startsWith('/')) throw new RequestPathError(400, 'path must be absolute');
-  const trimmed = rawPath.replace(/^\/+/, '').replace(/\/+$/, '');
+  const trimmed = trimSlashes(rawPath);
   if (trimmed === '') return { segs: [], raw: [] };
+  // most paths carry no escape: their segments are their decodings (one array for both)
+  if (!trimmed.includes('%')) {
+    const segs = plainSegments(trimmed);
+    if (segs) return { segs, raw: segs };
+  }
   const raw = trimmed.split('/');
   if (raw.some((r) => r === '')) throw new RequestPathError(400, 'empty path segment ("//") is not allowed');
   return { segs: raw.map(decodeSegment), raw };
