@@ -1,7 +1,8 @@
 /**
  * Merged watch (issue 5): 1,000 concurrent merged watches over 3 simulated clusters through the fleet's root
  * URL (`…/configmaps?watch=true&resourceVersion=<the list's composite RV>`, static members, federation off),
- * against 1,000 direct watches on one cluster, open at the same time.
+ * against 1,000 direct watches on one cluster, open at the same time. The fleet is a process of its own
+ * whose members are those 3 clusters only, whatever else the run simulates (./merged-watch-fleet.ts).
  *
  * Every watch has a namespace of its own (`bf-<i>` through the fleet, `bd-<i>` direct), so an event reaches
  * exactly one watcher: 1,000 events/s in total is one event per second per watch, the load of 1,000 idle-ish
@@ -20,13 +21,22 @@
  * The simulated clusters' bookmark interval is set to 60 s for the case (kube-apiserver's is about a minute;
  * the simulator's 1 s default would make 3,000 upstream watches send 3,000 bookmarks a second).
  */
+import { join } from 'node:path';
 import type { SimCluster } from '../../sim/index.ts';
-import { censusDelta, heapCensus } from '../lib/heapsnap.ts';
-import { procMemory } from '../lib/proc.ts';
-import { formatProfile } from '../lib/profile.ts';
+import type { FleetProcess } from '../lib/fleetproc.ts';
+import { formatProfile, summarizeProfile } from '../lib/profile.ts';
 import { fmt, table } from '../lib/report.ts';
 import { median, processCpuMs } from '../lib/stats.ts';
 import { nowMs, type OpenResult, type StopResult, type Written, watchersState } from '../lib/watchers.ts';
+import {
+  BASE_BUNDLE,
+  censusLines,
+  FLEET_BUNDLE,
+  idleWatchMemory,
+  listRv,
+  memoryAB,
+  startWatchFleet,
+} from './merged-watch-fleet.ts';
 import type { BenchCase, CaseContext, CustomResult, GoalCheck, UpstreamContext } from './types.ts';
 
 export const MEMBERS = ['member1', 'member2', 'member3'];
@@ -185,58 +195,76 @@ type Stats = StopResult;
 
 // ------------------------------------------------------------------------------------------ the case
 
-async function listRv(url: string): Promise<string> {
-  const res = await fetch(`${url}/api/v1/configmaps?limit=1`, { headers: { Accept: 'application/json' } });
-  const body = (await res.json()) as { metadata?: { resourceVersion?: string } };
-  const rv = body.metadata?.resourceVersion;
-  if (!res.ok || !rv) throw new Error(`list ${url}: HTTP ${res.status}, no resourceVersion`);
-  return rv;
+const watchUrl = (base: string, set: 'f' | 'd', i: number, rv: string) =>
+  `${base}/api/v1/namespaces/${nsOf(set, i)}/configmaps?watch=true&resourceVersion=${rv}`;
+
+/**
+ * The case: the measured fleet (a process of its own over exactly MEMBERS, merged-watch-fleet.ts says
+ * why), then with BENCH_BASELINE_BUNDLE the idle memory A/B (BENCH_WATCH_AB_ONLY=1: that alone).
+ */
+async function runWatch(ctx: CaseContext): Promise<CustomResult> {
+  const W = Number(process.env.BENCH_WATCHES) || 1000;
+  await ctx.upstream('prepare', { watchers: W });
+  let res: CustomResult = { text: '', goals: [], figures: {} };
+  if (!(BASE_BUNDLE && process.env.BENCH_WATCH_AB_ONLY)) {
+    const fleetProc = await startWatchFleet(ctx, MEMBERS, FLEET_BUNDLE);
+    try {
+      res = await measureWatches(ctx, fleetProc, W);
+    } finally {
+      fleetProc.stop();
+    }
+  }
+  if (BASE_BUNDLE) {
+    const ab = await memoryAB(
+      ctx,
+      MEMBERS,
+      (base, rv) => Array.from({ length: W }, (_, i) => watchUrl(base, 'f', i, rv)),
+      { timeoutMs: OPEN_TIMEOUT_MS, concurrency: OPEN_CONCURRENCY, rounds: Math.max(3, ctx.opts.rounds) },
+    );
+    res.text += `\n${ab.lines.join('\n')}`;
+    res.goals.push({
+      goal: 'goal 5: memory per idle merged watch, this build ÷ BENCH_BASELINE_BUNDLE (same run)',
+      ok: undefined,
+      info: true,
+      detail: fmt.x(ab.ratio),
+    });
+    res.figures = { ...(res.figures as object), memoryAB: ab.figures };
+  }
+  return res;
 }
 
-async function runWatch(ctx: CaseContext): Promise<CustomResult> {
-  const fleet = ctx.env.fleets.merged?.url;
-  if (!fleet) throw new Error('bench: the merged fleet is not running');
+async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: number): Promise<CustomResult> {
+  const fleet = fleetProc.url;
   const direct = ctx.env.memberUrls[DIRECT_MEMBER]!;
-  const W = Number(process.env.BENCH_WATCHES) || 1000;
   const quick = ctx.opts.quick;
   const phaseS = quick ? 1 : 3;
   const rounds = ctx.opts.rounds;
   const lines: string[] = [];
   const goals: GoalCheck[] = [];
-  const pid = ctx.fleetProcess.pid;
+  const pid = fleetProc.pid;
 
-  await ctx.upstream('prepare', { watchers: W });
   const fleetRv = await listRv(fleet);
   const directRv = await listRv(direct);
-  const watchUrl = (base: string, set: 'f' | 'd', i: number, rv: string) =>
-    `${base}/api/v1/namespaces/${nsOf(set, i)}/configmaps?watch=true&resourceVersion=${rv}`;
 
   try {
     // memory: the fleet after full GCs and a pause, before and after opening the merged watches (idle)
-    const settled = async () => {
-      await ctx.fleetMemory(true);
-      await new Promise((r) => setTimeout(r, 500));
-      const heap = await ctx.fleetMemory(true);
-      return { heap, rss: procMemory(pid)?.rss ?? Number.NaN };
-    };
-    const { heap: mem0, rss: rss0 } = await settled();
-    const snap0 = await ctx.profile?.heapSnapshot('before-watches');
-    const fOpen = await ctx.load<OpenResult>('open', {
+    const mem = await idleWatchMemory(ctx, fleetProc, {
       key: 'fleet',
       urls: Array.from({ length: W }, (_, i) => watchUrl(fleet, 'f', i, fleetRv)),
+      label: 'idle',
       timeoutMs: OPEN_TIMEOUT_MS,
       concurrency: OPEN_CONCURRENCY,
+      snapshots: !!ctx.profileDir,
     });
+    const { open: fOpen, rss0, rss1, heap0: mem0, heap1: mem1, perWatchRss, perWatchHeap } = mem;
+    const { perWatchExternal, perWatch } = mem;
     ctx.log(
       `   ${fOpen.opened}/${W} merged watches open in ${(fOpen.ms / 1000).toFixed(1)} s` +
         (fOpen.withWarnings ? `, ${fOpen.withWarnings} with a Warning (a cluster missing)` : '') +
         (fOpen.failed ? `, ${fOpen.failed} failed (${fOpen.firstError})` : ''),
     );
-    await new Promise((r) => setTimeout(r, quick ? 500 : 3000));
-    const { heap: mem1, rss: rss1 } = await settled();
-    const snap1 = await ctx.profile?.heapSnapshot('with-watches');
-    // where an idle merged watch's heap goes (with --profile): growth by constructor between the snapshots
-    const census = snap0 && snap1 ? censusDelta(heapCensus(snap0), heapCensus(snap1), 20) : undefined;
+    // where an idle merged watch's heap goes (with --profile): growth by constructor and by holder
+    const census = censusLines(mem, 'merged-watch');
     const upstreamWatches = await ctx.upstream<Record<string, number>>('openWatches');
     const dOpen = await ctx.load<OpenResult>('open', {
       key: 'direct',
@@ -246,14 +274,8 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
     });
     ctx.log(`   ${dOpen.opened}/${W} direct watches open in ${(dOpen.ms / 1000).toFixed(1)} s`);
 
-    // per merged watch that opened (any that did not are still pending in the fleet, and counted in)
-    const nOpen = Math.max(1, fOpen.opened);
-    const perWatchRss = (rss1 - rss0) / nOpen;
-    const perWatchHeap = (mem1.heapUsed - mem0.heapUsed) / nOpen;
-    const perWatchExternal = (mem1.external - mem0.external) / nOpen;
     // RSS moves in pages and GC returns them lazily: small deltas are noise; the JS side (heap + external)
-    // is exact after a full GC but misses native memory. The goal takes the larger of the two.
-    const perWatch = Math.max(perWatchRss, perWatchHeap + perWatchExternal);
+    // is exact after a full GC but misses native memory. The goal takes the larger of the two (perWatch).
     const watchersOf = (set: 'f' | 'd') => (set === 'f' ? fOpen.openedIdx : dOpen.openedIdx);
     if (!fOpen.opened || !dOpen.opened) throw new Error('no watch opened');
 
@@ -292,12 +314,12 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
     }
     const results: Record<'f' | 'd', Array<Awaited<ReturnType<typeof phase>>>> = { f: [], d: [] };
     const cpu: Record<'f' | 'd', number[]> = { f: [], d: [] };
-    await ctx.profile?.start();
+    if (ctx.profileDir) await fleetProc.profileStart();
     for (let r = 0; r < rounds; r++) {
       for (const set of r % 2 ? (['f', 'd'] as const) : (['d', 'f'] as const)) {
-        const c0 = ctx.fleetProcess.shared ? null : processCpuMs(pid);
+        const c0 = processCpuMs(pid);
         const res = await phase(set);
-        const c1 = ctx.fleetProcess.shared ? null : processCpuMs(pid);
+        const c1 = processCpuMs(pid);
         if (c0 !== null && c1 !== null) cpu[set].push(((c1 - c0) / phaseS / 1000) * 100);
         results[set].push(res);
         ctx.log(
@@ -310,7 +332,10 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
         );
       }
     }
-    const profile = await ctx.profile?.stop('events');
+    const profilePath = ctx.profileDir && join(ctx.profileDir, 'merged-watch-events.cpuprofile');
+    const profile = profilePath
+      ? { path: await fleetProc.profileStop(profilePath), shared: false, ...summarizeProfile(profilePath) }
+      : undefined;
     const med = (set: 'f' | 'd', k: 'p50' | 'p99' | 'max') => median(results[set].map((x) => x[k]));
     const addedP50 = median(results.f.map((f, i) => f.p50 - results.d[i]!.p50));
     const addedP99 = median(results.f.map((f, i) => f.p99 - results.d[i]!.p99));
@@ -394,17 +419,7 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
         `   the fleet kept up with the simulated clusters' writes: its saturation is above ${sat.f.deliveredRate.toFixed(0)}/s on this machine`,
       );
     if (profile) lines.push(formatProfile(profile));
-    if (census) {
-      const n = Math.max(1, fOpen.opened);
-      lines.push(
-        '',
-        `   fleet heap growth with ${fOpen.opened} idle merged watches open, by constructor (heap snapshots ${snap0} → ${snap1}):`,
-        table(
-          ['constructor / kind', 'count per watch', 'bytes per watch'],
-          census.map((e) => [e.name, (e.count / n).toFixed(1), fmt.bytes(e.size / n)]),
-        ),
-      );
-    }
+    lines.push(...census);
     const burstRatio = sat.f.deliveredRate / sat.d.deliveredRate;
     const burstLost = sat.f.sent - sat.f.received;
     goals.push(
@@ -430,8 +445,9 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
       },
       {
         goal: `goal 5: memory per idle merged watch ≤ ${fmt.bytes(WATCH_GOAL.bytesPerWatch)} (3 clusters)`,
-        ok: Number.isFinite(perWatch) ? perWatch <= WATCH_GOAL.bytesPerWatch : undefined,
-        detail: `${fmt.bytes(perWatch)} (RSS ${fmt.bytes(perWatchRss)}, V8 heap + external ${fmt.bytes(perWatchHeap + perWatchExternal)})${fOpen.opened < W ? ` — over the ${fOpen.opened} that opened` : ''}`,
+        // with --profile the heap snapshots' native memory is in the RSS: the heap alone is no verdict
+        ok: Number.isFinite(perWatch) && mem.rssValid ? perWatch <= WATCH_GOAL.bytesPerWatch : undefined,
+        detail: `${fmt.bytes(perWatch)} (RSS ${fmt.bytes(perWatchRss)}${mem.rssValid ? '' : ' not comparable: heap snapshots taken (--profile)'}, V8 heap + external ${fmt.bytes(perWatchHeap + perWatchExternal)})${fOpen.opened < W ? ` — over the ${fOpen.opened} that opened` : ''}`,
       },
     );
     const failed = fOpen.failed + dOpen.failed;
@@ -460,7 +476,7 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
           heap1: mem1,
         },
         saturation: sat,
-        heapGrowthByConstructor: census,
+        heapSnapshots: mem.snaps,
       },
       ...(failed
         ? { error: `${failed} watch(es) failed to open: ${fOpen.firstError ?? dOpen.firstError}` }
@@ -477,7 +493,6 @@ export const mergedWatchCase: BenchCase = {
   title:
     '1,000 merged watches over 3 clusters vs 1,000 direct: added event delay, memory per watch, saturation',
   members: 3,
-  fleets: ['merged'],
   teardown,
   run: runWatch,
   upstreamActions,
