@@ -171,6 +171,31 @@ describe('planWatch', () => {
     expect(sel.choose(later).map((t) => t.cluster)).toEqual(['karmada', 'west', 'north']);
   });
 
+  it('keeps what it plans from, not the caller query: later changes to it change no query', () => {
+    const query = new URLSearchParams(
+      'watch=1&resourceVersion=0&pretty=true&fieldSelector=metadata.name%21%3Dweb.clusterspace.north',
+    );
+    const r = planWatch({ query, targets, membership, plainNameCluster: undefined });
+    if (!r.ok) throw new Error('refused');
+    const before = [r.plan.watchQuery('east'), r.plan.joinQuery('north'), r.plan.groupQuery()].map(String);
+    query.set('pretty', 'false');
+    query.set('fieldSelector', 'metadata.name=other');
+    query.set('labelSelector', 'x=y');
+    query.delete('resourceVersion');
+    expect([r.plan.watchQuery('east'), r.plan.joinQuery('north'), r.plan.groupQuery()].map(String)).toEqual(
+      before,
+    );
+    // a cluster that joins later gets its own part of the field selector (north: the term is its own)
+    expect(r.plan.joinQuery('north').get('fieldSelector')).toBe('metadata.name!=web');
+    expect(r.plan.watchQuery('east').has('fieldSelector')).toBe(false);
+    expect(r.plan.choose([...targets, { cluster: 'north' }]).map((t) => t.cluster)).toEqual([
+      'karmada',
+      'east',
+      'west',
+      'north',
+    ]);
+  });
+
   it('refuses a selector that does not parse with a 400 response', () => {
     const r = planWatch({
       query: new URLSearchParams('watch=1&labelSelector=a%20in%20('),

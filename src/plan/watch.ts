@@ -121,105 +121,132 @@ function planRVs(q: URLSearchParams, membership: Membership, sendInitialEvents: 
   return planResourceVersion('watch', membership, rvParam, matchParam);
 }
 
-/** What the plan's queries are built from. */
-interface QueryInput {
-  q: URLSearchParams;
-  choice: ClusterChoice<{ cluster: string }>;
-  perCluster: Map<string, UpstreamRVParams>;
-  sendInitialEvents: boolean;
-  upgradesLegacy: boolean;
-  /** whether `cluster`'s plain start is asked as a WatchList (see WatchPlan.initialEventsOf) */
-  upgrades(cluster: string): boolean;
-}
+/**
+ * The plan, a class rather than an object of closures: every open merged watch keeps its plan for its
+ * whole life (its sources resume from it), so what it holds is paid once per watch. It keeps strings and
+ * two small maps, not the client's URLSearchParams, and a field-selector function only when the client
+ * sent a field selector.
+ */
+class Plan<T extends { cluster: string }> implements WatchPlan<T> {
+  constructor(
+    readonly chosen: T[],
+    readonly sendInitialEvents: boolean,
+    readonly allowBookmarks: boolean,
+    readonly startRVs: Map<string, string>,
+    readonly timeoutMs: number | undefined,
+    readonly labelForward: string,
+    readonly upgradesLegacy: boolean,
+    /** a plain watch (no WatchList parameter): an empty composite entry starts that cluster as a WatchList */
+    private readonly plainStart: boolean,
+    private readonly perCluster: Map<string, UpstreamRVParams>,
+    /** the client's query, serialised */
+    private readonly query: string,
+    /** the client's query without what the fleet plans, with the forwarded label selector */
+    private readonly baseQuery: string,
+    /** the field selector `cluster` gets; undefined: the client sent none */
+    private readonly fieldFor: ((cluster: string) => string) | undefined,
+    private readonly selectors: {
+      labelSelector: string | null;
+      fieldSelector: string | null;
+      plainNameCluster: string | undefined;
+    },
+  ) {}
 
-type Queries = Pick<WatchPlan<never>, 'watchQuery' | 'probeQuery' | 'listQuery' | 'groupQuery' | 'joinQuery'>;
+  get initialEvents(): boolean {
+    return this.sendInitialEvents || this.upgradesLegacy;
+  }
 
-function queries({
-  q,
-  choice,
-  perCluster,
-  sendInitialEvents,
-  upgradesLegacy,
-  upgrades,
-}: QueryInput): Queries {
-  const base = () => {
-    const out = new URLSearchParams();
-    for (const [k, v] of q) if (!PLANNED.has(k)) out.append(k, v);
-    if (choice.labelForward) out.set('labelSelector', choice.labelForward);
-    return out;
-  };
-  const selected = (cluster: string) => {
-    const qs = base();
-    const f = choice.fieldFor(cluster);
+  private upgrades(cluster: string): boolean {
+    return (
+      this.upgradesLegacy || (this.plainStart && (this.perCluster.get(cluster)?.resourceVersion ?? '') === '')
+    );
+  }
+
+  initialEventsOf(cluster: string): boolean {
+    return this.sendInitialEvents || this.upgrades(cluster);
+  }
+
+  private selected(cluster: string): URLSearchParams {
+    const qs = new URLSearchParams(this.baseQuery);
+    const f = this.fieldFor?.(cluster);
     if (f) qs.set('fieldSelector', f);
     return qs;
-  };
-  return {
-    watchQuery(cluster, resumeRV, legacy) {
-      const qs = selected(cluster);
-      qs.set('watch', 'true');
-      if (resumeRV !== undefined) {
-        if (resumeRV) qs.set('resourceVersion', resumeRV);
-      } else {
-        const p: UpstreamRVParams = perCluster.get(cluster) ?? {};
-        if (p.resourceVersion !== undefined) qs.set('resourceVersion', p.resourceVersion);
-        if (p.resourceVersionMatch !== undefined) qs.set('resourceVersionMatch', p.resourceVersionMatch);
-        if (sendInitialEvents) qs.set('sendInitialEvents', 'true');
-        if (upgrades(cluster) && !legacy) {
-          qs.set('sendInitialEvents', 'true');
-          qs.set('resourceVersionMatch', 'NotOlderThan');
-        }
-      }
-      // bookmarks keep each cluster's RV fresh even when the client did not ask for them
-      qs.set('allowWatchBookmarks', 'true');
-      return qs;
-    },
-    joinQuery(cluster) {
-      const qs = selected(cluster);
-      qs.set('watch', 'true');
-      qs.set('sendInitialEvents', 'true');
-      qs.set('resourceVersionMatch', 'NotOlderThan');
-      qs.set('allowWatchBookmarks', 'true');
-      return qs;
-    },
-    probeQuery() {
-      const qs = base();
-      qs.set('limit', '1');
-      return qs;
-    },
-    listQuery: selected,
-    groupQuery(resumeRV) {
-      // the group's own merged watch: the client's query (the group plans its own clusters' selectors)
-      const qs = new URLSearchParams(q);
-      qs.delete('timeoutSeconds');
-      qs.delete('labelSelector');
-      if (choice.labelForward) qs.set('labelSelector', choice.labelForward);
-      qs.set('watch', 'true');
-      qs.set('allowWatchBookmarks', 'true');
-      if (resumeRV !== undefined) {
-        qs.set('resourceVersion', resumeRV);
-        qs.delete('resourceVersionMatch');
-        qs.delete('sendInitialEvents');
-      } else if (upgradesLegacy) {
-        // the group as a WatchList too, so the end of its initial events is known here
+  }
+
+  watchQuery(cluster: string, resumeRV?: string, legacy?: boolean): URLSearchParams {
+    const qs = this.selected(cluster);
+    qs.set('watch', 'true');
+    if (resumeRV !== undefined) {
+      if (resumeRV) qs.set('resourceVersion', resumeRV);
+    } else {
+      const p: UpstreamRVParams = this.perCluster.get(cluster) ?? {};
+      if (p.resourceVersion !== undefined) qs.set('resourceVersion', p.resourceVersion);
+      if (p.resourceVersionMatch !== undefined) qs.set('resourceVersionMatch', p.resourceVersionMatch);
+      if (this.sendInitialEvents) qs.set('sendInitialEvents', 'true');
+      if (this.upgrades(cluster) && !legacy) {
         qs.set('sendInitialEvents', 'true');
         qs.set('resourceVersionMatch', 'NotOlderThan');
       }
-      return qs;
-    },
-  };
+    }
+    // bookmarks keep each cluster's RV fresh even when the client did not ask for them
+    qs.set('allowWatchBookmarks', 'true');
+    return qs;
+  }
+
+  joinQuery(cluster: string): URLSearchParams {
+    const qs = this.selected(cluster);
+    qs.set('watch', 'true');
+    qs.set('sendInitialEvents', 'true');
+    qs.set('resourceVersionMatch', 'NotOlderThan');
+    qs.set('allowWatchBookmarks', 'true');
+    return qs;
+  }
+
+  probeQuery(): URLSearchParams {
+    const qs = new URLSearchParams(this.baseQuery);
+    qs.set('limit', '1');
+    return qs;
+  }
+
+  listQuery(cluster: string): URLSearchParams {
+    return this.selected(cluster);
+  }
+
+  groupQuery(resumeRV?: string): URLSearchParams {
+    // the group's own merged watch: the client's query (the group plans its own clusters' selectors)
+    const qs = new URLSearchParams(this.query);
+    qs.delete('timeoutSeconds');
+    qs.delete('labelSelector');
+    if (this.labelForward) qs.set('labelSelector', this.labelForward);
+    qs.set('watch', 'true');
+    qs.set('allowWatchBookmarks', 'true');
+    if (resumeRV !== undefined) {
+      qs.set('resourceVersion', resumeRV);
+      qs.delete('resourceVersionMatch');
+      qs.delete('sendInitialEvents');
+    } else if (this.upgradesLegacy) {
+      // the group as a WatchList too, so the end of its initial events is known here
+      qs.set('sendInitialEvents', 'true');
+      qs.set('resourceVersionMatch', 'NotOlderThan');
+    }
+    return qs;
+  }
+
+  choose(targets: readonly T[]): T[] {
+    // the same selectors as at the start: they parsed then, so they parse now
+    const again = chooseClusters({ ...this.selectors, targets });
+    return 'code' in again ? [] : again.chosen;
+  }
 }
 
 export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T>): WatchPlanResult<T> {
   const q = input.query;
-  const chooseFrom = (targets: readonly T[]) =>
-    chooseClusters({
-      labelSelector: q.get('labelSelector'),
-      fieldSelector: q.get('fieldSelector'),
-      targets,
-      plainNameCluster: input.plainNameCluster,
-    });
-  const choice = chooseFrom(input.targets);
+  const selectors = {
+    labelSelector: q.get('labelSelector'),
+    fieldSelector: q.get('fieldSelector'),
+    plainNameCluster: input.plainNameCluster,
+  };
+  const choice: ClusterChoice<T> | Status = chooseClusters({ ...selectors, targets: input.targets });
   if ('code' in choice) return { ok: false, respond: choice };
   const sendInitialEvents = queryBool(q, 'sendInitialEvents');
   const rv = planRVs(q, input.membership, sendInitialEvents);
@@ -237,30 +264,29 @@ export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T
   // a plain watch from a composite RV whose entry for a cluster is empty starts that cluster from ""
   const plainStart =
     !sendInitialEvents && q.get('sendInitialEvents') === null && q.get('resourceVersionMatch') === null;
-  const upgrades = (cluster: string) =>
-    upgradesLegacy || (plainStart && (perCluster.get(cluster)?.resourceVersion ?? '') === '');
-  const plan: WatchPlan<T> = {
-    chosen: choice.chosen,
+  const base = new URLSearchParams();
+  for (const [k, v] of q) if (!PLANNED.has(k)) base.append(k, v);
+  if (choice.labelForward) base.set('labelSelector', choice.labelForward);
+  const plan = new Plan<T>(
+    choice.chosen,
     sendInitialEvents,
-    allowBookmarks: queryBool(q, 'allowWatchBookmarks'),
+    queryBool(q, 'allowWatchBookmarks'),
     // "0" (any) and "" (latest) start from each cluster's current state: the first event fills the entry
-    startRVs: new Map(
+    new Map(
       input.membership.names.map((n) => {
         const r = perCluster.get(n)?.resourceVersion ?? '';
         return [n, r === '0' ? '' : r];
       }),
     ),
-    timeoutMs: watchTimeoutMs(q.get('timeoutSeconds')),
-    labelForward: choice.labelForward,
-    initialEvents: sendInitialEvents || upgradesLegacy,
+    watchTimeoutMs(q.get('timeoutSeconds')),
+    choice.labelForward,
     upgradesLegacy,
-    initialEventsOf: (cluster) => sendInitialEvents || upgrades(cluster),
-    ...queries({ q, choice, perCluster, sendInitialEvents, upgradesLegacy, upgrades }),
-    choose(targets) {
-      // the same selectors as at the start: they parsed then, so they parse now
-      const again = chooseFrom(targets);
-      return 'code' in again ? [] : again.chosen;
-    },
-  };
+    plainStart,
+    perCluster,
+    q.toString(),
+    base.toString(),
+    selectors.fieldSelector ? choice.fieldFor : undefined,
+    selectors,
+  );
   return { ok: true, plan };
 }
