@@ -131,7 +131,7 @@ export async function watchStream(
     ? groups.map((g) => groupSource(ctx, g, deps.client.caller))
     : plan.chosen.map((t) => clusterSource(ctx, t));
 
-  const starts = await openAll(sources, upstreams.signal);
+  const starts = await openAll(sources, upstreams.signal, plan);
   const warnings = startWarnings(starts, plan.sendInitialEvents || plan.upgradesLegacy);
   const refusal =
     warnings.length && deps.config.strict

@@ -15,25 +15,57 @@ export type Start =
   | { src: Source; res: Response }
   | { src: Source; status: number; reason: string; statusBody?: Status | undefined };
 
-/** Opens every source at once (each under a signal of its own that follows `signal`, see openOwn). */
-export async function openAll(sources: Source[], signal?: AbortSignal): Promise<Start[]> {
+/** How the plan asked each cluster's start (src/plan/watch.ts WatchPlan has this shape). */
+export interface AskedStarts {
+  /** the client asked a WatchList */
+  sendInitialEvents: boolean;
+  /** `cluster`'s start is a WatchList: the client's, or the fleet's own choice for a plain watch */
+  initialEventsOf(cluster: string): boolean;
+}
+
+async function openOne(src: Source, signal: AbortSignal | undefined): Promise<Start> {
+  try {
+    const res = await (signal ? openOwn(src, false, signal) : src.open(false));
+    if (res.ok) return { src, res };
+    const status = await readStatus(res);
+    return {
+      src,
+      status: status?.code ?? res.status,
+      reason: status?.message ?? `HTTP ${res.status}`,
+      statusBody: status,
+    };
+  } catch (err) {
+    if (err instanceof UpstreamError)
+      return { src, status: 0, reason: err.kind === 'timeout' ? 'timed out' : err.detail };
+    throw err;
+  }
+}
+
+/** starts that are the plain watch asked again after the fleet's own WatchList was refused */
+const retried = new WeakSet<Start>();
+
+/**
+ * Opens every source at once (each under a signal of its own that follows `signal`, see openOwn). With
+ * `asked` (a plain watch the fleet asks some clusters as a WatchList: from RV "" or "0", or a cluster a
+ * composite RV has no entry for), a cluster that refuses that form is asked at once the plain watch the
+ * client asked (the source downgraded), before the response is decided: the fleet's own choice is nothing
+ * to warn the client about, while the plain watch's own failure is (see {@link startWarnings}).
+ */
+export async function openAll(
+  sources: Source[],
+  signal?: AbortSignal,
+  asked?: AskedStarts,
+): Promise<Start[]> {
+  const starts = await Promise.all(sources.map((src) => openOne(src, signal)));
+  if (!asked || asked.sendInitialEvents) return starts;
   return Promise.all(
-    sources.map(async (src): Promise<Start> => {
-      try {
-        const res = await (signal ? openOwn(src, false, signal) : src.open(false));
-        if (res.ok) return { src, res };
-        const status = await readStatus(res);
-        return {
-          src,
-          status: status?.code ?? res.status,
-          reason: status?.message ?? `HTTP ${res.status}`,
-          statusBody: status,
-        };
-      } catch (err) {
-        if (err instanceof UpstreamError)
-          return { src, status: 0, reason: err.kind === 'timeout' ? 'timed out' : err.detail };
-        throw err;
-      }
+    starts.map(async (s) => {
+      if ('res' in s || !s.src.downgrade || !refusedWatchList(s.status) || s.status === 410) return s;
+      if (!s.src.clusters.every((c) => asked.initialEventsOf(c))) return s;
+      s.src.downgrade();
+      const again = await openOne(s.src, signal);
+      retried.add(again);
+      return again;
     }),
   );
 }
@@ -45,12 +77,14 @@ function refusedWatchList(status: number): boolean {
 
 /**
  * What the client is warned about: sources that failed, except "not served there" and WatchList
- * fallbacks (`watchList`: every cluster was asked a WatchList).
+ * fallbacks (`watchList`: every cluster was asked a WatchList, the client's or the fleet's). A source
+ * asked again as the plain watch after refusing the fleet's WatchList (openAll) is warned about when that
+ * plain watch fails too: that failure is the cluster's own.
  */
 export function startWarnings(starts: Start[], watchList: boolean): string[] {
   const out: string[] = [];
   for (const s of starts)
-    if (!('res' in s) && s.status !== 404 && !(watchList && refusedWatchList(s.status)))
+    if (!('res' in s) && s.status !== 404 && !(watchList && refusedWatchList(s.status) && !retried.has(s)))
       out.push(`${s.src.label}: ${s.reason}`);
   return out;
 }
