@@ -225,12 +225,30 @@ const IDENTITY = ['name', 'namespace', 'uid', 'resourceVersion'] as const;
 
 const encoder = new TextEncoder();
 
-/** Writes merged watch lines from raw events: one per merged watch, the clusters' views made once. */
+/**
+ * Where every merged watch writes its lines, one after another, each handed out as a view: one buffer
+ * serves many lines (a buffer per line cost more than the rest of the line's rewriting), and is let go
+ * once nearly full (its lines stay valid: nothing is written over a line handed out). Shared by all
+ * merged watches (a line is written whole in one synchronous call), so an idle watch holds none.
+ */
+const SLAB = 64 * 1024;
+const slab = new ByteSink(SLAB);
+/** `{"type":<type>,"object":` by type */
+const prefixes = new Map<string, Uint8Array>();
+
+function prefixOf(type: string): Uint8Array {
+  let p = prefixes.get(type);
+  if (!p) {
+    p = encoder.encode(`{"type":${JSON.stringify(type)},"object":`);
+    // the usual types; any other is encoded each time
+    if (prefixes.size < 8) prefixes.set(type, p);
+  }
+  return p;
+}
+
+/** Writes merged watch lines from raw events: one per merged watch, each cluster's view made once. */
 export class WatchLineWriter {
-  /** a pod's line fits; larger ones grow it for that line */
-  private readonly sink = new ByteSink(4096);
-  private readonly views = new Map<string, ItemView>();
-  private readonly prefixes = new Map<string, Uint8Array>();
+  private views: Map<string, ItemView> | undefined;
 
   constructor(private readonly view: FleetView) {}
 
@@ -244,25 +262,28 @@ export class WatchLineWriter {
     type: string,
     rv: (own: string) => string,
   ): Uint8Array | undefined {
+    this.views ??= new Map();
     let iv = this.views.get(cluster);
     if (!iv) {
       iv = itemView(this.view, cluster);
       this.views.set(cluster, iv);
     }
     iv.resourceVersion = rv;
-    let prefix = this.prefixes.get(type);
-    if (!prefix) {
-      prefix = encoder.encode(`{"type":${JSON.stringify(type)},"object":`);
-      if (this.prefixes.size < 16) this.prefixes.set(type, prefix);
-    }
-    const s = this.sink;
+    const s = slab;
+    if (s.length > SLAB - 8 * 1024) s.take();
+    const start = s.length;
+    const prefix = prefixOf(type);
     s.bytes(prefix, 0, prefix.length);
     if (!writeFleetItem(s, ev.objectBytes, ev.facts, iv)) {
-      s.take();
+      // nothing of the object was written: the prefix is taken back (kinds that always parse, such as
+      // Events, cost no buffer)
+      s.advance(start - s.length);
       return undefined;
     }
     s.byte(0x7d);
     s.byte(0x0a);
-    return s.take();
+    const end = s.length;
+    // the buffer the line is in (it grew into a new one, copied, when the line did not fit)
+    return s.reserve(0).subarray(start, end);
   }
 }

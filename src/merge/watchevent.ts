@@ -48,3 +48,7 @@ export type MergeStep =
   | { kind: 'emit'; lines: WatchLine[]; bookmark?: string }
   /** a 410 from a cluster: the client must relist; this ERROR line is the stream's last */
   | { kind: 'expired'; line: string };
+
+/** an object's own RV: a string, or none (an upstream's number or object is not tracked: no client could hand it back) */
+export const rvOf = (obj: Record<string, any>): string | undefined =>
+  typeof obj.metadata?.resourceVersion === 'string' ? obj.metadata.resourceVersion : undefined;

@@ -27,6 +27,7 @@ import {
   JOINED_ANNOTATION,
   type MergeStep,
   RESUMED_ANNOTATION,
+  rvOf,
   UNAVAILABLE_ANNOTATION,
   type WatchEvent,
   type WatchMergeOptions,
@@ -182,10 +183,8 @@ export class WatchMerger {
 
   /** One upstream event of `cluster`. */
   onEvent(cluster: string, ev: WatchEvent): MergeStep {
-    if (ev instanceof RawWatchEvent && !this.o.table) {
-      const step = this.rawEvent(cluster, ev);
-      if (step) return step;
-    }
+    const step = ev instanceof RawWatchEvent && !this.o.table ? this.rawEvent(cluster, ev) : undefined;
+    if (step) return step;
     const obj = ev.object ?? {};
     if (ev.type === 'ERROR') {
       const status = obj as Status;
@@ -194,7 +193,7 @@ export class WatchMerger {
       // any other ERROR ends this cluster's stream; the caller resumes it
       return { kind: 'emit', lines: [] };
     }
-    const rv: string | undefined = obj.metadata?.resourceVersion;
+    const rv = rvOf(obj);
     if (obj.kind && obj.kind !== 'Table') this.shape = { kind: obj.kind, apiVersion: obj.apiVersion };
     if (ev.type === 'BOOKMARK') return this.clusterBookmark(cluster, obj, rv);
     let type = ev.type;
@@ -298,7 +297,7 @@ export class WatchMerger {
         return { kind: 'expired', line: this.line('ERROR', obj) };
       return { kind: 'emit', lines: [] };
     }
-    const rv: string | undefined = obj.metadata?.resourceVersion;
+    const rv = rvOf(obj);
     const d = rv ? decodeComposite(rv, this.membership) : undefined;
     if (d?.ok)
       for (const c of clusters) {
