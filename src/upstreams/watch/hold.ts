@@ -50,7 +50,8 @@ const noop = () => {};
  * with, its headers and Web body).
  */
 class Hold implements WatchEventSink {
-  private readonly backoff: Backoff;
+  /** made at the first failure: a source that never fails (most, most of the time) keeps none */
+  private delays: Backoff | undefined;
   /** told the client it is unavailable (once per outage) */
   private told = false;
   /** the stream being read delivered an event other than an ERROR */
@@ -65,7 +66,12 @@ class Hold implements WatchEventSink {
     private readonly o: HoldOptions,
     private readonly finish: () => void,
   ) {
-    this.backoff = o.backoff ?? new Backoff();
+    this.delays = o.backoff;
+  }
+
+  private get backoff(): Backoff {
+    this.delays ??= new Backoff();
+    return this.delays;
   }
 
   private get over(): boolean {
@@ -173,7 +179,7 @@ class Hold implements WatchEventSink {
       err !== undefined && !this.delivered
         ? ((err as Error).message ?? String(err))
         : (this.error ?? (this.delivered ? undefined : 'watch ended at once'));
-    if (why === undefined) this.backoff.reset();
+    if (why === undefined) this.delays?.reset();
     if (this.out.closed) {
       this.finish();
       return;

@@ -23,23 +23,47 @@ export interface RunOptions {
 
 /** The merged watch's body; it runs until the client leaves, the timeout, or a 410. */
 export function runMergedWatch(o: RunOptions): ReadableStream<Uint8Array> {
-  // what the stream's closures keep: never `o` itself, whose starts hold the answers' headers
-  const { plan, merger, upstreams, clientSignal } = o;
-  const closeOut = () => out.close();
-  const out = new WatchOutput(
-    {
-      timeoutMs: plan.timeoutMs,
-      heartbeatLine: () => (plan.allowBookmarks ? merger.heartbeat() : undefined),
-      onClose: () => {
-        clientSignal.removeEventListener('abort', closeOut);
-        upstreams.abort();
-      },
-    },
-    startAll(o),
-  );
-  clientSignal.addEventListener('abort', closeOut, { once: true });
-  if (clientSignal.aborted) out.close();
+  // what the stream keeps: never `o` itself, whose starts hold the answers' headers
+  const run = new Running(o.plan, o.merger, o.upstreams, o.clientSignal);
+  const out = new WatchOutput(run, startAll(o));
+  run.out = out;
+  if (o.clientSignal.aborted) out.close();
+  else if (!out.closed) o.clientSignal.addEventListener('abort', run, { once: true });
   return out.takeBody();
+}
+
+/**
+ * The output's options and the client signal's listener in one object, not three closures and their
+ * contexts: every open merged watch keeps it for its whole life.
+ */
+class Running {
+  readonly timeoutMs: number | undefined;
+  out: WatchOutput | undefined;
+
+  constructor(
+    private readonly plan: PlannedWatch,
+    private readonly merger: WatchMerger,
+    private readonly upstreams: AbortController,
+    private readonly clientSignal: AbortSignal,
+  ) {
+    this.timeoutMs = plan.timeoutMs;
+  }
+
+  /** what an idle stream writes (WatchOutputOptions) */
+  heartbeatLine(): string | undefined {
+    return this.plan.allowBookmarks ? this.merger.heartbeat() : undefined;
+  }
+
+  /** the stream closed, for whatever reason: every upstream watch ends (WatchOutputOptions) */
+  onClose(): void {
+    this.clientSignal.removeEventListener('abort', this);
+    this.upstreams.abort();
+  }
+
+  /** the client left (its request's abort) */
+  handleEvent(): void {
+    this.out?.close();
+  }
 }
 
 /** Sets every source going, once the body exists (WatchOutput runs it once, then lets it go). */
