@@ -18,6 +18,7 @@ import { getRequestListener } from '@hono/node-server';
 import { failure } from '../../src/kube/status.ts';
 import { nodeBodyOf } from '../../src/platform/node.ts';
 import { isWatchUrl } from '../../src/platform/node-watch.ts';
+import { PairHeaders } from '../../src/request/headers.ts';
 import { writeDirect } from './relay.ts';
 
 /** What @hono/node-server hands the fetch handler besides the Request: the Node request and response. */
@@ -255,6 +256,11 @@ export async function serveFetch(
       // a GET or HEAD has no body in the Web Request @hono/node-server builds (it drops one that was
       // sent); saying so up front spares reading `body` the construction of the full Request behind it
       if (req.method === 'GET' || req.method === 'HEAD') Object.defineProperty(req, 'body', { value: null });
+      // the request's headers from the lines Node parsed, read without a Fetch Headers being built (the
+      // adapter's own make one as soon as they are iterated, which the filters do: src/request/headers.ts)
+      Object.defineProperty(req, 'headers', {
+        value: new PairHeaders((env as NodeRequestEnv).incoming.rawHeaders),
+      });
       const res = await fetch(withoutExpect(req), env as NodeRequestEnv);
       return writeStreamed(res, (env as NodeRequestEnv).outgoing, watches) ?? res;
     },

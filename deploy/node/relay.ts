@@ -20,6 +20,7 @@ import type { Socket } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { neutralError, type UndiciTransport } from '../../src/platform/node.ts';
 import type { DirectRelay } from '../../src/platform/types.ts';
+import { headerPairs } from '../../src/request/headers.ts';
 import type { ResolvedEndpoint } from '../../src/upstreams/endpoint.ts';
 import type { Transport, UpstreamRequest } from '../../src/upstreams/transport.ts';
 import { bodyEnded } from '../../src/util/ends.ts';
@@ -37,11 +38,11 @@ export type Pools = Pick<UndiciTransport, 'dispatcherFor'>;
 /** The transport a direct relay hands the upstream client: a raw dispatch into the endpoint's pool. */
 function directTransport(pools: Pools, markStreaming: boolean, exchanges: Set<Exchange>): Transport {
   return {
+    // it reads only `aborted`: the client going away is heard from its response (NodeDirectRelay)
+    signalUnheard: true,
     send(ep: ResolvedEndpoint, req: UpstreamRequest): Promise<Response> {
-      const headers: string[] = [];
-      req.headers.forEach((v, k) => {
-        headers.push(k, v);
-      });
+      // the client's entries as they are (a copy: the identity lines are added to it)
+      const headers = headerPairs(req.headers).slice();
       // identity lines (one Impersonate-Group per group): each its own line
       for (const [k, v] of req.headerLines ?? []) headers.push(k, v);
       const { origin, path } = splitUrl(req.url);

@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { PairHeaders } from '../request/headers.ts';
 import {
   forwardableRequestHeaders,
   forwardableResponseHeaders,
@@ -160,5 +162,72 @@ describe('UpstreamClient', () => {
     );
     const e = await c.send(ep, { method: 'GET', path: '/', signal: ac.signal }).catch((x: unknown) => x);
     expect(e).not.toBeInstanceOf(UpstreamError);
+  });
+});
+
+describe("headers sent through a caller's transport (the Node direct relay's entries)", () => {
+  const NAMES = [
+    'Accept',
+    'accept',
+    'Connection',
+    'Keep-Alive',
+    'X-Drop',
+    'X-Keep',
+    'Authorization',
+    'Cookie',
+    'Impersonate-User',
+    'Content-Length',
+    'traceparent',
+    'tracestate',
+    'Upgrade',
+    'Set-Cookie',
+    'X-Front-Extra',
+  ];
+  const value = fc.constantFrom(
+    '',
+    ' ',
+    'a',
+    'x-drop',
+    'keep-alive, X-Drop',
+    '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+    'b ',
+  );
+  it('are the entries the platform path sends as a Headers (random headers, bindings and bodies)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.constantFrom(...NAMES), value), { maxLength: 10 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.boolean(),
+        fc.boolean(),
+        async (lines, light, bound, upgrade, streamed) => {
+          const flat = lines.flat();
+          const incoming = light
+            ? (new PairHeaders(flat) as unknown as Headers)
+            : new Headers(lines.map(([k, v]) => [k, v] as [string, string]));
+          const platform = recording();
+          const via = recording();
+          const base = new UpstreamClient(platform.transport);
+          const client = bound
+            ? base.forCaller({
+                as: { mode: 'impersonate', identity: { user: 'u', groups: ['g1', 'g2'] } },
+                dropHeaders: new Set(['x-keep']),
+                dropHeaderPrefixes: ['x-front-'],
+                traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00',
+              })
+            : base;
+          const body = streamed ? new ReadableStream() : null;
+          const opts = { method: 'GET', path: '/api', headers: incoming, body, upgrade };
+          await client.send(ep, opts);
+          await client.send(ep, { ...opts, via: via.transport });
+          const a = platform.seen[0]!;
+          const b = via.seen[0]!;
+          expect(a.headers).toBeInstanceOf(Headers);
+          expect([...b.headers]).toEqual([...a.headers]);
+          expect(b.headerLines).toEqual(a.headerLines);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -6,6 +6,7 @@
  * per-request timeout (until response headers: watch and log streams are long-lived by design).
  */
 import { impersonationHeaders, type UpstreamIdentity } from '../auth/identity.ts';
+import { headerPairs, PairHeaders, type Pairs, trimValue } from '../request/headers.ts';
 import { parseTraceparent } from '../util/trace.ts';
 import { servedFromCache } from './cache/shared.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
@@ -68,20 +69,51 @@ export interface SendOptions {
   via?: Transport;
 }
 
-export function forwardableRequestHeaders(incoming: Headers | undefined): Headers {
-  const out = new Headers();
-  if (!incoming) return out;
-  const connectionListed = new Set(
-    (incoming.get('connection') ?? '')
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .filter(Boolean),
-  );
-  incoming.forEach((value, key) => {
-    if (HOP_BY_HOP.has(key) || connectionListed.has(key) || isCredentialHeader(key)) return;
-    out.append(key, value);
-  });
+/** The value of `name` among entries (lowercased, combined: at most one entry per name but Set-Cookie). */
+function pairValue(p: Pairs, name: string): string | undefined {
+  for (let i = 0; i < p.length; i += 2) if (p[i] === name) return p[i + 1];
+  return undefined;
+}
+
+/** Entries minus hop-by-hop ones, those the Connection header lists and (`credentials`) credential ones. */
+function forwardablePairs(p: Pairs, credentials: boolean): Pairs {
+  const conn = pairValue(p, 'connection');
+  const listed = conn
+    ? new Set(
+        conn
+          .split(',')
+          .map((s) => s.trim().toLowerCase())
+          .filter(Boolean),
+      )
+    : undefined;
+  const out: Pairs = [];
+  for (let i = 0; i < p.length; i += 2) {
+    const key = p[i]!;
+    if (HOP_BY_HOP.has(key) || listed?.has(key) || (credentials && isCredentialHeader(key))) continue;
+    // as Headers#append takes a combined value (", " between two lines, one of them empty, is trimmed)
+    out.push(key, trimValue(p[i + 1]!));
+  }
   return out;
+}
+
+export function forwardableRequestHeaders(incoming: Headers | undefined): Headers {
+  return new PairHeaders(
+    incoming ? forwardablePairs(headerPairs(incoming), true) : [],
+    true,
+  ) as unknown as Headers;
+}
+
+/** Entries without `name` (lowercased), in place. */
+function dropPair(p: Pairs, name: string): void {
+  for (let i = p.length - 2; i >= 0; i -= 2) if (p[i] === name) p.splice(i, 2);
+}
+
+/** `name` (lowercased) set to `value`, in place, keeping the entries sorted, as Headers#set does. */
+function setPair(p: Pairs, name: string, value: string): void {
+  dropPair(p, name);
+  let j = p.length;
+  while (j > 0 && p[j - 2]! > name) j -= 2;
+  p.splice(j, 0, name, trimValue(value));
 }
 
 /**
@@ -89,26 +121,24 @@ export function forwardableRequestHeaders(incoming: Headers | undefined): Header
  * `Connection: Upgrade`. Sec-WebSocket-* and X-Stream-Protocol-Version are end-to-end headers and pass
  * unchanged anyway; credentials and impersonation follow the same rules as any request.
  */
-function keepUpgrade(headers: Headers, incoming: Headers | undefined): void {
+function keepUpgrade(p: Pairs, incoming: Headers | undefined): void {
   const upgrade = incoming?.get('upgrade');
   if (!upgrade) return;
-  headers.set('Upgrade', upgrade);
-  headers.set('Connection', 'Upgrade');
+  setPair(p, 'upgrade', upgrade);
+  setPair(p, 'connection', 'Upgrade');
+}
+
+function realHeaders(p: Pairs): Headers {
+  const h = new Headers();
+  for (let i = 0; i < p.length; i += 2) h.append(p[i]!, p[i + 1]!);
+  return h;
 }
 
 /** Response headers minus hop-by-hop ones. Content-Length stays: the body is relayed intact. */
 export function forwardableResponseHeaders(upstream: Headers): Headers {
   const out = new Headers();
-  const connectionListed = new Set(
-    (upstream.get('connection') ?? '')
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .filter(Boolean),
-  );
-  upstream.forEach((value, key) => {
-    if (HOP_BY_HOP.has(key) || connectionListed.has(key)) return;
-    out.append(key, value);
-  });
+  const p = forwardablePairs(headerPairs(upstream), false);
+  for (let i = 0; i < p.length; i += 2) out.append(p[i]!, p[i + 1]!);
   return out;
 }
 
@@ -184,12 +214,22 @@ export class UpstreamClient {
 
   /** The request headers this client would forward (credentials and identity claims removed). */
   forwardable(incoming: Headers | undefined): Headers {
-    const headers = forwardableRequestHeaders(incoming);
-    for (const h of this.binding?.dropHeaders ?? []) headers.delete(h);
+    return new PairHeaders(this.forwardableEntries(incoming), true) as unknown as Headers;
+  }
+
+  private forwardableEntries(incoming: Headers | undefined): Pairs {
+    if (!incoming) return [];
+    const p = forwardablePairs(headerPairs(incoming), true);
+    const drop = this.binding?.dropHeaders;
     const prefixes = this.binding?.dropHeaderPrefixes;
-    if (prefixes?.length)
-      for (const k of [...headers.keys()]) if (prefixes.some((p) => k.startsWith(p))) headers.delete(k);
-    return headers;
+    if (!drop?.size && !prefixes?.length) return p;
+    const out: Pairs = [];
+    for (let i = 0; i < p.length; i += 2) {
+      const k = p[i]!;
+      if (drop?.has(k) || prefixes?.some((x) => k.startsWith(x))) continue;
+      out.push(k, p[i + 1]!);
+    }
+    return out;
   }
 
   /**
@@ -221,28 +261,32 @@ export class UpstreamClient {
   }
 
   async send(endpoint: ResolvedEndpoint, opts: SendOptions): Promise<Response> {
-    const headers = this.forwardable(opts.headers);
-    if (opts.upgrade) keepUpgrade(headers, opts.headers);
+    const p = this.forwardableEntries(opts.headers);
+    if (opts.upgrade) keepUpgrade(p, opts.headers);
     // Content-Length stays only for a body relayed as received; a body the fleet built gets its own
-    if (!(opts.body instanceof ReadableStream)) headers.delete('content-length');
+    if (!(opts.body instanceof ReadableStream)) dropPair(p, 'content-length');
     const cred = this.credentials(endpoint);
-    if (cred.authorization) headers.set('Authorization', cred.authorization);
+    if (cred.authorization) setPair(p, 'authorization', cred.authorization);
 
     // trace context: the request's valid traceparent (checked when the client was bound), else one the
     // fleet set itself (the relay's span per invocation); an invalid one never goes on
     const tp = this.binding?.traceparent;
-    if (tp) headers.set('traceparent', tp);
-    else if (!parseTraceparent(headers.get('traceparent'))) {
-      headers.delete('traceparent');
-      headers.delete('tracestate');
+    if (tp) setPair(p, 'traceparent', tp);
+    else if (!parseTraceparent(pairValue(p, 'traceparent'))) {
+      dropPair(p, 'traceparent');
+      dropPair(p, 'tracestate');
     }
+    // a transport given by the caller (the Node entry's) reads the entries as they are; the platform's
+    // get a Headers of their own (the Workers runtime's fetch copies it)
+    const headers = opts.via ? (new PairHeaders(p, true) as unknown as Headers) : realHeaders(p);
 
-    const signal = callSignal(opts.signal);
+    const via = opts.via ?? this.transport;
+    const signal = via.signalUnheard ? opts.signal : callSignal(opts.signal);
     const onAnswer = this.binding?.onAnswer;
     const t0 = performance.now();
     const took = () => (performance.now() - t0) / 1000;
     try {
-      const res = await (opts.via ?? this.transport).send(endpoint, {
+      const res = await via.send(endpoint, {
         method: opts.method,
         url: endpoint.server + opts.path,
         headers,

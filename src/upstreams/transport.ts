@@ -31,6 +31,12 @@ export class HeadersTimeoutError extends Error {
 
 export interface Transport {
   send(endpoint: ResolvedEndpoint, req: UpstreamRequest): Promise<Response>;
+  /**
+   * true: this transport only reads the request signal's `aborted` and adds no listener to it (the Node
+   * entry's direct relay, which hears the client go away from its socket), so the caller's signal is
+   * handed over as it is instead of one derived from it (see callSignal in ./client.ts)
+   */
+  readonly signalUnheard?: boolean;
   /** close pooled connections (graceful shutdown) */
   close?(): Promise<void>;
 }
