@@ -8,9 +8,6 @@ import { type FleetMetrics, kubeVerb, type RequestLabels } from '../../metrics/f
 import type { RequestInfo } from '../../request/info.ts';
 import type { FleetEnv } from '../../types.ts';
 import { onBodyEnd } from '../../util/ends.ts';
-import { pathAndSearch } from '../requestinfo/index.ts';
-
-const UPGRADES = new Set(['exec', 'attach', 'portforward']);
 
 export function labelsOf(
   info: RequestInfo | undefined,
@@ -38,16 +35,28 @@ export function labelsOf(
   };
 }
 
+/** kube-apiserver's long-running verbs and subresources (its LongRunningFunc, see {@link isLongRunning}) */
+const LONG_RUNNING_VERBS: ReadonlySet<string> = new Set(['watch', 'proxy']);
+const LONG_RUNNING_SUBRESOURCES: ReadonlySet<string> = new Set([
+  'attach',
+  'exec',
+  'proxy',
+  'log',
+  'portforward',
+]);
+
 /**
- * kube's long-running requests: watches, proxies and the streaming subresources (logs -f, exec, …).
- * `url`: the request's, whose query is read only for a log.
+ * kube's long-running requests, exactly as kube-apiserver's LongRunningFunc decides them
+ * (genericfilters.BasicLongRunningRequestCheck with the verbs watch and proxy and the subresources attach,
+ * exec, proxy, log and portforward): by verb, by a resource request's subresource, and a non-resource
+ * request under /debug/pprof/ (the path the cluster is asked: a member's profiler through passthrough).
+ * A log is long-running whether it follows or not, as in kube.
  */
-export function isLongRunning(info: RequestInfo | undefined, url: string): boolean {
-  if (!info?.isResourceRequest) return false;
-  if (info.verb === 'watch' || UPGRADES.has(info.subresource) || info.subresource === 'proxy') return true;
-  if (info.subresource !== 'log') return false;
-  const follow = new URLSearchParams(pathAndSearch(url).search).get('follow');
-  return follow === 'true' || follow === '1';
+export function isLongRunning(info: RequestInfo | undefined): boolean {
+  if (!info) return false;
+  if (LONG_RUNNING_VERBS.has(info.verb)) return true;
+  if (info.isResourceRequest) return LONG_RUNNING_SUBRESOURCES.has(info.subresource);
+  return info.kubePath.startsWith('/debug/pprof/');
 }
 
 /** Answers that left a cluster out say so in a Warning naming it (`cluster <name>: …`): count those. */
@@ -63,7 +72,7 @@ export function requestMetrics(metrics: FleetMetrics | undefined): MiddlewareHan
   if (!metrics) return (_c, next) => next();
   return async (c, next) => {
     const info = c.get('info');
-    const longRunning = isLongRunning(info, c.req.url);
+    const longRunning = isLongRunning(info);
     const done = metrics.startRequest(
       labelsOf(info, c.req.method, c.req.header('content-type')),
       longRunning,
