@@ -24,15 +24,32 @@ import type { CaseContext } from './types.ts';
 export const FLEET_BUNDLE = process.env.BENCH_FLEET_BUNDLE || undefined;
 export const BASE_BUNDLE = process.env.BENCH_BASELINE_BUNDLE || undefined;
 
+/** How the fleet reaches its members, when not as the run serves them: other URLs (h2c), environment. */
+export interface FleetReach {
+  servers?: Record<string, string>;
+  env?: Record<string, string>;
+}
+
 /** A fleet process over exactly `members` (static, federation off), inspector on (memory, profiles). */
-export function startWatchFleet(ctx: CaseContext, members: string[], bundle?: string): Promise<FleetProcess> {
+export function startWatchFleet(
+  ctx: CaseContext,
+  members: string[],
+  bundle?: string,
+  reach: FleetReach = {},
+): Promise<FleetProcess> {
   const config = structuredClone(ctx.env.fleetConfigs.merged) as unknown as {
-    members: { clusters: Array<{ name: string }> };
+    members: { clusters: Array<{ name: string; server: string }> };
   };
-  config.members.clusters = config.members.clusters.filter((c) => members.includes(c.name));
+  config.members.clusters = config.members.clusters
+    .filter((c) => members.includes(c.name))
+    .map((c) => ({ ...c, server: reach.servers?.[c.name] ?? c.server }));
   if (config.members.clusters.length !== members.length)
     throw new Error(`bench: the run's simulated clusters lack some of ${members.join(', ')}`);
-  return startFleetProcess(config, { inspect: true, ...(bundle ? { bundle } : {}) });
+  return startFleetProcess(config, {
+    inspect: true,
+    ...(bundle ? { bundle } : {}),
+    ...(reach.env ? { env: reach.env } : {}),
+  });
 }
 
 export async function listRv(url: string): Promise<string> {
@@ -153,7 +170,7 @@ export async function memoryAB(
   ctx: CaseContext,
   members: string[],
   urls: (fleet: string, rv: string) => string[],
-  o: { timeoutMs: number; concurrency: number; rounds: number },
+  o: { timeoutMs: number; concurrency: number; rounds: number; reach?: FleetReach; label?: string },
 ): Promise<{ lines: string[]; figures: unknown; ratio: number }> {
   const builds = [
     {
@@ -173,13 +190,13 @@ export async function memoryAB(
   const first = ctx.profileDir ? -1 : 0;
   for (let r = first; r < o.rounds; r++)
     for (const b of r % 2 ? [builds[1]!, builds[0]!] : builds) {
-      const fleet = await startWatchFleet(ctx, members, b.bundle);
+      const fleet = await startWatchFleet(ctx, members, b.bundle, o.reach);
       try {
         const rv = await listRv(fleet.url);
         const m = await idleWatchMemory(ctx, fleet, {
           key: 'ab',
           urls: urls(fleet.url, rv),
-          label: `ab-${b === builds[0] ? 'this' : 'base'}`,
+          label: `${o.label ?? 'ab'}-${b === builds[0] ? 'this' : 'base'}`,
           timeoutMs: o.timeoutMs,
           concurrency: o.concurrency,
           snapshots: r < 0,

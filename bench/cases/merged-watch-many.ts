@@ -32,6 +32,7 @@ import {
   sims,
   WATCH_GOAL,
 } from './merged-watch.ts';
+import { BASE_BUNDLE, FLEET_BUNDLE, memoryAB } from './merged-watch-fleet.ts';
 import type { BenchCase, CaseContext, CustomResult, GoalCheck, UpstreamContext } from './types.ts';
 
 const FIRST = 1000;
@@ -103,11 +104,48 @@ async function teardown(ctx: UpstreamContext): Promise<void> {
 
 // ------------------------------------------------------------------------------------------ the case
 
+/**
+ * The case, then with BENCH_BASELINE_BUNDLE the idle memory of the first set A/B against that build over
+ * the same h2c upstreams (./merged-watch-fleet.ts; BENCH_WATCH_AB_ONLY=1: that alone).
+ */
 async function runMany(ctx: CaseContext): Promise<CustomResult> {
   const W = Number(process.env.BENCH_MANY_WATCHES) || (ctx.opts.quick ? 500 : 10_000);
-  const first = Math.min(FIRST, W);
   await ctx.upstream('prepare', { watchers: W });
   const urls = await ctx.upstream<Record<string, string>>('h2c');
+  let res: CustomResult = { text: '', goals: [], figures: {} };
+  if (!(BASE_BUNDLE && process.env.BENCH_WATCH_AB_ONLY)) res = await measureMany(ctx, W, urls);
+  if (BASE_BUNDLE) {
+    const n = Math.min(FIRST, W);
+    const ab = await memoryAB(
+      ctx,
+      MEMBERS,
+      (base, rv) =>
+        Array.from(
+          { length: n },
+          (_, i) => `${base}/api/v1/namespaces/${nsOf('m', i)}/configmaps?watch=true&resourceVersion=${rv}`,
+        ),
+      {
+        timeoutMs: OPEN_TIMEOUT_MS,
+        concurrency: 500,
+        rounds: Math.max(3, ctx.opts.rounds),
+        reach: { servers: urls, env: { FLEET_UPSTREAM_HTTP2: 'h2c' } },
+        label: 'many-ab',
+      },
+    );
+    res.text += `\n   (HTTP/2 upstreams, ${n} merged watches)${ab.lines.join('\n')}`;
+    res.goals.push({
+      goal: 'goal 5: memory per idle merged watch over HTTP/2 upstreams, this build ÷ BENCH_BASELINE_BUNDLE (same run)',
+      ok: undefined,
+      info: true,
+      detail: fmt.x(ab.ratio),
+    });
+    res.figures = { ...(res.figures as object), memoryAB: ab.figures };
+  }
+  return res;
+}
+
+async function measureMany(ctx: CaseContext, W: number, urls: Record<string, string>): Promise<CustomResult> {
+  const first = Math.min(FIRST, W);
   const config = structuredClone(ctx.env.fleetConfigs.merged) as unknown as {
     members: { clusters: Array<{ name: string; server: string }> };
   };
@@ -116,7 +154,11 @@ async function runMany(ctx: CaseContext): Promise<CustomResult> {
   config.members.clusters = config.members.clusters
     .filter((c) => urls[c.name] !== undefined)
     .map((c) => ({ ...c, server: urls[c.name]! }));
-  const fleet = await startFleetProcess(config, { inspect: true, env: { FLEET_UPSTREAM_HTTP2: 'h2c' } });
+  const fleet = await startFleetProcess(config, {
+    inspect: true,
+    env: { FLEET_UPSTREAM_HTTP2: 'h2c' },
+    ...(FLEET_BUNDLE ? { bundle: FLEET_BUNDLE } : {}),
+  });
   const lines: string[] = [];
   const goals: GoalCheck[] = [];
   try {
