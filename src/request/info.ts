@@ -114,8 +114,28 @@ function trimSlashes(rawPath: string): string {
   return start === 0 && end === rawPath.length ? rawPath : rawPath.slice(start, end);
 }
 
-/** The decoded segments of a raw (percent-encoded) path, with every refusal of {@link decodeSegment}. */
-export function splitPath(rawPath: string): { segs: string[]; raw: string[] } {
+export interface SplitPath {
+  readonly segs: readonly string[];
+  readonly raw: readonly string[];
+}
+
+/** the last path split and its segments: a request's path is split by the raw-target check, then parsed */
+let lastPath: string | undefined;
+let lastSplit: SplitPath | undefined;
+
+/**
+ * The decoded segments of a raw (percent-encoded) path, with every refusal of {@link decodeSegment}.
+ * Read only: the same result is handed out again for the same path.
+ */
+export function splitPath(rawPath: string): SplitPath {
+  if (rawPath === lastPath) return lastSplit!;
+  const split = splitOnce(rawPath);
+  lastPath = rawPath;
+  lastSplit = split;
+  return split;
+}
+
+function splitOnce(rawPath: string): SplitPath {
   if (!rawPath.startsWith('/')) throw new RequestPathError(400, 'path must be absolute');
   const trimmed = trimSlashes(rawPath);
   if (trimmed === '') return { segs: [], raw: [] };
