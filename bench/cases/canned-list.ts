@@ -27,7 +27,7 @@ import { MiB, procMemory, resetPeak } from '../lib/proc.ts';
 import { formatProfile, type ProfileSummary, summarizeProfile } from '../lib/profile.ts';
 import { fmt, table } from '../lib/report.ts';
 import { type AnswerSample, runSequences, type SequenceResult, type SequenceSpec } from '../lib/sequence.ts';
-import { median } from '../lib/stats.ts';
+import { median, processCpuMs } from '../lib/stats.ts';
 import type { BenchCase, CaseContext, CustomResult, GoalCheck } from './types.ts';
 
 const LATENCY_MS = 20;
@@ -264,6 +264,8 @@ interface BurstResult {
   received: number;
   ms: number;
   failed?: string;
+  /** the fleet process's CPU over the burst (/proc; fleets only) */
+  cpuMs?: number;
 }
 
 /** Opens the watches, counts MODIFIED lines until `expect` arrived (or `timeoutMs`), then closes them. */
@@ -333,7 +335,10 @@ async function measureBurst(ctx: CaseContext, m: Measured, events: number, round
     out.direct.push(await burst(m.reply.urls.map(watchUrl)));
     for (const [name, f] of fleets) {
       if (profiling) await f.profileStart();
-      out[name].push(await burst([watchUrl(f.url)]));
+      const cpu0 = processCpuMs(f.pid);
+      const res = await burst([watchUrl(f.url)]);
+      const cpu1 = processCpuMs(f.pid);
+      out[name].push(cpu0 !== null && cpu1 !== null ? { ...res, cpuMs: cpu1 - cpu0 } : res);
       if (profiling) await f.profileStop(join(ctx.profileDir!, `watch-burst-${name}-${r + 1}.cpuprofile`));
     }
   }
@@ -488,7 +493,7 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
       '',
       `   watch burst: ${small.clusters} canned clusters each write ${watchEvents} MODIFIED pods at once; one merged watch through the fleet vs the ${small.clusters} watched directly`,
       table(
-        ['watch', 'events', 'received', 'ms', 'events/s'],
+        ['watch', 'events', 'received', 'ms', 'events/s', 'fleet CPU ms', 'fleet CPU µs/event'],
         targets.flatMap((k) =>
           burst![k].map((b) => [
             k,
@@ -496,6 +501,8 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
             String(b.received),
             fmt.ms(b.ms),
             (b.received / (b.ms / 1000)).toFixed(0),
+            b.cpuMs === undefined ? '-' : fmt.ms(b.cpuMs),
+            b.cpuMs === undefined ? '-' : ((b.cpuMs * 1000) / b.expected).toFixed(1),
           ]),
         ),
       ),
@@ -508,8 +515,9 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
     if (burst['fleet-base'].length) {
       const b = median(burst['fleet-base'].map(rate));
       const perRound = burst.fleet.map((x, k) => rate(x) / rate(burst!['fleet-base'][k]!));
+      const cpu = (k: BurstTarget) => median(burst![k].map((x) => x.cpuMs ?? Number.NaN));
       lines.push(
-        `   same run, watch burst this build ÷ BENCH_BASELINE_BUNDLE: ${fmt.x(f / b)} (${f.toFixed(0)} vs ${b.toFixed(0)} events/s; per round ${perRound.map((x) => x.toFixed(2)).join(', ')})`,
+        `   same run, watch burst this build ÷ BENCH_BASELINE_BUNDLE: ${fmt.x(f / b)} (${f.toFixed(0)} vs ${b.toFixed(0)} events/s; per round ${perRound.map((x) => x.toFixed(2)).join(', ')}); fleet CPU per burst ${fmt.ms(cpu('fleet'))} vs ${fmt.ms(cpu('fleet-base'))} ms (${fmt.x(cpu('fleet') / cpu('fleet-base'))})`,
       );
     }
     for (const p of burst.profiles) lines.push(formatProfile(p));

@@ -20,6 +20,7 @@ import { skipValue, str, ws } from './jsonsplit-skip.ts';
 import type { FleetView } from './objects.ts';
 
 const utf8 = new TextDecoder();
+const encoder = new TextEncoder();
 /** nesting the byte path reads (deeper: parsed, as JSON.parse has no such limit) */
 const MAX_DEPTH = 100;
 
@@ -48,6 +49,28 @@ export class RawWatchEvent {
   get objectBytes(): Uint8Array {
     return this.bytes.subarray(this.from, this.to);
   }
+}
+
+/** the usual event types and kinds, as their JSON texts: read without decoding (a burst's every event) */
+const KNOWN = ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR', 'Pod'];
+const KNOWN_TEXT = KNOWN.map((t) => encoder.encode(JSON.stringify(t)));
+/** the last other kind (or type) decoded, and its text: a watch's objects are of one kind */
+let lastText = new Uint8Array(0);
+let lastValue = '';
+
+function same(b: Uint8Array, from: number, to: number, t: Uint8Array): boolean {
+  if (to - from !== t.length) return false;
+  for (let k = 0; k < t.length; k++) if (b[from + k] !== t[k]) return false;
+  return true;
+}
+
+/** the string value of the JSON string `b[from..to)`, the usual ones without decoding */
+function known(b: Uint8Array, from: number, to: number): string {
+  for (let k = 0; k < KNOWN.length; k++) if (same(b, from, to, KNOWN_TEXT[k]!)) return KNOWN[k]!;
+  if (same(b, from, to, lastText)) return lastValue;
+  lastValue = stringAt(b, from, to);
+  lastText = b.slice(from, to);
+  return lastValue;
 }
 
 /** is the key text `b[from..to)` (quotes included) exactly `key` (ASCII, no escapes)? */
@@ -115,7 +138,7 @@ export function scanWatchLine(b: Uint8Array): RawWatchEvent | undefined {
     if (isKey(b, kf, kt, 'type')) {
       if (type !== undefined || b[at] !== 0x22) return -1;
       const e = str(b, at, n);
-      if (e > 0) type = stringAt(b, at, e);
+      if (e > 0) type = known(b, at, e);
       return e;
     }
     if (isKey(b, kf, kt, 'object')) {
@@ -169,7 +192,7 @@ export function rawObject(ev: RawWatchEvent, shape: Shape): RawObject | undefine
   // metadata that is not an object, or anything the scanner found odd: parsed
   if (f.odd || f.mdFrom < 0 || b[f.mdFrom] !== 0x7b) return undefined;
   const rv = textAt(b, f.rvFrom, f.rvTo);
-  const kind = textAt(b, f.kindFrom, f.kindTo);
+  const kind = f.kindFrom < 0 ? undefined : b[f.kindFrom] === 0x22 ? known(b, f.kindFrom, f.kindTo) : null;
   if (rv === null || kind === null || kind === 'Table') return undefined;
   if (kind && kind !== shape.kind) {
     const apiVersion = rawApiVersion(ev);
@@ -222,8 +245,6 @@ function rawIdentity(ev: RawWatchEvent): Record<string, string> | undefined {
 }
 
 const IDENTITY = ['name', 'namespace', 'uid', 'resourceVersion'] as const;
-
-const encoder = new TextEncoder();
 
 /**
  * Where every merged watch writes its lines, one after another, each handed out as a view: one buffer

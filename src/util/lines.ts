@@ -111,3 +111,46 @@ export function ndjson<T = unknown>(opts: LineOptions = {}): TransformStream<Uin
     flush: () => split.end(),
   });
 }
+
+/**
+ * Lines written in one tick, handed on as one chunk at its end: a burst of events costs one socket write
+ * and one HTTP chunk per tick, not one per line. Pieces that lie back to back in one buffer (the merged
+ * watch writes its lines so) are joined without a copy. `flush` hands on what is pending at once (before
+ * a close).
+ */
+export class TickBatch {
+  private parts: Uint8Array[] | undefined;
+  private bytes = 0;
+
+  constructor(private readonly out: (chunk: Uint8Array) => void) {}
+
+  add(piece: Uint8Array): void {
+    if (!this.parts) {
+      this.parts = [];
+      queueMicrotask(() => this.flush());
+    }
+    this.parts.push(piece);
+    this.bytes += piece.length;
+  }
+
+  flush(): void {
+    const parts = this.parts;
+    if (!parts) return;
+    this.parts = undefined;
+    const n = this.bytes;
+    this.bytes = 0;
+    this.out(joinBytes(parts, n));
+  }
+}
+
+/** `parts` (`n` bytes in all) as one array: a view when they lie back to back in one buffer, else a copy */
+export function joinBytes(parts: readonly Uint8Array[], n: number): Uint8Array {
+  const first = parts[0]!;
+  let end = first.byteOffset + first.length;
+  for (let k = 1; k < parts.length; k++) {
+    const p = parts[k]!;
+    if (p.buffer !== first.buffer || p.byteOffset !== end) return concatBytes(parts, n);
+    end += p.length;
+  }
+  return parts.length === 1 ? first : new Uint8Array(first.buffer, first.byteOffset, n);
+}

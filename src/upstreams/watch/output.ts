@@ -5,6 +5,7 @@
 import type { MergeStep } from '../../merge/watchmerge.ts';
 import { type PushWriter, pushBody } from '../../util/chunks.ts';
 import { bodyEnded, type EndListeners, ended, tellsEnd } from '../../util/ends.ts';
+import { TickBatch } from '../../util/lines.ts';
 import { Heartbeat } from './heartbeat.ts';
 
 const enc = new TextEncoder();
@@ -36,6 +37,8 @@ export class WatchOutput {
   private heartbeat: Heartbeat | undefined;
   /** the latest merged bookmark not yet sent: sent at the next tick, dropped if an event goes first */
   private bookmark: string | undefined;
+  /** the lines of this tick, written as one chunk at its end (a burst: one write per tick, not per line) */
+  private readonly batch = new TickBatch((chunk) => this.send(chunk));
   /** what the close ends besides: the upstream readings under way */
   private readonly owned = new Set<{ cancel(): void }>();
 
@@ -127,6 +130,8 @@ export class WatchOutput {
 
   close(): void {
     if (this.done) return;
+    this.batch.flush();
+    if (this.done) return;
     this.done = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.heartbeat?.stop();
@@ -147,7 +152,11 @@ export class WatchOutput {
   private write(line: string | Uint8Array): void {
     if (this.done) return;
     this.heartbeat?.touch();
-    const bytes = typeof line === 'string' ? enc.encode(line) : line;
+    this.batch.add(typeof line === 'string' ? enc.encode(line) : line);
+  }
+
+  private send(bytes: Uint8Array): void {
+    if (this.done) return;
     if (this.pushed) {
       if (this.pushed.push(bytes) > MAX_QUEUED_BYTES) this.close();
       return;
