@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineTooLongError, lines, NotJsonError, ndjson } from './lines.ts';
+import { joinBytes, LineTooLongError, lines, NotJsonError, ndjson, TickBatch } from './lines.ts';
 
 const enc = new TextEncoder();
 
@@ -105,5 +105,41 @@ describe('ndjson', () => {
     const { out, error } = await run(ndjson(), [enc.encode('{"a":1}\n<html>\n{"b":2}\n')]);
     expect(out).toEqual([{ a: 1 }]);
     expect(error).toBeInstanceOf(NotJsonError);
+  });
+});
+
+describe('TickBatch', () => {
+  it('hands on the pieces of one tick as one chunk at its end, in order; flush hands on at once', async () => {
+    const out: string[] = [];
+    const dec = new TextDecoder();
+    const b = new TickBatch((c) => out.push(dec.decode(c)));
+    b.add(enc.encode('a\n'));
+    b.add(enc.encode('b\n'));
+    expect(out).toEqual([]);
+    await Promise.resolve();
+    expect(out).toEqual(['a\nb\n']);
+    b.add(enc.encode('c\n'));
+    b.flush();
+    await Promise.resolve();
+    expect(out).toEqual(['a\nb\n', 'c\n']);
+  });
+
+  it('joins pieces back to back in one buffer without a copy, and copies any others', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(5), { minLength: 1, maxLength: 6 }), fc.boolean(), (lens, gap) => {
+        const buf = Uint8Array.from({ length: 64 }, (_, i) => i);
+        const parts: Uint8Array[] = [];
+        let at = 0;
+        for (const [k, n] of lens.entries()) {
+          if (gap && k === 1) at++;
+          parts.push(buf.subarray(at, at + n));
+          at += n;
+        }
+        const n = parts.reduce((s, p) => s + p.length, 0);
+        const joined = joinBytes(parts, n);
+        expect([...joined]).toEqual(parts.flatMap((p) => [...p]));
+        if (!gap || lens.length < 2) expect(joined.buffer).toBe(buf.buffer);
+      }),
+    );
   });
 });
