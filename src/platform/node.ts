@@ -16,6 +16,8 @@ import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from '../upstreams/transport.ts';
 import { shareHeartbeatTicks } from '../upstreams/watch/heartbeat.ts';
 import { useNativeChunks, usePushBodies } from '../util/chunks.ts';
+import { useNativePull } from '../util/pulled.ts';
+import { pulledReaderOf, sendPulled } from './node-list.ts';
 import { nodePushBodies, nodeStreamChunks } from './node-streams.ts';
 import { isWatchUrl, sendWatch, watchAnswerChunks } from './node-watch.ts';
 import type { Platform } from './types.ts';
@@ -105,6 +107,8 @@ useNativeChunks(
 shareHeartbeatTicks();
 // a merged watch's answer is a Node stream the server pipes to the socket (./node-streams.ts)
 usePushBodies(nodePushBodies((o) => new Readable(o), toWebStream));
+// a merged list's sources are read from undici's parser, the connection read only as asked (./node-list.ts)
+useNativePull(pulledReaderOf);
 
 /**
  * HTTP/2 to the clusters (config `upstreamHttp2`, overridden by FLEET_UPSTREAM_HTTP2 when that is set):
@@ -196,6 +200,8 @@ export class UndiciTransport implements Transport {
     // watches: a dispatch handler of their own, so an idle one holds no body stream (./node-watch.ts)
     if (req.method === 'GET' && !body && isWatchUrl(req.url))
       return sendWatch(this.agentFor(ep), req, headers, neutralError);
+    if (req.pulled && req.method === 'GET' && !body)
+      return sendPulled(this.agentFor(ep), req, headers, neutralError);
     let r: Dispatcher.ResponseData;
     try {
       r = await request(req.url, {

@@ -20,7 +20,8 @@ import { documentCacheHeaders } from '../upstreams/cache/http.ts';
 import { forwardableResponseHeaders, UpstreamError } from '../upstreams/client.ts';
 import { fanOut, type Target, warningHeader } from '../upstreams/fanout.ts';
 import { TtlCache } from '../util/ttlcache.ts';
-import { type BodyIdleDeps, bodyIdleMs, guardIdle } from './respond.ts';
+import { textGuarded } from './listread.ts';
+import { type BodyIdleDeps, bodyIdleMs } from './respond.ts';
 
 export const CACHE_TTL_MS = 5_000;
 const CACHE_MAX_ENTRIES = 128;
@@ -115,7 +116,7 @@ export async function gather(
       let body: string;
       try {
         // a body that goes silent fails this cluster, not the whole discovery (kubectl gives up at 32 s)
-        body = await new Response(guardIdle(o.res.body, bodyIdleMs(x.deps)).stream).text();
+        body = await textGuarded(o.res.body, bodyIdleMs(x.deps));
       } catch (err) {
         if (req.signal.aborted) throw err;
         return {

@@ -66,7 +66,14 @@ export async function listRoute(
   headers.set('Accept-Encoding', 'identity');
   const request = (a: ListAsk<Target>): SendOptions => {
     const qs = plan.queryFor(a).toString();
-    return { method: 'GET', path: info.kubePath + (qs ? `?${qs}` : ''), headers, signal: req.signal };
+    // pulled: a cluster's body waiting its turn holds the chunk its head came in, not its whole answer
+    return {
+      method: 'GET',
+      path: info.kubePath + (qs ? `?${qs}` : ''),
+      headers,
+      signal: req.signal,
+      pulled: true,
+    };
   };
   const askOf = new Map(plan.asks.map((a) => [a.target, a]));
   const outcomes = await fanOut(

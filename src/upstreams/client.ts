@@ -67,6 +67,8 @@ export interface SendOptions {
   upgrade?: boolean;
   /** send through this transport instead of the platform's (the Node entry's socket-splicing upgrade relay) */
   via?: Transport;
+  /** the body is read by pulling (a merged list's source): see UpstreamRequest.pulled */
+  pulled?: boolean;
 }
 
 /** The value of `name` among entries (lowercased, combined: at most one entry per name but Set-Cookie). */
@@ -294,6 +296,7 @@ export class UpstreamClient {
         body: opts.body ?? null,
         signal,
         timeoutMs: endpoint.timeoutMs,
+        ...(opts.pulled ? { pulled: true } : {}),
       });
       onAnswer?.(endpoint.name, res.status);
       // a kept answer took no round trip: it says nothing of the cluster's latency or reachability

@@ -19,6 +19,11 @@ export interface UpstreamRequest {
   /** the caller went away: abort the request, and the response body if it is streaming */
   signal?: AbortSignal;
   /**
+   * the body is read by pulling, chunk by chunk, by one reader that may wait long before its next read
+   * (a merged list's source, src/util/pulled.ts): the transport may read the connection only as asked
+   */
+  pulled?: boolean;
+  /**
    * time allowed until response headers; past it the transport rejects with HeadersTimeoutError. Bodies
    * are not timed: watch and `logs -f` stream for as long as the client stays.
    */

@@ -1,0 +1,237 @@
+/**
+ * Upstream answers read by pulling on Node (a merged list's sources, src/util/pulled.ts), straight from
+ * undici's parser by a dispatch handler of their own instead of undici.request's: no body Readable (and
+ * its ReadableState, whose reads join the chunks it holds into one more copy), no async iterator and no
+ * promise per chunk between them and the reader.
+ *
+ * The connection is read only as far as asked: the parser is paused after every chunk and resumed by the
+ * next read. A body waiting its turn in a merge of 200 clusters then holds the chunk its head came in (and
+ * what the socket itself read ahead), not its whole answer: read ahead, 200 small answers are the whole
+ * merged list in memory at once, promoted through young collections and, as external memory, forcing
+ * more of them (measured: scale-curve 200 × 50).
+ *
+ * The answer is an ordinary Response (status, Headers) whose body is a Web ReadableStream that works as
+ * any other (a Status read whole, a reader); taken by `pulledReaderOf`, the handler is its reader.
+ */
+import { HeadersTimeoutError, type UpstreamRequest } from '../upstreams/transport.ts';
+import type { PullReader } from '../util/pulled.ts';
+import type { Dispatching } from './node-watch.ts';
+
+type Chunk = Uint8Array;
+/** a Node Buffer, as far as this file reads it (Buffer itself is node.ts's to name) */
+type NodeBuffer = Uint8Array & { toString(encoding: 'latin1'): string };
+type ReadResult = ReadableStreamReadResult<Uint8Array>;
+
+const NULL_BODY = new Set([204, 205, 304]);
+const DONE: ReadResult = { done: true, value: undefined };
+/** what an answer that closes its connection may hold before it is paused (undici.request's body: 64 KiB) */
+const CLOSING_HOLD = 64 * 1024;
+
+const answers = new WeakMap<ReadableStream<Uint8Array>, PulledAnswer>();
+
+/** The pulling reader of a body made here (src/util/pulled.ts asks), or undefined for any other body. */
+export function pulledReaderOf(body: ReadableStream<Uint8Array>): PullReader | undefined {
+  const a = answers.get(body);
+  if (!a || body.locked) return undefined;
+  answers.delete(body);
+  // the Web stream is let go; the reader owns the call from now on (cancel ends it)
+  return a;
+}
+
+function splitUrl(url: string): { origin: string; path: string } {
+  const at = url.indexOf('/', url.indexOf('//') + 2);
+  return at < 0 ? { origin: url, path: '/' } : { origin: url.slice(0, at), path: url.slice(at) };
+}
+
+function neutral(err: unknown, mapError: (err: unknown) => unknown): unknown {
+  const code = (err as { code?: string })?.code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT')
+    return new HeadersTimeoutError('no response headers in time');
+  return mapError(err);
+}
+
+/** Sends a bodyless GET through `pool`; resolves with the answer once its headers are in. */
+export function sendPulled(
+  pool: Dispatching,
+  req: UpstreamRequest,
+  headers: Record<string, string | string[]>,
+  mapError: (err: unknown) => unknown,
+): Promise<Response> {
+  return new Promise<Response>((resolve, reject) => {
+    if (req.signal?.aborted) return reject(mapError(req.signal.reason));
+    const { origin, path } = splitUrl(req.url);
+    const a = new PulledAnswer(resolve, reject, req.signal, mapError);
+    pool.dispatch({ origin, path, method: 'GET', headers, headersTimeout: req.timeoutMs, bodyTimeout: 0 }, a);
+  });
+}
+
+/** One upstream call: undici's (legacy) dispatch handler, and the reader of its body. */
+class PulledAnswer implements PullReader {
+  private abortCall: ((err: Error) => void) | undefined;
+  private resumeCall: (() => void) | undefined;
+  private settle: { resolve(r: Response): void; reject(e: unknown): void } | undefined;
+  private signal: AbortSignal | undefined;
+  private onAbort: (() => void) | undefined;
+  /** chunks in before anyone asked (one, the parser pausing after it; more only if undici goes on) */
+  private held: Chunk[] = [];
+  private over: 'ended' | 'failed' | 'cancelled' | undefined;
+  private failure: unknown;
+  private paused = false;
+  /**
+   * an answer that closes its connection (`Connection: close`) is paused only as undici.request's body
+   * would pause it (64 KiB held): undici asserts, uncaught, when such a connection ends while its parser
+   * is paused (Parser.finish), which a pause after every chunk would make likely
+   */
+  private closing = false;
+  private heldBytes = 0;
+  /** a read waiting for the next chunk */
+  private waiting: { resolve(r: ReadResult): void; reject(e: unknown): void } | undefined;
+
+  constructor(
+    resolve: (r: Response) => void,
+    reject: (e: unknown) => void,
+    signal: AbortSignal | undefined,
+    private readonly mapError: (err: unknown) => unknown,
+  ) {
+    this.settle = { resolve, reject };
+    if (signal) {
+      this.signal = signal;
+      this.onAbort = () => void this.cancel(signal.reason);
+      signal.addEventListener('abort', this.onAbort, { once: true });
+    }
+  }
+
+  private unlisten(): void {
+    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
+    this.signal = undefined;
+    this.onAbort = undefined;
+  }
+
+  // ------------------------------------------------------------------ undici's side
+
+  onConnect(abort: (err: Error) => void): void {
+    this.abortCall = abort;
+    if (this.over === 'cancelled') abort(this.failure as Error);
+  }
+
+  onHeaders(status: number, raw: NodeBuffer[], resume: () => void): boolean {
+    if (status < 200 || this.over) return true;
+    this.resumeCall = resume;
+    const headers = new Headers();
+    for (let i = 0; i + 1 < raw.length; i += 2)
+      headers.append(raw[i]!.toString('latin1'), raw[i + 1]!.toString('latin1'));
+    this.closing = /close/i.test(headers.get('connection') ?? '');
+    const s = this.settle;
+    this.settle = undefined;
+    if (NULL_BODY.has(status)) {
+      this.over = 'ended';
+      this.unlisten();
+      s?.resolve(new Response(null, { status, headers }));
+      return true;
+    }
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull: async (ctl) => {
+          const r = await this.read();
+          if (r.done) ctl.close();
+          else ctl.enqueue(r.value);
+        },
+        cancel: (reason) => this.cancel(reason),
+      },
+      { highWaterMark: 0 },
+    );
+    answers.set(body, this);
+    s?.resolve(new Response(body, { status: status === 101 ? 502 : status, headers }));
+    return true;
+  }
+
+  onData(chunk: NodeBuffer): boolean {
+    // resumed after a pause, llhttp hands the paused span again, empty: it is no chunk (and pausing on it
+    // again would never get further)
+    if (this.over || chunk.byteLength === 0) return true;
+    // a plain view: a Node Buffer's subarray costs more
+    const c = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const w = this.waiting;
+    if (w) {
+      this.waiting = undefined;
+      w.resolve({ done: false, value: c });
+    } else {
+      this.held.push(c);
+      this.heldBytes += c.byteLength;
+    }
+    if (this.closing && this.heldBytes < CLOSING_HOLD) return true;
+    // nothing more is read from the connection until the next read asks
+    this.paused = true;
+    return false;
+  }
+
+  onComplete(): void {
+    if (this.over) return;
+    this.over = 'ended';
+    this.unlisten();
+    const w = this.waiting;
+    this.waiting = undefined;
+    w?.resolve(DONE);
+  }
+
+  onError(err: Error): void {
+    if (this.over === 'cancelled') {
+      this.settle?.reject(this.mapError(this.failure));
+      this.settle = undefined;
+      return;
+    }
+    if (this.over) return;
+    const e = neutral(err, this.mapError);
+    this.over = 'failed';
+    this.failure = e;
+    this.unlisten();
+    const s = this.settle;
+    this.settle = undefined;
+    s?.reject(e);
+    const w = this.waiting;
+    this.waiting = undefined;
+    w?.reject(e);
+  }
+
+  // ------------------------------------------------------------------ the reader's side
+
+  read(): Promise<ReadResult> {
+    const next = this.held.shift();
+    if (next) {
+      this.heldBytes -= next.byteLength;
+      return Promise.resolve({ done: false, value: next });
+    }
+    if (this.over === 'ended' || this.over === 'cancelled') return Promise.resolve(DONE);
+    if (this.over === 'failed') return Promise.reject(this.failure);
+    return new Promise<ReadResult>((resolve, reject) => {
+      this.waiting = { resolve, reject };
+      if (this.paused) {
+        this.paused = false;
+        // may hand the next chunk (or the end) at once, from what the connection already read
+        this.resumeCall?.();
+      }
+    });
+  }
+
+  /** nobody wants the answer any more: end the upstream call (a waiting read ends as done) */
+  cancel(reason?: unknown): Promise<void> {
+    this.unlisten();
+    this.held = [];
+    this.heldBytes = 0;
+    if (this.over) return Promise.resolve();
+    this.over = 'cancelled';
+    this.failure = reason ?? new DOMException('the read was cancelled', 'AbortError');
+    const s = this.settle;
+    this.settle = undefined;
+    s?.reject(this.mapError(this.failure));
+    const w = this.waiting;
+    this.waiting = undefined;
+    w?.resolve(DONE);
+    const err =
+      this.failure instanceof Error ? this.failure : new DOMException('the read was cancelled', 'AbortError');
+    this.abortCall?.(err);
+    return Promise.resolve();
+  }
+
+  releaseLock(): void {}
+}
