@@ -22,6 +22,8 @@ export interface FleetProcess {
   memory(gc?: boolean): Promise<NodeJS.MemoryUsage>;
   /** writes a V8 heap snapshot of the process to `path` (only with `inspect`) */
   heapSnapshot(path: string): Promise<string>;
+  /** an expression's value (JSON-able) in the process, through the inspector (only with `inspect`) */
+  evaluate<T>(expression: string): Promise<T>;
   stop(): void;
 }
 
@@ -89,6 +91,8 @@ export async function startFleetProcess(
     env?: Record<string, string>;
     /** another build of the entry (e.g. a baseline commit's, for a before/after in one run) */
     bundle?: string;
+    /** the process's output after it listens (e.g. --trace-gc lines); unread by default */
+    onOutput?: (text: string) => void;
   } = {},
 ): Promise<FleetProcess> {
   const outfile = opts.bundle ?? (await bundleFleet());
@@ -104,10 +108,11 @@ export async function startFleetProcess(
   live.add(p);
   p.once('exit', () => live.delete(p));
   let inspectorUrl: string | undefined;
+  let on: (d: Buffer) => void = () => {};
   const url = await new Promise<string>((res, rej) => {
     let out = '';
     const timer = setTimeout(() => rej(new Error(`bundled fleet did not start in 60 s:\n${out}`)), 60_000);
-    const on = (d: Buffer) => {
+    on = (d: Buffer) => {
       out += d;
       inspectorUrl ??= /Debugger listening on (ws:\/\/\S+)/.exec(out)?.[1];
       const m = /listening on (http:\/\/\S+)/.exec(out);
@@ -124,7 +129,13 @@ export async function startFleetProcess(
     p.kill('SIGKILL');
     throw e;
   });
-  // keep reading its output (a full pipe would block it), unprinted
+  // keep reading its output (a full pipe would block it), unprinted unless asked for
+  p.stdout.off('data', on);
+  p.stderr.off('data', on);
+  if (opts.onOutput) {
+    p.stdout.on('data', (d: Buffer) => opts.onOutput!(String(d)));
+    p.stderr.on('data', (d: Buffer) => opts.onOutput!(String(d)));
+  }
   p.stdout.resume();
   p.stderr.resume();
   let inspector: Inspector | undefined;
@@ -153,6 +164,14 @@ export async function startFleetProcess(
       if (gc) await s.call('HeapProfiler.collectGarbage');
       const r = await s.call<{ result: { value: NodeJS.MemoryUsage } }>('Runtime.evaluate', {
         expression: 'process.memoryUsage()',
+        returnByValue: true,
+      });
+      return r.result.value;
+    },
+    async evaluate<T>(expression: string) {
+      const s = await session();
+      const r = await s.call<{ result: { value: T } }>('Runtime.evaluate', {
+        expression,
         returnByValue: true,
       });
       return r.result.value;
