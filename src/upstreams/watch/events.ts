@@ -9,7 +9,7 @@ import { scanWatchLine } from '../../merge/watchbytes.ts';
 import type { WatchEvent } from '../../merge/watchmerge.ts';
 import { concatBytes } from '../../util/bytes.ts';
 import { type ChunkReading, type ChunkSink, readChunks } from '../../util/chunks.ts';
-import { LineTooLongError, NotJsonError, ndjson } from '../../util/lines.ts';
+import { indexOfByte, LineTooLongError, NotJsonError, ndjson } from '../../util/lines.ts';
 
 /** etcd refuses values over 1.5 MiB; a watch line of a Table or a managed-fields-heavy object stays well under */
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -88,7 +88,11 @@ export class WatchEventReader implements ChunkSink {
   chunk(chunk: Uint8Array): void {
     if (this.stopped) return;
     let from = 0;
-    for (let nl = chunk.indexOf(0x0a); nl >= 0 && !this.stopped; nl = chunk.indexOf(0x0a, from)) {
+    for (
+      let nl = indexOfByte(chunk, 0x0a, 0);
+      nl >= 0 && !this.stopped;
+      nl = indexOfByte(chunk, 0x0a, from)
+    ) {
       const piece = chunk.subarray(from, nl);
       const pending = this.pending;
       if (this.pendingBytes + piece.length > MAX_EVENT_BYTES) throw tooLong();
