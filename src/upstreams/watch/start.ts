@@ -4,7 +4,12 @@
  * in strict mode, kube's 404 when no cluster serves the resource) and how each source is then held.
  */
 import { failure, readStatus, type Status } from '../../kube/status.ts';
-import { type MergedColumns, mergeColumns } from '../../merge/table.ts';
+import {
+  CLUSTER_COLUMN,
+  type ColumnDefinition,
+  type MergedColumns,
+  mergeColumns,
+} from '../../merge/table.ts';
 import type { MergeStep } from '../../merge/watchmerge.ts';
 import type { FanOutDeps } from '../../types.ts';
 import { UpstreamError } from '../client.ts';
@@ -194,5 +199,17 @@ export async function probeColumns(
       }
     }),
   );
-  return mergeColumns(cols);
+  return mergeProbed(cols);
+}
+
+/**
+ * The merged columns of a Table watch from each cluster's probe (`undefined`: its probe failed). A
+ * cluster whose probe failed is taken to have the columns the others have (the same resource: the same
+ * printer), so its rows are shown under them; mapped by nothing, they would show only the Cluster cell.
+ */
+export function mergeProbed(cols: ReadonlyArray<readonly ColumnDefinition[] | undefined>): MergedColumns {
+  const merged = mergeColumns(cols);
+  if (cols.every((c) => c)) return merged;
+  const standIn = merged.columns.filter((c) => c !== CLUSTER_COLUMN);
+  return standIn.length ? mergeColumns(cols.map((c) => c ?? standIn)) : merged;
 }
