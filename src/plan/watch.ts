@@ -132,7 +132,8 @@ class Plan<T extends { cluster: string }> implements WatchPlan<T> {
     readonly chosen: T[],
     readonly sendInitialEvents: boolean,
     readonly allowBookmarks: boolean,
-    readonly startRVs: Map<string, string>,
+    /** the fleet's member names (the membership's, shared: not the plan's own) */
+    private readonly names: readonly string[],
     readonly timeoutMs: number | undefined,
     readonly labelForward: string,
     readonly upgradesLegacy: boolean,
@@ -141,8 +142,6 @@ class Plan<T extends { cluster: string }> implements WatchPlan<T> {
     private readonly perCluster: Map<string, UpstreamRVParams>,
     /** the client's query, serialised */
     private readonly query: string,
-    /** the client's query without what the fleet plans, with the forwarded label selector */
-    private readonly baseQuery: string,
     /** the field selector `cluster` gets; undefined: the client sent none */
     private readonly fieldFor: ((cluster: string) => string) | undefined,
     private readonly selectors: {
@@ -151,6 +150,25 @@ class Plan<T extends { cluster: string }> implements WatchPlan<T> {
       plainNameCluster: string | undefined;
     },
   ) {}
+
+  /** made when asked (the merger's start), not kept by every open watch */
+  get startRVs(): Map<string, string> {
+    // "0" (any) and "" (latest) start from each cluster's current state: the first event fills the entry
+    return new Map(
+      this.names.map((n) => {
+        const r = this.perCluster.get(n)?.resourceVersion ?? '';
+        return [n, r === '0' ? '' : r];
+      }),
+    );
+  }
+
+  /** the client's query without what the fleet plans, with the forwarded label selector */
+  private base(): URLSearchParams {
+    const out = new URLSearchParams();
+    for (const [k, v] of new URLSearchParams(this.query)) if (!PLANNED.has(k)) out.append(k, v);
+    if (this.labelForward) out.set('labelSelector', this.labelForward);
+    return out;
+  }
 
   get initialEvents(): boolean {
     return this.sendInitialEvents || this.upgradesLegacy;
@@ -167,7 +185,7 @@ class Plan<T extends { cluster: string }> implements WatchPlan<T> {
   }
 
   private selected(cluster: string): URLSearchParams {
-    const qs = new URLSearchParams(this.baseQuery);
+    const qs = this.base();
     const f = this.fieldFor?.(cluster);
     if (f) qs.set('fieldSelector', f);
     return qs;
@@ -203,7 +221,7 @@ class Plan<T extends { cluster: string }> implements WatchPlan<T> {
   }
 
   probeQuery(): URLSearchParams {
-    const qs = new URLSearchParams(this.baseQuery);
+    const qs = this.base();
     qs.set('limit', '1');
     return qs;
   }
@@ -264,27 +282,17 @@ export function planWatch<T extends { cluster: string }>(input: WatchPlanInput<T
   // a plain watch from a composite RV whose entry for a cluster is empty starts that cluster from ""
   const plainStart =
     !sendInitialEvents && q.get('sendInitialEvents') === null && q.get('resourceVersionMatch') === null;
-  const base = new URLSearchParams();
-  for (const [k, v] of q) if (!PLANNED.has(k)) base.append(k, v);
-  if (choice.labelForward) base.set('labelSelector', choice.labelForward);
   const plan = new Plan<T>(
     choice.chosen,
     sendInitialEvents,
     queryBool(q, 'allowWatchBookmarks'),
-    // "0" (any) and "" (latest) start from each cluster's current state: the first event fills the entry
-    new Map(
-      input.membership.names.map((n) => {
-        const r = perCluster.get(n)?.resourceVersion ?? '';
-        return [n, r === '0' ? '' : r];
-      }),
-    ),
+    input.membership.names,
     watchTimeoutMs(q.get('timeoutSeconds')),
     choice.labelForward,
     upgradesLegacy,
     plainStart,
     perCluster,
     q.toString(),
-    base.toString(),
     selectors.fieldSelector ? choice.fieldFor : undefined,
     selectors,
   );
