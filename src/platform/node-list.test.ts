@@ -29,6 +29,8 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(BIG);
   });
+  // a loaded machine may leave a pooled connection idle past Node's 5 s default: no reset under the test
+  server.keepAliveTimeout = 60_000;
   server.on('connection', (s) => {
     sockets.add(s);
     s.once('close', () => sockets.delete(s));

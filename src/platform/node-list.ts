@@ -153,14 +153,15 @@ class PulledAnswer implements PullReader {
     const c = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const w = this.waiting;
     if (w) {
+      // a reader that asked: the next chunk may come in while it works on this one
       this.waiting = undefined;
       w.resolve({ done: false, value: c });
-    } else {
-      this.held.push(c);
-      this.heldBytes += c.byteLength;
+      return true;
     }
+    this.held.push(c);
+    this.heldBytes += c.byteLength;
     if (this.closing && this.heldBytes < CLOSING_HOLD) return true;
-    // nothing more is read from the connection until the next read asks
+    // one chunk ahead of the reader: nothing more is read from the connection until the next read asks
     this.paused = true;
     return false;
   }
