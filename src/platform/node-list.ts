@@ -4,8 +4,8 @@
  * its ReadableState, whose reads join the chunks it holds into one more copy), no async iterator and no
  * promise per chunk between them and the reader.
  *
- * The connection is read only as far as asked: the parser is paused after every chunk and resumed by the
- * next read. A body waiting its turn in a merge of 200 clusters then holds the chunk its head came in (and
+ * The connection is read only as far as asked: a chunk that comes before anyone asked for it is held and
+ * the parser paused until the next read. A body waiting its turn in a merge of 200 clusters then holds the chunk its head came in (and
  * what the socket itself read ahead), not its whole answer: read ahead, 200 small answers are the whole
  * merged list in memory at once, promoted through young collections and, as external memory, forcing
  * more of them (measured: scale-curve 200 × 50).
