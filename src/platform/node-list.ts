@@ -13,16 +13,20 @@
  * The answer is an ordinary Response (status, Headers) whose body is a Web ReadableStream that works as
  * any other (a Status read whole, a reader); taken by `pulledReaderOf`, the handler is its reader.
  */
-import { HeadersTimeoutError, type UpstreamRequest } from '../upstreams/transport.ts';
+import type { UpstreamRequest } from '../upstreams/transport.ts';
 import type { PullReader } from '../util/pulled.ts';
-import type { Dispatching } from './node-watch.ts';
+import {
+  DispatchAnswer,
+  type Dispatching,
+  dispatchGet,
+  headersFrom,
+  type NodeBuffer,
+  NULL_BODY,
+  neutral,
+} from './node-dispatch.ts';
 
 type Chunk = Uint8Array;
-/** a Node Buffer, as far as this file reads it (Buffer itself is node.ts's to name) */
-type NodeBuffer = Uint8Array & { toString(encoding: 'latin1'): string };
 type ReadResult = ReadableStreamReadResult<Uint8Array>;
-
-const NULL_BODY = new Set([204, 205, 304]);
 const DONE: ReadResult = { done: true, value: undefined };
 /** what an answer that closes its connection may hold before it is paused (undici.request's body: 64 KiB) */
 const CLOSING_HOLD = 64 * 1024;
@@ -38,18 +42,6 @@ export function pulledReaderOf(body: ReadableStream<Uint8Array>): PullReader | u
   return a;
 }
 
-function splitUrl(url: string): { origin: string; path: string } {
-  const at = url.indexOf('/', url.indexOf('//') + 2);
-  return at < 0 ? { origin: url, path: '/' } : { origin: url.slice(0, at), path: url.slice(at) };
-}
-
-function neutral(err: unknown, mapError: (err: unknown) => unknown): unknown {
-  const code = (err as { code?: string })?.code;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT')
-    return new HeadersTimeoutError('no response headers in time');
-  return mapError(err);
-}
-
 /** Sends a bodyless GET through `pool`; resolves with the answer once its headers are in. */
 export function sendPulled(
   pool: Dispatching,
@@ -57,26 +49,19 @@ export function sendPulled(
   headers: Record<string, string | string[]>,
   mapError: (err: unknown) => unknown,
 ): Promise<Response> {
-  return new Promise<Response>((resolve, reject) => {
-    if (req.signal?.aborted) return reject(mapError(req.signal.reason));
-    const { origin, path } = splitUrl(req.url);
-    const a = new PulledAnswer(resolve, reject, req.signal, mapError);
-    pool.dispatch({ origin, path, method: 'GET', headers, headersTimeout: req.timeoutMs, bodyTimeout: 0 }, a);
-  });
+  return dispatchGet(
+    pool,
+    req,
+    headers,
+    mapError,
+    (settle) => new PulledAnswer(settle, req.signal, mapError),
+  );
 }
 
 /** One upstream call: undici's (legacy) dispatch handler, and the reader of its body. */
-class PulledAnswer implements PullReader {
-  private abortCall: ((err: Error) => void) | undefined;
-  private resumeCall: (() => void) | undefined;
-  private settle: { resolve(r: Response): void; reject(e: unknown): void } | undefined;
-  private signal: AbortSignal | undefined;
-  private onAbort: (() => void) | undefined;
+class PulledAnswer extends DispatchAnswer implements PullReader {
   /** chunks in before anyone asked (one, the parser pausing after it; more only if undici goes on) */
   private held: Chunk[] = [];
-  private over: 'ended' | 'failed' | 'cancelled' | undefined;
-  private failure: unknown;
-  private paused = false;
   /**
    * an answer that closes its connection (`Connection: close`) is paused only as undici.request's body
    * would pause it (64 KiB held): undici asserts, uncaught, when such a connection ends while its parser
@@ -87,46 +72,17 @@ class PulledAnswer implements PullReader {
   /** a read waiting for the next chunk */
   private waiting: { resolve(r: ReadResult): void; reject(e: unknown): void } | undefined;
 
-  constructor(
-    resolve: (r: Response) => void,
-    reject: (e: unknown) => void,
-    signal: AbortSignal | undefined,
-    private readonly mapError: (err: unknown) => unknown,
-  ) {
-    this.settle = { resolve, reject };
-    if (signal) {
-      this.signal = signal;
-      this.onAbort = () => void this.cancel(signal.reason);
-      signal.addEventListener('abort', this.onAbort, { once: true });
-    }
-  }
-
-  private unlisten(): void {
-    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
-    this.signal = undefined;
-    this.onAbort = undefined;
-  }
-
   // ------------------------------------------------------------------ undici's side
-
-  onConnect(abort: (err: Error) => void): void {
-    this.abortCall = abort;
-    if (this.over === 'cancelled') abort(this.failure as Error);
-  }
 
   onHeaders(status: number, raw: NodeBuffer[], resume: () => void): boolean {
     if (status < 200 || this.over) return true;
     this.resumeCall = resume;
-    const headers = new Headers();
-    for (let i = 0; i + 1 < raw.length; i += 2)
-      headers.append(raw[i]!.toString('latin1'), raw[i + 1]!.toString('latin1'));
+    const headers = headersFrom(raw);
     this.closing = /close/i.test(headers.get('connection') ?? '');
-    const s = this.settle;
-    this.settle = undefined;
     if (NULL_BODY.has(status)) {
       this.over = 'ended';
       this.unlisten();
-      s?.resolve(new Response(null, { status, headers }));
+      this.answer(new Response(null, { status, headers }));
       return true;
     }
     const body = new ReadableStream<Uint8Array>(
@@ -141,7 +97,7 @@ class PulledAnswer implements PullReader {
       { highWaterMark: 0 },
     );
     answers.set(body, this);
-    s?.resolve(new Response(body, { status: status === 101 ? 502 : status, headers }));
+    this.answer(new Response(body, { status: status === 101 ? 502 : status, headers }));
     return true;
   }
 

@@ -12,28 +12,22 @@
  * the reader owns it (`ChunkReading.cancel` ends the upstream request), so an idle watch keeps no
  * listener on a signal. A body read the Web way, or not read at all, stays under the signal to its end.
  */
-import { HeadersTimeoutError, type UpstreamRequest } from '../upstreams/transport.ts';
+import type { UpstreamRequest } from '../upstreams/transport.ts';
 import type { ChunkReading, ChunkSink } from '../util/chunks.ts';
-
-/** What the handler needs of undici's pool (structural: undici itself is node.ts's to import). */
-export interface Dispatching {
-  dispatch(opts: object, handler: object): boolean;
-}
+import {
+  DispatchAnswer,
+  type Dispatching,
+  dispatchGet,
+  headersFrom,
+  type NodeBuffer,
+  NULL_BODY,
+  neutral,
+} from './node-dispatch.ts';
 
 type Chunk = Uint8Array;
-/** a Node Buffer, as far as this file reads it (Buffer itself is node.ts's to name) */
-type NodeBuffer = Uint8Array & { toString(encoding: 'latin1'): string };
-
-const NULL_BODY = new Set([204, 205, 304]);
 
 /** a Web reader this far behind (queued bytes) pauses the upstream until it reads */
 const WEB_QUEUE_BYTES = 256 * 1024;
-
-/** "scheme://host:port" and "/path?query" of an absolute URL. */
-function splitUrl(url: string): { origin: string; path: string } {
-  const at = url.indexOf('/', url.indexOf('//') + 2);
-  return at < 0 ? { origin: url, path: '/' } : { origin: url.slice(0, at), path: url.slice(at) };
-}
 
 /** A watch request (`?watch=true` etc., as kube's strconv.ParseBool reads it, or the legacy `/watch/` path). */
 export function isWatchUrl(url: string): boolean {
@@ -57,13 +51,6 @@ export function watchAnswerChunks(
   return a;
 }
 
-function neutral(err: unknown, mapError: (err: unknown) => unknown): unknown {
-  const code = (err as { code?: string })?.code;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT')
-    return new HeadersTimeoutError('no response headers in time');
-  return mapError(err);
-}
-
 /** Sends a GET watch through `pool`; resolves with the answer once its headers are in. */
 export function sendWatch(
   pool: Dispatching,
@@ -71,72 +58,31 @@ export function sendWatch(
   headers: Record<string, string | string[]>,
   mapError: (err: unknown) => unknown,
 ): Promise<Response> {
-  return new Promise<Response>((resolve, reject) => {
-    if (req.signal?.aborted) return reject(mapError(req.signal.reason));
-    const { origin, path } = splitUrl(req.url);
-    const a = new WatchAnswer(resolve, reject, req.signal, mapError);
-    pool.dispatch({ origin, path, method: 'GET', headers, headersTimeout: req.timeoutMs, bodyTimeout: 0 }, a);
-  });
+  return dispatchGet(pool, req, headers, mapError, (settle) => new WatchAnswer(settle, req.signal, mapError));
 }
 
 /** One upstream watch call: undici's (legacy) dispatch handler, and its body's two ways out. */
-class WatchAnswer implements ChunkReading {
-  private abortCall: ((err: Error) => void) | undefined;
-  private resumeCall: (() => void) | undefined;
-  private settle: { resolve(r: Response): void; reject(e: unknown): void } | undefined;
-  private signal: AbortSignal | undefined;
-  private onAbort: (() => void) | undefined;
+class WatchAnswer extends DispatchAnswer implements ChunkReading {
   /** chunks that came before anyone read (lazily made) */
   private held: Chunk[] | undefined;
   private heldBytes = 0;
-  private over: 'ended' | 'failed' | 'cancelled' | undefined;
-  private failure: unknown;
   /** chunk by chunk: where they go */
   private sink: ChunkSink | undefined;
   /** the Web way: the stream's controller while a pull waits */
   private web: ReadableStreamDefaultController<Uint8Array> | undefined;
-  private paused = false;
-
-  constructor(
-    resolve: (r: Response) => void,
-    reject: (e: unknown) => void,
-    signal: AbortSignal | undefined,
-    private readonly mapError: (err: unknown) => unknown,
-  ) {
-    this.settle = { resolve, reject };
-    if (signal) {
-      this.signal = signal;
-      this.onAbort = () => this.cancel(signal.reason);
-      signal.addEventListener('abort', this.onAbort, { once: true });
-    }
-  }
-
-  private unlisten(): void {
-    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
-    this.signal = undefined;
-    this.onAbort = undefined;
-  }
 
   // ------------------------------------------------------------------ undici's side
-
-  onConnect(abort: (err: Error) => void): void {
-    this.abortCall = abort;
-    if (this.over === 'cancelled') abort(this.failure as Error);
-  }
 
   onHeaders(status: number, raw: NodeBuffer[], resume: () => void): boolean {
     // informational answers (1xx) say nothing of the watch
     if (status < 200 || this.over) return true;
     this.resumeCall = resume;
-    const headers = new Headers();
-    for (let i = 0; i + 1 < raw.length; i += 2)
-      headers.append(raw[i]!.toString('latin1'), raw[i + 1]!.toString('latin1'));
+    const headers = headersFrom(raw);
     if (NULL_BODY.has(status)) {
       // no body to read: whatever follows is dropped
       this.over = 'ended';
       this.unlisten();
-      this.settle?.resolve(new Response(null, { status, headers }));
-      this.settle = undefined;
+      this.answer(new Response(null, { status, headers }));
       return true;
     }
     const body = new ReadableStream<Uint8Array>(
@@ -147,10 +93,8 @@ class WatchAnswer implements ChunkReading {
       { highWaterMark: 0 },
     );
     answers.set(body, this);
-    const s = this.settle;
-    this.settle = undefined;
     // a 101 nobody asked for is a bad gateway, as the piped path says
-    s?.resolve(new Response(body, { status: status === 101 ? 502 : status, headers }));
+    this.answer(new Response(body, { status: status === 101 ? 502 : status, headers }));
     return true;
   }
 

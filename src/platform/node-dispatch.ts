@@ -1,0 +1,110 @@
+/**
+ * What the two dispatch handlers of their own (an upstream watch, ./node-watch.ts; a merged list's
+ * pulled body, ./node-list.ts) share: how a call is sent through undici's pool, what its head becomes,
+ * and the bookkeeping of one call (its settle, its abort, the request's signal until the body is taken).
+ * Each handler keeps what differs: where its chunks go and when the connection is paused.
+ */
+import { HeadersTimeoutError, type UpstreamRequest } from '../upstreams/transport.ts';
+
+/** What a handler needs of undici's pool (structural: undici itself is node.ts's to import). */
+export interface Dispatching {
+  dispatch(opts: object, handler: object): boolean;
+}
+
+/** a Node Buffer, as far as these files read it (Buffer itself is node.ts's to name) */
+export type NodeBuffer = Uint8Array & { toString(encoding: 'latin1'): string };
+
+/** answers that have no body, whatever follows their head */
+export const NULL_BODY: ReadonlySet<number> = new Set([204, 205, 304]);
+
+/** "scheme://host:port" and "/path?query" of an absolute URL. */
+function splitUrl(url: string): { origin: string; path: string } {
+  const at = url.indexOf('/', url.indexOf('//') + 2);
+  return at < 0 ? { origin: url, path: '/' } : { origin: url.slice(0, at), path: url.slice(at) };
+}
+
+/** undici's timeouts before a head as the transport's own error, anything else as the platform maps it */
+export function neutral(err: unknown, mapError: (err: unknown) => unknown): unknown {
+  const code = (err as { code?: string })?.code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT')
+    return new HeadersTimeoutError('no response headers in time');
+  return mapError(err);
+}
+
+/** An answer's header lines (undici's raw name/value buffers) as Headers. */
+export function headersFrom(raw: NodeBuffer[]): Headers {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    headers.append(raw[i]!.toString('latin1'), raw[i + 1]!.toString('latin1'));
+  return headers;
+}
+
+type Settle = { resolve(r: Response): void; reject(e: unknown): void };
+
+/** One upstream call's bookkeeping, for a handler that extends it. */
+export abstract class DispatchAnswer {
+  protected abortCall: ((err: Error) => void) | undefined;
+  protected resumeCall: (() => void) | undefined;
+  /** the promise of the answer's head, until it is settled */
+  protected settle: Settle | undefined;
+  private signal: AbortSignal | undefined;
+  private onAbort: (() => void) | undefined;
+  protected over: 'ended' | 'failed' | 'cancelled' | undefined;
+  protected failure: unknown;
+  protected paused = false;
+
+  constructor(
+    settle: Settle,
+    signal: AbortSignal | undefined,
+    protected readonly mapError: (err: unknown) => unknown,
+  ) {
+    this.settle = settle;
+    if (signal) {
+      this.signal = signal;
+      this.onAbort = () => void this.cancel(signal.reason);
+      signal.addEventListener('abort', this.onAbort, { once: true });
+    }
+  }
+
+  /** nobody wants the answer any more: end the upstream call */
+  abstract cancel(reason?: unknown): unknown;
+
+  /** the request's signal no longer applies (the call is over, or its reader owns it) */
+  protected unlisten(): void {
+    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
+    this.signal = undefined;
+    this.onAbort = undefined;
+  }
+
+  /** hands the answer's head to whoever waits for it (once) */
+  protected answer(res: Response): void {
+    const s = this.settle;
+    this.settle = undefined;
+    s?.resolve(res);
+  }
+
+  // undici's side
+  onConnect(abort: (err: Error) => void): void {
+    this.abortCall = abort;
+    if (this.over === 'cancelled') abort(this.failure as Error);
+  }
+}
+
+/** Sends a bodyless GET through `pool` with handler `make(settle)`; resolves once the head is in. */
+export function dispatchGet(
+  pool: Dispatching,
+  req: UpstreamRequest,
+  headers: Record<string, string | string[]>,
+  mapError: (err: unknown) => unknown,
+  make: (settle: Settle) => DispatchAnswer,
+): Promise<Response> {
+  return new Promise<Response>((resolve, reject) => {
+    if (req.signal?.aborted) return reject(mapError(req.signal.reason));
+    const { origin, path } = splitUrl(req.url);
+    const handler = make({ resolve, reject });
+    pool.dispatch(
+      { origin, path, method: 'GET', headers, headersTimeout: req.timeoutMs, bodyTimeout: 0 },
+      handler,
+    );
+  });
+}
