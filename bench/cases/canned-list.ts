@@ -21,6 +21,7 @@
  */
 import { get, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type Canned, type CannedReply, sharedCanned } from '../lib/canned.ts';
 import { type FleetProcess, startFleetProcess } from '../lib/fleetproc.ts';
 import { MiB, procMemory, resetPeak } from '../lib/proc.ts';
@@ -86,10 +87,13 @@ function fleetConfig(ctx: CaseContext, urls: string[]): unknown {
   };
 }
 
-/** `fleet` or `fleet-base` (whose CPU is its own process's), or a baseline (whose CPU is the fleet's: ~0) */
+/**
+ * `fleet`, `fleet-base` or `floor` (whose CPU is its own process's), or a baseline (whose CPU is the
+ * fleet's: ~0)
+ */
 function summarize(samples: AnswerSample[], name = 'fleet') {
   const ok = samples.filter((s) => !s.failed);
-  const cpuKey = name.startsWith('fleet-base') ? 'fleet-base' : 'fleet';
+  const cpuKey = name.startsWith('fleet-base') ? 'fleet-base' : name.startsWith('floor') ? 'floor' : 'fleet';
   return {
     n: ok.length,
     p50: median(ok.map((s) => s.ms)),
@@ -109,7 +113,11 @@ interface MeasureOpts {
   clusters: number;
   pods: number;
   forms: Array<'json' | 'table'>;
-  baselines: Array<'slowest' | 'parallel'>;
+  /**
+   * `floor`: ../lib/floor-proxy.mjs in a process of its own, the same upstream client with the bodies only
+   * concatenated (no scan): the CPU per MiB no merge in a Node process goes below, in the same rounds
+   */
+  baselines: Array<'slowest' | 'parallel' | 'floor'>;
   rounds: number;
   iterations: number;
   profileLabel?: string;
@@ -123,6 +131,7 @@ const BASE_BUNDLE = process.env.BENCH_BASELINE_BUNDLE || undefined;
 const BURST_ROUNDS = Number(process.env.BENCH_BURST_ROUNDS) || undefined;
 /** the fleet's own build, when not this tree's (e.g. a commit's, beside BENCH_BASELINE_BUNDLE) */
 const FLEET_BUNDLE = process.env.BENCH_FLEET_BUNDLE || undefined;
+const FLOOR_PROXY = fileURLToPath(new URL('../lib/floor-proxy.mjs', import.meta.url));
 
 /** One set: canned clusters served, a fresh fleet in front of them, targets interleaved answer by answer. */
 async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Promise<Measured> {
@@ -139,6 +148,9 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
   });
   const base = BASE_BUNDLE
     ? await startFleetProcess(fleetConfig(ctx, reply.urls), { inspect: profiling, bundle: BASE_BUNDLE })
+    : undefined;
+  const floor = o.baselines.includes('floor')
+    ? await startFleetProcess(fleetConfig(ctx, reply.urls), { bundle: FLOOR_PROXY })
     : undefined;
   const direct = (i: number) => `${reply.urls[i]}${PODS_PATH}`;
   const names = reply.urls.map((_, i) => `c${i + 1}`);
@@ -169,15 +181,17 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
         steps: reply.urls.map((_, i) => ({ url: direct(i), headers })),
         parallel: true,
       });
+    if (floor) targets.push({ name: `floor${sfx}`, steps: [{ url: `${floor.url}${PODS_PATH}`, headers }] });
   }
   const cpuPids: Record<string, number> = { fleet: fleet.pid };
   if (base) cpuPids['fleet-base'] = base.pid;
+  if (floor) cpuPids.floor = floor.pid;
   canned.pids.forEach((pid, k) => {
     cpuPids[`canned${k}`] = pid;
   });
   // warm the fleet (JIT, connections) before its peak and profile count
   await ctx.load('sequences', {
-    targets: targets.filter((t) => t.name.startsWith('fleet')),
+    targets: targets.filter((t) => t.name.startsWith('fleet') || t.name.startsWith('floor')),
     iterations: 1,
   } satisfies SequenceSpec);
   await new Promise((r) => setTimeout(r, 200));
@@ -208,6 +222,7 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
     }
   }
   if (!o.keepBase) base?.stop();
+  floor?.stop();
   const peakRss = reset ? (procMemory(fleet.pid)?.hwm ?? Number.NaN) : Number.NaN;
   const all = (name: string) => rounds.flatMap((rs) => rs.find((t) => t.name === name)!.samples);
   const sums: SetResult['targets'] = {};
@@ -353,6 +368,9 @@ async function measureBurst(ctx: CaseContext, m: Measured, events: number, round
 
 // ------------------------------------------------------------------------------------------ merged-list-canned
 
+/** a target whose CPU column is its own process's (the fleets and the floor proxy) */
+const ownCpu = (name: string) => name.startsWith('fleet') || name.startsWith('floor');
+
 function setRows(s: SetResult): string[][] {
   return Object.entries(s.targets).map(([name, t]) => [
     `${s.clusters}×${s.pods} ${name}`,
@@ -361,8 +379,8 @@ function setRows(s: SetResult): string[][] {
     fmt.ms(t.ttfb),
     fmt.bytes(t.bytes),
     Number.isFinite(t.items) && !name.includes('table') ? String(t.items) : '-',
-    name.startsWith('fleet') ? fmt.ms(t.fleetCpuMs) : '-',
-    name.startsWith('fleet') ? fmt.ms(t.fleetCpuMs / (t.bytes / MiB)) : '-',
+    ownCpu(name) ? fmt.ms(t.fleetCpuMs) : '-',
+    ownCpu(name) ? fmt.ms(t.fleetCpuMs / (t.bytes / MiB)) : '-',
     fmt.ms(t.cannedCpuMs),
     String(t.failures.length),
   ]);
@@ -382,7 +400,7 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
       clusters: 10,
       pods: 1000,
       forms: ['json', 'table'],
-      baselines: ['slowest', 'parallel'],
+      baselines: ['slowest', 'parallel', 'floor'],
       rounds,
       iterations: quick ? 2 : 3,
       profileLabel: 'merged-list-canned-10x1000',
@@ -400,7 +418,7 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
       clusters: 10,
       pods: bigPods,
       forms: ['json', 'table'],
-      baselines: ['slowest', 'parallel'],
+      baselines: ['slowest', 'parallel', 'floor'],
       rounds,
       iterations: 1,
     });
@@ -463,7 +481,7 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
     goals.push({
       goal: `goal 2: merged JSON list p50 ≤ ${CANNED_GOAL.p50VsSlowest}× the slowest single cluster, ${s.clusters}×${s.pods.toLocaleString('en')} canned`,
       ok: Number.isFinite(r) ? r <= CANNED_GOAL.p50VsSlowest : undefined,
-      detail: `${fmt.x(r)} (fleet ${fmt.ms(s.targets.fleet!.p50)} ms, slowest ${fmt.ms(s.targets.slowest!.p50)} ms; fleet ÷ parallel unmerged ${fmt.x(ratioOf(s, 'fleet/parallel'))}, parallel ${fmt.ms(s.targets.parallel!.p50)} ms; per round ${(s.perRound['fleet/slowest'] ?? []).map((x) => x.toFixed(2)).join(', ')})`,
+      detail: `${fmt.x(r)} (fleet ${fmt.ms(s.targets.fleet!.p50)} ms, slowest ${fmt.ms(s.targets.slowest!.p50)} ms; fleet ÷ parallel unmerged ${fmt.x(ratioOf(s, 'fleet/parallel'))}, parallel ${fmt.ms(s.targets.parallel!.p50)} ms; per round ${(s.perRound['fleet/slowest'] ?? []).map((x) => x.toFixed(2)).join(', ')}${s.targets.floor ? `; the floor proxy, no scan: ${fmt.ms(s.targets.floor.p50)} ms, ${fmt.x(s.targets.floor.p50 / s.targets.slowest!.p50)} the slowest` : ''})`,
     });
   }
   for (const [form, t] of [
@@ -471,10 +489,11 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
     ['Table', 'fleet-table'],
   ] as const) {
     const v = median(sets.map((s) => cpuPerMiB(s, t)));
+    const f = median(sets.map((s) => cpuPerMiB(s, t.replace('fleet', 'floor'))));
     goals.push({
       goal: `goal 2: fleet CPU ≤ ${CANNED_GOAL.cpuMsPerMiB} ms per MiB merged, ${form}, Node`,
       ok: Number.isFinite(v) ? v <= CANNED_GOAL.cpuMsPerMiB : undefined,
-      detail: `${fmt.ms(v)} ms/MiB (${sets.map((s) => `${s.clusters}×${s.pods}: ${fmt.ms(cpuPerMiB(s, t))}`).join(', ')})`,
+      detail: `${fmt.ms(v)} ms/MiB (${sets.map((s) => `${s.clusters}×${s.pods}: ${fmt.ms(cpuPerMiB(s, t))}`).join(', ')}); floor in the same rounds, the bodies only concatenated by the same upstream client: ${fmt.ms(f)} ms/MiB (${fmt.x(v / f)})`,
     });
   }
   const limit = big.single.json + CANNED_GOAL.rssExtraMiB * MiB;
