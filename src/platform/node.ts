@@ -8,6 +8,7 @@
  * - Upstream bodies keep their Node stream (nodeBodyOf), so the Node server (deploy/node/http.ts, where
  *   any Web fetch handler is served on a real HTTP(S) port) can pipe them to the client's socket.
  */
+import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher, request } from 'undici';
@@ -16,6 +17,7 @@ import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from '../upstreams/transport.ts';
 import { shareHeartbeatTicks } from '../upstreams/watch/heartbeat.ts';
 import { useNativeChunks, usePushBodies } from '../util/chunks.ts';
+import { type IndexOf, useNativeIndexOf } from '../util/lines.ts';
 import { useNativePull } from '../util/pulled.ts';
 import { pulledReaderOf, sendPulled } from './node-list.ts';
 import { nodePushBodies, nodeStreamChunks } from './node-streams.ts';
@@ -109,6 +111,8 @@ shareHeartbeatTicks();
 usePushBodies(nodePushBodies((o) => new Readable(o), toWebStream));
 // a merged list's sources are read from undici's parser, the connection read only as asked (./node-list.ts)
 useNativePull(pulledReaderOf);
+// watch lines are found by memchr (Buffer#indexOf takes any Uint8Array), not a byte at a time
+useNativeIndexOf(Buffer.prototype.indexOf as IndexOf);
 
 /**
  * HTTP/2 to the clusters (config `upstreamHttp2`, overridden by FLEET_UPSTREAM_HTTP2 when that is set):

@@ -20,14 +20,17 @@ export class LineTooLongError extends Error {
   override name = 'LineTooLongError';
 }
 
-type IndexOf = (this: Uint8Array, value: number, byteOffset: number) => number;
+export type IndexOf = (this: Uint8Array, value: number, byteOffset: number) => number;
+let nativeIndexOf: IndexOf = Uint8Array.prototype.indexOf as IndexOf;
+
 /**
- * Node's Buffer#indexOf (memchr) where the runtime has it: it takes any Uint8Array, and V8's own
- * TypedArray#indexOf, a byte at a time, is 10-50× slower on a line of a few KiB (readers get plain views)
+ * A faster byte search, given by the platform (src/platform/node.ts: Buffer#indexOf, memchr, which takes
+ * any Uint8Array). V8's own TypedArray#indexOf goes a byte at a time, 10-50× slower on a line of a few
+ * KiB (readers get plain views).
  */
-const nativeIndexOf: IndexOf =
-  (globalThis as { Buffer?: { prototype: { indexOf: IndexOf } } }).Buffer?.prototype.indexOf ??
-  (Uint8Array.prototype.indexOf as IndexOf);
+export function useNativeIndexOf(indexOf: IndexOf): void {
+  nativeIndexOf = indexOf;
+}
 
 /** where the first `byte` at or after `from` is in `b`, or -1 */
 export function indexOfByte(b: Uint8Array, byte: number, from: number): number {
