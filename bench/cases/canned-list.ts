@@ -22,7 +22,7 @@
 import { get, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Canned, type CannedReply, sharedCanned } from '../lib/canned.ts';
+import { type Canned, type CannedReply, cannedFleetConfig, sharedCanned } from '../lib/canned.ts';
 import { type FleetProcess, startFleetProcess } from '../lib/fleetproc.ts';
 import { MiB, procMemory, resetPeak } from '../lib/proc.ts';
 import { formatProfile, type ProfileSummary, summarizeProfile } from '../lib/profile.ts';
@@ -76,15 +76,7 @@ interface SetResult {
 }
 
 function fleetConfig(ctx: CaseContext, urls: string[]): unknown {
-  const base = ctx.env.fleetConfigs.merged as Record<string, unknown>;
-  return {
-    ...base,
-    federation: false,
-    members: {
-      mode: 'static',
-      clusters: urls.map((server, i) => ({ name: `c${i + 1}`, server, token: 'bench' })),
-    },
-  };
+  return cannedFleetConfig(urls, ctx.env.fleetConfigs.merged as Record<string, unknown>);
 }
 
 /**

@@ -156,3 +156,22 @@ export function sharedCanned(): Promise<Canned> {
   }
   return shared;
 }
+
+/**
+ * A fleet's configuration over canned clusters `urls` (static members `c1`…`cN`, federation off), on top of
+ * `base` (the harness's fleet settings), or a standalone one (the first cluster as the control plane,
+ * anonymous access) for tools run outside the harness.
+ */
+export function cannedFleetConfig(urls: string[], base?: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...(base ?? {
+      controlPlane: { server: urls[0], token: 'bench' },
+      authentication: { anonymous: { enabled: true } },
+    }),
+    federation: false,
+    members: {
+      mode: 'static',
+      clusters: urls.map((server, i) => ({ name: `c${i + 1}`, server, token: 'bench' })),
+    },
+  };
+}

@@ -15,7 +15,7 @@
  */
 import { get } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { startCanned } from './canned.ts';
+import { cannedFleetConfig, startCanned } from './canned.ts';
 import { startFleetProcess } from './fleetproc.ts';
 import { processCpuMs } from './stats.ts';
 
@@ -23,15 +23,7 @@ const [form = 'json', n = '10', podsS = '1000', ...bundles] = process.argv.slice
 const pods = Number(podsS);
 const canned = await startCanned(2);
 const reply = await canned.serve({ clusters: 10, pods, latencyMs: 20 });
-const config = {
-  controlPlane: { server: reply.urls[0], token: 'bench' },
-  authentication: { anonymous: { enabled: true } },
-  federation: false,
-  members: {
-    mode: 'static',
-    clusters: reply.urls.map((server, i) => ({ name: `c${i + 1}`, server, token: 'bench' })),
-  },
-};
+const config = cannedFleetConfig(reply.urls);
 const procs: Array<{ name: string; p: Awaited<ReturnType<typeof startFleetProcess>> }> = [];
 for (const [k, b] of bundles.entries())
   procs.push({ name: `${k}:${b}`, p: await startFleetProcess(config, { bundle: b }) });

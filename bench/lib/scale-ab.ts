@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { startCanned } from './canned.ts';
+import { cannedFleetConfig, startCanned } from './canned.ts';
 import { startFleetProcess } from './fleetproc.ts';
 import { procMemory, resetPeak } from './proc.ts';
 
@@ -57,15 +57,7 @@ const canned = await startCanned();
 try {
   for (const [clusters, pods] of shapes) {
     const reply = await canned.serve({ clusters, pods, latencyMs: 20 });
-    const config = {
-      controlPlane: { server: reply.urls[0], token: 'bench' },
-      authentication: { anonymous: { enabled: true } },
-      federation: false,
-      members: {
-        mode: 'static',
-        clusters: reply.urls.map((server, i) => ({ name: `c${i + 1}`, server, token: 'bench' })),
-      },
-    };
+    const config = cannedFleetConfig(reply.urls);
     const fleets = [];
     for (const [name, bundle] of bundles)
       fleets.push({
