@@ -24,7 +24,7 @@ function splitUrl(url: string): { origin: string; path: string } {
 }
 
 /** undici's timeouts before a head as the transport's own error, anything else as the platform maps it */
-export function neutral(err: unknown, mapError: (err: unknown) => unknown): unknown {
+function neutral(err: unknown, mapError: (err: unknown) => unknown): unknown {
   const code = (err as { code?: string })?.code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT')
     return new HeadersTimeoutError('no response headers in time');
@@ -81,6 +81,49 @@ export abstract class DispatchAnswer {
     const s = this.settle;
     this.settle = undefined;
     s?.resolve(res);
+  }
+
+  /** the head will not come: whoever waits for it hears `e` (once); false: nobody waited */
+  protected refuse(e: unknown): boolean {
+    const s = this.settle;
+    this.settle = undefined;
+    s?.reject(e);
+    return !!s;
+  }
+
+  /**
+   * undici's error as this call's failure, or undefined when it needs no more handling: a call we
+   * cancelled (whoever waits for the head hears the cancel's reason; the body's reader was told already),
+   * or one that is over
+   */
+  protected undiciError(err: Error): unknown {
+    if (this.over === 'cancelled') {
+      this.refuse(this.mapError(this.failure));
+      return undefined;
+    }
+    if (this.over) return undefined;
+    return neutral(err, this.mapError);
+  }
+
+  /**
+   * The call cancelled by its reader or the request's signal (`what`: the message's noun): false when it was
+   * over already. Whoever waits for the head hears the reason; the caller then tells the body's reader and
+   * ends the upstream request ({@link abortWith}).
+   */
+  protected markCancelled(reason: unknown, what: string): boolean {
+    this.unlisten();
+    if (this.over) return false;
+    this.over = 'cancelled';
+    this.failure = reason ?? new DOMException(`the ${what} was cancelled`, 'AbortError');
+    this.refuse(this.mapError(this.failure));
+    return true;
+  }
+
+  /** ends the upstream request (undici wants an Error) */
+  protected abortWith(reason: unknown, what: string): void {
+    const err =
+      reason instanceof Error ? reason : new DOMException(`the ${what} was cancelled`, 'AbortError');
+    this.abortCall?.(err);
   }
 
   // undici's side

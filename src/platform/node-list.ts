@@ -22,7 +22,6 @@ import {
   headersFrom,
   type NodeBuffer,
   NULL_BODY,
-  neutral,
 } from './node-dispatch.ts';
 
 type Chunk = Uint8Array;
@@ -132,19 +131,12 @@ class PulledAnswer extends DispatchAnswer implements PullReader {
   }
 
   onError(err: Error): void {
-    if (this.over === 'cancelled') {
-      this.settle?.reject(this.mapError(this.failure));
-      this.settle = undefined;
-      return;
-    }
-    if (this.over) return;
-    const e = neutral(err, this.mapError);
+    const e = this.undiciError(err);
+    if (e === undefined) return;
     this.over = 'failed';
     this.failure = e;
     this.unlisten();
-    const s = this.settle;
-    this.settle = undefined;
-    s?.reject(e);
+    this.refuse(e);
     const w = this.waiting;
     this.waiting = undefined;
     w?.reject(e);
@@ -172,21 +164,13 @@ class PulledAnswer extends DispatchAnswer implements PullReader {
 
   /** nobody wants the answer any more: end the upstream call (a waiting read ends as done) */
   cancel(reason?: unknown): Promise<void> {
-    this.unlisten();
     this.held = [];
     this.heldBytes = 0;
-    if (this.over) return Promise.resolve();
-    this.over = 'cancelled';
-    this.failure = reason ?? new DOMException('the read was cancelled', 'AbortError');
-    const s = this.settle;
-    this.settle = undefined;
-    s?.reject(this.mapError(this.failure));
+    if (!this.markCancelled(reason, 'read')) return Promise.resolve();
     const w = this.waiting;
     this.waiting = undefined;
     w?.resolve(DONE);
-    const err =
-      this.failure instanceof Error ? this.failure : new DOMException('the read was cancelled', 'AbortError');
-    this.abortCall?.(err);
+    this.abortWith(this.failure, 'read');
     return Promise.resolve();
   }
 

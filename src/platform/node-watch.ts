@@ -21,7 +21,6 @@ import {
   headersFrom,
   type NodeBuffer,
   NULL_BODY,
-  neutral,
 } from './node-dispatch.ts';
 
 type Chunk = Uint8Array;
@@ -108,7 +107,7 @@ class WatchAnswer extends DispatchAnswer implements ChunkReading {
         to.chunk(c);
       } catch (err) {
         this.fail(err);
-        this.cancelCall(err);
+        this.abortWith(err, 'watch');
       }
       return true;
     }
@@ -140,20 +139,12 @@ class WatchAnswer extends DispatchAnswer implements ChunkReading {
   }
 
   onError(err: Error): void {
-    if (this.over === 'cancelled') {
-      // aborted by us: whoever waits has been told already
-      this.settle?.reject(this.mapError(this.failure));
-      this.settle = undefined;
-      return;
-    }
-    if (this.over) return;
-    const e = neutral(err, this.mapError);
-    const s = this.settle;
-    this.settle = undefined;
-    if (s) {
+    const e = this.undiciError(err);
+    if (e === undefined) return;
+    if (this.refuse(e)) {
+      // no answer yet: the promise of its head says why, there is no body to tell
       this.over = 'failed';
       this.unlisten();
-      s.reject(e);
       return;
     }
     this.fail(e);
@@ -175,26 +166,13 @@ class WatchAnswer extends DispatchAnswer implements ChunkReading {
     }
   }
 
-  private cancelCall(reason: unknown): void {
-    const err = reason instanceof Error ? reason : new DOMException('the watch was cancelled', 'AbortError');
-    this.abortCall?.(err);
-  }
-
   /** nobody wants the answer any more: end the upstream call */
   cancel(reason?: unknown): void {
-    this.unlisten();
-    if (this.over) return;
-    this.over = 'cancelled';
-    this.failure = reason ?? new DOMException('the watch was cancelled', 'AbortError');
+    if (!this.markCancelled(reason, 'watch')) return;
     this.held = undefined;
     const to = this.sink;
     this.sink = undefined;
-    if (this.settle) {
-      const s = this.settle;
-      this.settle = undefined;
-      s.reject(this.mapError(this.failure));
-    }
-    this.cancelCall(this.failure);
+    this.abortWith(this.failure, 'watch');
     to?.end();
   }
 
@@ -208,7 +186,7 @@ class WatchAnswer extends DispatchAnswer implements ChunkReading {
       for (const c of held ?? []) sink.chunk(c);
     } catch (err) {
       this.over = 'failed';
-      this.cancelCall(err);
+      this.abortWith(err, 'watch');
       sink.fail(err);
       return;
     }
