@@ -12,6 +12,7 @@
  * Node destroys the request (an error built with its stack) and its keep-alive connection with it.
  */
 import { ListSplitter, type SplitEvent } from '../merge/jsonsplit.ts';
+import { concatBytes } from '../util/bytes.ts';
 import { type PullReader, pullReader } from '../util/pulled.ts';
 
 /** An upstream body that sent nothing for longer than the body-idle timeout. */
@@ -125,13 +126,11 @@ export async function textGuarded(body: ReadableStream<Uint8Array> | null, idleM
   if (!body) return '';
   const guard = new IdleRead(pullReader(body), idleMs);
   const parts: Uint8Array[] = [];
-  let size = 0;
   try {
     for (;;) {
       const r = await guard.read();
       if (r.done) break;
       parts.push(r.value);
-      size += r.value.length;
     }
   } catch (err) {
     await guard.reader.cancel(err).catch(() => {});
@@ -140,16 +139,8 @@ export async function textGuarded(body: ReadableStream<Uint8Array> | null, idleM
     guard.stop();
     guard.reader.releaseLock();
   }
-  const all = parts.length === 1 ? parts[0]! : new Uint8Array(size);
-  if (parts.length > 1) {
-    let at = 0;
-    for (const p of parts) {
-      all.set(p, at);
-      at += p.length;
-    }
-  }
   // as Response#text(): UTF-8, a BOM dropped, bad bytes as U+FFFD
-  return new TextDecoder().decode(all);
+  return new TextDecoder().decode(concatBytes(parts));
 }
 
 /**
