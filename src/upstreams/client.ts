@@ -138,10 +138,7 @@ function realHeaders(p: Pairs): Headers {
 
 /** Response headers minus hop-by-hop ones. Content-Length stays: the body is relayed intact. */
 export function forwardableResponseHeaders(upstream: Headers): Headers {
-  const out = new Headers();
-  const p = forwardablePairs(headerPairs(upstream), false);
-  for (let i = 0; i < p.length; i += 2) out.append(p[i]!, p[i + 1]!);
-  return out;
+  return realHeaders(forwardablePairs(headerPairs(upstream), false));
 }
 
 /** Calls that listen on one signal derived from the caller's (see callSignal). */
