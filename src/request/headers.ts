@@ -71,6 +71,13 @@ export function headerPairs(h: Headers): Pairs {
   return out;
 }
 
+/** Entries as a real Headers (what the platform's fetch and Response take). */
+export function headersOf(p: Pairs): Headers {
+  const h = new Headers();
+  for (let i = 0; i < p.length; i += 2) h.append(p[i]!, p[i + 1]!);
+  return h;
+}
+
 /** See the module comment. `lines`: raw lines (combined when first read) or, with `combined`, entries. */
 export class PairHeaders {
   #lines: readonly string[];
@@ -89,12 +96,7 @@ export class PairHeaders {
   }
 
   get #headers(): Headers {
-    if (!this.#native) {
-      const h = new Headers();
-      const p = this.#entries;
-      for (let i = 0; i < p.length; i += 2) h.append(p[i]!, p[i + 1]!);
-      this.#native = h;
-    }
+    this.#native ??= headersOf(this.#entries);
     return this.#native;
   }
 

@@ -6,7 +6,7 @@
  * per-request timeout (until response headers: watch and log streams are long-lived by design).
  */
 import { impersonationHeaders, type UpstreamIdentity } from '../auth/identity.ts';
-import { headerPairs, PairHeaders, type Pairs, trimValue } from '../request/headers.ts';
+import { headerPairs, headersOf, PairHeaders, type Pairs, trimValue } from '../request/headers.ts';
 import { parseTraceparent } from '../util/trace.ts';
 import { servedFromCache } from './cache/shared.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
@@ -130,15 +130,9 @@ function keepUpgrade(p: Pairs, incoming: Headers | undefined): void {
   setPair(p, 'connection', 'Upgrade');
 }
 
-function realHeaders(p: Pairs): Headers {
-  const h = new Headers();
-  for (let i = 0; i < p.length; i += 2) h.append(p[i]!, p[i + 1]!);
-  return h;
-}
-
 /** Response headers minus hop-by-hop ones. Content-Length stays: the body is relayed intact. */
 export function forwardableResponseHeaders(upstream: Headers): Headers {
-  return realHeaders(forwardablePairs(headerPairs(upstream), false));
+  return headersOf(forwardablePairs(headerPairs(upstream), false));
 }
 
 /** Calls that listen on one signal derived from the caller's (see callSignal). */
@@ -277,7 +271,7 @@ export class UpstreamClient {
     }
     // a transport given by the caller (the Node entry's) reads the entries as they are; the platform's
     // get a Headers of their own (the Workers runtime's fetch copies it)
-    const headers = opts.via ? (new PairHeaders(p, true) as unknown as Headers) : realHeaders(p);
+    const headers = opts.via ? (new PairHeaders(p, true) as unknown as Headers) : headersOf(p);
 
     const via = opts.via ?? this.transport;
     const signal = via.signalUnheard ? opts.signal : callSignal(opts.signal);
