@@ -260,6 +260,17 @@ export function statusOfAnswer(code: number, body: string, verb = 'GET'): Status
   return genericServerResponse(code, body, verb);
 }
 
+/** A body's text as the Status it is (`kind: Status`), or undefined (not JSON: a proxy's or a load balancer's text). */
+export function parseStatus(text: string): Status | undefined {
+  try {
+    const v = JSON.parse(text);
+    if (v && typeof v === 'object' && v.kind === 'Status') return v as Status;
+  } catch {
+    // not JSON
+  }
+  return undefined;
+}
+
 /**
  * The Status an upstream error answer means, for the callers that read one (lists, watches, warnings):
  * - its body, when that is a Status;
@@ -275,12 +286,8 @@ export function statusOfAnswer(code: number, body: string, verb = 'GET'): Status
  */
 export async function readStatus(res: Response): Promise<Status | undefined> {
   const text = await res.text().catch(() => '');
-  try {
-    const v = JSON.parse(text);
-    if (v && typeof v === 'object' && v.kind === 'Status') return v as Status;
-  } catch {
-    // not JSON: a proxy's or a load balancer's text
-  }
+  const status = parseStatus(text);
+  if (status) return status;
   if (res.status >= 400 && res.status < 500) return genericServerResponse(res.status, text);
   return undefined;
 }

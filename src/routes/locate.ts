@@ -4,7 +4,7 @@
  * Also what the owner's answer means when Karmada's cluster proxy could not reach it ({@link undialed}).
  * Not a route: routes import it; it imports no route.
  */
-import { failure, readStatus, type Status, statusResponse } from '../kube/status.ts';
+import { failure, parseStatus, readStatus, type Status, statusResponse } from '../kube/status.ts';
 import { unresolvedNameTerms } from '../merge/fieldnames.ts';
 import { decodeName, encodeName, isShortenedName } from '../merge/names.ts';
 import { isAmbiguous } from '../merge/names-memo.ts';
@@ -72,16 +72,9 @@ function throughClusterProxy(target: Target): boolean {
 export async function undialed(target: Target, res: Response): Promise<Response> {
   if (res.status !== 500 || !throughClusterProxy(target)) return res;
   const text = await res.text().catch(() => '');
-  let body: Partial<Status> | undefined;
-  try {
-    body = JSON.parse(text) as Partial<Status>;
-  } catch {
-    body = undefined;
-  }
+  const body = parseStatus(text);
   const down =
-    body?.kind === 'Status' && typeof body.code === 'number'
-      ? undialedMember(target.cluster, res.status, body as Status)
-      : undefined;
+    body && typeof body.code === 'number' ? undialedMember(target.cluster, res.status, body) : undefined;
   if (down) return statusResponse(down);
   return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
