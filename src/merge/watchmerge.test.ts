@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { decodeComposite, encodeComposite, prepareMembership } from './rv.ts';
 import { scanWatchLine } from './watchbytes.ts';
@@ -207,6 +208,50 @@ describe.each(['parsed', 'bytes'] as const)('%s events', (m) => {
       };
       expect(lines(m.onGroupEvent(['a', 'b'], end))).toEqual([['BOOKMARK', 'END']]);
       expect(m.inInitial('a,b')).toBe(false);
+    });
+  });
+
+  describe('WatchMerger RVs', () => {
+    it('every event carries the composite of the last RV of each cluster, whatever the interleaving (property)', () => {
+      const three = prepareMembership(['a', 'b', 'c']);
+      const step = fc.record({
+        cluster: fc.constantFrom('a', 'b', 'c'),
+        rv: fc.integer({ min: 1, max: 1_000_000 }).map(String),
+        bookmark: fc.boolean(),
+      });
+      fc.assert(
+        fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), (steps) => {
+          const start = new Map([
+            ['a', '1'],
+            ['b', ''],
+            ['c', '3'],
+          ]);
+          const m = new WatchMerger({
+            view: { federation: false },
+            membership: three,
+            rvs: start,
+            clusters: ['a', 'b', 'c'],
+            allowBookmarks: true,
+            sendInitialEvents: false,
+          });
+          const want = new Map(start);
+          for (const [k, s] of steps.entries()) {
+            const ev: WatchEvent = s.bookmark
+              ? {
+                  type: 'BOOKMARK',
+                  object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: s.rv } },
+                }
+              : { type: 'MODIFIED', object: cm(`o${k}`, s.rv) };
+            const out = m.onEvent(s.cluster, asEvent(ev));
+            want.set(s.cluster, s.rv);
+            if (out.kind !== 'emit') throw new Error('expired');
+            if (s.bookmark) continue;
+            const got = JSON.parse(text(out.lines.at(-1)!)).object.metadata.resourceVersion;
+            expect(got).toBe(encodeComposite(three, want));
+          }
+          expect(m.resourceVersion()).toBe(encodeComposite(three, want));
+        }),
+      );
     });
   });
 

@@ -48,10 +48,22 @@ export {
 
 export class WatchMerger {
   private readonly rvs: Map<string, string>;
-  private readonly pendingInit: Set<string>;
-  private readonly initial = new Map<string, InitialPhase>();
-  /** what the client is told on the next bookmark it may get, by annotation (clusters unavailable, back, joined) */
-  private notices = new Map<string, string[]>();
+  /**
+   * WatchList: the clusters whose initial events are not all in; the initial phases by cluster (or relay
+   * group); what the client is told on the next bookmark it may get, by annotation (clusters unavailable,
+   * back, joined). Each made at its first use: most merged watches never need one, and an idle watch
+   * holds its merger for its whole life.
+   */
+  private pendingInit: Set<string> | undefined;
+  private initial: Map<string, InitialPhase> | undefined;
+  private notices: Map<string, string[]> | undefined;
+  /**
+   * The composite-RV splicer of the last cluster an object came from (compositeWith): valid until another
+   * cluster's entry or the membership changes, so a burst of one cluster's events builds it once, not
+   * once an event
+   */
+  private rvCluster: string | undefined;
+  private rvWith: ((own: string) => string) | undefined;
   /** the membership the composite RVs are encoded for (changes when clusters join or leave mid-watch) */
   private membership: Membership;
   /** the membership adopted once every joining cluster's objects are in (see changeMembership) */
@@ -67,23 +79,46 @@ export class WatchMerger {
     this.rvs = new Map(o.rvs);
     this.membership = o.membership;
     this.lineWriter = new WatchLineWriter(o.view);
-    this.pendingInit = new Set(o.sendInitialEvents ? o.clusters : []);
-    if (!o.table) for (const c of o.initialPhases ?? []) this.initial.set(c, new InitialPhase());
+    if (o.sendInitialEvents && o.clusters.length) this.pendingInit = new Set(o.clusters);
+    if (!o.table && o.initialPhases?.length) {
+      this.initial = new Map();
+      for (const c of o.initialPhases) this.initial.set(c, new InitialPhase());
+    }
+  }
+
+  /** `cluster`'s entry of the stream's RV becomes `rv` (the splicer of any other cluster is stale then) */
+  private setRV(cluster: string, rv: string): void {
+    if (this.rvs.get(cluster) === rv) return;
+    this.rvs.set(cluster, rv);
+    if (this.rvCluster !== cluster) this.rvWith = undefined;
+  }
+
+  /** the composite of an object of `cluster` with its own RV `own` spliced in (compositeWith, cached) */
+  private withOwn(cluster: string): (own: string) => string {
+    if (this.rvWith === undefined || this.rvCluster !== cluster) {
+      this.rvWith = compositeWith(this.membership, this.rvs, cluster);
+      this.rvCluster = cluster;
+    }
+    return this.rvWith;
+  }
+
+  private phaseOf(what: string): InitialPhase | undefined {
+    return this.initial?.get(what);
   }
 
   /** True while `cluster`'s initial events are not all in: a break restarts them (restartInitial). */
   inInitial(cluster: string): boolean {
-    return this.initial.has(cluster);
+    return this.initial?.has(cluster) ?? false;
   }
 
   /** `cluster`'s upstream watch broke during its initial events: the next one starts them again. */
   restartInitial(cluster: string): void {
-    this.initial.get(cluster)?.restart();
+    this.phaseOf(cluster)?.restart();
   }
 
   /** `cluster`'s watch will not end its initial events with a bookmark (it does not support WatchList). */
   untrackInitial(cluster: string): void {
-    this.initial.delete(cluster);
+    this.initial?.delete(cluster);
   }
 
   /**
@@ -104,6 +139,7 @@ export class WatchMerger {
   }
 
   private queue(annotation: string, what: string): number {
+    this.notices ??= new Map();
     return this.notices.set(annotation, [...(this.notices.get(annotation) ?? []), what]).size;
   }
 
@@ -117,10 +153,14 @@ export class WatchMerger {
    */
   changeMembership(next: Membership, joined: readonly string[]): MergeStep {
     for (const c of joined) {
-      this.rvs.set(c, '');
+      this.setRV(c, '');
+      this.initial ??= new Map();
       this.initial.set(c, new InitialPhase());
       // a WatchList client still in its initial phase waits for the joined cluster too
-      if (this.o.sendInitialEvents && !this.initSent) this.pendingInit.add(c);
+      if (this.o.sendInitialEvents && !this.initSent) {
+        this.pendingInit ??= new Set();
+        this.pendingInit.add(c);
+      }
     }
     // a change while clusters still join: they are waited for too
     const j = this.joining;
@@ -139,6 +179,7 @@ export class WatchMerger {
     if (j.clusters.size > 0) return [];
     this.joining = undefined;
     this.membership = j.next;
+    this.rvWith = undefined;
     if (j.done.length) this.queue(JOINED_ANNOTATION, j.done.join(', '));
     const lines = this.takeNotices();
     // a fresh RV of the new membership, so the client's next resume decodes
@@ -164,7 +205,7 @@ export class WatchMerger {
 
   /** A cluster that will send no initial events (down, not serving the resource): stop waiting for it. */
   clusterGone(cluster: string): MergeStep {
-    this.pendingInit.delete(cluster);
+    this.pendingInit?.delete(cluster);
     return {
       kind: 'emit',
       lines: [...this.maybeInitEnd(), ...this.joinEnded(cluster), ...this.takeNotices()],
@@ -176,8 +217,8 @@ export class WatchMerger {
    * events came from a list at `rv`.
    */
   initialFromList(cluster: string, rv: string): MergeStep {
-    if (rv) this.rvs.set(cluster, rv);
-    this.initial.delete(cluster);
+    if (rv) this.setRV(cluster, rv);
+    this.initial?.delete(cluster);
     return this.clusterGone(cluster);
   }
 
@@ -197,12 +238,12 @@ export class WatchMerger {
     if (obj.kind && obj.kind !== 'Table') this.shape = { kind: obj.kind, apiVersion: obj.apiVersion };
     if (ev.type === 'BOOKMARK') return this.clusterBookmark(cluster, obj, rv);
     let type = ev.type;
-    const phase = this.initial.get(cluster);
+    const phase = this.phaseOf(cluster);
     if (phase) {
       const verdict = phase.event(type, obj);
       if (!verdict.send) return { kind: 'emit', lines: this.takeNotices() };
       type = verdict.type;
-    } else if (rv) this.rvs.set(cluster, rv);
+    } else if (rv) this.setRV(cluster, rv);
     return { kind: 'emit', lines: [...this.takeNotices(), this.objectLine(cluster, type, obj, !!phase)] };
   }
 
@@ -215,8 +256,8 @@ export class WatchMerger {
     const o = type === 'ERROR' || type === 'BOOKMARK' ? undefined : rawObject(ev, this.shape);
     if (!o) return undefined;
     this.shape = o.shape;
-    const phase = this.initial.get(cluster);
-    const withOwn = compositeWith(this.membership, this.rvs, cluster);
+    const phase = this.phaseOf(cluster);
+    const withOwn = this.withOwn(cluster);
     const rvFor = phase ? () => withOwn(this.rvs.get(cluster) ?? '') : withOwn;
     let line = this.lineWriter.line(ev, cluster, type, rvFor);
     if (!line) return undefined;
@@ -227,22 +268,22 @@ export class WatchMerger {
       if (!verdict.send) return { kind: 'emit', lines: this.takeNotices() };
       // the same object written again (it was just written: it is one the byte path writes)
       if (verdict.type !== type) line = this.lineWriter.line(ev, cluster, verdict.type, rvFor)!;
-    } else if (o.rv) this.rvs.set(cluster, o.rv);
-    return { kind: 'emit', lines: this.notices.size ? [...this.takeNotices(), line] : [line] };
+    } else if (o.rv) this.setRV(cluster, o.rv);
+    return { kind: 'emit', lines: this.notices ? [...this.takeNotices(), line] : [line] };
   }
 
   private clusterBookmark(cluster: string, obj: Record<string, any>, rv: string | undefined): MergeStep {
-    if (rv) this.rvs.set(cluster, rv);
+    if (rv) this.setRV(cluster, rv);
     if (obj.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
       // the cluster's snapshot is complete: what a restarted one no longer holds goes as DELETED
-      const gone = this.initial.get(cluster)?.end() ?? [];
-      this.initial.delete(cluster);
+      const gone = this.phaseOf(cluster)?.end() ?? [];
+      this.initial?.delete(cluster);
       const lines = gone.map((stub) => {
         // deleted somewhere between the snapshots: at the latest by the new snapshot's RV
         if (rv) stub.metadata.resourceVersion = rv;
         return this.objectLine(cluster, 'DELETED', stub);
       });
-      if (this.pendingInit.has(cluster)) {
+      if (this.pendingInit?.has(cluster)) {
         this.pendingInit.delete(cluster);
         lines.push(...this.maybeInitEnd());
       }
@@ -257,7 +298,7 @@ export class WatchMerger {
 
   /** One object event of `cluster` in the fleet view, with the stream's RV (`initial`: see watchinitial.ts). */
   private objectLine(cluster: string, type: string, obj: Record<string, any>, initial = false): string {
-    const withOwn = compositeWith(this.membership, this.rvs, cluster);
+    const withOwn = this.withOwn(cluster);
     const rvFor = initial ? () => withOwn(this.rvs.get(cluster) ?? '') : withOwn;
     if (this.o.table && obj.kind === 'Table') {
       const at = this.o.clusters.indexOf(cluster);
@@ -302,19 +343,19 @@ export class WatchMerger {
     if (d?.ok)
       for (const c of clusters) {
         const own = d.rvs.get(c);
-        if (own) this.rvs.set(c, own);
+        if (own) this.setRV(c, own);
       }
     if (obj.kind && obj.kind !== 'Table') this.shape = { kind: obj.kind, apiVersion: obj.apiVersion };
     const group = clusters.join(',');
     if (ev.type === 'BOOKMARK') {
       if (obj.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
-        const gone = this.initial.get(group)?.end() ?? [];
-        this.initial.delete(group);
+        const gone = this.phaseOf(group)?.end() ?? [];
+        this.initial?.delete(group);
         const lines = gone.map((stub) => {
           stub.metadata.resourceVersion = this.resourceVersion();
           return this.line('DELETED', stub);
         });
-        for (const c of clusters) this.pendingInit.delete(c);
+        for (const c of clusters) this.pendingInit?.delete(c);
         return { kind: 'emit', lines: [...lines, ...this.maybeInitEnd(), ...this.takeNotices()] };
       }
       // a group's own notices pass on as they came (the group's bookmark carries them)
@@ -329,7 +370,7 @@ export class WatchMerger {
       return { kind: 'emit', lines: this.takeNotices(), bookmark: this.bookmark(false) };
     }
     let type = ev.type;
-    const phase = this.initial.get(group);
+    const phase = this.phaseOf(group);
     if (phase && obj.kind !== 'Table') {
       // the object's own RV, from the group's composite (the entry of the cluster it belongs to)
       const own = d?.ok ? d.rvs.get(obj.metadata?.labels?.[CLUSTER_LABEL]) : undefined;
@@ -358,7 +399,7 @@ export class WatchMerger {
   }
 
   private maybeInitEnd(): string[] {
-    if (!this.o.sendInitialEvents || this.initSent || this.pendingInit.size > 0) return [];
+    if (!this.o.sendInitialEvents || this.initSent || (this.pendingInit?.size ?? 0) > 0) return [];
     this.initSent = true;
     return [this.bookmark(true)];
   }
@@ -370,16 +411,17 @@ export class WatchMerger {
    * learns of unavailable clusters from the Warning headers at start only.
    */
   private takeNotices(): string[] {
-    if (this.notices.size === 0) return [];
+    const notices = this.notices;
+    if (!notices) return [];
     if (!this.o.allowBookmarks) {
-      this.notices.clear();
+      this.notices = undefined;
       return [];
     }
     if (this.o.sendInitialEvents && !this.initSent) return [];
     if (!this.o.table && !this.shape.kind) return [];
     const annotations: Record<string, string> = {};
-    for (const [k, v] of this.notices) annotations[k] = v.join('; ');
-    this.notices.clear();
+    for (const [k, v] of notices) annotations[k] = v.join('; ');
+    this.notices = undefined;
     return [this.bookmark(false, annotations)];
   }
 
