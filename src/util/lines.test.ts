@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { joinBytes, LineTooLongError, lines, NotJsonError, ndjson, TickBatch } from './lines.ts';
+import { joinBytes, joinRuns, LineTooLongError, lines, NotJsonError, ndjson, TickBatch } from './lines.ts';
 
 const enc = new TextEncoder();
 
@@ -140,6 +140,42 @@ describe('TickBatch', () => {
         expect([...joined]).toEqual(parts.flatMap((p) => [...p]));
         if (!gap || lens.length < 2) expect(joined.buffer).toBe(buf.buffer);
       }),
+    );
+  });
+
+  it('hands on runs of pieces in one buffer as views, copying only short runs, bytes in order (property)', () => {
+    // pieces from a few buffers, as a merged watch's slabs and its lines encoded one by one give them
+    const bufs = Array.from({ length: 4 }, (_, k) =>
+      Uint8Array.from({ length: 200_000 }, (_, i) => (i * 7 + k) & 0xff),
+    );
+    const piece = fc.record({ buffer: fc.nat(3), len: fc.integer({ min: 0, max: 6000 }), gap: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 2, maxLength: 30 }), (specs) => {
+        const at = [0, 0, 0, 0];
+        const parts = specs.map((p) => {
+          if (p.gap) at[p.buffer]! += 1;
+          const v = bufs[p.buffer]!.subarray(at[p.buffer]!, at[p.buffer]! + p.len);
+          at[p.buffer]! += p.len;
+          return v;
+        });
+        const out = joinRuns(parts);
+        expect(out.flatMap((c) => [...c])).toEqual(parts.flatMap((p) => [...p]));
+        // what is copied is at most the runs (pieces back to back) under 8 KiB
+        let shortBytes = 0;
+        let run = 0;
+        parts.forEach((p, k) => {
+          const q = parts[k - 1];
+          if (k > 0 && !(q!.buffer === p.buffer && q!.byteOffset + q!.length === p.byteOffset)) {
+            if (run < 8192) shortBytes += run;
+            run = 0;
+          }
+          run += p.length;
+        });
+        if (run < 8192) shortBytes += run;
+        const copied = out.filter((c) => !bufs.some((b) => b.buffer === c.buffer));
+        expect(copied.reduce((n, c) => n + c.length, 0)).toBeLessThanOrEqual(shortBytes);
+      }),
+      { numRuns: 200 },
     );
   });
 });

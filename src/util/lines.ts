@@ -130,10 +130,12 @@ export function ndjson<T = unknown>(opts: LineOptions = {}): TransformStream<Uin
 }
 
 /**
- * Lines written in one tick, handed on as one chunk at its end: a burst of events costs one socket write
- * and one HTTP chunk per tick, not one per line. Pieces that lie back to back in one buffer (the merged
- * watch writes its lines so) are joined without a copy. `flush` hands on what is pending at once (before
- * a close).
+ * Lines written in one tick, handed on at its end: a burst of events costs one socket write and one HTTP
+ * chunk per tick, not one per line. Pieces that lie back to back in one buffer (the merged watch writes
+ * its lines so) are handed on as one view, without a copy; a run of them that fills a buffer is handed on
+ * as it is (copying a burst's 64 KiB to join it to the next buffer's lines cost more than a second chunk),
+ * and only the small rest (lines encoded one by one) is copied together. `flush` hands on what is pending
+ * at once (before a close).
  */
 export class TickBatch {
   private parts: Uint8Array[] | undefined;
@@ -154,10 +156,54 @@ export class TickBatch {
     const parts = this.parts;
     if (!parts) return;
     this.parts = undefined;
-    const n = this.bytes;
     this.bytes = 0;
-    this.out(joinBytes(parts, n));
+    if (parts.length === 1) this.out(parts[0]!);
+    else for (const chunk of joinRuns(parts)) this.out(chunk);
   }
+}
+
+/** a run of pieces this long goes on as a view of its own (a shorter one is copied with its neighbours) */
+const RUN_ALONE = 8 * 1024;
+
+/**
+ * `parts` as few arrays as copying nothing big allows: each run of pieces back to back
+ * in one buffer as a view, runs under RUN_ALONE bytes copied together with their short neighbours.
+ */
+export function joinRuns(parts: readonly Uint8Array[]): Uint8Array[] {
+  const first = parts[0]!;
+  if (parts.length === 1) return [first];
+  const out: Uint8Array[] = [];
+  // the pending short pieces (copied together), and the run being read
+  let short: Uint8Array[] = [];
+  let shortBytes = 0;
+  let from = 0;
+  let runBytes = first.length;
+  const endRun = (to: number) => {
+    const a = parts[from]!;
+    if (runBytes >= RUN_ALONE) {
+      if (short.length) out.push(joinBytes(short, shortBytes));
+      short = [];
+      shortBytes = 0;
+      out.push(to - from === 1 ? a : new Uint8Array(a.buffer, a.byteOffset, runBytes));
+    } else {
+      for (let k = from; k < to; k++) short.push(parts[k]!);
+      shortBytes += runBytes;
+    }
+  };
+  for (let k = 1; k < parts.length; k++) {
+    const p = parts[k]!;
+    const a = parts[from]!;
+    if (p.buffer === a.buffer && p.byteOffset === a.byteOffset + runBytes) {
+      runBytes += p.length;
+      continue;
+    }
+    endRun(k);
+    from = k;
+    runBytes = p.length;
+  }
+  endRun(parts.length);
+  if (short.length) out.push(joinBytes(short, shortBytes));
+  return out;
 }
 
 /** `parts` (`n` bytes in all) as one array: a view when they lie back to back in one buffer, else a copy */
