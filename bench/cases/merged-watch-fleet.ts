@@ -23,6 +23,19 @@ import type { CaseContext } from './types.ts';
 /** the bundle of the measured fleet (this tree's when unset) and of the A/B's other side */
 export const FLEET_BUNDLE = process.env.BENCH_FLEET_BUNDLE || undefined;
 export const BASE_BUNDLE = process.env.BENCH_BASELINE_BUNDLE || undefined;
+/**
+ * BENCH_BASELINE_ENV="K=V K2=V2": the A/B's other side is this build (or BENCH_BASELINE_BUNDLE's) with that
+ * environment, e.g. FLEET_MEMORY_TUNING=off for the memory settings' share (deploy/node/memory.ts).
+ */
+export const BASE_ENV: Record<string, string> | undefined = process.env.BENCH_BASELINE_ENV
+  ? Object.fromEntries(
+      process.env.BENCH_BASELINE_ENV.split(/\s+/)
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    )
+  : undefined;
+/** a memory A/B is asked for (another build, another environment, or both) */
+export const MEMORY_AB = !!(BASE_BUNDLE || BASE_ENV);
 
 /** How the fleet reaches its members, when not as the run serves them: other URLs (h2c), environment. */
 export interface FleetReach {
@@ -176,12 +189,14 @@ export async function memoryAB(
     {
       name: 'this build',
       bundle: FLEET_BUNDLE,
+      env: undefined as Record<string, string> | undefined,
       runs: [] as IdleMemory[],
       census: undefined as IdleMemory | undefined,
     },
     {
-      name: `baseline (${BASE_BUNDLE})`,
-      bundle: BASE_BUNDLE,
+      name: `baseline (${[BASE_BUNDLE ?? 'this build', process.env.BENCH_BASELINE_ENV].filter(Boolean).join(', ')})`,
+      bundle: BASE_BUNDLE ?? FLEET_BUNDLE,
+      env: BASE_ENV,
       runs: [] as IdleMemory[],
       census: undefined as IdleMemory | undefined,
     },
@@ -190,7 +205,8 @@ export async function memoryAB(
   const first = ctx.profileDir ? -1 : 0;
   for (let r = first; r < o.rounds; r++)
     for (const b of r % 2 ? [builds[1]!, builds[0]!] : builds) {
-      const fleet = await startWatchFleet(ctx, members, b.bundle, o.reach);
+      const reach = b.env ? { ...o.reach, env: { ...o.reach?.env, ...b.env } } : o.reach;
+      const fleet = await startWatchFleet(ctx, members, b.bundle, reach);
       try {
         const rv = await listRv(fleet.url);
         const m = await idleWatchMemory(ctx, fleet, {

@@ -32,7 +32,7 @@ import {
   sims,
   WATCH_GOAL,
 } from './merged-watch.ts';
-import { BASE_BUNDLE, FLEET_BUNDLE, memoryAB } from './merged-watch-fleet.ts';
+import { FLEET_BUNDLE, MEMORY_AB, memoryAB } from './merged-watch-fleet.ts';
 import type { BenchCase, CaseContext, CustomResult, GoalCheck, UpstreamContext } from './types.ts';
 
 const FIRST = 1000;
@@ -113,8 +113,8 @@ async function runMany(ctx: CaseContext): Promise<CustomResult> {
   await ctx.upstream('prepare', { watchers: W });
   const urls = await ctx.upstream<Record<string, string>>('h2c');
   let res: CustomResult = { text: '', goals: [], figures: {} };
-  if (!(BASE_BUNDLE && process.env.BENCH_WATCH_AB_ONLY)) res = await measureMany(ctx, W, urls);
-  if (BASE_BUNDLE) {
+  if (!(MEMORY_AB && process.env.BENCH_WATCH_AB_ONLY)) res = await measureMany(ctx, W, urls);
+  if (MEMORY_AB) {
     const n = Math.min(FIRST, W);
     const ab = await memoryAB(
       ctx,

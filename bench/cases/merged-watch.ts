@@ -29,11 +29,11 @@ import { fmt, table } from '../lib/report.ts';
 import { median, processCpuMs } from '../lib/stats.ts';
 import { nowMs, type OpenResult, type StopResult, type Written, watchersState } from '../lib/watchers.ts';
 import {
-  BASE_BUNDLE,
   censusLines,
   FLEET_BUNDLE,
   idleWatchMemory,
   listRv,
+  MEMORY_AB,
   memoryAB,
   startWatchFleet,
 } from './merged-watch-fleet.ts';
@@ -206,7 +206,7 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
   const W = Number(process.env.BENCH_WATCHES) || 1000;
   await ctx.upstream('prepare', { watchers: W });
   let res: CustomResult = { text: '', goals: [], figures: {} };
-  if (!(BASE_BUNDLE && process.env.BENCH_WATCH_AB_ONLY)) {
+  if (!(MEMORY_AB && process.env.BENCH_WATCH_AB_ONLY)) {
     const fleetProc = await startWatchFleet(ctx, MEMBERS, FLEET_BUNDLE);
     try {
       res = await measureWatches(ctx, fleetProc, W);
@@ -214,7 +214,7 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
       fleetProc.stop();
     }
   }
-  if (BASE_BUNDLE) {
+  if (MEMORY_AB) {
     const ab = await memoryAB(
       ctx,
       MEMBERS,

@@ -3,12 +3,15 @@
  * scripts/build-node.mjs does, run by plain node (no tsx in memory or on the CPU) with a given
  * configuration. Optionally with the V8 inspector on, so its CPU can be profiled from outside (the
  * profiler runs only between profileStart and profileStop; an idle inspector costs nothing measurable).
+ * It runs with the memory settings a deployed fleet process has (deploy/node/memory.ts: what the cluster
+ * primary gives its workers, the image and the chart their process); FLEET_MEMORY_TUNING=off, none.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import WebSocket from 'ws';
+import { memorySettings } from '../../deploy/node/memory.ts';
 import { buildNode } from '../../scripts/build-node.mjs';
 
 export interface FleetProcess {
@@ -99,10 +102,23 @@ export async function startFleetProcess(
   const dir = mkdtempSync(join(tmpdir(), 'bench-fleet-'));
   const file = join(dir, 'fleet.json');
   writeFileSync(file, JSON.stringify(config));
-  const args = [...(opts.nodeArgs ?? []), ...(opts.inspect ? ['--inspect=127.0.0.1:0'] : []), outfile];
+  // one process (FLEET_WORKERS=1 unless the caller says otherwise): its CPU and RSS are read from /proc by pid
+  const env: NodeJS.ProcessEnv = {
+    FLEET_WORKERS: '1',
+    ...process.env,
+    ...opts.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+  };
+  const memory = memorySettings(env, opts.nodeArgs ?? []);
+  const args = [
+    ...memory.execArgv,
+    ...(opts.nodeArgs ?? []),
+    ...(opts.inspect ? ['--inspect=127.0.0.1:0'] : []),
+    outfile,
+  ];
   const p = spawn(process.execPath, [...args, '--config', file], {
-    // one process (FLEET_WORKERS=1 unless the caller says otherwise): its CPU and RSS are read from /proc by pid
-    env: { FLEET_WORKERS: '1', ...process.env, ...opts.env, PORT: '0', HOST: '127.0.0.1' },
+    env: { ...env, ...memory.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(p);

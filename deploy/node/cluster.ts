@@ -9,6 +9,7 @@
  *   watches after the drain window); the primary exits when all have, or kills the late ones.
  * - A worker that dies unexpectedly is forked again after a backoff that doubles with each quick death
  *   (0.5 s … 30 s) and resets once a worker has served for a minute, so a crash loop cannot spin a core.
+ * - Each worker is forked with the memory settings of ./memory.ts (FLEET_MEMORY_TUNING=off: none).
  * - GET /metrics answers for the whole server: the worker that takes the scrape asks the primary, which
  *   asks every listening worker for a snapshot of its registry (METRICS_TIMEOUT_MS each), sums them
  *   with what gone workers counted (src/metrics/cluster.ts) and answers the text.
@@ -17,6 +18,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { ConfigError, type FleetConfigInput } from '../../src/config/schema.ts';
 import { ClusterMetrics } from '../../src/metrics/cluster.ts';
 import { isRegistrySnapshot, type RegistrySnapshot } from '../../src/metrics/snapshot.ts';
+import { memorySettings } from './memory.ts';
 
 /** primary → worker */
 export type ToWorker =
@@ -102,11 +104,14 @@ export function startPrimary(opts: PrimaryOptions): Promise<Primary> {
   let startup: { resolve: () => void; reject: (e: Error) => void; pending: number } | undefined;
   const exits = new Set<Promise<void>>();
   const metrics = primaryMetrics(slots);
+  // each worker starts with the memory settings (./memory.ts): they must be there before it starts
+  const memory = memorySettings();
+  cluster.setupPrimary({ execArgv: [...memory.execArgv, ...process.execArgv] });
 
   const fork = (slot: Slot) => {
     slot.timer = undefined;
     if (stopping) return;
-    const w = cluster.fork({ FLEET_WORKER_INDEX: String(slot.index) });
+    const w = cluster.fork({ ...memory.env, FLEET_WORKER_INDEX: String(slot.index) });
     slot.worker = w;
     slot.startedAt = Date.now();
     let done!: () => void;

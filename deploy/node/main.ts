@@ -6,7 +6,7 @@
  *
  * Options: --config FILE (or FLEET_CONFIG), --workers N|auto (or FLEET_WORKERS; default one process per
  * usable CPU with a config, one for the demo), --drain-seconds S (or FLEET_DRAIN_SECONDS; default 10).
- * Environment: PORT (default 8080), HOST (default 127.0.0.1).
+ * Environment: PORT (default 8080), HOST (default 127.0.0.1), FLEET_MEMORY_TUNING=on|off (./memory.ts).
  * An invalid configuration or option stops startup with the offending field named and exit code 2.
  */
 import cluster from 'node:cluster';
@@ -21,6 +21,7 @@ import {
 import { parseYaml } from '../../src/util/yaml.ts';
 import { startPrimary } from './cluster.ts';
 import { startSimFleet } from './demo.ts';
+import { describeMemorySettings, memoryTuningOn } from './memory.ts';
 import { argValue, drainMs, workerCount } from './options.ts';
 import { startNodeFleet } from './server.ts';
 import { runWorker } from './worker.ts';
@@ -68,6 +69,7 @@ async function main() {
   const path = argValue(argv, 'config', 'FLEET_CONFIG');
   const workers = workerCount(argv, path !== undefined);
   const graceMs = drainMs(argv);
+  memoryTuningOn();
   let raw: FleetConfigInput;
   let demo: Awaited<ReturnType<typeof startSimFleet>> | undefined;
   if (path) {
@@ -92,6 +94,7 @@ async function main() {
       `fleet-apiserver: ${workers} worker processes (pids ${primary.pids().join(', ')}) share the port`,
     );
   }
+  console.log(`fleet-apiserver: ${describeMemorySettings(workers > 1)}`);
   const authn = describeAuthentication(config.authentication);
   console.log(
     `fleet-apiserver: authentication: ${authn.join(', ')}; upstream identity: ${config.upstreamIdentity.mode}`,
