@@ -17,6 +17,7 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { failure } from '../../src/kube/status.ts';
 import { nodeBodyOf } from '../../src/platform/node.ts';
+import { attachDirect } from '../../src/platform/node-streams.ts';
 import { isWatchUrl } from '../../src/platform/node-watch.ts';
 import { PairHeaders } from '../../src/request/headers.ts';
 import { writeDirect } from './relay.ts';
@@ -188,7 +189,19 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
     if (atBoundary) out.end();
     else out.destroy();
   };
-  if (src) {
+  // a merged watch's answer (src/platform/node-streams.ts): written straight into `out` by its writer
+  const direct = src ? undefined : attachDirect(body, out, watch ? { chunk: track } : undefined);
+  if (direct) {
+    out.on('close', () => direct.cancel());
+    if (watch) {
+      const ending = () => {
+        direct.cancel();
+        finish();
+      };
+      watches.add(ending);
+      out.on('close', () => watches.delete(ending));
+    }
+  } else if (src) {
     src.on('error', (err) => out.destroy(err));
     out.on('close', () => {
       if (!src.readableEnded) {

@@ -1,8 +1,8 @@
 /**
  * Node streams on either side of a merged watch (registered by node.ts through src/util/chunks.ts): an
- * upstream body's Node stream read by its 'data' events, and the answer written as a Node stream the Node
- * server pipes into the client's socket. Either way an open watch holds no Web stream, reader or pending
- * read for it. Structural types only: node:stream itself is node.ts's to import.
+ * upstream body's Node stream read by its 'data' events, and the answer written by the merger straight
+ * into the Node server's response. Either way an open watch holds no Web reader, pending read, Readable
+ * or pipe for it. Structural types only: node:stream itself is node.ts's to import.
  */
 import type { ChunkReading, ChunkSink, PushBodies } from '../util/chunks.ts';
 
@@ -65,53 +65,140 @@ export function nodeStreamChunks(
   };
 }
 
-/** What {@link nodePushBodies} needs of a Node Readable it makes. */
-export interface PushedReadable {
-  push(chunk: Uint8Array | null): boolean;
-  readonly readableLength: number;
+/** What a direct body writes to: the Node server's response (deploy/node/http.ts's to hand over). */
+export interface DirectOut {
+  write(chunk: Uint8Array): boolean;
+  readonly writableLength: number;
+  end(): void;
 }
 
-/** The Readable's implementation hooks (node:stream's `read` and `destroy` options). */
-export interface PushedReadableOptions {
-  read(): void;
-  destroy(err: Error | null, cb: (err?: Error | null) => void): void;
+/** How the server follows a direct body: each chunk written (a watch's event boundaries), the end. */
+export interface DirectHooks {
+  chunk?(chunk: Uint8Array): void;
 }
 
 /**
- * Push bodies (src/util/chunks.ts) as Node streams behind Web bodies (`toWeb`, node.ts's toWebStream): the
- * Node server pipes them straight into the client's socket, so an open merged watch holds a Readable there
- * instead of a Web stream, its reader and a pending read. Destroyed before its end (the client went away,
- * or the server drained) is the writer's `cancelled`.
+ * A push body the Node server writes straight into its response (attachDirect): an open merged watch
+ * holds no Readable, pipe or Web reader for its answer, only this and the Web body it is behind. Until
+ * the server attaches it the chunks wait here; read as a Web body instead (in-process callers, tests),
+ * they move into that stream on its first pull.
  */
-export function nodePushBodies<R extends PushedReadable>(
-  make: (o: PushedReadableOptions) => R,
-  toWeb: (src: R) => ReadableStream<Uint8Array>,
-): PushBodies {
-  return (cancelled) => {
-    let over = false;
-    const src = make({
-      read() {},
-      destroy(err, cb) {
-        if (!over) {
-          over = true;
-          cancelled();
-        }
-        cb(err);
-      },
-    });
-    return {
-      body: toWeb(src),
-      writer: {
-        push(chunk) {
-          if (!over) src.push(chunk);
-          return src.readableLength;
+class DirectBody {
+  readonly body: ReadableStream<Uint8Array>;
+  private out: DirectOut | undefined;
+  private hooks: DirectHooks | undefined;
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  /** chunks before the server or a Web reader took the body */
+  private waiting: Uint8Array[] | undefined;
+  private waitingBytes = 0;
+  private web = false;
+  private closed = false;
+  private over = false;
+
+  constructor(private readonly cancelled: () => void) {
+    this.body = new ReadableStream<Uint8Array>(
+      {
+        start: (c) => {
+          this.controller = c;
         },
-        close() {
-          if (over) return;
-          over = true;
-          src.push(null);
-        },
+        pull: () => this.toWeb(),
+        cancel: () => this.cancel(),
       },
-    };
-  };
+      { highWaterMark: 0 },
+    );
+    directBodies.set(this.body, this);
+  }
+
+  push(chunk: Uint8Array): number {
+    if (this.over) return 0;
+    if (this.out) {
+      this.hooks?.chunk?.(chunk);
+      this.out.write(chunk);
+      return this.out.writableLength;
+    }
+    if (this.web) {
+      this.controller.enqueue(chunk);
+      return -(this.controller.desiredSize ?? 0);
+    }
+    this.waiting ??= [];
+    this.waiting.push(chunk);
+    this.waitingBytes += chunk.byteLength;
+    return this.waitingBytes;
+  }
+
+  close(): void {
+    if (this.over || this.closed) return;
+    this.closed = true;
+    if (this.out) {
+      this.over = true;
+      this.out.end();
+    } else if (this.web) {
+      this.over = true;
+      this.controller.close();
+    }
+  }
+
+  /** the server writes the body from now on (what waited first); false if a Web reader has it already */
+  attach(out: DirectOut, hooks?: DirectHooks): boolean {
+    if (this.web || this.out || (this.over && !this.closed)) return false;
+    this.out = out;
+    this.hooks = hooks;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    this.waitingBytes = 0;
+    for (const c of waiting ?? []) {
+      hooks?.chunk?.(c);
+      out.write(c);
+    }
+    if (this.closed) {
+      this.over = true;
+      out.end();
+    }
+    return true;
+  }
+
+  /** the reader went away before the end (the client, or the server's drain) */
+  cancel(): void {
+    if (this.over) return;
+    this.over = true;
+    this.out = undefined;
+    this.waiting = undefined;
+    if (!this.closed) this.cancelled();
+  }
+
+  private toWeb(): void {
+    if (this.web || this.out) return;
+    this.web = true;
+    directBodies.delete(this.body);
+    for (const c of this.waiting ?? []) this.controller.enqueue(c);
+    this.waiting = undefined;
+    if (this.closed) {
+      this.over = true;
+      this.controller.close();
+    }
+  }
+}
+
+const directBodies = new WeakMap<ReadableStream<Uint8Array>, DirectBody>();
+
+/** Push bodies the Node server writes straight into its response (see DirectBody). */
+export const directPushBodies: PushBodies = (cancelled) => {
+  const d = new DirectBody(cancelled);
+  return { body: d.body, writer: d };
+};
+
+/**
+ * The server's side: a Web body made by directPushBodies is written into `out` from now on. Returns how
+ * to stop writing it (the body's writer is told its reader went away), or undefined when `body` is not
+ * one (or is read as a Web stream already).
+ */
+export function attachDirect(
+  body: ReadableStream<Uint8Array>,
+  out: DirectOut,
+  hooks?: DirectHooks,
+): { cancel(): void } | undefined {
+  const d = directBodies.get(body);
+  if (!d) return undefined;
+  directBodies.delete(body);
+  return d.attach(out, hooks) ? d : undefined;
 }

@@ -10,7 +10,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher, request } from 'undici';
 import { ConfigError, type FleetConfig } from '../config/schema.ts';
 import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
@@ -20,7 +20,7 @@ import { useNativeChunks, usePushBodies } from '../util/chunks.ts';
 import { type IndexOf, useNativeIndexOf } from '../util/lines.ts';
 import { useNativePull } from '../util/pulled.ts';
 import { pulledReaderOf, sendPulled } from './node-list.ts';
-import { nodePushBodies, nodeStreamChunks } from './node-streams.ts';
+import { directPushBodies, nodeStreamChunks } from './node-streams.ts';
 import { isWatchUrl, sendWatch, watchAnswerChunks } from './node-watch.ts';
 import type { Platform } from './types.ts';
 
@@ -107,8 +107,8 @@ useNativeChunks(
 );
 // Node's timers belong to no request: every watch's heartbeat ticks from one interval
 shareHeartbeatTicks();
-// a merged watch's answer is a Node stream the server pipes to the socket (./node-streams.ts)
-usePushBodies(nodePushBodies((o) => new Readable(o), toWebStream));
+// a merged watch's answer is written by its writer straight into the server's response (./node-streams.ts)
+usePushBodies(directPushBodies);
 // a merged list's sources are read from undici's parser, the connection read only as asked (./node-list.ts)
 useNativePull(pulledReaderOf);
 // watch lines are found by memchr (Buffer#indexOf takes any Uint8Array), not a byte at a time
