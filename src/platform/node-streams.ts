@@ -84,10 +84,14 @@ export interface DirectHooks {
  * they move into that stream on its first pull.
  */
 class DirectBody {
-  readonly body: ReadableStream<Uint8Array>;
+  /**
+   * The Web body and its controller, let go of once the server writes the body: the Response is gone by
+   * then, and the stream (≈ 1.8 KiB with its controller and algorithms) would stay for the watch's life.
+   */
+  body: ReadableStream<Uint8Array> | undefined;
   private out: DirectOut | undefined;
   private hooks: DirectHooks | undefined;
-  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   /** chunks before the server or a Web reader took the body */
   private waiting: Uint8Array[] | undefined;
   private waitingBytes = 0;
@@ -96,17 +100,10 @@ class DirectBody {
   private over = false;
 
   constructor(private readonly cancelled: () => void) {
-    this.body = new ReadableStream<Uint8Array>(
-      {
-        start: (c) => {
-          this.controller = c;
-        },
-        pull: () => this.toWeb(),
-        cancel: () => this.cancel(),
-      },
-      { highWaterMark: 0 },
-    );
-    directBodies.set(this.body, this);
+    // itself the stream's source (start, pull, cancel): no closures per open watch
+    const body = new ReadableStream<Uint8Array>(this, { highWaterMark: 0 });
+    this.body = body;
+    directBodies.set(body, this);
   }
 
   push(chunk: Uint8Array): number {
@@ -117,8 +114,8 @@ class DirectBody {
       return this.out.writableLength;
     }
     if (this.web) {
-      this.controller.enqueue(chunk);
-      return -(this.controller.desiredSize ?? 0);
+      this.controller!.enqueue(chunk);
+      return -(this.controller!.desiredSize ?? 0);
     }
     this.waiting ??= [];
     this.waiting.push(chunk);
@@ -134,7 +131,7 @@ class DirectBody {
       this.out.end();
     } else if (this.web) {
       this.over = true;
-      this.controller.close();
+      this.controller!.close();
     }
   }
 
@@ -143,6 +140,8 @@ class DirectBody {
     if (this.web || this.out || (this.over && !this.closed)) return false;
     this.out = out;
     this.hooks = hooks;
+    this.body = undefined;
+    this.controller = undefined;
     const waiting = this.waiting;
     this.waiting = undefined;
     this.waitingBytes = 0;
@@ -157,7 +156,7 @@ class DirectBody {
     return true;
   }
 
-  /** the reader went away before the end (the client, or the server's drain) */
+  /** the reader went away before the end (the client, or the server's drain; also the Web body's cancel) */
   cancel(): void {
     if (this.over) return;
     this.over = true;
@@ -166,15 +165,21 @@ class DirectBody {
     if (!this.closed) this.cancelled();
   }
 
-  private toWeb(): void {
+  /** the Web body's source: its controller */
+  start(c: ReadableStreamDefaultController<Uint8Array>): void {
+    this.controller = c;
+  }
+
+  /** the Web body's source: read as a Web stream, not by the server */
+  pull(): void {
     if (this.web || this.out) return;
     this.web = true;
-    directBodies.delete(this.body);
-    for (const c of this.waiting ?? []) this.controller.enqueue(c);
+    if (this.body) directBodies.delete(this.body);
+    for (const c of this.waiting ?? []) this.controller!.enqueue(c);
     this.waiting = undefined;
     if (this.closed) {
       this.over = true;
-      this.controller.close();
+      this.controller!.close();
     }
   }
 }
@@ -184,7 +189,7 @@ const directBodies = new WeakMap<ReadableStream<Uint8Array>, DirectBody>();
 /** Push bodies the Node server writes straight into its response (see DirectBody). */
 export const directPushBodies: PushBodies = (cancelled) => {
   const d = new DirectBody(cancelled);
-  return { body: d.body, writer: d };
+  return { body: d.body!, writer: d };
 };
 
 /**
