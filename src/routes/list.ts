@@ -29,6 +29,7 @@ import type { RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
 import type { SendOptions } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Outcome, type Target, warningHeader } from '../upstreams/fanout.ts';
+import { joinBytes } from '../util/bytes.ts';
 import { splitGuarded } from './listread.ts';
 import {
   type BodyIdleDeps,
@@ -277,14 +278,8 @@ export async function gzipIfLarge(
   for (;;) {
     const r = await reader.read();
     if (r.done) {
-      const all = new Uint8Array(size);
-      let o = 0;
-      for (const c of held) {
-        all.set(c, o);
-        o += c.length;
-      }
       headers.set('Content-Length', String(size));
-      return new Response(all, { status, headers });
+      return new Response(joinBytes(held, size), { status, headers });
     }
     held.push(r.value);
     size += r.value.length;

@@ -5,13 +5,21 @@
  * (readers usually do, to enforce a limit); a wrong `total` is a bug, so it is checked.
  */
 export function concatBytes(parts: readonly Uint8Array[], total?: number): Uint8Array {
+  // one part is returned as is: callers own what they read and never mutate it afterwards
+  if (parts.length === 1 && (total === undefined || total === parts[0]!.length)) return parts[0]!;
+  return joinBytes(parts, total);
+}
+
+/**
+ * `parts` back to back in a new array of its own: what a Response body takes (an ArrayBuffer, never a
+ * shared one), which {@link concatBytes}'s one part returned as is may not be.
+ */
+export function joinBytes(parts: readonly Uint8Array[], total?: number): Uint8Array<ArrayBuffer> {
   let size = 0;
   for (const p of parts) size += p.length;
   if (total !== undefined && total !== size) {
     throw new RangeError(`concatBytes: ${size} bytes given, ${total} announced`);
   }
-  // one part is returned as is: callers own what they read and never mutate it afterwards
-  if (parts.length === 1) return parts[0]!;
   const out = new Uint8Array(size);
   let at = 0;
   for (const p of parts) {
