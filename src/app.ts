@@ -10,7 +10,6 @@
  * (src/worker.ts).
  */
 import { HonoBase } from 'hono/hono-base';
-import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { AuditLog } from './auth/audit.ts';
 import { assertCanAdmit, buildAuthn } from './auth/authenticator.ts';
 import { failure, statusResponse } from './kube/status.ts';
@@ -22,6 +21,7 @@ import { bodyIntake, limits } from './middleware/limits/index.ts';
 import { requestMetrics } from './middleware/metrics/index.ts';
 import { recovery } from './middleware/recovery/index.ts';
 import { requestInfo } from './middleware/requestinfo/index.ts';
+import { ExactRouter } from './router.ts';
 import { live, ready } from './routes/health.ts';
 import { fleetRoute } from './routes/index.ts';
 import { metricsRoute } from './routes/metrics.ts';
@@ -30,9 +30,8 @@ import { clustersApi, statusPage } from './routes/status/index.ts';
 import type { FleetDeps, FleetEnv } from './types.ts';
 
 export function createApp(deps: FleetDeps): HonoBase<FleetEnv> {
-  // the router hono's default would choose for these routes (its SmartRouter settles on the RegExpRouter
-  // when that can take every route, as here), without bundling the fallback it never uses (issue 16)
-  const app = new HonoBase<FleetEnv>({ router: new RegExpRouter() });
+  // the routes are exact paths and /* (src/router.ts): no router of patterns in the bundle (issue 16)
+  const app = new HonoBase<FleetEnv>({ router: new ExactRouter() });
   app.onError(recovery);
   app.notFound(() =>
     statusResponse(failure(404, 'NotFound', 'the server could not find the requested resource')),
