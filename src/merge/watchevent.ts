@@ -52,3 +52,25 @@ export type MergeStep =
 /** an object's own RV: a string, or none (an upstream's number or object is not tracked: no client could hand it back) */
 export const rvOf = (obj: Record<string, any>): string | undefined =>
   typeof obj.metadata?.resourceVersion === 'string' ? obj.metadata.resourceVersion : undefined;
+
+/** one line of a watch stream (JSON watch framing: an object per line) */
+export const watchLine = (type: string, object: unknown): string => `${JSON.stringify({ type, object })}\n`;
+
+/**
+ * A merged bookmark at `rv`: of the watched kind (`shape`), or an empty Table's (`shape` undefined, a
+ * Table watch); `initialEnd` marks WatchList's end of initial events, `annotations` the notices it carries.
+ */
+export function bookmarkLine(
+  rv: string,
+  shape: { kind?: string; apiVersion?: string } | undefined,
+  initialEnd: boolean,
+  annotations?: Record<string, string>,
+): string {
+  const metadata: Record<string, unknown> = { resourceVersion: rv };
+  if (initialEnd || annotations)
+    metadata.annotations = { ...(initialEnd ? { [INITIAL_EVENTS_END]: 'true' } : {}), ...annotations };
+  const object = shape
+    ? { kind: shape.kind, apiVersion: shape.apiVersion, metadata }
+    : { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata, columnDefinitions: null, rows: [] };
+  return watchLine('BOOKMARK', object);
+}

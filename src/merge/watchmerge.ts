@@ -19,10 +19,11 @@
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { expired, type Status } from '../kube/status.ts';
 import { toFleetObject } from './objects.ts';
-import { compositeWith, decodeComposite, encodeComposite, type Membership } from './rv.ts';
+import type { Membership } from './rv.ts';
 import type { ColumnDefinition } from './table.ts';
 import { RawWatchEvent, rawObject, rawStub, WatchLineWriter } from './watchbytes.ts';
 import {
+  bookmarkLine,
   INITIAL_EVENTS_END,
   JOINED_ANNOTATION,
   type MergeStep,
@@ -31,23 +32,18 @@ import {
   UNAVAILABLE_ANNOTATION,
   type WatchEvent,
   type WatchMergeOptions,
+  watchLine,
 } from './watchevent.ts';
 import { InitialPhase } from './watchinitial.ts';
+import { StreamRV } from './watchrv.ts';
 import { fleetTableEvent, groupTableEvent } from './watchtable.ts';
 
-export {
-  INITIAL_EVENTS_END,
-  JOINED_ANNOTATION,
-  type MergeStep,
-  RESUMED_ANNOTATION,
-  UNAVAILABLE_ANNOTATION,
-  type WatchEvent,
-  type WatchLine,
-  type WatchMergeOptions,
-} from './watchevent.ts';
+/** the merged watch's vocabulary (events, steps, options, annotations), for callers of the merger */
+export * from './watchevent.ts';
 
 export class WatchMerger {
-  private readonly rvs: Map<string, string>;
+  /** the stream's composite RV so far */
+  private readonly rv: StreamRV;
   /**
    * WatchList: the clusters whose initial events are not all in; the initial phases by cluster (or relay
    * group); what the client is told on the next bookmark it may get, by annotation (clusters unavailable,
@@ -57,15 +53,6 @@ export class WatchMerger {
   private pendingInit: Set<string> | undefined;
   private initial: Map<string, InitialPhase> | undefined;
   private notices: Map<string, string[]> | undefined;
-  /**
-   * The composite-RV splicer of the last cluster an object came from (compositeWith): valid until another
-   * cluster's entry or the membership changes, so a burst of one cluster's events builds it once, not
-   * once an event
-   */
-  private rvCluster: string | undefined;
-  private rvWith: ((own: string) => string) | undefined;
-  /** the membership the composite RVs are encoded for (changes when clusters join or leave mid-watch) */
-  private membership: Membership;
   /** the membership adopted once every joining cluster's objects are in (see changeMembership) */
   private joining: { next: Membership; clusters: Set<string>; done: string[] } | undefined;
   private initSent = false;
@@ -76,30 +63,13 @@ export class WatchMerger {
   private readonly lineWriter: WatchLineWriter;
 
   constructor(private readonly o: WatchMergeOptions) {
-    this.rvs = new Map(o.rvs);
-    this.membership = o.membership;
+    this.rv = new StreamRV(o.rvs, o.membership);
     this.lineWriter = new WatchLineWriter(o.view);
     if (o.sendInitialEvents && o.clusters.length) this.pendingInit = new Set(o.clusters);
     if (!o.table && o.initialPhases?.length) {
       this.initial = new Map();
       for (const c of o.initialPhases) this.initial.set(c, new InitialPhase());
     }
-  }
-
-  /** `cluster`'s entry of the stream's RV becomes `rv` (the splicer of any other cluster is stale then) */
-  private setRV(cluster: string, rv: string): void {
-    if (this.rvs.get(cluster) === rv) return;
-    this.rvs.set(cluster, rv);
-    if (this.rvCluster !== cluster) this.rvWith = undefined;
-  }
-
-  /** the composite of an object of `cluster` with its own RV `own` spliced in (compositeWith, cached) */
-  private withOwn(cluster: string): (own: string) => string {
-    if (this.rvWith === undefined || this.rvCluster !== cluster) {
-      this.rvWith = compositeWith(this.membership, this.rvs, cluster);
-      this.rvCluster = cluster;
-    }
-    return this.rvWith;
   }
 
   private phaseOf(what: string): InitialPhase | undefined {
@@ -153,7 +123,7 @@ export class WatchMerger {
    */
   changeMembership(next: Membership, joined: readonly string[]): MergeStep {
     for (const c of joined) {
-      this.setRV(c, '');
+      this.rv.set(c, '');
       this.initial ??= new Map();
       this.initial.set(c, new InitialPhase());
       // a WatchList client still in its initial phase waits for the joined cluster too
@@ -178,8 +148,7 @@ export class WatchMerger {
     }
     if (j.clusters.size > 0) return [];
     this.joining = undefined;
-    this.membership = j.next;
-    this.rvWith = undefined;
+    this.rv.adopt(j.next);
     if (j.done.length) this.queue(JOINED_ANNOTATION, j.done.join(', '));
     const lines = this.takeNotices();
     // a fresh RV of the new membership, so the client's next resume decodes
@@ -190,17 +159,17 @@ export class WatchMerger {
 
   /** The stream's last event: a 410 Expired ERROR (`why`), after which every client relists. */
   relist(why: string): MergeStep {
-    return { kind: 'expired', line: this.line('ERROR', expired(why)) };
+    return { kind: 'expired', line: watchLine('ERROR', expired(why)) };
   }
 
   /** The composite RV of everything delivered so far. */
   resourceVersion(): string {
-    return encodeComposite(this.membership, this.rvs);
+    return this.rv.encode();
   }
 
   /** The RV to resume `cluster`'s upstream watch from ("" when nothing was seen). */
   clusterRV(cluster: string): string {
-    return this.rvs.get(cluster) ?? '';
+    return this.rv.get(cluster);
   }
 
   /** A cluster that will send no initial events (down, not serving the resource): stop waiting for it. */
@@ -217,7 +186,7 @@ export class WatchMerger {
    * events came from a list at `rv`.
    */
   initialFromList(cluster: string, rv: string): MergeStep {
-    if (rv) this.setRV(cluster, rv);
+    if (rv) this.rv.set(cluster, rv);
     this.initial?.delete(cluster);
     return this.clusterGone(cluster);
   }
@@ -243,7 +212,7 @@ export class WatchMerger {
       const verdict = phase.event(type, obj);
       if (!verdict.send) return { kind: 'emit', lines: this.takeNotices() };
       type = verdict.type;
-    } else if (rv) this.setRV(cluster, rv);
+    } else if (rv) this.rv.set(cluster, rv);
     return { kind: 'emit', lines: [...this.takeNotices(), this.objectLine(cluster, type, obj, !!phase)] };
   }
 
@@ -257,8 +226,8 @@ export class WatchMerger {
     if (!o) return undefined;
     this.shape = o.shape;
     const phase = this.phaseOf(cluster);
-    const withOwn = this.withOwn(cluster);
-    const rvFor = phase ? () => withOwn(this.rvs.get(cluster) ?? '') : withOwn;
+    const withOwn = this.rv.withOwn(cluster);
+    const rvFor = phase ? () => withOwn(this.rv.get(cluster)) : withOwn;
     let line = this.lineWriter.line(ev, cluster, type, rvFor);
     if (!line) return undefined;
     if (phase) {
@@ -268,12 +237,12 @@ export class WatchMerger {
       if (!verdict.send) return { kind: 'emit', lines: this.takeNotices() };
       // the same object written again (it was just written: it is one the byte path writes)
       if (verdict.type !== type) line = this.lineWriter.line(ev, cluster, verdict.type, rvFor)!;
-    } else if (o.rv) this.setRV(cluster, o.rv);
+    } else if (o.rv) this.rv.set(cluster, o.rv);
     return { kind: 'emit', lines: this.notices ? [...this.takeNotices(), line] : [line] };
   }
 
   private clusterBookmark(cluster: string, obj: Record<string, any>, rv: string | undefined): MergeStep {
-    if (rv) this.setRV(cluster, rv);
+    if (rv) this.rv.set(cluster, rv);
     if (obj.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
       // the cluster's snapshot is complete: what a restarted one no longer holds goes as DELETED
       const gone = this.phaseOf(cluster)?.end() ?? [];
@@ -298,8 +267,8 @@ export class WatchMerger {
 
   /** One object event of `cluster` in the fleet view, with the stream's RV (`initial`: see watchinitial.ts). */
   private objectLine(cluster: string, type: string, obj: Record<string, any>, initial = false): string {
-    const withOwn = this.withOwn(cluster);
-    const rvFor = initial ? () => withOwn(this.rvs.get(cluster) ?? '') : withOwn;
+    const withOwn = this.rv.withOwn(cluster);
+    const rvFor = initial ? () => withOwn(this.rv.get(cluster)) : withOwn;
     if (this.o.table && obj.kind === 'Table') {
       const at = this.o.clusters.indexOf(cluster);
       const rv = this.resourceVersion();
@@ -314,10 +283,10 @@ export class WatchMerger {
         !this.tableHeaderSent,
       );
       this.tableHeaderSent = true;
-      return this.line(type, out);
+      return watchLine(type, out);
     }
     toFleetObject(this.o.view, obj, cluster, rvFor);
-    return this.line(type, obj);
+    return watchLine(type, obj);
   }
 
   /**
@@ -335,15 +304,15 @@ export class WatchMerger {
     if (ev.type === 'ERROR') {
       const status = obj as Status;
       if (status.code === 410 || status.reason === 'Expired' || status.reason === 'Gone')
-        return { kind: 'expired', line: this.line('ERROR', obj) };
+        return { kind: 'expired', line: watchLine('ERROR', obj) };
       return { kind: 'emit', lines: [] };
     }
     const rv = rvOf(obj);
-    const d = rv ? decodeComposite(rv, this.membership) : undefined;
+    const d = rv ? this.rv.decode(rv) : undefined;
     if (d?.ok)
       for (const c of clusters) {
         const own = d.rvs.get(c);
-        if (own) this.setRV(c, own);
+        if (own) this.rv.set(c, own);
       }
     if (obj.kind && obj.kind !== 'Table') this.shape = { kind: obj.kind, apiVersion: obj.apiVersion };
     const group = clusters.join(',');
@@ -353,7 +322,7 @@ export class WatchMerger {
         this.initial?.delete(group);
         const lines = gone.map((stub) => {
           stub.metadata.resourceVersion = this.resourceVersion();
-          return this.line('DELETED', stub);
+          return watchLine('DELETED', stub);
         });
         for (const c of clusters) this.pendingInit?.delete(c);
         return { kind: 'emit', lines: [...lines, ...this.maybeInitEnd(), ...this.takeNotices()] };
@@ -382,10 +351,10 @@ export class WatchMerger {
     if (this.o.table && obj.kind === 'Table') {
       const out = groupTableEvent(obj, this.o.table, columns, current, !this.tableHeaderSent);
       this.tableHeaderSent = true;
-      return { kind: 'emit', lines: [...this.takeNotices(), this.line(type, out)] };
+      return { kind: 'emit', lines: [...this.takeNotices(), watchLine(type, out)] };
     }
     if (obj.metadata) obj.metadata.resourceVersion = current;
-    return { kind: 'emit', lines: [...this.takeNotices(), this.line(type, obj)] };
+    return { kind: 'emit', lines: [...this.takeNotices(), watchLine(type, obj)] };
   }
 
   /**
@@ -426,16 +395,6 @@ export class WatchMerger {
   }
 
   private bookmark(initialEnd: boolean, annotations?: Record<string, string>): string {
-    const metadata: Record<string, unknown> = { resourceVersion: this.resourceVersion() };
-    if (initialEnd) metadata.annotations = { [INITIAL_EVENTS_END]: 'true' };
-    if (annotations) metadata.annotations = { ...(metadata.annotations as object), ...annotations };
-    const obj = this.o.table
-      ? { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata, columnDefinitions: null, rows: [] }
-      : { kind: this.shape.kind, apiVersion: this.shape.apiVersion, metadata };
-    return this.line('BOOKMARK', obj);
-  }
-
-  private line(type: string, object: unknown): string {
-    return `${JSON.stringify({ type, object })}\n`;
+    return bookmarkLine(this.rv.encode(), this.o.table ? undefined : this.shape, initialEnd, annotations);
   }
 }
