@@ -70,6 +70,8 @@ export interface DirectOut {
   write(chunk: Uint8Array): boolean;
   readonly writableLength: number;
   end(): void;
+  /** the server response's 'drain': its backlog was written out */
+  once?(event: 'drain', listener: () => void): unknown;
 }
 
 /** How the server follows a direct body: each chunk written (a watch's event boundaries), the end. */
@@ -96,6 +98,8 @@ class DirectBody {
   private waiting: Uint8Array[] | undefined;
   private waitingBytes = 0;
   private web = false;
+  /** who waits for the reader to catch up (the watch's paused upstreams) */
+  private drained: (() => void) | undefined;
   private closed = false;
   private over = false;
 
@@ -121,6 +125,23 @@ class DirectBody {
     this.waiting.push(chunk);
     this.waitingBytes += chunk.byteLength;
     return this.waitingBytes;
+  }
+
+  onDrain(drained: () => void): void {
+    const out = this.out;
+    if (out) {
+      if (out.writableLength === 0 || !out.once) drained();
+      else out.once('drain', drained);
+      return;
+    }
+    // not yet written by the server, or read as a Web stream: the next attach or pull
+    this.drained = drained;
+  }
+
+  private tellDrained(): void {
+    const d = this.drained;
+    this.drained = undefined;
+    d?.();
   }
 
   close(): void {
@@ -152,6 +173,10 @@ class DirectBody {
     if (this.closed) {
       this.over = true;
       out.end();
+    } else if (this.drained) {
+      const d = this.drained;
+      this.drained = undefined;
+      this.onDrain(d);
     }
     return true;
   }
@@ -172,7 +197,10 @@ class DirectBody {
 
   /** the Web body's source: read as a Web stream, not by the server */
   pull(): void {
-    if (this.web || this.out) return;
+    if (this.web || this.out) {
+      this.tellDrained();
+      return;
+    }
     this.web = true;
     if (this.body) directBodies.delete(this.body);
     for (const c of this.waiting ?? []) this.controller!.enqueue(c);
@@ -181,6 +209,7 @@ class DirectBody {
       this.over = true;
       this.controller!.close();
     }
+    this.tellDrained();
   }
 }
 

@@ -69,6 +69,8 @@ class WatchAnswer extends DispatchAnswer implements ChunkReading {
   private sink: ChunkSink | undefined;
   /** the Web way: the stream's controller while a pull waits */
   private web: ReadableStreamDefaultController<Uint8Array> | undefined;
+  /** the sink asked to stop for now (its own reader is behind): undici holds the socket */
+  private heldBack = false;
 
   // ------------------------------------------------------------------ undici's side
 
@@ -108,8 +110,9 @@ class WatchAnswer extends DispatchAnswer implements ChunkReading {
       } catch (err) {
         this.fail(err);
         this.abortWith(err, 'watch');
+        return true;
       }
-      return true;
+      return !this.heldBack;
     }
     if (this.web && !this.held?.length) {
       const ctl = this.web;
@@ -176,6 +179,17 @@ class WatchAnswer extends DispatchAnswer implements ChunkReading {
     to?.end();
   }
 
+  pause(): void {
+    this.heldBack = true;
+  }
+
+  resume(): void {
+    if (!this.heldBack) return;
+    this.heldBack = false;
+    // undici's resume is a no-op for a socket that is not paused
+    if (this.sink && !this.over) this.resumeCall?.();
+  }
+
   /** chunk by chunk into `sink`, synchronously as they come; the signal no longer applies */
   read(sink: ChunkSink): void {
     this.unlisten();
@@ -199,7 +213,7 @@ class WatchAnswer extends DispatchAnswer implements ChunkReading {
       return;
     }
     this.sink = sink;
-    if (this.paused) {
+    if (this.paused && !this.heldBack) {
       this.paused = false;
       this.resumeCall?.();
     }

@@ -21,6 +21,10 @@ export interface ChunkSink {
 export interface ChunkReading {
   /** stop reading and release the body (the upstream request closes); the sink's `end` follows */
   cancel(): void;
+  /** stop taking chunks for now (the upstream is held back, as TCP holds a slow reader's sender) */
+  pause?(): void;
+  /** take chunks again after `pause` */
+  resume?(): void;
 }
 
 /** A runtime's own reader for bodies it made, or undefined for a body it does not know. */
@@ -41,14 +45,30 @@ export function readChunks(body: ReadableStream<Uint8Array>, sink: ChunkSink): C
 function webChunks(body: ReadableStream<Uint8Array>, sink: ChunkSink): ChunkReading {
   const reader = body.getReader();
   let over = false;
+  /** while paused: what resumes the pump */
+  let gate: Promise<void> | undefined;
+  let open: (() => void) | undefined;
   const cancel = () => {
     if (over) return;
     over = true;
     reader.cancel().catch(() => {});
+    open?.();
     sink.end();
+  };
+  const pause = () => {
+    gate ??= new Promise<void>((r) => {
+      open = r;
+    });
+  };
+  const resume = () => {
+    const o = open;
+    gate = open = undefined;
+    o?.();
   };
   const pump = async () => {
     for (;;) {
+      if (gate) await gate;
+      if (over) return;
       const { value, done } = await reader.read();
       if (over) return;
       if (done) {
@@ -64,7 +84,7 @@ function webChunks(body: ReadableStream<Uint8Array>, sink: ChunkSink): ChunkRead
     reader.cancel().catch(() => {});
     sink.fail(err);
   });
-  return { cancel };
+  return { cancel, pause, resume };
 }
 
 /**
@@ -81,6 +101,8 @@ export interface PushBody {
 export interface PushWriter {
   /** queues `chunk`; the bytes queued that the reader has not taken yet */
   push(chunk: Uint8Array): number;
+  /** `drained` runs once when the reader has taken what is queued (at once if nothing is) */
+  onDrain?(drained: () => void): void;
   /** the end of the body (after the chunks queued) */
   close(): void;
 }

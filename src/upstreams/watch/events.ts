@@ -68,6 +68,7 @@ export class WatchEventReader implements ChunkSink {
   private stopped = false;
   private finished = false;
   private reading: ChunkReading | undefined;
+  private paused = false;
 
   constructor(private readonly to: WatchEventSink) {}
 
@@ -75,7 +76,21 @@ export class WatchEventReader implements ChunkSink {
     const reading = readChunks(body, this);
     // chunks already in may have stopped it before the reading was known: end the body now
     if (this.stopped) reading.cancel();
-    else if (!this.finished) this.reading = reading;
+    else if (!this.finished) {
+      this.reading = reading;
+      if (this.paused) reading.pause?.();
+    }
+  }
+
+  /** hold the upstream back (the merged watch's client is behind) */
+  pause(): void {
+    this.paused = true;
+    this.reading?.pause?.();
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.reading?.resume?.();
   }
 
   /** stop reading and end the upstream request (the sink's onEnd follows) */

@@ -10,10 +10,28 @@ import { Heartbeat } from './heartbeat.ts';
 
 const enc = new TextEncoder();
 
-/** a client this far behind (queued chunks) is dropped, as kube ends a watch whose client stops reading */
-const MAX_QUEUED = 10_000;
-/** the same for a runtime's push body, which counts bytes (10,000 events of ≈ 1.6 KiB) */
-const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+/**
+ * Past this many bytes queued for the client the upstream watches are paused until it drains: a slow
+ * reader holds the fleet back as TCP holds kube-apiserver back for a direct watch.
+ */
+export const HIGH_WATER_BYTES = 1024 * 1024;
+/**
+ * A client that takes nothing for this long while paused is dropped, as kube ends a watch whose client
+ * stops reading: time, not bytes, since a paused watch queues no more than the chunks in flight.
+ */
+export const STALLED_MS = 60_000;
+/**
+ * The last resort should pausing not hold (chunks in flight from many clusters): far above the mark,
+ * reachable only by a client that does not drain.
+ */
+const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+const byteSize = { size: (c: Uint8Array) => c.byteLength, highWaterMark: 0 };
+
+interface Owned {
+  cancel(): void;
+  pause?(): void;
+  resume?(): void;
+}
 
 export interface WatchOutputOptions {
   /** ends the stream cleanly after this long (already clamped to what a timer can hold) */
@@ -40,7 +58,10 @@ export class WatchOutput {
   /** the lines of this tick, written as one chunk at its end (a burst: one write per tick, not per line) */
   private readonly batch = new TickBatch((chunk) => this.send(chunk));
   /** what the close ends besides: the upstream readings under way */
-  private readonly owned = new Set<{ cancel(): void }>();
+  private readonly owned = new Set<Owned>();
+  /** the upstream readings are paused: the client is behind */
+  private paused = false;
+  private stall: ReturnType<typeof setTimeout> | undefined;
 
   /** `start` runs once the body exists: it starts the sources, which write through `emit`. */
   constructor(
@@ -57,15 +78,20 @@ export class WatchOutput {
     }
     // run once, then let go: the stream keeps its source's closures (and what they hold) for its life
     let begin: typeof start | undefined = start;
-    this.web = new ReadableStream<Uint8Array>({
-      start: (ctl) => {
-        this.controller = ctl;
-        const run = begin;
-        begin = undefined;
-        if (run) this.begin(run);
+    this.web = new ReadableStream<Uint8Array>(
+      {
+        start: (ctl) => {
+          this.controller = ctl;
+          const run = begin;
+          begin = undefined;
+          if (run) this.begin(run);
+        },
+        // the client took what was queued: read the upstreams again
+        pull: () => this.drained(),
+        cancel: () => this.close(),
       },
-      cancel: () => this.close(),
-    });
+      byteSize,
+    );
     this.answer = this.web;
     this.ends = tellsEnd(this.web);
   }
@@ -113,12 +139,15 @@ export class WatchOutput {
   }
 
   /** cancelled at the close (at once if closed already): an upstream reading that no signal ends */
-  own(reading: { cancel(): void }): void {
+  own(reading: Owned): void {
     if (this.done) reading.cancel();
-    else this.owned.add(reading);
+    else {
+      this.owned.add(reading);
+      if (this.paused) reading.pause?.();
+    }
   }
 
-  disown(reading: { cancel(): void }): void {
+  disown(reading: Owned): void {
     this.owned.delete(reading);
   }
 
@@ -134,6 +163,7 @@ export class WatchOutput {
     if (this.done) return;
     this.done = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.stall !== undefined) clearTimeout(this.stall);
     this.heartbeat?.stop();
     for (const r of this.owned) r.cancel();
     this.owned.clear();
@@ -157,16 +187,37 @@ export class WatchOutput {
 
   private send(bytes: Uint8Array): void {
     if (this.done) return;
-    if (this.pushed) {
-      if (this.pushed.push(bytes) > MAX_QUEUED_BYTES) this.close();
-      return;
+    let queued: number;
+    if (this.pushed) queued = this.pushed.push(bytes);
+    else {
+      try {
+        this.controller?.enqueue(bytes);
+      } catch {
+        this.close();
+        return;
+      }
+      queued = -(this.controller?.desiredSize ?? 0);
     }
-    try {
-      this.controller?.enqueue(bytes);
-    } catch {
-      this.close();
-      return;
-    }
-    if ((this.controller?.desiredSize ?? 0) < -MAX_QUEUED) this.close();
+    if (queued > MAX_QUEUED_BYTES) this.close();
+    else if (queued > HIGH_WATER_BYTES) this.pause();
+  }
+
+  private pause(): void {
+    if (this.paused) return;
+    this.paused = true;
+    for (const r of this.owned) r.pause?.();
+    this.stall = setTimeout(() => this.close(), STALLED_MS);
+    // a paused watch alone does not keep a process alive that is otherwise done
+    (this.stall as { unref?: () => void }).unref?.();
+    // a Web body says so on its next pull (drained); a runtime's push body when its backlog is written
+    this.pushed?.onDrain?.(() => this.drained());
+  }
+
+  private drained(): void {
+    if (!this.paused || this.done) return;
+    this.paused = false;
+    if (this.stall !== undefined) clearTimeout(this.stall);
+    this.stall = undefined;
+    for (const r of this.owned) r.resume?.();
   }
 }
