@@ -17,13 +17,14 @@
  * phase restarted on a cut (plan/watch.ts initialEventsOf); faults-watch.test.ts pins the case.
  */
 import * as k8s from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../sim/index.ts';
 import { openWatch, type WatchReader } from '../faults/client.ts';
 import type { Fault } from '../faults/faults.ts';
-import { type FaultFleet, startFaultFleet, until } from '../faults/fleet.ts';
+import { until } from '../faults/fleet.ts';
 import { CM, seedNamespace } from '../faults/scenario.ts';
 import { clientNode } from '../helpers/clientnode.ts';
+import { useFaultFleet } from '../helpers/faultfleet.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
 
 const SOAK_MS = Number(process.env.FLEET_FAULT_SOAK_MS ?? 20_000);
@@ -74,13 +75,7 @@ function listFault(r: () => number): Fault {
 }
 
 describe.each(RUNTIMES)('randomized fault soak on %s', (runtime) => {
-  let ff: FaultFleet;
-  beforeAll(async () => {
-    ff = await startFaultFleet(runtime);
-  });
-  afterAll(async () => {
-    await ff?.stop();
-  });
+  const ff = useFaultFleet(runtime, {}, { resetEach: false });
 
   it(
     'an informer and a direct WatchList end equal to the clusters, through random faults',

@@ -4,21 +4,15 @@
  * list (and so the client's RV) left out. Rows of issue 11 that the fleet does not hold yet are kept in
  * test/faults/pending/ until the watch is fixed.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openWatch } from '../faults/client.ts';
-import { type FaultFleet, startFaultFleet, until } from '../faults/fleet.ts';
+import { until } from '../faults/fleet.ts';
 import { added, duplicates, fleetNames, putCm, seedNamespace } from '../faults/scenario.ts';
+import { useFaultFleet } from '../helpers/faultfleet.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
 
 describe.each(RUNTIMES)('merged watch through faults on %s', (runtime) => {
-  let ff: FaultFleet;
-  beforeAll(async () => {
-    ff = await startFaultFleet(runtime);
-  });
-  afterEach(() => ff.reset());
-  afterAll(async () => {
-    await ff?.stop();
-  });
+  const ff = useFaultFleet(runtime);
 
   it.each([
     ['cut (FIN)', { kind: 'cutAfterEvents', events: 1 }],

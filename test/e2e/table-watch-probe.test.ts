@@ -6,21 +6,14 @@
  * printed them with an empty NAME, only the CLUSTER cell filled. Through the fault proxy, on Node and
  * in workerd.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FaultFleet, startFaultFleet } from '../faults/fleet.ts';
+import { describe, expect, it } from 'vitest';
 import { putCm, seedNamespace } from '../faults/scenario.ts';
+import { useFaultFleet } from '../helpers/faultfleet.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
 
 describe.each(RUNTIMES)('a Table watch whose column probe fails on one cluster, on %s', (runtime) => {
-  let ff: FaultFleet;
-  beforeAll(async () => {
-    ff = await startFaultFleet(runtime);
-  });
-  afterEach(() => ff.reset());
-  afterAll(async () => {
-    await ff?.stop();
-  });
+  const ff = useFaultFleet(runtime);
 
   it('kubectl get -w shows that cluster’s new rows with their names', async () => {
     const ns = `twp-${runtime}`;

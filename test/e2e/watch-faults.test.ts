@@ -5,11 +5,12 @@
  * be held still ends its initial phase and says which member; a cluster that refuses the WatchList form of
  * a plain watch still serves it; and the clusters' bookmarks reach the client one merged bookmark at a time.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../sim/index.ts';
 import { openWatch, type WatchReader } from '../faults/client.ts';
-import { type FaultFleet, startFaultFleet, until } from '../faults/fleet.ts';
+import { until } from '../faults/fleet.ts';
 import { CM, fleetNames, nameOf, seedNamespace } from '../faults/scenario.ts';
+import { useFaultFleet } from '../helpers/faultfleet.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
 
 const INITIAL_END = 'k8s.io/initial-events-end';
@@ -35,14 +36,7 @@ function applied(w: WatchReader) {
 }
 
 describe.each(RUNTIMES)('merged watch faults on %s', (runtime) => {
-  let ff: FaultFleet;
-  beforeAll(async () => {
-    ff = await startFaultFleet(runtime);
-  });
-  afterEach(() => ff.reset());
-  afterAll(async () => {
-    await ff?.stop();
-  });
+  const ff = useFaultFleet(runtime);
 
   /** what member2's namespace holds now, as the fleet names it */
   const member2View = (ns: string) =>

@@ -6,9 +6,10 @@
  * arrives, in order, and the stream is still open.
  */
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FaultFleet, startFaultFleet, until } from '../faults/fleet.ts';
+import { describe, expect, it } from 'vitest';
+import { until } from '../faults/fleet.ts';
 import { CM, seedNamespace } from '../faults/scenario.ts';
+import { useFaultFleet } from '../helpers/faultfleet.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
 
 /** objects of ≈ 24 KiB each: 1,000 of them are ≈ 24 MiB of events, past the old cap */
@@ -16,13 +17,7 @@ const OBJECTS = 1000;
 const PAD = 24 * 1024;
 
 describe.each(RUNTIMES)('a slow client of a merged watch on %s', (runtime) => {
-  let ff: FaultFleet;
-  beforeAll(async () => {
-    ff = await startFaultFleet(runtime);
-  });
-  afterAll(async () => {
-    await ff?.stop();
-  });
+  const ff = useFaultFleet(runtime, {}, { resetEach: false });
 
   it('is held back during a burst larger than the old cap and then gets every event', async () => {
     const ns = `slow-${runtime}`;

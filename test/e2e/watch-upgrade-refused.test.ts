@@ -7,24 +7,18 @@
  * fails too, that failure is the cluster's own and gets its Warning, as any failed start does. Through the
  * fault proxy, on Node and in workerd; `kubectl get -w` shows what a user sees.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openWatch } from '../faults/client.ts';
-import { type FaultFleet, startFaultFleet, until } from '../faults/fleet.ts';
+import { until } from '../faults/fleet.ts';
 import { added, fleetNames, putCm, seedNamespace } from '../faults/scenario.ts';
+import { useFaultFleet } from '../helpers/faultfleet.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
 
 const REFUSAL = 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled';
 
 describe.each(RUNTIMES)('a cluster that refuses the fleet’s own WatchList, on %s', (runtime) => {
-  let ff: FaultFleet;
-  beforeAll(async () => {
-    ff = await startFaultFleet(runtime);
-  });
-  afterEach(() => ff.reset());
-  afterAll(async () => {
-    await ff?.stop();
-  });
+  const ff = useFaultFleet(runtime);
 
   const refuseWatchList = () =>
     ff
