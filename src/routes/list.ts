@@ -29,7 +29,7 @@ import type { RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
 import type { SendOptions } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Outcome, type Target, warningHeader } from '../upstreams/fanout.ts';
-import { joinBytes } from '../util/bytes.ts';
+import { concatOwned } from '../util/bytes.ts';
 import { splitGuarded } from './listread.ts';
 import {
   type BodyIdleDeps,
@@ -279,7 +279,7 @@ export async function gzipIfLarge(
     const r = await reader.read();
     if (r.done) {
       headers.set('Content-Length', String(size));
-      return new Response(joinBytes(held, size), { status, headers });
+      return new Response(concatOwned(held, size), { status, headers });
     }
     held.push(r.value);
     size += r.value.length;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { concatBytes, joinBytes } from './bytes.ts';
+import { concatBytes, concatOwned } from './bytes.ts';
 
 describe('concatBytes', () => {
   it('joins any parts back to back', () => {
@@ -23,13 +23,13 @@ describe('concatBytes', () => {
   });
 });
 
-describe('joinBytes', () => {
+describe('concatOwned', () => {
   it('always gives a new array of its own, even for one part', () => {
     const part = new Uint8Array([1, 2, 3]);
-    const out = joinBytes([part], 3);
+    const out = concatOwned([part], 3);
     expect(out).not.toBe(part);
     expect(out.buffer).toBeInstanceOf(ArrayBuffer);
     expect([...out]).toEqual([1, 2, 3]);
-    expect(() => joinBytes([part], 2)).toThrow(RangeError);
+    expect(() => concatOwned([part], 2)).toThrow(RangeError);
   });
 });

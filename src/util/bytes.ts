@@ -7,14 +7,14 @@
 export function concatBytes(parts: readonly Uint8Array[], total?: number): Uint8Array {
   // one part is returned as is: callers own what they read and never mutate it afterwards
   if (parts.length === 1 && (total === undefined || total === parts[0]!.length)) return parts[0]!;
-  return joinBytes(parts, total);
+  return concatOwned(parts, total);
 }
 
 /**
  * `parts` back to back in a new array of its own: what a Response body takes (an ArrayBuffer, never a
  * shared one), which {@link concatBytes}'s one part returned as is may not be.
  */
-export function joinBytes(parts: readonly Uint8Array[], total?: number): Uint8Array<ArrayBuffer> {
+export function concatOwned(parts: readonly Uint8Array[], total?: number): Uint8Array<ArrayBuffer> {
   let size = 0;
   for (const p of parts) size += p.length;
   if (total !== undefined && total !== size) {
