@@ -27,7 +27,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'undici';
 import { startSimFleet } from '../../deploy/node/demo.ts';
-import { kubectlPath } from '../../scripts/kubectl.mjs';
+import { ensureKubectl } from '../../scripts/kubectl.mjs';
 import { fmt, table } from '../lib/report.ts';
 import { median, percentile } from '../lib/stats.ts';
 import type { BenchCase, CaseContext, CustomResult } from './types.ts';
@@ -123,7 +123,7 @@ export async function portForwardThroughput(
     kubeconfig,
     `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${server}"}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {}}]\ncurrent-context: c\n`,
   );
-  const p = spawn(kubectlPath(), ['--kubeconfig', kubeconfig, '-n', ns, 'port-forward', pod, '0:80'], {
+  const p = spawn(ensureKubectl(), ['--kubeconfig', kubeconfig, '-n', ns, 'port-forward', pod, '0:80'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
