@@ -7,15 +7,74 @@
  * must not be able to make a second name with the same digest (FNV-1a second preimages are a small
  * search; for 64 bits of SHA-256 they are out of reach). It must be synchronous (names are encoded inside
  * the list and watch rewriting, which WebCrypto's promise-only digest cannot serve) and the same on Node
- * and workerd: @noble/hashes' audited pure-JS SHA-256 is both. It only ever runs for names too long to
- * show as they are, so its speed does not matter.
+ * and workerd, without `nodejs_compat` for node:crypto: so SHA-256 is written out here (≈ 0.6 KiB of the
+ * worker bundle where @noble/hashes took 5.3 KiB), checked against the FIPS 180-4 examples and against
+ * node:crypto for every length across several blocks (names-hash.test.ts). It only ever runs for names
+ * too long to show as they are, so its speed does not matter.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
 
 /** Length of {@link nameDigest}'s answer: 2^64 needs 13 base-36 digits. */
 export const NAME_DIGEST_LENGTH = 13;
 
 const utf8 = new TextEncoder();
+
+/** The first 64 primes. */
+const PRIMES: number[] = [];
+for (let n = 2; PRIMES.length < 64; n++) if (PRIMES.every((p) => n % p !== 0)) PRIMES.push(n);
+
+/** The first 32 bits of the fractional part of `x` (exact for these roots: the test checks every constant). */
+const frac32 = (x: number) => ((x - Math.floor(x)) * 2 ** 32) >>> 0;
+
+/** FIPS 180-4 §4.2.2: the fractional parts of the cube roots of the first 64 primes. */
+export const K = Uint32Array.from(PRIMES, (p) => frac32(Math.cbrt(p)));
+
+/** FIPS 180-4 §5.3.3: the initial hash value, from the square roots of the first 8 primes. */
+export const H0 = PRIMES.slice(0, 8).map((p) => frac32(Math.sqrt(p)));
+
+const rotr = (x: number, n: number) => (x >>> n) | (x << (32 - n));
+
+/** SHA-256 of `data` (FIPS 180-4 §6.2), 32 bytes. */
+export function sha256(data: Uint8Array): Uint8Array {
+  // §5.1.1 padding: 0x80, zeros to 56 mod 64, the bit length as 64 bits big-endian
+  const blocks = Math.ceil((data.length + 9) / 64);
+  const m = new Uint8Array(blocks * 64);
+  m.set(data);
+  m[data.length] = 0x80;
+  const view = new DataView(m.buffer);
+  view.setUint32(m.length - 8, Math.floor(data.length / 0x20000000));
+  view.setUint32(m.length - 4, (data.length * 8) >>> 0);
+  const h = H0.slice();
+  const w = new Uint32Array(64);
+  for (let off = 0; off < m.length; off += 64) {
+    for (let t = 0; t < 16; t++) w[t] = view.getUint32(off + t * 4);
+    for (let t = 16; t < 64; t++) {
+      const a = w[t - 15]!;
+      const b = w[t - 2]!;
+      const s0 = rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3);
+      const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
+      w[t] = w[t - 16]! + s0 + w[t - 7]! + s1;
+    }
+    let [a, b, c, d, e, f, g, hh] = h as [number, number, number, number, number, number, number, number];
+    for (let t = 0; t < 64; t++) {
+      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[t]! + w[t]!) | 0;
+      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+      hh = g;
+      g = f;
+      f = e;
+      e = (d + t1) | 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (t1 + t2) | 0;
+    }
+    const next = [a, b, c, d, e, f, g, hh];
+    for (let i = 0; i < 8; i++) h[i] = (h[i]! + next[i]!) | 0;
+  }
+  const out = new Uint8Array(32);
+  const ov = new DataView(out.buffer);
+  for (let i = 0; i < 8; i++) ov.setUint32(i * 4, h[i]! >>> 0);
+  return out;
+}
 
 /** The first 64 bits of SHA-256(UTF-8 of `name`), base 36, 13 characters. */
 export function nameDigest(name: string): string {
