@@ -69,6 +69,11 @@ function waitForLine(p: ChildProcess, re: RegExp, timeoutMs = 30_000): Promise<R
     };
     p.stdout?.on('data', on);
     p.stderr?.on('data', on);
+    // a binary that cannot start fails this case, not the whole load process (an unhandled 'error')
+    p.once('error', (err) => {
+      clearTimeout(t);
+      rej(err);
+    });
   });
 }
 
