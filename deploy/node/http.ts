@@ -19,7 +19,7 @@ import { failure } from '../../src/kube/status.ts';
 import { nodeBodyOf } from '../../src/platform/node.ts';
 import { attachDirect } from '../../src/platform/node-streams.ts';
 import { isWatchUrl } from '../../src/platform/node-watch.ts';
-import { PairHeaders } from '../../src/request/headers.ts';
+import { PairHeaders } from '../../src/upstreams/pair-headers.ts';
 import { writeDirect } from './relay.ts';
 
 /** What @hono/node-server hands the fetch handler besides the Request: the Node request and response. */
@@ -270,7 +270,7 @@ export async function serveFetch(
       // sent); saying so up front spares reading `body` the construction of the full Request behind it
       if (req.method === 'GET' || req.method === 'HEAD') Object.defineProperty(req, 'body', { value: null });
       // the request's headers from the lines Node parsed, read without a Fetch Headers being built (the
-      // adapter's own make one as soon as they are iterated, which the filters do: src/request/headers.ts)
+      // adapter's own make one as soon as they are iterated, which the filters do: src/upstreams/pair-headers.ts)
       Object.defineProperty(req, 'headers', {
         value: new PairHeaders((env as NodeRequestEnv).incoming.rawHeaders),
       });

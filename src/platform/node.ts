@@ -13,7 +13,9 @@ import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher, request } from 'undici';
 import { ConfigError, type FleetConfig } from '../config/schema.ts';
+import { useLazyHeaders } from '../upstreams/client.ts';
 import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
+import { PairHeaders } from '../upstreams/pair-headers.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from '../upstreams/transport.ts';
 import { shareHeartbeatTicks } from '../upstreams/watch/heartbeat.ts';
 import { useNativeChunks, usePushBodies } from '../util/chunks.ts';
@@ -22,6 +24,7 @@ import { useNativePull } from '../util/pulled.ts';
 import { pulledReaderOf, sendPulled } from './node-list.ts';
 import { directPushBodies, nodeStreamChunks } from './node-streams.ts';
 import { isWatchUrl, sendWatch, watchAnswerChunks } from './node-watch.ts';
+import { H1Watches } from './node-watch-h1.ts';
 import type { Platform } from './types.ts';
 
 export const nodeFiles: FileReader = {
@@ -113,6 +116,8 @@ usePushBodies(directPushBodies);
 useNativePull(pulledReaderOf);
 // watch lines are found by memchr (Buffer#indexOf takes any Uint8Array), not a byte at a time
 useNativeIndexOf(Buffer.prototype.indexOf as IndexOf);
+// the headers the upstream client hands on read as a Headers without an undici one built behind them
+useLazyHeaders((p) => new PairHeaders(p, true) as unknown as Headers);
 
 /**
  * HTTP/2 to the clusters (config `upstreamHttp2`, overridden by FLEET_UPSTREAM_HTTP2 when that is set):
@@ -151,8 +156,15 @@ function http2Options(mode: UpstreamHttp2, ep: ResolvedEndpoint): { agent: objec
   return { agent: {}, connect: {} };
 }
 
+/** `ep` is spoken to over HTTP/2 (or offered it by ALPN) in `mode`: what http2Options gives undici */
+function speaksH2(mode: UpstreamHttp2, ep: ResolvedEndpoint): boolean {
+  return mode !== undefined && (mode === 'h2c' || ep.server.startsWith('https:'));
+}
+
 export class UndiciTransport implements Transport {
   private readonly agents = new Map<string, Agent>();
+  /** HTTP/1.1 watches: a connection of their own each, not undici's pool (./node-watch-h1.ts) */
+  private readonly h1Watches = new Map<string, H1Watches>();
 
   constructor(private readonly http2: UpstreamHttp2 = upstreamHttp2Mode(undefined)) {}
 
@@ -183,6 +195,17 @@ export class UndiciTransport implements Transport {
     return agent;
   }
 
+  /** where an endpoint's watches are sent: undici's pool over HTTP/2, a connection of their own over 1.1 */
+  private watchesFor(ep: ResolvedEndpoint): Agent | H1Watches {
+    if (speaksH2(this.http2, ep)) return this.agentFor(ep);
+    let w = this.h1Watches.get(ep.poolKey);
+    if (!w) {
+      w = new H1Watches(ep);
+      this.h1Watches.set(ep.poolKey, w);
+    }
+    return w;
+  }
+
   /** the keep-alive pool for an endpoint (deploy/node/relay.ts dispatches into it directly) */
   dispatcherFor(ep: ResolvedEndpoint): Dispatcher {
     return this.agentFor(ep);
@@ -203,7 +226,7 @@ export class UndiciTransport implements Transport {
     const body = req.body as UpstreamRequest['body'];
     // watches: a dispatch handler of their own, so an idle one holds no body stream (./node-watch.ts)
     if (req.method === 'GET' && !body && isWatchUrl(req.url))
-      return sendWatch(this.agentFor(ep), req, headers, neutralError);
+      return sendWatch(this.watchesFor(ep), req, headers, neutralError);
     if (req.pulled && req.method === 'GET' && !body)
       return sendPulled(this.agentFor(ep), req, headers, neutralError);
     let r: Dispatcher.ResponseData;
@@ -240,6 +263,8 @@ export class UndiciTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    for (const w of this.h1Watches.values()) w.close();
+    this.h1Watches.clear();
     await Promise.all([...this.agents.values()].map((a) => a.close()));
     this.agents.clear();
   }

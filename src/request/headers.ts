@@ -1,24 +1,13 @@
 /**
- * Header lists without a Fetch Headers behind them, for the per-request path (issue 16): building an
- * undici Headers costs a validation and a sorted copy per line, and a passthrough request made three
- * (the adapter's request headers once iterated, the headers forwarded upstream, the dispatch's lines).
- *
- * {@link PairHeaders} behaves as a Headers for every reader (`get`, `has`, `forEach`, iteration: lowercased
- * names in sorted order, repeated lines combined with ", " and cookies with "; ", each Set-Cookie its own
- * entry, values trimmed of HTTP whitespace) and becomes a real one on the first change. Its prototype is
- * Headers', so `instanceof Headers` holds and `new Headers(it)` copies it. {@link headerPairs} reads the
- * entries of any Headers, from such a list without iterating it.
+ * Header entries as one flat array, for the per-request path (issue 16): what the upstream client filters
+ * and sends, read from any Headers by {@link headerPairs}. On Node a request's headers arrive as a
+ * PairHeaders (src/upstreams/pair-headers.ts: a Headers for every reader, built from the lines Node parsed
+ * without an undici Headers behind it), whose entries {@link headerPairs} takes without iterating; the
+ * worker has the runtime's own Headers and bundles none of that.
  */
 
 /** The combined entries as one flat array: name, value, name, value… (lowercased names, sorted). */
 export type Pairs = string[];
-
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-function lowerName(name: string): string {
-  if (!TOKEN.test(name)) throw new TypeError(`Headers: invalid header name "${name}"`);
-  return name.toLowerCase();
-}
 
 /** HTTP whitespace (tab, LF, CR, space) removed at both ends, as Headers normalises a value. */
 export function trimValue(v: string): string {
@@ -31,36 +20,10 @@ export function trimValue(v: string): string {
   return v.slice(a, b);
 }
 
-/**
- * Header lines (name, value, name, value… as sent: any case, repeats on their own lines) as the entries
- * a Headers built from them iterates.
- */
-export function combineLines(lines: readonly string[]): Pairs {
-  const out: Pairs = [];
-  for (let i = 0; i + 1 < lines.length; i += 2) {
-    const name = lines[i]!.toLowerCase();
-    const value = trimValue(lines[i + 1]!);
-    let at = -1;
-    if (name !== 'set-cookie')
-      for (let j = 0; j < out.length; j += 2)
-        if (out[j] === name) {
-          at = j;
-          break;
-        }
-    if (at >= 0) out[at + 1] = `${out[at + 1]}${name === 'cookie' ? '; ' : ', '}${value}`;
-    else {
-      // insertion in name order (stable: Set-Cookie lines keep theirs)
-      let j = out.length;
-      while (j > 0 && out[j - 2]! > name) j -= 2;
-      out.splice(j, 0, name, value);
-    }
-  }
-  return out;
-}
+/** The method by which a PairHeaders hands over its entries. */
+export const PAIRS: unique symbol = Symbol.for('fleet-apiserver.header-pairs');
 
-const PAIRS: unique symbol = Symbol.for('fleet-apiserver.header-pairs');
-
-/** The entries of `h` as {@link combineLines} gives them: read from a PairHeaders, else iterated. */
+/** The entries of `h` (lowercased names, sorted, repeats combined): read from a PairHeaders, else iterated. */
 export function headerPairs(h: Headers): Pairs {
   const own = (h as { [PAIRS]?: () => Pairs })[PAIRS];
   if (typeof own === 'function') return own.call(h);
@@ -77,79 +40,3 @@ export function headersOf(p: Pairs): Headers {
   for (let i = 0; i < p.length; i += 2) h.append(p[i]!, p[i + 1]!);
   return h;
 }
-
-/** See the module comment. `lines`: raw lines (combined when first read) or, with `combined`, entries. */
-export class PairHeaders {
-  #lines: readonly string[];
-  #pairs?: Pairs;
-  #native?: Headers;
-
-  constructor(lines: readonly string[], combined = false) {
-    this.#lines = lines;
-    if (combined) this.#pairs = lines as Pairs;
-  }
-
-  get #entries(): Pairs {
-    if (this.#native) return headerPairs(this.#native);
-    this.#pairs ??= combineLines(this.#lines);
-    return this.#pairs;
-  }
-
-  get #headers(): Headers {
-    this.#native ??= headersOf(this.#entries);
-    return this.#native;
-  }
-
-  [PAIRS](): Pairs {
-    return this.#entries;
-  }
-
-  get(name: string): string | null {
-    if (this.#native) return this.#native.get(name);
-    const n = lowerName(name);
-    const p = this.#entries;
-    let v: string | null = null;
-    // Set-Cookie is the one name with several entries: get joins them as Headers does
-    for (let i = 0; i < p.length; i += 2) if (p[i] === n) v = v === null ? p[i + 1]! : `${v}, ${p[i + 1]}`;
-    return v;
-  }
-  has(name: string): boolean {
-    return this.get(name) !== null;
-  }
-  getSetCookie(): string[] {
-    if (this.#native) return (this.#native as Headers & { getSetCookie(): string[] }).getSetCookie();
-    const p = this.#entries;
-    const out: string[] = [];
-    for (let i = 0; i < p.length; i += 2) if (p[i] === 'set-cookie') out.push(p[i + 1]!);
-    return out;
-  }
-  set(name: string, value: string): void {
-    this.#headers.set(name, value);
-  }
-  append(name: string, value: string): void {
-    this.#headers.append(name, value);
-  }
-  delete(name: string): void {
-    this.#headers.delete(name);
-  }
-  forEach(f: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
-    const p = this.#entries;
-    for (let i = 0; i < p.length; i += 2) f.call(thisArg, p[i + 1]!, p[i]!, this as unknown as Headers);
-  }
-  *entries(): IterableIterator<[string, string]> {
-    const p = this.#entries;
-    for (let i = 0; i < p.length; i += 2) yield [p[i]!, p[i + 1]!];
-  }
-  *keys(): IterableIterator<string> {
-    const p = this.#entries;
-    for (let i = 0; i < p.length; i += 2) yield p[i]!;
-  }
-  *values(): IterableIterator<string> {
-    const p = this.#entries;
-    for (let i = 0; i < p.length; i += 2) yield p[i + 1]!;
-  }
-  [Symbol.iterator](): IterableIterator<[string, string]> {
-    return this.entries();
-  }
-}
-Object.setPrototypeOf(PairHeaders.prototype, Headers.prototype);

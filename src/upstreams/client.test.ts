@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PairHeaders } from '../request/headers.ts';
 import {
   forwardableRequestHeaders,
   forwardableResponseHeaders,
@@ -8,6 +7,7 @@ import {
   UpstreamError,
 } from './client.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
+import { PairHeaders } from './pair-headers.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from './transport.ts';
 
 const ep: ResolvedEndpoint = {

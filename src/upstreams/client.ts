@@ -6,7 +6,7 @@
  * per-request timeout (until response headers: watch and log streams are long-lived by design).
  */
 import { impersonationHeaders, type UpstreamIdentity } from '../auth/identity.ts';
-import { headerPairs, headersOf, PairHeaders, type Pairs, trimValue } from '../request/headers.ts';
+import { headerPairs, headersOf, type Pairs, trimValue } from '../request/headers.ts';
 import { parseTraceparent } from '../util/trace.ts';
 import { servedFromCache } from './cache/shared.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
@@ -98,11 +98,21 @@ function forwardablePairs(p: Pairs, credentials: boolean): Pairs {
   return out;
 }
 
+/**
+ * Entries as the Headers the client hands on (to routes, and to a transport given by the caller, which
+ * reads the entries as they are): a real Headers, unless the runtime installed a cheaper list that reads
+ * as one (Node: src/upstreams/pair-headers.ts, where an undici Headers costs a validation and a sorted
+ * copy per line; workerd's Headers are the runtime's own). The entries are the list's from then on.
+ */
+let entriesHeaders: (p: Pairs) => Headers = headersOf;
+
+/** Installed by the Node side of the platform seam (src/platform/node.ts). */
+export function useLazyHeaders(f: (p: Pairs) => Headers): void {
+  entriesHeaders = f;
+}
+
 export function forwardableRequestHeaders(incoming: Headers | undefined): Headers {
-  return new PairHeaders(
-    incoming ? forwardablePairs(headerPairs(incoming), true) : [],
-    true,
-  ) as unknown as Headers;
+  return entriesHeaders(incoming ? forwardablePairs(headerPairs(incoming), true) : []);
 }
 
 /** Entries without `name` (lowercased), in place. */
@@ -207,7 +217,7 @@ export class UpstreamClient {
 
   /** The request headers this client would forward (credentials and identity claims removed). */
   forwardable(incoming: Headers | undefined): Headers {
-    return new PairHeaders(this.forwardableEntries(incoming), true) as unknown as Headers;
+    return entriesHeaders(this.forwardableEntries(incoming));
   }
 
   private forwardableEntries(incoming: Headers | undefined): Pairs {
@@ -271,7 +281,7 @@ export class UpstreamClient {
     }
     // a transport given by the caller (the Node entry's) reads the entries as they are; the platform's
     // get a Headers of their own (the Workers runtime's fetch copies it)
-    const headers = opts.via ? (new PairHeaders(p, true) as unknown as Headers) : headersOf(p);
+    const headers = opts.via ? entriesHeaders(p) : headersOf(p);
 
     const via = opts.via ?? this.transport;
     const signal = via.signalUnheard ? opts.signal : callSignal(opts.signal);
