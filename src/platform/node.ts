@@ -24,7 +24,6 @@ import { useNativePull } from '../util/pulled.ts';
 import { pulledReaderOf, sendPulled } from './node-list.ts';
 import { directPushBodies, nodeStreamChunks } from './node-streams.ts';
 import { isWatchUrl, sendWatch, watchAnswerChunks } from './node-watch.ts';
-import { H1Watches } from './node-watch-h1.ts';
 import type { Platform } from './types.ts';
 
 export const nodeFiles: FileReader = {
@@ -156,15 +155,8 @@ function http2Options(mode: UpstreamHttp2, ep: ResolvedEndpoint): { agent: objec
   return { agent: {}, connect: {} };
 }
 
-/** `ep` is spoken to over HTTP/2 (or offered it by ALPN) in `mode`: what http2Options gives undici */
-function speaksH2(mode: UpstreamHttp2, ep: ResolvedEndpoint): boolean {
-  return mode !== undefined && (mode === 'h2c' || ep.server.startsWith('https:'));
-}
-
 export class UndiciTransport implements Transport {
   private readonly agents = new Map<string, Agent>();
-  /** HTTP/1.1 watches: a connection of their own each, not undici's pool (./node-watch-h1.ts) */
-  private readonly h1Watches = new Map<string, H1Watches>();
 
   constructor(private readonly http2: UpstreamHttp2 = upstreamHttp2Mode(undefined)) {}
 
@@ -195,17 +187,6 @@ export class UndiciTransport implements Transport {
     return agent;
   }
 
-  /** where an endpoint's watches are sent: undici's pool over HTTP/2, a connection of their own over 1.1 */
-  private watchesFor(ep: ResolvedEndpoint): Agent | H1Watches {
-    if (speaksH2(this.http2, ep)) return this.agentFor(ep);
-    let w = this.h1Watches.get(ep.poolKey);
-    if (!w) {
-      w = new H1Watches(ep);
-      this.h1Watches.set(ep.poolKey, w);
-    }
-    return w;
-  }
-
   /** the keep-alive pool for an endpoint (deploy/node/relay.ts dispatches into it directly) */
   dispatcherFor(ep: ResolvedEndpoint): Dispatcher {
     return this.agentFor(ep);
@@ -226,7 +207,7 @@ export class UndiciTransport implements Transport {
     const body = req.body as UpstreamRequest['body'];
     // watches: a dispatch handler of their own, so an idle one holds no body stream (./node-watch.ts)
     if (req.method === 'GET' && !body && isWatchUrl(req.url))
-      return sendWatch(this.watchesFor(ep), req, headers, neutralError);
+      return sendWatch(this.agentFor(ep), req, headers, neutralError);
     if (req.pulled && req.method === 'GET' && !body)
       return sendPulled(this.agentFor(ep), req, headers, neutralError);
     let r: Dispatcher.ResponseData;
@@ -263,8 +244,6 @@ export class UndiciTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    for (const w of this.h1Watches.values()) w.close();
-    this.h1Watches.clear();
     await Promise.all([...this.agents.values()].map((a) => a.close()));
     this.agents.clear();
   }
