@@ -16,6 +16,7 @@ import { failure, statusResponse } from './kube/status.ts';
 import { audit } from './middleware/audit/index.ts';
 import { authentication } from './middleware/authn/index.ts';
 import { authorization } from './middleware/authz/index.ts';
+import { chain, type Handler } from './middleware/chain.ts';
 import { impersonation } from './middleware/impersonation/index.ts';
 import { bodyIntake, limits } from './middleware/limits/index.ts';
 import { requestMetrics } from './middleware/metrics/index.ts';
@@ -41,25 +42,13 @@ export function createApp(deps: FleetDeps): HonoBase<FleetEnv> {
   app.get('/livez', live);
   app.get('/readyz', (c) => ready(c, deps));
 
-  // identity and hardening (src/auth/, README "Security"): limits before anything parses the request
-  const authn = buildAuthn(deps.config.authentication);
-  assertCanAdmit(authn);
-  const auditLog = new AuditLog(deps.config.audit.enabled);
-  app.use(limits(deps.config.limits, { intakeAfterAuthentication: true }));
-  app.use(requestInfo);
-  app.use(requestMetrics(deps.metrics));
-  app.use(authentication(authn, auditLog));
-  app.use(audit(auditLog));
-  // a body of unknown length is read (bounded, timed) only once the caller is known
-  app.use(bodyIntake(deps.config.limits));
-  app.use(impersonation(deps, authn));
-  app.use(authorization(deps.config.authorization));
-  // the fleet's own endpoints: metrics (kube's /metrics, protected like it) and the status page
-  app.get('/metrics', (c) => metricsRoute(c, deps));
-  app.get('/fleet', (c) => c.redirect(`${new URL(c.req.url).pathname}/`, 301));
-  app.get('/fleet/', () => statusPage());
-  app.get('/fleet/api/clusters', clustersApi);
-  app.all('*', async (c) => {
+  // the fleet's own endpoints (kube's /metrics, protected like it, and the status page), then the API
+  const routes = new ExactRouter<Handler>();
+  routes.add('GET', '/metrics', (c) => metricsRoute(c, deps));
+  routes.add('GET', '/fleet', (c) => c.redirect(`${new URL(c.req.url).pathname}/`, 301));
+  routes.add('GET', '/fleet/', () => statusPage());
+  routes.add('GET', '/fleet/api/clusters', clustersApi);
+  routes.add('ALL', '/*', (c) => {
     const info = c.get('info');
     // this request's deps: `client` is bound to the caller's upstream identity (middleware/impersonation)
     const deps = c.get('deps');
@@ -67,5 +56,26 @@ export function createApp(deps: FleetDeps): HonoBase<FleetEnv> {
     if (info.clusterspaceForm === 'prefix' && info.clusterspace !== 'all') return passthrough(c, deps, info);
     return fleetRoute(c, deps, info);
   });
+
+  // identity and hardening (src/auth/, README "Security"): limits before anything parses the request
+  const authn = buildAuthn(deps.config.authentication);
+  assertCanAdmit(authn);
+  const auditLog = new AuditLog(deps.config.audit.enabled);
+  const handler = chain(
+    [
+      limits(deps.config.limits, { intakeAfterAuthentication: true }),
+      requestInfo,
+      requestMetrics(deps.metrics),
+      authentication(authn, auditLog),
+      audit(auditLog),
+      // a body of unknown length is read (bounded, timed) only once the caller is known
+      bodyIntake(deps.config.limits),
+      impersonation(deps, authn),
+      authorization(deps.config.authorization),
+    ],
+    // HEAD is routed as GET (as hono routes it)
+    (c) => routes.first(c.req.method === 'HEAD' ? 'GET' : c.req.method, c.req.path)!(c),
+  );
+  app.all('/*', handler);
   return app;
 }

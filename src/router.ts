@@ -25,4 +25,11 @@ export class ExactRouter<T> implements Router<T> {
       if ((m === method || m === 'ALL') && (p === '/*' || p === path)) out.push([h, NO_PARAMS]);
     return [out];
   }
+
+  /** The first route for `method` and `path`, as a table of routes without the framework. */
+  first(method: string, path: string): T | undefined {
+    for (const [m, p, h] of this.routes)
+      if ((m === method || m === 'ALL') && (p === '/*' || p === path)) return h;
+    return undefined;
+  }
 }

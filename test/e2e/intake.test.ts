@@ -16,6 +16,7 @@ import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
 import { type ServedHandle, serveFetch } from '../../deploy/node/http.ts';
 import { limitsSchema } from '../../src/config/security.ts';
 import { failure, statusResponse } from '../../src/kube/status.ts';
+import { chain } from '../../src/middleware/chain.ts';
 import { bodyIntake, limits } from '../../src/middleware/limits/index.ts';
 import { recovery } from '../../src/middleware/recovery/index.ts';
 import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
@@ -308,17 +309,23 @@ describe('body intake after authentication, on the Node server', () => {
   beforeAll(async () => {
     const app = new Hono();
     app.onError(recovery);
-    app.use(limits(cfg, { intakeAfterAuthentication: true, bodyTimeoutMs: 1_000 }));
-    app.use(async (c, next) => {
-      if (c.req.header('authorization') !== 'Bearer ok')
-        return statusResponse(failure(401, 'Unauthorized', 'Unauthorized'));
-      await next();
-    });
-    app.use(bodyIntake(cfg, 1_000));
-    app.all('*', async (c) => {
-      routeRan++;
-      return c.text(`read ${(await c.req.raw.arrayBuffer()).byteLength}`);
-    });
+    app.all(
+      '*',
+      chain(
+        [
+          limits(cfg, { intakeAfterAuthentication: true, bodyTimeoutMs: 1_000 }),
+          (c, next) =>
+            c.req.header('authorization') !== 'Bearer ok'
+              ? statusResponse(failure(401, 'Unauthorized', 'Unauthorized'))
+              : next(c),
+          bodyIntake(cfg, 1_000),
+        ],
+        async (c) => {
+          routeRan++;
+          return c.text(`read ${(await c.req.raw.arrayBuffer()).byteLength}`);
+        },
+      ),
+    );
     served = await serveFetch((req, env) => app.fetch(req, env));
   });
   afterAll(async () => {

@@ -3,11 +3,12 @@
  * the response starts (src/auth/audit.ts says what is in it and what never is). Clusters touched are
  * collected by the request's upstream client (see ../impersonation), refusals by the filter that refused.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { type AuditEvent, type AuditLog, identityFields } from '../../auth/audit.ts';
 import { decodeName } from '../../merge/names.ts';
 import type { FleetEnv } from '../../types.ts';
 import { parseTraceparent } from '../../util/trace.ts';
+import { after, type Filter } from '../chain.ts';
 
 function event(c: Context<FleetEnv>, code: number): AuditEvent {
   const info = c.get('info');
@@ -54,13 +55,15 @@ export function auditRefusal(c: Context<FleetEnv>, log: AuditLog, code: number, 
   log.write(event(c, code));
 }
 
-export function audit(log: AuditLog): MiddlewareHandler<FleetEnv> {
-  // off: still a step of the chain, one that only passes the request on (no promise of its own)
-  if (!log.enabled) return (_c, next) => next();
-  return async (c, next) => {
+export function audit(log: AuditLog): Filter {
+  // off: still a step of the chain, one that only passes the request on
+  if (!log.enabled) return (c, next) => next(c);
+  return (c, next) => {
     c.set('auditCalls', []);
-    // a throw below has already become a Status (recovery runs where it was thrown): c.res is the answer
-    await next();
-    log.write(event(c, c.res.status));
+    // a throw below has already become a Status (recovery runs where it was thrown, chain.ts)
+    return after(next(c), (res) => {
+      log.write(event(c, res.status));
+      return res;
+    });
   };
 }

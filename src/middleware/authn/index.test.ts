@@ -3,14 +3,19 @@ import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inProcessFleet } from '../../../test/helpers/inprocess.ts';
 import { AuditLog } from '../../auth/audit.ts';
-import { bearerToken, buildAuthn, TokenCache } from '../../auth/authenticator.ts';
+import { bearerToken, buildAuthn, TokenCache, useCertificateAuthn } from '../../auth/authenticator.ts';
+import { certificateAuthn } from '../../auth/certificates.ts';
 import { mapClaims } from '../../auth/jwt.ts';
 import { type ClientCertificate, TRANSPORT_FACTS, type TransportFacts } from '../../auth/request.ts';
 import { parseTokenCsv, StaticTokenAuthenticator } from '../../auth/static.ts';
 import { parseConfig } from '../../config/schema.ts';
 import { authenticationSchema, oidcSchema, resolveSecurityFiles } from '../../config/security.ts';
 import type { FleetEnv } from '../../types.ts';
+import { chain } from '../chain.ts';
 import { authentication } from './index.ts';
+
+// client certificates are authenticated as on the Node server (deploy/node/tls.ts links these in)
+useCertificateAuthn(certificateAuthn);
 
 const ISSUER = 'https://issuer.example';
 let privateKey: CryptoKey;
@@ -36,8 +41,12 @@ function sign(claims: JWTPayload, exp = 600, alg = 'ES256'): Promise<string> {
 function app(auth: unknown, facts?: TransportFacts) {
   const authn = buildAuthn(authenticationSchema.parse(auth));
   const a = new Hono<FleetEnv>();
-  a.use(authentication(authn, new AuditLog(false)));
-  a.get('*', (c) => c.json({ user: c.get('user'), via: c.get('authn').via }));
+  a.get(
+    '*',
+    chain([authentication(authn, new AuditLog(false))], (c) =>
+      c.json({ user: c.get('user'), via: c.get('authn').via }),
+    ),
+  );
   return (headers: Record<string, string> = {}) =>
     a.fetch(new Request('http://fleet/api', { headers }), facts ? { [TRANSPORT_FACTS]: facts } : undefined);
 }

@@ -3,15 +3,14 @@
  * authenticator.ts) say who the caller is; nobody → 401 Unauthorized Status with `WWW-Authenticate`,
  * and nothing is sent to any cluster. The reason goes to the log and the audit line, never to the caller.
  */
-import type { MiddlewareHandler } from 'hono';
 import type { AuditLog } from '../../auth/audit.ts';
 import type { Authn } from '../../auth/authenticator.ts';
 import { unauthorizedResponse } from '../../auth/forbidden.ts';
 import { transportFacts } from '../../auth/request.ts';
-import type { FleetEnv } from '../../types.ts';
 import { auditRefusal } from '../audit/index.ts';
+import type { Filter } from '../chain.ts';
 
-export function authentication(authn: Authn, audit: AuditLog): MiddlewareHandler<FleetEnv> {
+export function authentication(authn: Authn, audit: AuditLog): Filter {
   return async (c, next) => {
     c.set('received', { at: Date.now(), mark: performance.now() });
     const r = await authn.authenticate({ headers: c.req.raw.headers, facts: transportFacts(c.env) });
@@ -23,6 +22,6 @@ export function authentication(authn: Authn, audit: AuditLog): MiddlewareHandler
     }
     c.set('user', r.identity);
     c.set('authn', r.bearer !== undefined ? { via: r.via, bearer: r.bearer } : { via: r.via });
-    await next();
+    return next(c);
   };
 }

@@ -4,14 +4,13 @@
  * each cluster's RBAC decides; a denial is a 403 Status in kube-apiserver's words, and nothing is sent to
  * any cluster.
  */
-import type { MiddlewareHandler } from 'hono';
 import { type Attributes, forbidden } from '../../auth/forbidden.ts';
 import type { Identity } from '../../auth/identity.ts';
 import { FleetPolicy } from '../../auth/policy.ts';
 import type { PolicyConfig } from '../../config/security.ts';
 import { statusResponse } from '../../kube/status.ts';
 import type { RequestInfo } from '../../request/info.ts';
-import type { FleetEnv } from '../../types.ts';
+import type { Filter } from '../chain.ts';
 
 export function attributesOf(info: RequestInfo, who: Identity): Attributes {
   if (!info.isResourceRequest) return { user: who.user, verb: info.verb, path: info.kubePath };
@@ -26,11 +25,11 @@ export function attributesOf(info: RequestInfo, who: Identity): Attributes {
   };
 }
 
-export function authorization(config: PolicyConfig | undefined): MiddlewareHandler<FleetEnv> {
+export function authorization(config: PolicyConfig | undefined): Filter {
   const policy = new FleetPolicy(config);
-  // no policy: every request passes (each cluster's RBAC decides), without a promise of this step's own
-  if (!policy.enabled) return (_c, next) => next();
-  return async (c, next) => {
+  // no policy: every request passes (each cluster's RBAC decides)
+  if (!policy.enabled) return (c, next) => next(c);
+  return (c, next) => {
     const info = c.get('info');
     const who = c.get('identity');
     const d = policy.decide(who, info.clusterspace ?? 'all', info.verb);
@@ -38,6 +37,6 @@ export function authorization(config: PolicyConfig | undefined): MiddlewareHandl
       c.set('refusal', `policy: ${d.reason}`);
       return statusResponse(forbidden(attributesOf(info, who), d.reason));
     }
-    await next();
+    return next(c);
   };
 }

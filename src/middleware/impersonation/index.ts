@@ -10,13 +10,14 @@
  *    watch, upgrades — with that identity (`Impersonate-*` with the fleet's credential, or the caller's
  *    own token in passthrough mode). A route has no client without it, so it cannot forget the caller.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { Authn } from '../../auth/authenticator.ts';
 import { forbidden, unauthorizedResponse } from '../../auth/forbidden.ts';
-import { ANONYMOUS_USER, type UpstreamIdentity } from '../../auth/identity.ts';
+import { ANONYMOUS_USER, type Identity, type UpstreamIdentity } from '../../auth/identity.ts';
 import {
   authorizeImpersonation,
   parseImpersonation,
+  type RequestedImpersonation,
   type Review,
   ReviewCache,
   subjectAccessReview,
@@ -27,6 +28,7 @@ import type { FleetDeps, FleetEnv } from '../../types.ts';
 import type { UpstreamClient } from '../../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../../upstreams/endpoint.ts';
 import { parseTraceparent } from '../../util/trace.ts';
+import type { Answer, Filter, Handler } from '../chain.ts';
 
 const SAR_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 
@@ -66,43 +68,34 @@ function reviewAt(
 /**
  * Takes the whole FleetDeps on purpose: this filter is where the per-request copy is made (the same deps
  * with the client bound to the caller), so every route gets exactly the fleet minus the unbound client.
+ * A request without `Impersonate-*` headers passes on at once (no promise of this filter's own).
  */
-export function impersonation(deps: FleetDeps, authn: Authn): MiddlewareHandler<FleetEnv> {
+export function impersonation(deps: FleetDeps, authn: Authn): Filter {
   const cfg = deps.config.callerImpersonation;
   const mode = deps.config.upstreamIdentity.mode;
   const cache = new ReviewCache(cfg.cacheSeconds * 1000);
-  return async (c, next) => {
-    const user = c.get('user');
-    const parsed = parseImpersonation({ headers: c.req.raw.headers, facts: transportFacts(c.env) });
-    let acting = user;
-    if (parsed.kind === 'invalid') {
-      c.set('refusal', `impersonation: ${parsed.message}`);
-      return statusResponse(badRequest(parsed.message));
-    }
-    if (parsed.kind === 'requested') {
-      if (!cfg.enabled) {
-        const reason = 'impersonation through the fleet is disabled (callerImpersonation.enabled: false)';
-        c.set('refusal', reason);
-        return statusResponse(
-          forbidden(
-            { user: user.user, verb: 'impersonate', resource: 'users', name: parsed.requested.user },
-            reason,
-          ),
-        );
-      }
-      let endpoint = deps.membership.controlPlane;
-      const cs = c.get('info').clusterspace;
-      if (cfg.reviewOn === 'target' && cs !== undefined && cs !== 'all')
-        endpoint = (await deps.membership.endpointFor(cs, c.req.raw.signal)) ?? endpoint;
-      const review = cache.wrap(endpoint.name, reviewAt(deps.client, endpoint, c.req.raw.signal));
-      const r = await authorizeImpersonation(user, parsed.requested, review);
-      if (!r.ok) {
-        c.set('refusal', `impersonation: ${r.status.message}`);
-        return statusResponse(r.status);
-      }
-      acting = r.identity;
-    }
 
+  /** the identity the caller may act as, or the refusal (a SubjectAccessReview decides) */
+  async function reviewed(
+    c: Context<FleetEnv>,
+    user: Identity,
+    requested: RequestedImpersonation,
+  ): Promise<Identity | Response> {
+    let endpoint = deps.membership.controlPlane;
+    const cs = c.get('info').clusterspace;
+    if (cfg.reviewOn === 'target' && cs !== undefined && cs !== 'all')
+      endpoint = (await deps.membership.endpointFor(cs, c.req.raw.signal)) ?? endpoint;
+    const review = cache.wrap(endpoint.name, reviewAt(deps.client, endpoint, c.req.raw.signal));
+    const r = await authorizeImpersonation(user, requested, review);
+    if (!r.ok) {
+      c.set('refusal', `impersonation: ${r.status.message}`);
+      return statusResponse(r.status);
+    }
+    return r.identity;
+  }
+
+  /** binds the request's upstream client to `acting` and passes the request on */
+  function bound(c: Context<FleetEnv>, next: Handler, user: Identity, acting: Identity): Answer {
     let upstream: UpstreamIdentity;
     if (mode === 'passthrough') {
       const bearer = c.get('authn').bearer;
@@ -136,6 +129,29 @@ export function impersonation(deps: FleetDeps, authn: Authn): MiddlewareHandler<
         ...(trace ? { traceparent: trace.header } : {}),
       }),
     });
-    await next();
+    return next(c);
+  }
+
+  return (c, next) => {
+    const user = c.get('user');
+    const parsed = parseImpersonation({ headers: c.req.raw.headers, facts: transportFacts(c.env) });
+    if (parsed.kind === 'none') return bound(c, next, user, user);
+    if (parsed.kind === 'invalid') {
+      c.set('refusal', `impersonation: ${parsed.message}`);
+      return statusResponse(badRequest(parsed.message));
+    }
+    if (!cfg.enabled) {
+      const reason = 'impersonation through the fleet is disabled (callerImpersonation.enabled: false)';
+      c.set('refusal', reason);
+      return statusResponse(
+        forbidden(
+          { user: user.user, verb: 'impersonate', resource: 'users', name: parsed.requested.user },
+          reason,
+        ),
+      );
+    }
+    return reviewed(c, user, parsed.requested).then((acting) =>
+      acting instanceof Response ? acting : bound(c, next, user, acting),
+    );
   };
 }

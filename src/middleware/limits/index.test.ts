@@ -3,12 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { limitsSchema } from '../../config/security.ts';
 import { MAX_BODY_DEPTH, tooDeepMessage } from '../../kube/json.ts';
 import { RAW_TARGET } from '../../request/target.ts';
+import { chain } from '../chain.ts';
 import { limits } from './index.ts';
 
 function app(cfg: Record<string, number> = {}) {
   const a = new Hono();
-  a.use(limits(limitsSchema.parse(cfg)));
-  a.all('*', async (c) => c.text(`ok ${(await c.req.raw.arrayBuffer()).byteLength}`));
+  a.all(
+    '*',
+    chain([limits(limitsSchema.parse(cfg))], async (c) =>
+      c.text(`ok ${(await c.req.raw.arrayBuffer()).byteLength}`),
+    ),
+  );
   return (path: string, init: RequestInit & { duplex?: 'half' } = {}) =>
     a.fetch(new Request(`http://fleet${path}`, init));
 }
@@ -77,9 +82,13 @@ describe('request limits', () => {
 
   it('Workers: what a refused request still sends is read away (bounded) before the refusal leaves', async () => {
     const a = new Hono();
-    a.use(limits(limitsSchema.parse({}), { intakeAfterAuthentication: true }));
     // refused without a look at the body, as authentication does
-    a.all('*', (c) => c.json({ kind: 'Status', code: 401 }, 401));
+    a.all(
+      '*',
+      chain([limits(limitsSchema.parse({}), { intakeAfterAuthentication: true })], (c) =>
+        c.json({ kind: 'Status', code: 401 }, 401),
+      ),
+    );
     let pulled = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(c) {
@@ -109,8 +118,10 @@ describe('request limits', () => {
 
   it('Workers: a declared Content-Length over the limit is refused after what the client sends is read away', async () => {
     const a = new Hono();
-    a.use(limits(limitsSchema.parse({ maxBodyBytes: 1024 })));
-    a.all('*', (c) => c.text('not reached', 500));
+    a.all(
+      '*',
+      chain([limits(limitsSchema.parse({ maxBodyBytes: 1024 }))], (c) => c.text('not reached', 500)),
+    );
     let pulled = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(c) {

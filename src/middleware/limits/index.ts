@@ -16,7 +16,7 @@
  * nested deeper than MAX_BODY_DEPTH (src/kube/json.ts) is a 400 before any route, passthrough included,
  * relays it. Every refusal is a Kubernetes Status.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { LimitsConfig } from '../../config/security.ts';
 import { bytesNestDeeperThan, tooDeepMessage } from '../../kube/json.ts';
 import { badRequest, failure, statusResponse } from '../../kube/status.ts';
@@ -28,6 +28,8 @@ import {
   readLimited,
 } from '../../request/body.ts';
 import { checkRawTarget, rawTargetOf } from '../../request/target.ts';
+import type { FleetEnv } from '../../types.ts';
+import { type Answer, after, type Filter, type Handler } from '../chain.ts';
 import { lingering } from './linger.ts';
 
 /**
@@ -80,24 +82,26 @@ export interface LimitsOptions {
   intakeAfterAuthentication?: boolean;
 }
 
-export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): MiddlewareHandler {
+export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): Filter {
   const max = cfg.maxBodyBytes;
   const bodyTimeoutMs = opts.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
   const intake = opts.intakeAfterAuthentication ? undefined : bodyIntake(cfg, bodyTimeoutMs);
-  return async (c, next) => {
+  /** a route that read the body and let the wrapper's error through: the refusal is this filter's own */
+  const ownRefusal = (err: Error | undefined): Response | undefined => {
+    if (err instanceof BodyTooLargeError) return tooLarge(max);
+    if (err instanceof BodyReadError) return statusResponse(failure(400, 'BadRequest', err.message));
+    if (err instanceof BodyTimeoutError) return bodyTimeout(bodyTimeoutMs);
+    return undefined;
+  };
+  return (c, next) => {
     // Workers (no raw target from the runtime: Node's entry gives one, and Node's server lingers itself):
     // what a refused request still sends is read away before the refusal leaves (linger.ts), whichever
     // refusal it is: this filter's own (a declared length over the limit included) or a later one
     // (on Node the body is not even touched before it is needed: a touched one is no longer dumped by
     // Node's server after a refusal, and the client's upload then stalls)
     const linger = rawTargetOf(c.env) === undefined && c.req.raw.body ? lingering(c.req.raw.body) : undefined;
-    const lingerOut = async () => {
-      if (linger) await linger.drain(4 * max, LINGER_MS);
-    };
-    const refuse = async (res: Response) => {
-      await lingerOut();
-      return res;
-    };
+    const refuse = (res: Response): Answer =>
+      linger ? linger.drain(4 * max, LINGER_MS).then(() => res) : res;
     const target = requestTarget(c);
     if (target.length > cfg.maxUrlBytes)
       return refuse(
@@ -113,8 +117,10 @@ export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): MiddlewareH
     try {
       checkRawTarget(target);
     } catch (err) {
-      await lingerOut();
-      throw err;
+      if (!linger) throw err;
+      return linger.drain(4 * max, LINGER_MS).then(() => {
+        throw err;
+      });
     }
     let count = 0;
     let bytes = 0;
@@ -153,15 +159,10 @@ export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): MiddlewareH
     // a declared length is the runtime's to enforce; the deadline holds for every body
     if (body)
       withBody(c, limitBody(body, { maxBytes: declared ? undefined : max, timeoutMs: bodyTimeoutMs }));
-    const refused = intake ? await intake(c, next) : await next();
-    const answer = refused instanceof Response ? refused : c.res;
-    if (answer.status >= 400) await lingerOut();
-    if (refused instanceof Response) return refused;
-    // a route that read the body and let the wrapper's error through: the refusal is this filter's own
-    if (c.error instanceof BodyTooLargeError) c.res = tooLarge(max);
-    else if (c.error instanceof BodyReadError)
-      c.res = statusResponse(failure(400, 'BadRequest', c.error.message));
-    else if (c.error instanceof BodyTimeoutError) c.res = bodyTimeout(bodyTimeoutMs);
+    return after(intake ? intake(c, next) : next(c), (res) => {
+      const answer = ownRefusal(c.error) ?? res;
+      return res.status >= 400 ? refuse(answer) : answer;
+    });
   };
 }
 
@@ -175,14 +176,15 @@ function isJsonMedia(contentType: string | null): boolean {
  * See the module comment: reads a body of unknown length whole, once the caller is known; a JSON body
  * (any length) too, so that its nesting depth is checked before any route relays it.
  */
-export function bodyIntake(cfg: LimitsConfig, bodyTimeoutMs = BODY_TIMEOUT_MS): MiddlewareHandler {
+export function bodyIntake(cfg: LimitsConfig, bodyTimeoutMs = BODY_TIMEOUT_MS): Filter {
   const max = cfg.maxBodyBytes;
-  return async (c, next) => {
+  const read = async (
+    c: Context<FleetEnv>,
+    next: Handler,
+    body: ReadableStream<Uint8Array>,
+    json: boolean,
+  ) => {
     const raw = c.req.raw;
-    const body = raw.body;
-    const json = isJsonMedia(raw.headers.get('content-type'));
-    if (!body || (!json && raw.headers.has('content-length') && !raw.headers.has('transfer-encoding')))
-      return next();
     const deadline = AbortSignal.timeout(bodyTimeoutMs);
     const r = await readLimited(body, max, {
       drainBytes: 4 * max,
@@ -198,12 +200,20 @@ export function bodyIntake(cfg: LimitsConfig, bodyTimeoutMs = BODY_TIMEOUT_MS): 
       // cluster sees it (kube's decoder stops at 10,000 levels; the fleet, which re-serialises, earlier)
       if (json && bytesNestDeeperThan(r.bytes)) return statusResponse(badRequest(tooDeepMessage()));
       withBody(c, r.bytes);
-      return next();
+      return next(c);
     }
     if (r.reason === 'too-large') return tooLarge(max);
     if (r.reason === 'unreadable')
       return statusResponse(failure(400, 'BadRequest', 'the request body could not be read'));
     // the client went away (its signal): nobody reads this answer; the deadline: a 408
     return bodyTimeout(bodyTimeoutMs);
+  };
+  return (c, next) => {
+    const raw = c.req.raw;
+    const body = raw.body;
+    if (!body) return next(c);
+    const json = isJsonMedia(raw.headers.get('content-type'));
+    if (!json && raw.headers.has('content-length') && !raw.headers.has('transfer-encoding')) return next(c);
+    return read(c, next, body, json);
   };
 }

@@ -3,11 +3,10 @@
  * kube's labels and code (refusals by later filters included, so this runs right after request info),
  * in flight while it runs, long-running ones (watches, `logs -f`, exec) tracked until their stream ends.
  */
-import type { MiddlewareHandler } from 'hono';
 import { type FleetMetrics, kubeVerb, type RequestLabels } from '../../metrics/fleet.ts';
 import type { RequestInfo } from '../../request/info.ts';
-import type { FleetEnv } from '../../types.ts';
 import { onBodyEnd } from '../../util/ends.ts';
+import { after, type Filter } from '../chain.ts';
 
 export function labelsOf(
   info: RequestInfo | undefined,
@@ -68,9 +67,9 @@ function countPartial(metrics: FleetMetrics, warning: string | null): void {
 
 const now = () => performance.now();
 
-export function requestMetrics(metrics: FleetMetrics | undefined): MiddlewareHandler<FleetEnv> {
-  if (!metrics) return (_c, next) => next();
-  return async (c, next) => {
+export function requestMetrics(metrics: FleetMetrics | undefined): Filter {
+  if (!metrics) return (c, next) => next(c);
+  return (c, next) => {
     const info = c.get('info');
     const longRunning = isLongRunning(info);
     const done = metrics.startRequest(
@@ -78,23 +77,22 @@ export function requestMetrics(metrics: FleetMetrics | undefined): MiddlewareHan
       longRunning,
       now,
     );
-    try {
-      await next();
-    } catch (e) {
-      done(500);
-      throw e;
-    }
-    const res = c.res;
-    countPartial(metrics, res.headers.get('warning'));
-    // an upgrade (101) is handed to the runtime as it is; a stream is counted when it ends
-    if (!longRunning || !res.body || res.status === 101) return done(res.status);
-    const status = res.status;
-    // a body that tells its end (the merged watch's) needs no stream layer to be counted
-    if (onBodyEnd(res.body, () => done(status))) return;
-    const ended = new TransformStream<Uint8Array, Uint8Array>({ flush: () => done(status) });
-    const body = res.body.pipeThrough(ended);
-    // a client that goes away cancels the stream: the request is over for the gauge too
-    c.req.raw.signal?.addEventListener('abort', () => done(status), { once: true });
-    c.res = new Response(body, { status, statusText: res.statusText, headers: res.headers });
+    // a throw below has already become a Status (chain.ts): counted with its code
+    return after(next(c), (res) => {
+      countPartial(metrics, res.headers.get('warning'));
+      // an upgrade (101) is handed to the runtime as it is; a stream is counted when it ends
+      if (!longRunning || !res.body || res.status === 101) {
+        done(res.status);
+        return res;
+      }
+      const status = res.status;
+      // a body that tells its end (the merged watch's) needs no stream layer to be counted
+      if (onBodyEnd(res.body, () => done(status))) return res;
+      const ended = new TransformStream<Uint8Array, Uint8Array>({ flush: () => done(status) });
+      const body = res.body.pipeThrough(ended);
+      // a client that goes away cancels the stream: the request is over for the gauge too
+      c.req.raw.signal?.addEventListener('abort', () => done(status), { once: true });
+      return new Response(body, { status, statusText: res.statusText, headers: res.headers });
+    });
   };
 }

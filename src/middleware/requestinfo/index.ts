@@ -2,9 +2,8 @@
  * Parses the path once (src/request/info.ts) and puts the result on the context; every later step reads
  * it instead of looking at the URL again.
  */
-import type { MiddlewareHandler } from 'hono';
 import { parseRequestInfo } from '../../request/info.ts';
-import type { InfoVariables } from '../../types.ts';
+import type { Filter } from '../chain.ts';
 
 /**
  * A request URL whose path and query the WHATWG parser leaves exactly as written: characters it never
@@ -31,8 +30,8 @@ export function pathAndSearch(url: string): { pathname: string; search: string }
   return { pathname: u.pathname, search: u.search };
 }
 
-export const requestInfo: MiddlewareHandler<{ Variables: InfoVariables }> = async (c, next) => {
+export const requestInfo: Filter = (c, next) => {
   const { pathname, search } = pathAndSearch(c.req.url);
   c.set('info', parseRequestInfo(c.req.method, pathname, new URLSearchParams(search)));
-  await next();
+  return next(c);
 };
