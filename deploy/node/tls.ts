@@ -13,8 +13,14 @@ import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { ServerOptions as HttpsOptions } from 'node:https';
 import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
+import { useCertificateAuthn } from '../../src/auth/authenticator.ts';
+import { certificateAuthn } from '../../src/auth/certificates.ts';
 import type { ClientCertificate, TransportFacts } from '../../src/auth/request.ts';
 import { ConfigError, type FleetConfig } from '../../src/config/schema.ts';
+
+// the certificates verified here are who the caller is (x509, front-proxy): Node links their
+// authenticators in; the worker, which sees no client certificate, bundles none of them
+useCertificateAuthn(certificateAuthn);
 
 const CLIENT_AUTH_EKU = '1.3.6.1.5.5.7.3.2';
 

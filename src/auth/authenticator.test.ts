@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { authenticationSchema } from '../config/security.ts';
-import { assertCanAdmit, bearerToken, buildAuthn, TokenCache } from './authenticator.ts';
+import { assertCanAdmit, bearerToken, buildAuthn, TokenCache, useCertificateAuthn } from './authenticator.ts';
+import { certificateAuthn } from './certificates.ts';
 import type { ClientCertificate } from './request.ts';
 
+// as the Node server does (deploy/node/tls.ts)
+useCertificateAuthn(certificateAuthn);
 const authn = (cfg: unknown) => buildAuthn(authenticationSchema.parse(cfg));
 const cert = (trustedBy: ClientCertificate['trustedBy'], commonName = 'proxy'): ClientCertificate =>
   ({ commonName, organizations: ['org-a'], trustedBy }) as ClientCertificate;
@@ -69,6 +72,26 @@ describe('buildAuthn', () => {
     // and those headers never travel upstream
     expect(a.credentialHeaders.has('x-remote-user')).toBe(true);
     expect(a.credentialHeaderPrefixes).toContain('x-remote-extra-');
+  });
+
+  it('refuses client certificates where no runtime verifies them (the worker links no certificate authenticators)', async () => {
+    useCertificateAuthn(undefined);
+    try {
+      expect(() => authn({ x509: { clientCAData: 'eA==' } })).toThrow(
+        /config\.authentication\.x509: client certificates need the Node server/,
+      );
+      expect(() => authn({ frontProxy: { clientCAData: 'eA==' } })).toThrow(
+        /config\.authentication\.frontProxy: client certificates need the Node server/,
+      );
+      // without them configured, front-proxy headers and a certificate fact are nobody's identity
+      const a = authn({ anonymous: { enabled: true } });
+      const headers = new Headers({ 'X-Remote-User': 'dave', 'X-Remote-Group': 'ops' });
+      expect(
+        await a.authenticate({ headers, facts: { clientCertificate: cert(['frontProxy', 'x509']) } }),
+      ).toMatchObject({ ok: true, via: 'anonymous', identity: { user: 'system:anonymous' } });
+    } finally {
+      useCertificateAuthn(certificateAuthn);
+    }
   });
 
   it('refuses at startup a configuration that could admit nobody', () => {

@@ -5,26 +5,49 @@
  *   → anonymous (only when enabled, and only when no credential was presented and refused)
  *
  * Each authenticator answers "this is the caller", "not mine" or "refused". The first that knows the caller
- * wins. A presented bearer token that no token authenticator accepts is refused (kube's "invalid bearer
+ * wins. The client-certificate ones (front-proxy, x509: ./certificates.ts) exist only where the runtime
+ * verifies client certificates: the Node server links them in ({@link useCertificateAuthn}); the worker
+ * bundles none of them, and its configuration may not ask for them (config/security.ts). A presented bearer token that no token authenticator accepts is refused (kube's "invalid bearer
  * token"), so a bad token is a 401 even with anonymous access on, never a silent downgrade.
  */
 
 import { ConfigError } from '../config/schema.ts';
-import type { AuthenticationConfig, FrontProxyConfig } from '../config/security.ts';
+import { type AuthenticationConfig, NO_AUTHENTICATOR } from '../config/security.ts';
 import { TtlCache } from '../util/ttlcache.ts';
-import { ANONYMOUS, type Identity, withAuthenticatedGroup } from './identity.ts';
+import { ANONYMOUS, type Identity } from './identity.ts';
 import { JwtVerifier, type JwtVerifierOptions, mapClaims, peekIssuer, TokenError } from './jwt.ts';
-import { type AuthnRequest, headerValues } from './request.ts';
+import type { AuthnRequest } from './request.ts';
 import { parseTokenCsv, StaticTokenAuthenticator } from './static.ts';
 
 export type AuthnOutcome =
   | { ok: true; identity: Identity; via: string; bearer?: string }
   | { ok: false; reason: string; tokenPresented: boolean };
 
-type Step =
+/** One authenticator's answer: the caller, not mine, or refused. */
+export type Step =
   | { kind: 'ok'; identity: Identity; via: string }
   | { kind: 'none' }
   | { kind: 'error'; reason: string };
+
+/** The client-certificate authenticators a configuration asks for, in kube's order (front-proxy, x509). */
+export type CertificateAuthn = (config: AuthenticationConfig) => Array<(req: AuthnRequest) => Step>;
+
+let certificateAuthn: CertificateAuthn | undefined;
+
+/** Installed by the Node server (deploy/node/tls.ts), which verifies the client certificates. */
+export function useCertificateAuthn(f: CertificateAuthn | undefined): void {
+  certificateAuthn = f;
+}
+
+/** The client-certificate authenticators `config` asks for; refused where the runtime verifies none. */
+function certificateSteps(config: AuthenticationConfig): Array<(req: AuthnRequest) => Step> {
+  if (!config.frontProxy && !config.x509) return [];
+  if (!certificateAuthn)
+    throw new ConfigError(
+      `config.authentication.${config.frontProxy ? 'frontProxy' : 'x509'}: client certificates need the Node server, which verifies them`,
+    );
+  return certificateAuthn(config);
+}
 
 /**
  * `Authorization: Bearer <token>`, read exactly as kube's bearertoken authenticator reads it (split at the
@@ -36,61 +59,6 @@ export function bearerToken(headers: Headers): string | undefined {
   const parts = h.split(' ');
   if (parts.length < 2 || parts[0]!.toLowerCase() !== 'bearer') return undefined;
   return parts[1] || undefined;
-}
-
-function frontProxyStep(cfg: FrontProxyConfig, req: AuthnRequest): Step {
-  const cert = req.facts?.clientCertificate;
-  if (!cert?.trustedBy.includes('frontProxy')) return { kind: 'none' };
-  if (cfg.allowedNames.length > 0 && !cfg.allowedNames.includes(cert.commonName))
-    return {
-      kind: 'error',
-      reason: `front-proxy client certificate CN "${cert.commonName}" is not in allowedNames`,
-    };
-  let user: string | undefined;
-  for (const h of cfg.usernameHeaders) {
-    const v = req.headers.get(h)?.trim();
-    if (v) {
-      user = v;
-      break;
-    }
-  }
-  if (!user) return { kind: 'none' };
-  const groups = cfg.groupHeaders.flatMap((h) => headerValues(req, h));
-  const identity: Identity = { user, groups };
-  for (const h of cfg.uidHeaders) {
-    const v = req.headers.get(h)?.trim();
-    if (v) {
-      identity.uid = v;
-      break;
-    }
-  }
-  const extra: Record<string, string[]> = {};
-  req.headers.forEach((_, name) => {
-    for (const prefix of cfg.extraHeaderPrefixes) {
-      const p = prefix.toLowerCase();
-      if (!name.startsWith(p) || name.length === p.length) continue;
-      let key: string;
-      try {
-        key = decodeURIComponent(name.slice(p.length)).toLowerCase();
-      } catch {
-        continue;
-      }
-      extra[key] = [...(extra[key] ?? []), ...headerValues(req, name)];
-    }
-  });
-  if (Object.keys(extra).length) identity.extra = extra;
-  return { kind: 'ok', identity: withAuthenticatedGroup(identity), via: `front-proxy:${cert.commonName}` };
-}
-
-function x509Step(req: AuthnRequest): Step {
-  const cert = req.facts?.clientCertificate;
-  if (!cert?.trustedBy.includes('x509')) return { kind: 'none' };
-  if (!cert.commonName) return { kind: 'error', reason: 'client certificate has no common name' };
-  return {
-    kind: 'ok',
-    identity: withAuthenticatedGroup({ user: cert.commonName, groups: [...cert.organizations] }),
-    via: 'x509',
-  };
 }
 
 export interface Authn {
@@ -156,10 +124,7 @@ export function describeAuthentication(config: AuthenticationConfig): string[] {
  * than a fleet that answers 401 to everyone.
  */
 export function assertCanAdmit(authn: Pick<Authn, 'canAdmit'>): void {
-  if (!authn.canAdmit)
-    throw new ConfigError(
-      'config.authentication: no authenticator is configured and anonymous access is off, so every request would be refused; configure oidc, edge, staticTokens, x509 or frontProxy, or set anonymous.enabled: true (callers then act as system:anonymous in every cluster)',
-    );
+  if (!authn.canAdmit) throw new ConfigError(`config.authentication: ${NO_AUTHENTICATOR}`);
 }
 
 /** Signing keys fetched over plain HTTP: anyone on the path could mint tokens. Said loudly at startup. */
@@ -203,6 +168,7 @@ export function buildAuthn(config: AuthenticationConfig, opts: JwtVerifierOption
   const oidc = config.oidc.map((c) => new JwtVerifier(c, opts));
   const edge = config.edge ? new JwtVerifier(config.edge, opts) : undefined;
   const statics = staticTokens(config);
+  const certificates = certificateSteps(config);
   const credentialHeaders = claimHeaders(config);
   const describe = describeAuthentication(config);
 
@@ -272,8 +238,7 @@ export function buildAuthn(config: AuthenticationConfig, opts: JwtVerifierOption
       const errors: string[] = [];
       const token = bearerToken(req.headers);
       const steps: Array<() => Step | Promise<Step>> = [];
-      if (config.frontProxy) steps.push(() => frontProxyStep(config.frontProxy!, req));
-      if (config.x509) steps.push(() => x509Step(req));
+      for (const c of certificates) steps.push(() => c(req));
       steps.push(() => edgeStep(req));
       if (token !== undefined)
         steps.push(async () => {
