@@ -28,7 +28,7 @@ export interface ListSource {
   /** the cluster's parsed head (kind, apiVersion, metadata, columnDefinitions) */
   head: Record<string, any>;
   /** the rest of its split body: items, then the tail */
-  events: AsyncIterator<SplitEvent>;
+  events: ListEvents;
   /** items of this page already taken by an earlier fleet page */
   skip: number;
   /** the upstream continue token this page was asked with ("" = from the cluster's first item) */
@@ -54,10 +54,24 @@ export interface ListMergeInput {
   continueToken(cluster: string, upstream: string, skip: number): string;
 }
 
+/**
+ * A source's events. `ready`, when the source has it, hands on an event already split without a promise
+ * (undefined: none is, ask `next`), which is how the merge takes them item after item.
+ */
+export interface ListEvents extends AsyncIterator<SplitEvent> {
+  ready?(): SplitEvent | undefined;
+}
+
 type ItemEvent = Extract<SplitEvent, { type: 'item' }>;
 
-async function nextItem(events: AsyncIterator<SplitEvent>): Promise<ItemEvent | undefined> {
+async function nextItem(events: ListEvents): Promise<ItemEvent | undefined> {
   for (;;) {
+    const e = events.ready?.();
+    if (e !== undefined) {
+      if (e.type === 'tail') return undefined;
+      if (e.type === 'item') return e;
+      continue;
+    }
     const r = await events.next();
     if (r.done || r.value.type === 'tail') return undefined;
     if (r.value.type === 'item') return r.value;
@@ -65,7 +79,7 @@ async function nextItem(events: AsyncIterator<SplitEvent>): Promise<ItemEvent | 
 }
 
 /** Counts what is left of a page without parsing it (bounded by the page's limit). */
-async function drainCount(events: AsyncIterator<SplitEvent>): Promise<number> {
+async function drainCount(events: ListEvents): Promise<number> {
   let n = 0;
   while ((await nextItem(events)) !== undefined) n++;
   return n;
@@ -118,15 +132,25 @@ export async function* mergeList(input: ListMergeInput, sources: ListSource[]): 
       const iv = itemView(view, s.cluster, compositeWith(membership, NO_RVS, s.cluster));
       let consumed = 0; // items of this page read, skipped ones included
       let pageEnded = false;
+      const events = s.events;
+      const sync = typeof events.ready === 'function';
       while (!(limit > 0 && emitted === limit)) {
-        // nextItem inlined: one promise fewer per item
-        const r = await s.events.next();
-        if (r.done || r.value.type === 'tail') {
+        // nextItem inlined, and what the source has split already taken without a promise
+        let e = sync ? events.ready!() : undefined;
+        if (e === undefined) {
+          const r = await events.next();
+          if (r.done) {
+            pageEnded = true;
+            break;
+          }
+          e = r.value;
+        }
+        if (e.type === 'tail') {
           pageEnded = true;
           break;
         }
-        if (r.value.type !== 'item') continue;
-        const item = r.value;
+        if (e.type !== 'item') continue;
+        const item = e;
         consumed++;
         if (consumed <= s.skip) continue;
         if (emitted > 0) out.string(',');

@@ -95,6 +95,35 @@ describe('splitGuarded: one cluster’s list body for the merge', () => {
     );
   });
 
+  it('hands on the same events taken without a promise (ready) as awaited (next), in any mix of the two', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 1, max: LIST.length - 1 }), { maxLength: 6 }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 12 }),
+        async (cuts, asks) => {
+          const at = [...new Set(cuts)].sort((a, b) => a - b);
+          const chunks = [0, ...at].map((from, k) => LIST.slice(from, at[k] ?? LIST.length));
+          const want = await all(splitListStream(body(chunks).stream, { arrayKey: ['items', 'rows'] }));
+          const events = splitGuarded(body(chunks).stream, 1000).events;
+          const got: string[] = [];
+          for (let k = 0; ; k++) {
+            const e = asks[k % asks.length] ? events.ready() : undefined;
+            if (e !== undefined) {
+              got.push(shape(e));
+              continue;
+            }
+            const r = await events.next();
+            if (r.done) break;
+            got.push(shape(r.value));
+          }
+          expect(got).toEqual(want);
+          expect(events.ready()).toBeUndefined();
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
   it('reads the body to its end once the tail is in, so a merge that stops at the tail cancels nothing', async () => {
     const b = body([LIST.slice(0, 40), LIST.slice(40), '\n']);
     const events = await untilTail(splitGuarded(b.stream, 1000).events);

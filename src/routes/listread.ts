@@ -30,8 +30,58 @@ const HEAD_SLICE = 4096;
 
 /** A list body being split: its events, and how many bytes came so far (0: the body never began). */
 export interface GuardedSplit {
-  events: AsyncGenerator<SplitEvent>;
+  events: SplitEvents;
   received(): number;
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+const NONE: SplitEvent[] = [];
+
+/**
+ * A body's split events, handed on chunk by chunk: {@link ready} takes the next event of a chunk already
+ * split without a promise (the merge's path, item after item), `next` waits for the next chunk when none
+ * is left. An async generator handing on each event cost a promise and a resumption per item and hop
+ * (≈ 0.6 µs each, a Table row's bytes are ≈ 860). Closing it (`return`) closes the body's reading.
+ */
+export class SplitEvents implements AsyncGenerator<SplitEvent, undefined, undefined> {
+  private batch = NONE;
+  private at = 0;
+
+  constructor(private readonly batches: AsyncGenerator<SplitEvent[], void, undefined>) {}
+
+  /** the next event already split, or undefined: ask `next` */
+  ready(): SplitEvent | undefined {
+    return this.at < this.batch.length ? this.batch[this.at++] : undefined;
+  }
+
+  async next(): Promise<IteratorResult<SplitEvent, undefined>> {
+    for (;;) {
+      if (this.at < this.batch.length) return { done: false, value: this.batch[this.at++]! };
+      const r = await this.batches.next();
+      this.at = 0;
+      if (r.done) {
+        this.batch = NONE;
+        return DONE;
+      }
+      this.batch = r.value;
+    }
+  }
+
+  async return(_value?: undefined): Promise<IteratorResult<SplitEvent, undefined>> {
+    this.batch = NONE;
+    this.at = 0;
+    await this.batches.return(undefined);
+    return DONE;
+  }
+
+  async throw(err: unknown): Promise<IteratorResult<SplitEvent, undefined>> {
+    await this.return();
+    throw err;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
 }
 
 /**
@@ -42,26 +92,26 @@ export interface GuardedSplit {
  */
 export function splitGuarded(body: ReadableStream<Uint8Array> | null, idleMs: number): GuardedSplit {
   const counted = { bytes: 0 };
-  return { events: split(body, idleMs, counted), received: () => counted.bytes };
+  return { events: new SplitEvents(split(body, idleMs, counted)), received: () => counted.bytes };
 }
 
 async function* split(
   body: ReadableStream<Uint8Array> | null,
   idleMs: number,
   counted: { bytes: number },
-): AsyncGenerator<SplitEvent, void, undefined> {
+): AsyncGenerator<SplitEvent[], void, undefined> {
   const splitter = new ListSplitter(LIST_ARRAYS);
   if (!body) {
     splitter.end();
     return;
   }
   const guard = new IdleRead(pullReader(body), idleMs);
-  const queue: SplitEvent[] = [];
+  // each chunk's events go on as one batch (the array is the consumer's then)
+  let queue: SplitEvent[] = [];
   const push = (e: SplitEvent) => {
     queue.push(e);
   };
   let finished = false;
-  let tail = false;
   let headless = true;
   // what is left of the chunk the head came in: split when the merge asks for this body's items
   let rest: Uint8Array | undefined;
@@ -96,17 +146,20 @@ async function* split(
           if (at < chunk.length) rest = chunk.subarray(at);
         }
       } else splitter.push(chunk, push);
-      for (let k = 0; k < queue.length; k++) {
-        const e = queue[k]!;
-        if (e.type === 'tail' && !tail) {
-          tail = true;
-          finished = await guard.drain(splitter, rest);
-        }
-        yield e;
+      if (queue.length === 0) continue;
+      const batch = queue;
+      queue = [];
+      const t = batch.findIndex((e) => e.type === 'tail');
+      if (t < 0) {
+        yield batch;
+        continue;
       }
-      queue.length = 0;
+      // the items before the tail go on first; the body is read to its end before the tail is handed on
+      if (t > 0) yield batch.slice(0, t);
+      finished = await guard.drain(splitter, rest);
+      yield t > 0 ? batch.slice(t) : batch;
       // the list is whole: nothing after its tail is an event (a body that broke after it is cancelled)
-      if (tail) return;
+      return;
     }
     splitter.end();
     finished = true;

@@ -15,7 +15,7 @@ import { type AskedNamespace, showAskedNamespace } from '../plan/namespace.ts';
 import type { ClientDeps } from '../types.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { Outcome, Target } from '../upstreams/fanout.ts';
-import { BodyIdleError, splitGuarded } from './listread.ts';
+import { BodyIdleError, type SplitEvents, splitGuarded } from './listread.ts';
 
 const encoder = new TextEncoder();
 
@@ -189,10 +189,9 @@ export function resumableSource(
   r: ListReader,
   ask: ListAsk<Target>,
   head: Record<string, any>,
-  first: AsyncGenerator<SplitEvent>,
+  first: SplitEvents,
 ): ListSource {
-  const reading = { body: first };
-  const events = resumable(r, ask, head, reading);
+  const events = new Resumable(r, ask, head, first);
   return {
     cluster: ask.target.cluster,
     head,
@@ -200,39 +199,81 @@ export function resumableSource(
     skip: ask.skip,
     askedWith: ask.askedWith,
     askedLimit: ask.limit,
-    cancel: async () => {
-      await events.return(undefined);
-      // a source the merge never reached never ran its generator: its body is closed here
-      await reading.body.return(undefined).catch(() => {});
-    },
+    cancel: () => events.close(),
   };
 }
 
-async function* resumable(
-  r: ListReader,
-  ask: ListAsk<Target>,
-  head: Record<string, any>,
-  reading: { body: AsyncGenerator<SplitEvent> },
-): AsyncGenerator<SplitEvent> {
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * The events of the body being read, counted, and the page read again when it breaks. `ready` hands on
+ * what the body has split already, without a promise (listread.ts SplitEvents): a read that fails is
+ * always a `next`.
+ */
+class Resumable implements AsyncIterator<SplitEvent, undefined> {
   // items handed to the merge (it skips those an earlier fleet page returned itself), and the last one
-  let taken = 0;
-  let last: Uint8Array | undefined;
-  const budget = { left: MAX_REREADS };
-  for (;;) {
-    let next: IteratorResult<SplitEvent>;
-    try {
-      next = await reading.body.next();
-    } catch (err) {
-      if (r.signal.aborted) throw err;
-      reading.body = await reread(r, ask, head, { taken, last, budget }, bodyFailure(err));
-      continue;
+  private taken = 0;
+  private last: Uint8Array | undefined;
+  private readonly budget = { left: MAX_REREADS };
+  private over = false;
+
+  constructor(
+    private readonly r: ListReader,
+    private readonly ask: ListAsk<Target>,
+    private readonly head: Record<string, any>,
+    private body: SplitEvents,
+  ) {}
+
+  ready(): SplitEvent | undefined {
+    if (this.over) return undefined;
+    const e = this.body.ready();
+    if (e !== undefined && e.type === 'item') {
+      this.taken++;
+      this.last = e.bytes;
     }
-    if (next.done) return;
-    if (next.value.type === 'item') {
-      taken++;
-      last = next.value.bytes;
+    return e;
+  }
+
+  async next(): Promise<IteratorResult<SplitEvent, undefined>> {
+    while (!this.over) {
+      let next: IteratorResult<SplitEvent>;
+      try {
+        next = await this.body.next();
+      } catch (err) {
+        if (this.r.signal.aborted) throw this.fail(err);
+        const at = { taken: this.taken, last: this.last, budget: this.budget };
+        try {
+          this.body = await reread(this.r, this.ask, this.head, at, bodyFailure(err));
+        } catch (e) {
+          throw this.fail(e);
+        }
+        continue;
+      }
+      if (next.done) break;
+      if (next.value.type === 'item') {
+        this.taken++;
+        this.last = next.value.bytes;
+      }
+      return next;
     }
-    yield next.value;
+    this.over = true;
+    return DONE;
+  }
+
+  private fail(err: unknown): unknown {
+    this.over = true;
+    return err;
+  }
+
+  async return(): Promise<IteratorResult<SplitEvent, undefined>> {
+    this.over = true;
+    return DONE;
+  }
+
+  /** no more reading: the body being read is closed (one the merge never reached too) */
+  async close(): Promise<void> {
+    this.over = true;
+    await this.body.return().catch(() => {});
   }
 }
 
@@ -247,7 +288,7 @@ async function reread(
   head: Record<string, any>,
   at: { taken: number; last: Uint8Array | undefined; budget: { left: number } },
   why: string,
-): Promise<AsyncGenerator<SplitEvent>> {
+): Promise<SplitEvents> {
   const servedAt = head.metadata?.resourceVersion;
   const again = rereadAsk(ask, typeof servedAt === 'string' ? servedAt : undefined);
   const cluster = ask.target.cluster;
@@ -271,7 +312,7 @@ async function rereadOnce(
   again: ListAsk<Target>,
   servedAt: unknown,
   at: { taken: number; last: Uint8Array | undefined },
-): Promise<AsyncGenerator<SplitEvent> | Missed> {
+): Promise<SplitEvents | Missed> {
   const o = await r.ask(again);
   // an HTTP answer (410: compacted past it, 403, …) says what any further try would say
   if (!o.ok || !o.res.ok) return { why: await outcomeReason(o), final: o.ok };
