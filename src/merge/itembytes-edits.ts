@@ -62,6 +62,25 @@ export class Edits {
     this.putScratch(from, to, mark);
   }
 
+  /**
+   * `b[from..to)` becomes the JSON string of `head`, the two-digit length of the digits `d[dFrom..dTo)`
+   * (fewer than 100, ASCII), then those digits: a composite RV's single form (rvcodec.ts Splicer)
+   */
+  putSpliced(from: number, to: number, head: Uint8Array, d: Uint8Array, dFrom: number, dTo: number): void {
+    const mark = this.used;
+    const n = dTo - dFrom;
+    const s = this.room(head.length + n + 4);
+    let at = mark;
+    s[at++] = 0x22;
+    for (let k = 0; k < head.length; k++) s[at++] = head[k]!;
+    s[at++] = 0x30 + ((n / 10) | 0);
+    s[at++] = 0x30 + (n % 10);
+    for (let k = dFrom; k < dTo; k++) s[at++] = d[k]!;
+    s[at++] = 0x22;
+    this.used = at;
+    this.putScratch(from, to, mark);
+  }
+
   private room(n: number): Uint8Array {
     if (this.used + n > this.scratch.length) {
       // edits already made keep the old buffer (their texts are in it)

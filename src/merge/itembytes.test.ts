@@ -12,6 +12,7 @@ import { itemView, writeFleetItem, writeFleetRow } from './itembytes.ts';
 import { ListSplitter } from './jsonsplit.ts';
 import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from './jsonsplit-item.ts';
 import { toFleetObject } from './objects.ts';
+import { compositeWith, prepareMembership } from './rv.ts';
 import { type ColumnDefinition, mergeColumns, toFleetRow } from './table.ts';
 
 const enc = new TextEncoder();
@@ -144,6 +145,36 @@ describe('byte-level item rewriting', () => {
     // the property must exercise the byte-level path, and its refusals
     expect(bytePath).toBeGreaterThan(1000);
     expect(parsed).toBeGreaterThan(50);
+  });
+
+  it("splices an item's RV into the composite's single form from its bytes as compositeWith writes it", () => {
+    const membership = prepareMembership(['member1', 'karmada', 'c-2', 'x']);
+    const own = fc.oneof(
+      fc.stringMatching(/^[0-9]{1,12}$/),
+      fc.stringMatching(/^[1-9][0-9]{95,100}$/),
+      fc.constantFrom('0', '00', '07', '1e3', '-1', '١٢', ''),
+      text,
+    );
+    let spliced = 0;
+    fc.assert(
+      fc.property(own, clusters, views, fc.boolean(), (rv, cluster, view, escaped) => {
+        const splicer = compositeWith(membership, new Map(), cluster);
+        expect(splicer.singleHead).toBeDefined();
+        const rvText = escaped
+          ? `"${[...rv].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`
+          : JSON.stringify(rv);
+        const t = `{"kind":"Pod","metadata":{"name":"web","resourceVersion":${rvText}},"spec":{"containers":[]}}`;
+        const b = enc.encode(t);
+        expect(scanItem(b, 0, b.length, ITEM, 100)).toBe(b.length);
+        const sink = new ByteSink(16);
+        expect(writeFleetItem(sink, b, lastFacts(), itemView(view, cluster, splicer))).toBe(true);
+        const want = JSON.stringify(toFleetObject(view, JSON.parse(t), cluster, splicer));
+        expect(dec.decode(sink.take())).toBe(want);
+        if (!escaped && /^(0|[1-9][0-9]{0,98})$/.test(rv)) spliced++;
+      }),
+      { numRuns: 1500 },
+    );
+    expect(spliced).toBeGreaterThan(300);
   });
 
   it('writes items whose edits shrink them (escaped values decoded) as well as those they grow', () => {

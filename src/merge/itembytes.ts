@@ -13,6 +13,7 @@ import { type ItemFacts, REFS_NOMINATED, REFS_SPEC, REFS_TOP } from './jsonsplit
 import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from './names.ts';
 import { CLUSTER_ANNOTATION, type FleetView, fleetName } from './objects.ts';
 import { REFERENCE_KINDS } from './references.ts';
+import { isMemberDecimalBytes, type Splicer } from './rvcodec.ts';
 import { fleetReferenceCell, type MergedColumns } from './table.ts';
 
 const utf8 = new TextDecoder();
@@ -44,9 +45,11 @@ export interface ItemView {
   clusterJson: string;
   /** what a plain name gains: `.clusterspace.<cluster>`, as it is written inside a JSON string */
   suffix: string;
-  resourceVersion?: (own: string) => string;
+  resourceVersion?: Splicer;
   /** the texts above and the marker's members as UTF-8, encoded once (itemView) */
   bytes: ViewBytes;
+  /** resourceVersion's singleHead as UTF-8: an item's RV is then written from its bytes */
+  rvHead: Uint8Array | undefined;
 }
 
 interface ViewBytes {
@@ -67,11 +70,7 @@ interface ViewBytes {
 const encoder = new TextEncoder();
 
 /** The view of one cluster's items, its constant texts encoded once. */
-export function itemView(
-  view: FleetView,
-  cluster: string,
-  resourceVersion?: (own: string) => string,
-): ItemView {
+export function itemView(view: FleetView, cluster: string, resourceVersion?: Splicer): ItemView {
   const clusterJson = JSON.stringify(cluster);
   const suffix = JSON.stringify(CLUSTERSPACE_SEPARATOR + cluster).slice(1, -1);
   let bytes = bytesOf.get(cluster);
@@ -82,7 +81,9 @@ export function itemView(
     bytes = viewBytes(suffix, clusterJson);
     bytesOf.set(cluster, bytes);
   }
-  return { view, cluster, clusterJson, suffix, resourceVersion, bytes };
+  const head = resourceVersion?.singleHead;
+  const rvHead = head === undefined ? undefined : encoder.encode(head);
+  return { view, cluster, clusterJson, suffix, resourceVersion, bytes, rvHead };
 }
 
 /**
@@ -206,8 +207,12 @@ function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView): boole
     rename(e, b, f.nodeNameFrom, f.nodeNameTo, iv);
   }
   rename(e, b, f.nameFrom, f.nameTo, iv);
-  if (iv.resourceVersion && f.rvFrom >= 0 && b[f.rvFrom] === 0x22 && f.rvTo - f.rvFrom > 2)
-    e.putJson(f.rvFrom, f.rvTo, iv.resourceVersion(stringAt(b, f.rvFrom, f.rvTo)));
+  if (iv.resourceVersion && f.rvFrom >= 0 && b[f.rvFrom] === 0x22 && f.rvTo - f.rvFrom > 2) {
+    // a plain decimal RV (no escapes: they are not digits) spliced in as it came, else decoded
+    if (iv.rvHead && isMemberDecimalBytes(b, f.rvFrom + 1, f.rvTo - 1))
+      e.putSpliced(f.rvFrom, f.rvTo, iv.rvHead, b, f.rvFrom + 1, f.rvTo - 1);
+    else e.putJson(f.rvFrom, f.rvTo, iv.resourceVersion(stringAt(b, f.rvFrom, f.rvTo)));
+  }
   if (f.annFrom >= 0 && !marker(e, b, f.annFrom, f.annTo, f.annKeys, f.annMarkFrom, f.annMarkTo, iv))
     return false;
   if (

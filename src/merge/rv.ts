@@ -14,9 +14,11 @@ export {
   encodeComposite,
   encodeCompositeFull,
   isFleetComposite,
+  isMemberDecimalBytes,
   type Membership,
   membershipDigest,
   prepareMembership,
+  type Splicer,
 } from './rvcodec.ts';
 
 // ---------------------------------------------------------------------------------------------

@@ -182,6 +182,27 @@ function encodeSingle(m: Membership, at: number, rv: string): string {
 }
 
 /**
+ * A composite-RV splicer (compositeWith). `singleHead`, when it has one, says what it answers for an own
+ * RV that is a member decimal (one to 99 ASCII digits, no leading zero but "0" itself,
+ * {@link isMemberDecimalBytes}): that head, the RV's length in two digits, then the RV, so a writer may
+ * put it together from the item's bytes without decoding the RV.
+ */
+export type Splicer = ((own: string) => string) & { readonly singleHead?: string };
+
+/** isMemberDecimal of the ASCII bytes `b[from..to)` */
+export function isMemberDecimalBytes(b: Uint8Array, from: number, to: number): boolean {
+  const n = to - from;
+  if (n <= 0 || n > 99) return false;
+  const c0 = b[from]!;
+  if (c0 < 0x30 || c0 > 0x39 || (c0 === 0x30 && n > 1)) return false;
+  for (let k = from + 1; k < to; k++) {
+    const c = b[k]!;
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
+
+/**
  * The composite for objects of one cluster: `base` with `cluster`'s entry replaced by the object's own RV.
  * Every item of a merged list or watch event needs one, so the parts around the cluster's entry are built
  * once (integer form) and each call only splices the object's RV in.
@@ -190,7 +211,7 @@ export function compositeWith(
   membership: readonly string[] | Membership,
   base: ReadonlyMap<string, string>,
   cluster: string,
-): (own: string) => string {
+): Splicer {
   const m = asMembership(membership);
   const at = m.names.indexOf(cluster);
   const withOwn = (own: string) => encodeComposite(m, new Map(base).set(cluster, own));
@@ -205,8 +226,9 @@ export function compositeWith(
   if (othersKnown === 0 && m.names.length >= 2) {
     // the single form: the object's own RV alone (a GET's answer, a list's items)
     const head = `${SINGLE_PREFIX}${m.digest}${String(at).length}${at}`;
-    return (own) =>
+    const single: Splicer = (own) =>
       isMemberDecimal(own) ? `${head}${own.length < 10 ? '0' : ''}${own.length}${own}` : withOwn(own);
+    return Object.assign(single, { singleHead: head });
   }
   let prefix = '1' + m.digest;
   let suffix = '';
