@@ -14,6 +14,9 @@ export interface Dispatching {
 /** a Node Buffer, as far as these files read it (Buffer itself is node.ts's to name) */
 export type NodeBuffer = Uint8Array & { toString(encoding: 'latin1'): string };
 
+/** a head's name or value: undici's raw Buffer, or the text itself (./node-watch-h1.ts) */
+export type RawHeader = { toString(encoding: 'latin1'): string };
+
 /** answers that have no body, whatever follows their head */
 export const NULL_BODY: ReadonlySet<number> = new Set([204, 205, 304]);
 
@@ -32,7 +35,7 @@ function neutral(err: unknown, mapError: (err: unknown) => unknown): unknown {
 }
 
 /** An answer's header lines (undici's raw name/value buffers) as Headers. */
-export function headersFrom(raw: NodeBuffer[]): Headers {
+export function headersFrom(raw: readonly RawHeader[]): Headers {
   const headers = new Headers();
   for (let i = 0; i + 1 < raw.length; i += 2)
     headers.append(raw[i]!.toString('latin1'), raw[i + 1]!.toString('latin1'));

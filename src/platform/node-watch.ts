@@ -21,6 +21,7 @@ import {
   headersFrom,
   type NodeBuffer,
   NULL_BODY,
+  type RawHeader,
 } from './node-dispatch.ts';
 
 type Chunk = Uint8Array;
@@ -74,7 +75,7 @@ class WatchAnswer extends DispatchAnswer implements ChunkReading {
 
   // ------------------------------------------------------------------ undici's side
 
-  onHeaders(status: number, raw: NodeBuffer[], resume: () => void): boolean {
+  onHeaders(status: number, raw: readonly RawHeader[], resume: () => void): boolean {
     // informational answers (1xx) say nothing of the watch
     if (status < 200 || this.over) return true;
     this.resumeCall = resume;

@@ -10,7 +10,9 @@
  */
 import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
+import { isIP, connect as netConnect } from 'node:net';
 import type { Readable } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
 import { Agent, type Dispatcher, request } from 'undici';
 import { ConfigError, type FleetConfig } from '../config/schema.ts';
 import { useLazyHeaders } from '../upstreams/client.ts';
@@ -24,6 +26,7 @@ import { useNativePull } from '../util/pulled.ts';
 import { pulledReaderOf, sendPulled } from './node-list.ts';
 import { directPushBodies, nodeStreamChunks } from './node-streams.ts';
 import { isWatchUrl, sendWatch, watchAnswerChunks } from './node-watch.ts';
+import { H1Watches, type WatchConnect, type WatchSocket } from './node-watch-h1.ts';
 import type { Platform } from './types.ts';
 
 export const nodeFiles: FileReader = {
@@ -155,8 +158,38 @@ function http2Options(mode: UpstreamHttp2, ep: ResolvedEndpoint): { agent: objec
   return { agent: {}, connect: {} };
 }
 
+/**
+ * An HTTP/1.1 watch's connection (./node-watch-h1.ts), with the endpoint's TLS settings and what undici's
+ * connector sets: no Nagle delay, TCP keep-alive probes after 60 s (an idle watch notices a dead host),
+ * ALPN http/1.1.
+ */
+function connectWatch({ tls, host, port, ep }: WatchConnect): WatchSocket {
+  const socket = tls
+    ? tlsConnect({
+        host,
+        port,
+        ...(isIP(host) ? {} : { servername: host }),
+        ca: ep.caPem,
+        cert: ep.certPem,
+        key: ep.keyPem,
+        rejectUnauthorized: !ep.insecureSkipTLSVerify,
+        ALPNProtocols: ['http/1.1'],
+      })
+    : netConnect({ host, port });
+  socket.setNoDelay(true);
+  socket.setKeepAlive(true, 60_000);
+  return socket as unknown as WatchSocket;
+}
+
+/** `ep` is spoken to over HTTP/2 (or offered it by ALPN) in `mode`: what http2Options gives undici */
+function speaksH2(mode: UpstreamHttp2, ep: ResolvedEndpoint): boolean {
+  return mode !== undefined && (mode === 'h2c' || ep.server.startsWith('https:'));
+}
+
 export class UndiciTransport implements Transport {
   private readonly agents = new Map<string, Agent>();
+  /** HTTP/1.1 watches: a connection of their own each, not undici's pool (./node-watch-h1.ts) */
+  private readonly h1Watches = new Map<string, H1Watches>();
 
   constructor(private readonly http2: UpstreamHttp2 = upstreamHttp2Mode(undefined)) {}
 
@@ -187,6 +220,17 @@ export class UndiciTransport implements Transport {
     return agent;
   }
 
+  /** where an endpoint's watches are sent: undici's pool over HTTP/2, a connection of their own over 1.1 */
+  private watchesFor(ep: ResolvedEndpoint): Agent | H1Watches {
+    if (speaksH2(this.http2, ep)) return this.agentFor(ep);
+    let w = this.h1Watches.get(ep.poolKey);
+    if (!w) {
+      w = new H1Watches(ep, connectWatch);
+      this.h1Watches.set(ep.poolKey, w);
+    }
+    return w;
+  }
+
   /** the keep-alive pool for an endpoint (deploy/node/relay.ts dispatches into it directly) */
   dispatcherFor(ep: ResolvedEndpoint): Dispatcher {
     return this.agentFor(ep);
@@ -207,7 +251,7 @@ export class UndiciTransport implements Transport {
     const body = req.body as UpstreamRequest['body'];
     // watches: a dispatch handler of their own, so an idle one holds no body stream (./node-watch.ts)
     if (req.method === 'GET' && !body && isWatchUrl(req.url))
-      return sendWatch(this.agentFor(ep), req, headers, neutralError);
+      return sendWatch(this.watchesFor(ep), req, headers, neutralError);
     if (req.pulled && req.method === 'GET' && !body)
       return sendPulled(this.agentFor(ep), req, headers, neutralError);
     let r: Dispatcher.ResponseData;
@@ -244,6 +288,8 @@ export class UndiciTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    for (const w of this.h1Watches.values()) w.close();
+    this.h1Watches.clear();
     await Promise.all([...this.agents.values()].map((a) => a.close()));
     this.agents.clear();
   }

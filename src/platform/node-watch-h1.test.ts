@@ -1,0 +1,227 @@
+/**
+ * The HTTP/1.1 watch client (./node-watch-h1.ts) against a raw TCP server that writes answers byte by
+ * byte as the test says: framing (chunked, Content-Length, up to the close), heads and chunk lines split
+ * across reads, 1xx heads, the handler pausing the reads, timeouts, cuts, and what the request says.
+ */
+import { once } from 'node:events';
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
+import { H1Watches, type WatchSocket } from './node-watch-h1.ts';
+
+/** plain TCP, as node.ts connects a plain-HTTP endpoint */
+const tcp = ({ host, port }: { host: string; port: number }) =>
+  connect({ host, port }) as unknown as WatchSocket;
+
+let server: Server | undefined;
+afterEach(() => {
+  server?.close();
+  server = undefined;
+});
+
+/** a server whose every connection runs `onConn` with the request head it got */
+async function serve(onConn: (sock: Socket, head: string) => void): Promise<string> {
+  server = createServer((sock) => {
+    let got = '';
+    sock.on('data', (b) => {
+      if (got.includes('\r\n\r\n')) return;
+      got += b.toString('latin1');
+      if (got.includes('\r\n\r\n')) onConn(sock, got);
+    });
+    sock.on('error', () => {});
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function endpoint(origin: string, timeoutMs = 5000): ResolvedEndpoint {
+  return { name: 'm', server: origin, insecureSkipTLSVerify: false, timeoutMs, poolKey: origin };
+}
+
+interface Heard {
+  status?: number;
+  headers: Record<string, string>;
+  body: string;
+  done?: 'complete' | Error;
+  resume?: () => void;
+  abort?: (err: Error) => void;
+}
+
+/** dispatches a GET; `pauseAfter`: onData answers false once the body is that long */
+function call(
+  origin: string,
+  o: { headers?: Record<string, string | string[]>; timeout?: number; pauseAfter?: number } = {},
+): { heard: Heard; end: Promise<Heard>; w: H1Watches } {
+  const heard: Heard = { headers: {}, body: '' };
+  let settle!: () => void;
+  const end = new Promise<Heard>((r) => {
+    settle = () => r(heard);
+  });
+  const w = new H1Watches(endpoint(origin), tcp);
+  w.dispatch(
+    {
+      origin,
+      path: '/api/v1/pods?watch=true',
+      method: 'GET',
+      headers: o.headers ?? {},
+      headersTimeout: o.timeout,
+    },
+    {
+      onConnect(abort: (err: Error) => void) {
+        heard.abort = abort;
+      },
+      onHeaders(status: number, raw: Uint8Array[], resume: () => void) {
+        heard.status = status;
+        heard.resume = resume;
+        for (let i = 0; i < raw.length; i += 2)
+          heard.headers[Buffer.from(raw[i]!).toString().toLowerCase()] = Buffer.from(raw[i + 1]!).toString();
+        return true;
+      },
+      onData(chunk: Uint8Array) {
+        heard.body += Buffer.from(chunk).toString();
+        return o.pauseAfter === undefined || heard.body.length < o.pauseAfter;
+      },
+      onComplete() {
+        heard.done = 'complete';
+        settle();
+      },
+      onError(err: Error) {
+        heard.done = err;
+        settle();
+      },
+    },
+  );
+  return { heard, end, w };
+}
+
+/** writes `parts` one by one, a tick apart (each its own read on the client, as far as TCP allows) */
+async function writeApart(sock: Socket, parts: string[]): Promise<void> {
+  for (const p of parts) {
+    sock.write(p);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('H1Watches', () => {
+  it('reads a chunked body whose head and chunk lines are split across reads', async () => {
+    const origin = await serve((sock) => {
+      void writeApart(sock, [
+        'HTTP/1.1 200 OK\r\nContent-Ty',
+        'pe: application/json\r\nTransfer-Encoding: chunked\r',
+        '\n\r\n5\r\nhel',
+        'lo\r',
+        '\n6;ext=1\r\n world\r\n0\r\nX-Trailer: 1\r\n',
+        '\r\n',
+      ]);
+    });
+    const { end } = call(origin);
+    const h = await end;
+    expect(h.status).toBe(200);
+    expect(h.headers['content-type']).toBe('application/json');
+    expect(h.body).toBe('hello world');
+    expect(h.done).toBe('complete');
+  });
+
+  it('reads a Content-Length body, and the body up to the close when there is no framing', async () => {
+    const a = await serve((sock) => {
+      sock.write('HTTP/1.1 410 Gone\r\nContent-Length: 7\r\n\r\n{"a":1}');
+    });
+    expect(await call(a).end).toMatchObject({ status: 410, body: '{"a":1}', done: 'complete' });
+    server?.close();
+    const b = await serve((sock) => {
+      sock.end('HTTP/1.0 200 OK\r\n\r\nline1\nline2\n');
+    });
+    expect(await call(b).end).toMatchObject({ status: 200, body: 'line1\nline2\n', done: 'complete' });
+  });
+
+  it('skips informational heads and ends a bodyless answer at once', async () => {
+    const origin = await serve((sock) => {
+      // the connection stays open: the 204 ends the call, not the close
+      sock.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\nX-A: b\r\n\r\n');
+    });
+    expect(await call(origin).end).toMatchObject({ status: 204, headers: { 'x-a': 'b' }, body: '' });
+  });
+
+  it('a cut mid-body (and an unframed head) is an error, not the end', async () => {
+    const origin = await serve((sock) => {
+      sock.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n');
+    });
+    const h = await call(origin).end;
+    expect(h.body).toBe('abc');
+    expect((h.done as Error & { code?: string }).code).toBe('UND_ERR_SOCKET');
+  });
+
+  it('garbage for a chunk size or a status line is an error', async () => {
+    const a = await serve((sock) => {
+      sock.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n');
+    });
+    expect((await call(a).end).done).toBeInstanceOf(Error);
+    server?.close();
+    const b = await serve((sock) => {
+      sock.write('SSH-2.0-OpenSSH\r\n\r\n');
+    });
+    expect((await call(b).end).done).toBeInstanceOf(Error);
+  });
+
+  it('no head within the timeout: the headers timeout error', async () => {
+    const origin = await serve(() => {});
+    const h = await call(origin, { timeout: 100 }).end;
+    expect((h.done as Error & { code?: string }).code).toBe('UND_ERR_HEADERS_TIMEOUT');
+  });
+
+  it('sends the head as given: host, connection: close, one line per array value; refuses a CR/LF', async () => {
+    let head = '';
+    const origin = await serve((sock, got) => {
+      head = got;
+      sock.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n');
+    });
+    await call(origin, { headers: { accept: 'application/json', 'impersonate-group': ['a', 'b'] } }).end;
+    const host = new URL(origin).host;
+    expect(head).toBe(
+      `GET /api/v1/pods?watch=true HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n` +
+        'accept: application/json\r\nimpersonate-group: a\r\nimpersonate-group: b\r\n\r\n',
+    );
+    const bad = await call(origin, { headers: { 'x-a': 'b\r\nx-evil: 1' } }).end;
+    expect(bad.done).toBeInstanceOf(Error);
+  });
+
+  it('pauses the socket when the handler asks, and delivers the rest of the read on resume', async () => {
+    const origin = await serve((sock) => {
+      sock.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n2\r\ncd\r\n2\r\nef\r\n');
+    });
+    const { heard } = call(origin, { pauseAfter: 2 });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(heard.body).toBe('ab');
+    expect(heard.done).toBeUndefined();
+    heard.resume!();
+    // the handler pauses again after each chunk (it stays past its mark): one chunk per resume
+    expect(heard.body).toBe('abcd');
+    heard.resume!();
+    expect(heard.body).toBe('abcdef');
+    heard.abort!(new Error('bye'));
+    expect((heard.done as Error).message).toBe('bye');
+  });
+
+  it('the abort ends the call at once, and the transport closing ends every open call', async () => {
+    const origin = await serve((sock) => {
+      sock.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n');
+    });
+    const a = call(origin);
+    const b = call(origin);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(a.heard.status).toBe(200);
+    a.heard.abort!(new Error('gone'));
+    expect((a.heard.done as Error).message).toBe('gone');
+    b.w.close();
+    expect((b.heard.done as Error & { code?: string }).code).toBe('UND_ERR_DESTROYED');
+  });
+
+  it('an unreachable port is an error', async () => {
+    const origin = await serve(() => {});
+    server!.close();
+    await once(server!, 'close');
+    const h = await call(origin).end;
+    expect((h.done as Error & { code?: string }).code).toBe('ECONNREFUSED');
+  });
+});
