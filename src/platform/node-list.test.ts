@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
-import { pullReader } from '../util/pulled.ts';
+import { answerReader, type PullReader, pullReader } from '../util/pulled.ts';
 import { UndiciTransport } from './node.ts';
 
 // a body of many socket reads, chunked (no Content-Length), as kube-apiserver streams a list
@@ -57,8 +57,10 @@ const get = (path: string, signal?: AbortSignal) =>
     ...(signal ? { signal } : {}),
   });
 
-async function readAll(body: ReadableStream<Uint8Array>): Promise<{ bytes: Uint8Array; reads: number }> {
-  const r = pullReader(body);
+async function readAll(
+  body: ReadableStream<Uint8Array> | PullReader,
+): Promise<{ bytes: Uint8Array; reads: number }> {
+  const r = body instanceof ReadableStream ? pullReader(body) : body;
   const parts: Uint8Array[] = [];
   let reads = 0;
   for (;;) {
@@ -107,6 +109,24 @@ describe('pulled upstream answers on Node (a merged list’s sources)', () => {
     expect(await res.json()).toEqual({ kind: 'Status', code: 403 });
     const big = await get('/big');
     expect(new Uint8Array(await big.arrayBuffer())).toEqual(BIG);
+  });
+
+  it('is read by the call itself when given as an answer, its Web body never made', async () => {
+    const res = await get('/big');
+    const r = answerReader(res)!;
+    // the call is its own reader: not a Web stream's
+    expect(r).not.toBeInstanceOf(ReadableStreamDefaultReader);
+    expect(res.bodyUsed).toBe(true);
+    const { bytes, reads } = await readAll(r);
+    expect(bytes).toEqual(BIG);
+    expect(reads).toBeGreaterThan(1);
+    // an answer whose body was asked for is read through it, as any other
+    const again = await get('/big');
+    const body = again.body!;
+    expect(again.body).toBe(body);
+    expect((await readAll(answerReader(again)!)).bytes).toEqual(BIG);
+    const copied = (await get('/status')).clone();
+    expect(await copied.text()).toBe('{"kind":"Status","code":403}');
   });
 
   it('fails a read when the body is cut, and ends a waiting read as done when the caller goes away', async () => {

@@ -202,7 +202,7 @@ async function openSources(
 async function openOne(r: ListReader & { ns?: AskedNamespace }, s: Served): Promise<Opened | string> {
   let res = s.res;
   for (let attempt = 0; ; attempt++) {
-    const guarded = splitGuarded(res.body, r.idleMs);
+    const guarded = splitGuarded(res, r.idleMs);
     const events = guarded.events;
     try {
       const first = await events.next();

@@ -13,7 +13,7 @@
  */
 import { ListSplitter, type SplitEvent } from '../merge/jsonsplit.ts';
 import { concatBytes } from '../util/bytes.ts';
-import { type PullReader, pullReader } from '../util/pulled.ts';
+import { answerReader, type PullReader, pullReader } from '../util/pulled.ts';
 
 /** An upstream body that sent nothing for longer than the body-idle timeout. */
 export class BodyIdleError extends Error {
@@ -85,27 +85,32 @@ export class SplitEvents implements AsyncGenerator<SplitEvent, undefined, undefi
 }
 
 /**
- * The events of a list (or Table) body, failing with a {@link BodyIdleError} (and cancelling the body) when
+ * The events of a list (or Table) body (or an answer's), failing with a {@link BodyIdleError} (and cancelling the body) when
  * one read waits longer than `idleMs`. Only a waiting read counts: a consumer that reads slowly (the merge
  * writing to a slow client) never trips it. Cancels the body when the consumer stops before its end or it
  * is malformed; a body without bytes (or none at all) fails as a truncated list.
  */
-export function splitGuarded(body: ReadableStream<Uint8Array> | null, idleMs: number): GuardedSplit {
+export function splitGuarded(
+  body: Response | ReadableStream<Uint8Array> | null,
+  idleMs: number,
+): GuardedSplit {
   const counted = { bytes: 0 };
   return { events: new SplitEvents(split(body, idleMs, counted)), received: () => counted.bytes };
 }
 
 async function* split(
-  body: ReadableStream<Uint8Array> | null,
+  body: Response | ReadableStream<Uint8Array> | null,
   idleMs: number,
   counted: { bytes: number },
 ): AsyncGenerator<SplitEvent[], void, undefined> {
   const splitter = new ListSplitter(LIST_ARRAYS);
-  if (!body) {
+  // an answer is read as the runtime reads it best (on Node: without making its Web body)
+  const reader = body === null ? null : body instanceof Response ? answerReader(body) : pullReader(body);
+  if (!reader) {
     splitter.end();
     return;
   }
-  const guard = new IdleRead(pullReader(body), idleMs);
+  const guard = new IdleRead(reader, idleMs);
   // each chunk's events go on as one batch (the array is the consumer's then)
   let queue: SplitEvent[] = [];
   const push = (e: SplitEvent) => {

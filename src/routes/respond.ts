@@ -316,7 +316,7 @@ async function rereadOnce(
   const o = await r.ask(again);
   // an HTTP answer (410: compacted past it, 403, …) says what any further try would say
   if (!o.ok || !o.res.ok) return { why: await outcomeReason(o), final: o.ok };
-  const { events } = splitGuarded(o.res.body, r.idleMs);
+  const { events } = splitGuarded(o.res, r.idleMs);
   let keep = false;
   try {
     const first = await events.next();

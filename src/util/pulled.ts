@@ -19,8 +19,11 @@ export interface PullReader {
   releaseLock(): void;
 }
 
-/** A runtime's own pulling reader for bodies it made, or undefined for a body it does not know. */
-export type NativePull = (body: ReadableStream<Uint8Array>) => PullReader | undefined;
+/**
+ * A runtime's own pulling reader for a body (or an answer) it made, or undefined for one it does not know.
+ * Given the answer, it may read it without ever making its Web body (Node: ≈ 60 µs per ReadableStream).
+ */
+export type NativePull = (body: ReadableStream<Uint8Array> | Response) => PullReader | undefined;
 
 let native: NativePull | undefined;
 
@@ -32,4 +35,11 @@ export function useNativePull(reader: NativePull): void {
 /** A pulling reader of `body`: the runtime's own when it made the body, else the body's Web reader. */
 export function pullReader(body: ReadableStream<Uint8Array>): PullReader {
   return native?.(body) ?? body.getReader();
+}
+
+/** A pulling reader of an answer's body (null: it has none): the runtime's own when it made the answer. */
+export function answerReader(res: Response): PullReader | null {
+  const own = native?.(res);
+  if (own) return own;
+  return res.body ? pullReader(res.body) : null;
 }
