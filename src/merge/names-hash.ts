@@ -35,30 +35,30 @@ const rotr = (x: number, n: number) => (x >>> n) | (x << (32 - n));
 
 /** SHA-256 of `data` (FIPS 180-4 §6.2), 32 bytes. */
 export function sha256(data: Uint8Array): Uint8Array {
-  // §5.1.1 padding: 0x80, zeros to 56 mod 64, the bit length as 64 bits big-endian
-  const blocks = Math.ceil((data.length + 9) / 64);
-  const m = new Uint8Array(blocks * 64);
-  m.set(data);
-  m[data.length] = 0x80;
-  const view = new DataView(m.buffer);
-  view.setUint32(m.length - 8, Math.floor(data.length / 0x20000000));
-  view.setUint32(m.length - 4, (data.length * 8) >>> 0);
+  const n = data.length;
+  // §5.1.1 padding, as big-endian words: the bytes, 0x80, zeros to 56 mod 64, the bit length in 64 bits
+  const m = new Uint32Array(((n + 72) >> 6) << 4);
+  for (let i = 0; i <= n; i++) m[i >> 2] = m[i >> 2]! | ((i < n ? data[i]! : 0x80) << (24 - 8 * (i & 3)));
+  m[m.length - 2] = n / 0x20000000;
+  m[m.length - 1] = n * 8;
   const h = H0.slice();
   const w = new Uint32Array(64);
-  for (let off = 0; off < m.length; off += 64) {
-    for (let t = 0; t < 16; t++) w[t] = view.getUint32(off + t * 4);
-    for (let t = 16; t < 64; t++) {
-      const a = w[t - 15]!;
-      const b = w[t - 2]!;
-      const s0 = rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3);
-      const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
-      w[t] = w[t - 16]! + s0 + w[t - 7]! + s1;
-    }
-    let [a, b, c, d, e, f, g, hh] = h as [number, number, number, number, number, number, number, number];
+  for (let off = 0; off < m.length; off += 16) {
+    let [a, b, c, d, e, f, g, k] = h as [number, number, number, number, number, number, number, number];
     for (let t = 0; t < 64; t++) {
-      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[t]! + w[t]!) | 0;
-      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
-      hh = g;
+      if (t < 16) w[t] = m[off + t]!;
+      else {
+        const x = w[t - 15]!;
+        const y = w[t - 2]!;
+        w[t] =
+          w[t - 16]! +
+          (rotr(x, 7) ^ rotr(x, 18) ^ (x >>> 3)) +
+          w[t - 7]! +
+          (rotr(y, 17) ^ rotr(y, 19) ^ (y >>> 10));
+      }
+      const t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[t]! + w[t]!;
+      const t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+      k = g;
       g = f;
       f = e;
       e = (d + t1) | 0;
@@ -67,13 +67,11 @@ export function sha256(data: Uint8Array): Uint8Array {
       b = a;
       a = (t1 + t2) | 0;
     }
-    const next = [a, b, c, d, e, f, g, hh];
-    for (let i = 0; i < 8; i++) h[i] = (h[i]! + next[i]!) | 0;
+    [a, b, c, d, e, f, g, k].forEach((v, i) => {
+      h[i] = (h[i]! + v) | 0;
+    });
   }
-  const out = new Uint8Array(32);
-  const ov = new DataView(out.buffer);
-  for (let i = 0; i < 8; i++) ov.setUint32(i * 4, h[i]! >>> 0);
-  return out;
+  return Uint8Array.from({ length: 32 }, (_, i) => h[i >> 2]! >>> (24 - 8 * (i & 3)));
 }
 
 /** The first 64 bits of SHA-256(UTF-8 of `name`), base 36, 13 characters. */
