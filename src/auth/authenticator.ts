@@ -17,7 +17,7 @@ import { TtlCache } from '../util/ttlcache.ts';
 import { ANONYMOUS, type Identity } from './identity.ts';
 import { JwtVerifier, type JwtVerifierOptions, mapClaims, peekIssuer, TokenError } from './jwt.ts';
 import type { AuthnRequest } from './request.ts';
-import { parseTokenCsv, StaticTokenAuthenticator } from './static.ts';
+import { parseTokenCsv, StaticTokenAuthenticator, sha256 } from './static.ts';
 
 export type AuthnOutcome =
   | { ok: true; identity: Identity; via: string; bearer?: string }
@@ -29,8 +29,15 @@ export type Step =
   | { kind: 'none' }
   | { kind: 'error'; reason: string };
 
-/** The client-certificate authenticators a configuration asks for, in kube's order (front-proxy, x509). */
-export type CertificateAuthn = (config: AuthenticationConfig) => Array<(req: AuthnRequest) => Step>;
+/**
+ * The client-certificate authenticators a configuration asks for, in kube's order (front-proxy, x509), and
+ * the request headers that carry their claims (lowercased names and prefixes: never sent upstream).
+ */
+export type CertificateAuthn = (config: AuthenticationConfig) => {
+  steps: Array<(req: AuthnRequest) => Step>;
+  claimHeaders: string[];
+  claimHeaderPrefixes: string[];
+};
 
 let certificateAuthn: CertificateAuthn | undefined;
 
@@ -40,8 +47,8 @@ export function useCertificateAuthn(f: CertificateAuthn | undefined): void {
 }
 
 /** The client-certificate authenticators `config` asks for; refused where the runtime verifies none. */
-function certificateSteps(config: AuthenticationConfig): Array<(req: AuthnRequest) => Step> {
-  if (!config.frontProxy && !config.x509) return [];
+function certificateSteps(config: AuthenticationConfig): ReturnType<CertificateAuthn> {
+  if (!config.frontProxy && !config.x509) return { steps: [], claimHeaders: [], claimHeaderPrefixes: [] };
   if (!certificateAuthn)
     throw new ConfigError(
       `config.authentication.${config.frontProxy ? 'frontProxy' : 'x509'}: client certificates need the Node server, which verifies them`,
@@ -69,13 +76,11 @@ export interface Authn {
   readonly credentialHeaderPrefixes: readonly string[];
   /** true when some authenticator (or anonymous access) can let a request in */
   readonly canAdmit: boolean;
-  readonly describe: string[];
 }
 
 async function tokenDigest(token: string): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)));
   let out = '';
-  for (const b of d) out += b.toString(16).padStart(2, '0');
+  for (const b of await sha256(token)) out += b.toString(16).padStart(2, '0');
   return out;
 }
 
@@ -153,24 +158,15 @@ function staticTokens(config: AuthenticationConfig): StaticTokenAuthenticator | 
   }
 }
 
-/** Request headers that carry identity claims in this configuration (lowercased): never sent upstream. */
-function claimHeaders(config: AuthenticationConfig): Set<string> {
-  const out = new Set<string>();
-  if (config.edge) out.add(config.edge.header.toLowerCase());
-  const fp = config.frontProxy;
-  if (fp)
-    for (const h of [...fp.usernameHeaders, ...fp.uidHeaders, ...fp.groupHeaders]) out.add(h.toLowerCase());
-  return out;
-}
-
 export function buildAuthn(config: AuthenticationConfig, opts: JwtVerifierOptions = {}): Authn {
   warnPlainHttpKeys(config);
   const oidc = config.oidc.map((c) => new JwtVerifier(c, opts));
   const edge = config.edge ? new JwtVerifier(config.edge, opts) : undefined;
   const statics = staticTokens(config);
   const certificates = certificateSteps(config);
-  const credentialHeaders = claimHeaders(config);
-  const describe = describeAuthentication(config);
+  // request headers that carry identity claims in this configuration: never sent upstream
+  const credentialHeaders = new Set(certificates.claimHeaders);
+  if (config.edge) credentialHeaders.add(config.edge.header.toLowerCase());
 
   const cache = new TokenCache(config.tokenCacheSeconds * 1000);
 
@@ -225,7 +221,7 @@ export function buildAuthn(config: AuthenticationConfig, opts: JwtVerifierOption
 
   return {
     credentialHeaders,
-    credentialHeaderPrefixes: (config.frontProxy?.extraHeaderPrefixes ?? []).map((p) => p.toLowerCase()),
+    credentialHeaderPrefixes: certificates.claimHeaderPrefixes,
     canAdmit:
       oidc.length > 0 ||
       !!edge ||
@@ -233,12 +229,11 @@ export function buildAuthn(config: AuthenticationConfig, opts: JwtVerifierOption
       !!config.x509 ||
       !!config.frontProxy ||
       config.anonymous.enabled,
-    describe,
     async authenticate(req) {
       const errors: string[] = [];
       const token = bearerToken(req.headers);
       const steps: Array<() => Step | Promise<Step>> = [];
-      for (const c of certificates) steps.push(() => c(req));
+      for (const c of certificates.steps) steps.push(() => c(req));
       steps.push(() => edgeStep(req));
       if (token !== undefined)
         steps.push(async () => {

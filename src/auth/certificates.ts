@@ -70,9 +70,14 @@ function x509Step(req: AuthnRequest): Step {
 
 /** The client-certificate authenticators `config` asks for, front-proxy before x509 as kube tries them. */
 export const certificateAuthn: CertificateAuthn = (config: AuthenticationConfig) => {
-  const out: Array<(req: AuthnRequest) => Step> = [];
   const fp = config.frontProxy;
-  if (fp) out.push((req) => frontProxyStep(fp, req));
-  if (config.x509) out.push(x509Step);
-  return out;
+  const steps: Array<(req: AuthnRequest) => Step> = [];
+  if (fp) steps.push((req) => frontProxyStep(fp, req));
+  if (config.x509) steps.push(x509Step);
+  const lower = (hs: string[]) => hs.map((h) => h.toLowerCase());
+  return {
+    steps,
+    claimHeaders: fp ? lower([...fp.usernameHeaders, ...fp.uidHeaders, ...fp.groupHeaders]) : [],
+    claimHeaderPrefixes: fp ? lower(fp.extraHeaderPrefixes) : [],
+  };
 };

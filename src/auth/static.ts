@@ -75,7 +75,8 @@ export function parseTokenCsv(text: string, where = 'staticTokens'): StaticToken
   return out;
 }
 
-async function sha256(s: string): Promise<Uint8Array> {
+/** SHA-256 of the UTF-8 of `s` (WebCrypto, on both runtimes). */
+export async function sha256(s: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(s)));
 }
 
