@@ -10,6 +10,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
+import { connect as h2Connect } from 'node:http2';
 import { isIP, connect as netConnect } from 'node:net';
 import type { Readable } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
@@ -27,6 +28,7 @@ import { pulledReaderOf, sendPulled } from './node-list.ts';
 import { directPushBodies, nodeStreamChunks } from './node-streams.ts';
 import { isWatchUrl, sendWatch, watchAnswerChunks } from './node-watch.ts';
 import { H1Watches, type WatchConnect, type WatchSocket } from './node-watch-h1.ts';
+import { type H2Session, H2Watches, type SessionConnector } from './node-watch-h2.ts';
 import type { Platform } from './types.ts';
 
 export const nodeFiles: FileReader = {
@@ -181,6 +183,48 @@ function connectWatch({ tls, host, port, ep }: WatchConnect): WatchSocket {
   return socket as unknown as WatchSocket;
 }
 
+/**
+ * An HTTP/2 watch session (./node-watch-h2.ts): h2c with prior knowledge, or TLS offering h2 and
+ * HTTP/1.1 by ALPN (`ready(undefined)`: the server picked HTTP/1.1), within the pool's connect timeout.
+ */
+const connectSession: SessionConnector = (origin, ep, ready, failed) => {
+  if (origin.protocol !== 'https:') {
+    ready(h2Connect(origin.origin) as unknown as H2Session);
+    return;
+  }
+  const host = origin.hostname.startsWith('[') ? origin.hostname.slice(1, -1) : origin.hostname;
+  const socket = tlsConnect({
+    host,
+    port: Number(origin.port) || 443,
+    ...(isIP(host) ? {} : { servername: host }),
+    ca: ep.caPem,
+    cert: ep.certPem,
+    key: ep.keyPem,
+    rejectUnauthorized: !ep.insecureSkipTLSVerify,
+    ALPNProtocols: ['h2', 'http/1.1'],
+  });
+  const timer = setTimeout(
+    () =>
+      socket.destroy(Object.assign(new Error('Connect Timeout Error'), { code: 'UND_ERR_CONNECT_TIMEOUT' })),
+    Math.min(ep.timeoutMs, 30_000),
+  );
+  socket.once('error', (err) => {
+    clearTimeout(timer);
+    failed(err);
+  });
+  socket.once('secureConnect', () => {
+    clearTimeout(timer);
+    socket.removeAllListeners('error');
+    socket.setKeepAlive(true, 60_000);
+    if (socket.alpnProtocol !== 'h2') {
+      socket.destroy();
+      ready(undefined);
+      return;
+    }
+    ready(h2Connect(origin.origin, { createConnection: () => socket }) as unknown as H2Session);
+  });
+};
+
 /** `ep` is spoken to over HTTP/2 (or offered it by ALPN) in `mode`: what http2Options gives undici */
 function speaksH2(mode: UpstreamHttp2, ep: ResolvedEndpoint): boolean {
   return mode !== undefined && (mode === 'h2c' || ep.server.startsWith('https:'));
@@ -190,6 +234,8 @@ export class UndiciTransport implements Transport {
   private readonly agents = new Map<string, Agent>();
   /** HTTP/1.1 watches: a connection of their own each, not undici's pool (./node-watch-h1.ts) */
   private readonly h1Watches = new Map<string, H1Watches>();
+  /** HTTP/2 watches: streams of node:http2 sessions, not undici's pool (./node-watch-h2.ts) */
+  private readonly h2Watches = new Map<string, H2Watches>();
 
   constructor(private readonly http2: UpstreamHttp2 = upstreamHttp2Mode(undefined)) {}
 
@@ -221,8 +267,15 @@ export class UndiciTransport implements Transport {
   }
 
   /** where an endpoint's watches are sent: undici's pool over HTTP/2, a connection of their own over 1.1 */
-  private watchesFor(ep: ResolvedEndpoint): Agent | H1Watches {
-    if (speaksH2(this.http2, ep)) return this.agentFor(ep);
+  private watchesFor(ep: ResolvedEndpoint): H1Watches | H2Watches {
+    if (speaksH2(this.http2, ep)) {
+      let w = this.h2Watches.get(ep.poolKey);
+      if (!w) {
+        w = new H2Watches(ep, connectSession, this.agentFor(ep));
+        this.h2Watches.set(ep.poolKey, w);
+      }
+      return w;
+    }
     let w = this.h1Watches.get(ep.poolKey);
     if (!w) {
       w = new H1Watches(ep, connectWatch);
@@ -288,8 +341,9 @@ export class UndiciTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    for (const w of this.h1Watches.values()) w.close();
+    for (const w of [...this.h1Watches.values(), ...this.h2Watches.values()]) w.close();
     this.h1Watches.clear();
+    this.h2Watches.clear();
     await Promise.all([...this.agents.values()].map((a) => a.close()));
     this.agents.clear();
   }

@@ -1,0 +1,241 @@
+/**
+ * The HTTP/2 watch client (./node-watch-h2.ts) against an h2c server of node:http2: what the handler
+ * hears (head, data, end), streams sharing a session up to its room, the handler pausing the stream, the
+ * abort resetting it, a session going away (its streams fail, the next watch opens another), the headers
+ * timeout, and the HTTP/1.1 fallback when the connector says ALPN did not pick h2.
+ */
+import { once } from 'node:events';
+import { connect, createServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
+import { type H2Session, H2Watches, type SessionConnector } from './node-watch-h2.ts';
+
+let server: Http2Server | undefined;
+let watches: H2Watches | undefined;
+afterEach(() => {
+  watches?.close();
+  server?.close();
+  server = undefined;
+});
+
+interface Served {
+  origin: string;
+  sessions: number;
+  streams: ServerHttp2Stream[];
+}
+
+/** an h2c server whose every stream runs `onStream` */
+async function serve(onStream: (s: ServerHttp2Stream, path: string) => void): Promise<Served> {
+  const served: Served = { origin: '', sessions: 0, streams: [] };
+  server = createServer();
+  server.on('session', () => served.sessions++);
+  server.on('stream', (s, headers) => {
+    served.streams.push(s);
+    s.on('error', () => {});
+    onStream(s, String(headers[':path']));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  served.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return served;
+}
+
+const h2c: SessionConnector = (origin, _ep, ready) => ready(connect(origin.origin) as unknown as H2Session);
+
+function endpoint(origin: string): ResolvedEndpoint {
+  return { name: 'm', server: origin, insecureSkipTLSVerify: false, timeoutMs: 5000, poolKey: origin };
+}
+
+interface Heard {
+  status?: number;
+  headers: Record<string, string>;
+  body: string;
+  done?: 'complete' | Error;
+  resume?: () => void;
+  abort?: (err: Error) => void;
+  ended: Promise<void>;
+}
+
+function handler(pauseAfter?: number): Heard & { h: object } {
+  let settle!: () => void;
+  const heard: Heard = { headers: {}, body: '', ended: new Promise((r) => (settle = r)) };
+  const h = {
+    onConnect(abort: (err: Error) => void) {
+      heard.abort = abort;
+    },
+    onHeaders(status: number, raw: Array<{ toString(): string }>, resume: () => void) {
+      heard.status = status;
+      heard.resume = resume;
+      for (let i = 0; i < raw.length; i += 2) heard.headers[raw[i]!.toString()] = raw[i + 1]!.toString();
+      return true;
+    },
+    onData(chunk: Uint8Array) {
+      heard.body += Buffer.from(chunk).toString();
+      return pauseAfter === undefined || heard.body.length < pauseAfter;
+    },
+    onComplete() {
+      heard.done = 'complete';
+      settle();
+    },
+    onError(err: Error) {
+      heard.done = err;
+      settle();
+    },
+  };
+  return Object.assign(heard, { h });
+}
+
+function dispatch(
+  w: H2Watches,
+  origin: string,
+  h: object,
+  o: { headers?: Record<string, string | string[]>; timeout?: number } = {},
+) {
+  w.dispatch(
+    {
+      origin,
+      path: '/api/v1/pods?watch=true',
+      method: 'GET',
+      headers: o.headers ?? {},
+      headersTimeout: o.timeout,
+    },
+    h,
+  );
+}
+
+const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+
+describe('H2Watches', () => {
+  it('streams share one session; the handler hears the head, the data and the end', async () => {
+    const srv = await serve((s) => {
+      s.respond({ ':status': 200, 'content-type': 'application/json', 'x-many': ['a', 'b'] });
+      s.write('{"type":"ADDED"}\n');
+      setTimeout(() => s.end('{"type":"DELETED"}\n'), 10);
+    });
+    watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true });
+    const a = handler();
+    const b = handler();
+    dispatch(watches, srv.origin, a.h, { headers: { accept: 'application/json', host: 'member1:6443' } });
+    dispatch(watches, srv.origin, b.h);
+    await Promise.all([a.ended, b.ended]);
+    expect(a).toMatchObject({
+      status: 200,
+      done: 'complete',
+      body: '{"type":"ADDED"}\n{"type":"DELETED"}\n',
+    });
+    expect(a.headers['content-type']).toBe('application/json');
+    expect(a.headers['x-many']).toBe('a, b');
+    expect(b.done).toBe('complete');
+    expect(srv.sessions).toBe(1);
+  });
+
+  it('sends :authority from host, repeated values as repeated fields, nothing HTTP/2 has no place for', async () => {
+    let got: Record<string, unknown> = {};
+    const srv = await serve((s) => s.respond({ ':status': 204 }, { endStream: true }));
+    server!.on('stream', (_s, headers) => {
+      got = { ...headers };
+    });
+    watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true });
+    const a = handler();
+    dispatch(watches, srv.origin, a.h, {
+      headers: { host: 'member1:6443', connection: 'keep-alive', 'impersonate-group': ['a', 'b'] },
+    });
+    await a.ended;
+    expect(a).toMatchObject({ status: 204, done: 'complete' });
+    expect(got[':authority']).toBe('member1:6443');
+    expect(got[':path']).toBe('/api/v1/pods?watch=true');
+    expect(got.connection).toBeUndefined();
+    expect(got.host).toBeUndefined();
+    // node:http2 joins repeated fields when it reads them
+    expect(got['impersonate-group']).toBe('a, b');
+  });
+
+  it('a session takes at most its room: the next stream opens another session', async () => {
+    const srv = await serve((s) => {
+      s.respond({ ':status': 200 });
+      s.write('x');
+    });
+    watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true }, 2);
+    const hs = [handler(), handler(), handler()];
+    for (const h of hs) dispatch(watches, srv.origin, h.h);
+    await tick(100);
+    expect(hs.map((h) => h.body)).toEqual(['x', 'x', 'x']);
+    expect(srv.sessions).toBe(2);
+  });
+
+  it('pauses the stream when the handler asks, and reads on when it resumes', async () => {
+    const srv = await serve((s) => {
+      s.respond({ ':status': 200 });
+      s.write('ab');
+      setTimeout(() => s.end('cd'), 20);
+    });
+    watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true });
+    const a = handler(2);
+    dispatch(watches, srv.origin, a.h);
+    await tick(100);
+    expect(a.body).toBe('ab');
+    expect(a.done).toBeUndefined();
+    a.resume!();
+    await a.ended;
+    expect(a).toMatchObject({ body: 'abcd', done: 'complete' });
+  });
+
+  it('the abort resets the stream at once; a session that goes away fails its streams, the next opens anew', async () => {
+    const srv = await serve((s) => s.respond({ ':status': 200 }));
+    watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true });
+    const a = handler();
+    const b = handler();
+    dispatch(watches, srv.origin, a.h);
+    dispatch(watches, srv.origin, b.h);
+    await tick();
+    a.abort!(new Error('gone'));
+    expect((a.done as Error).message).toBe('gone');
+    await tick();
+    expect(srv.streams[0]!.closed).toBe(true);
+    // the server ends the session under b
+    srv.streams[1]!.session!.destroy();
+    await b.ended;
+    expect(b.done).toBeInstanceOf(Error);
+    const c = handler();
+    dispatch(watches, srv.origin, c.h);
+    await tick();
+    expect(c.status).toBe(200);
+    expect(srv.sessions).toBe(2);
+  });
+
+  it('no head within the timeout: the headers timeout error, and the stream is reset', async () => {
+    const srv = await serve(() => {});
+    watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true });
+    const a = handler();
+    dispatch(watches, srv.origin, a.h, { timeout: 80 });
+    await a.ended;
+    expect((a.done as Error & { code?: string }).code).toBe('UND_ERR_HEADERS_TIMEOUT');
+    await tick();
+    expect(srv.streams[0]!.closed).toBe(true);
+  });
+
+  it('ALPN that did not pick h2: this watch and the next go to the fallback', async () => {
+    const sent: object[] = [];
+    const noH2: SessionConnector = (_o, _ep, ready) => setTimeout(() => ready(undefined), 5);
+    watches = new H2Watches(endpoint('https://m:6443'), noH2, {
+      dispatch: (_o: object, h: object) => sent.push(h) > 0,
+    });
+    const a = handler();
+    const b = handler();
+    dispatch(watches, 'https://m:6443', a.h);
+    await tick();
+    dispatch(watches, 'https://m:6443', b.h);
+    expect(sent).toEqual([a.h, b.h]);
+  });
+
+  it('a connection that cannot be made fails the watches waiting for it', async () => {
+    const refused: SessionConnector = (_o, _ep, _ready, failed) =>
+      setTimeout(() => failed(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })), 5);
+    watches = new H2Watches(endpoint('https://m:6443'), refused, { dispatch: () => true });
+    const a = handler();
+    dispatch(watches, 'https://m:6443', a.h);
+    await a.ended;
+    expect((a.done as Error & { code?: string }).code).toBe('ECONNREFUSED');
+  });
+});
