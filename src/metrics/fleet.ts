@@ -157,17 +157,23 @@ export class FleetMetrics {
   startRequest(labels: RequestLabels, longRunning: boolean, now: () => number): (code: number) => void {
     const kind = READ_ONLY_VERBS.has(labels.verb) ? 'readOnly' : 'mutating';
     const t0 = now();
-    this.inflight.inc({ request_kind: kind });
-    if (longRunning) this.longrunning.inc(labels);
+    // one key for the request's series: the latency histogram's (and the long-running gauge's, same
+    // labels), which the request counter's extends by the code (RequestLabels, then `code`)
+    const key = this.duration.key(labels);
+    const inflight = { request_kind: kind };
+    // its one label's value is the key
+    this.inflight.incAt(kind, inflight);
+    if (longRunning) this.longrunning.incAt(key, labels);
     let done = false;
     return (code) => {
       if (done) return;
       done = true;
-      this.inflight.dec({ request_kind: kind });
-      if (longRunning) this.longrunning.dec(labels);
-      this.requests.inc({ ...labels, code: String(code) });
+      this.inflight.incAt(kind, inflight, -1);
+      if (longRunning) this.longrunning.incAt(key, labels, -1);
+      const c = String(code);
+      this.requests.incAt(`${key}\u0000${c}`, () => ({ ...labels, code: c }));
       // kube leaves long-running requests (watches, exec) out of the latency histogram
-      if (!longRunning) this.duration.observe(labels, (now() - t0) / 1000);
+      if (!longRunning) this.duration.observeAt(key, labels, (now() - t0) / 1000);
     };
   }
 

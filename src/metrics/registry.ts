@@ -30,7 +30,12 @@ abstract class Metric {
   ) {}
   abstract readonly type: 'counter' | 'gauge' | 'histogram';
 
-  protected key(labels: Labels): string {
+  /**
+   * The series of `labels`, as a string: the values in label order, joined by NUL. A caller that touches
+   * the same series more than once (a request's metrics) computes it once and uses the `…At` methods;
+   * a metric with one more label at the end (`code`) has the key `${key}\u0000${value}`.
+   */
+  key(labels: Labels): string {
     // a loop rather than map/join: several series are touched per request
     let k = '';
     for (let i = 0; i < this.labelNames.length; i++)
@@ -38,8 +43,12 @@ abstract class Metric {
     return k;
   }
   protected entry(labels: Labels) {
-    let k = this.key(labels);
+    return this.entryAt(this.key(labels), labels);
+  }
+  /** the series of key `k` (its labels are read only when the series is new) */
+  protected entryAt(k: string, labels: Labels | (() => Labels)) {
     let e = this.series.get(k);
+    if (!e) labels = typeof labels === 'function' ? labels() : labels;
     if (!e && this.series.size >= MAX_SERIES) {
       labels = Object.fromEntries(this.labelNames.map((n) => [n, '_other']));
       k = this.key(labels);
@@ -47,7 +56,7 @@ abstract class Metric {
     }
     if (!e) {
       const own: Labels = {};
-      for (const n of this.labelNames) own[n] = labels[n] ?? '';
+      for (const n of this.labelNames) own[n] = (labels as Labels)[n] ?? '';
       e = { labels: own, value: 0 };
       this.series.set(k, e);
     }
@@ -74,6 +83,10 @@ export class Counter extends Metric {
   readonly type = 'counter';
   inc(labels: Labels = {}, by = 1): void {
     this.entry(labels).value += by;
+  }
+  /** {@link inc} of the series whose {@link key} is `k` */
+  incAt(k: string, labels: Labels | (() => Labels), by = 1): void {
+    this.entryAt(k, labels).value += by;
   }
   snapshot(): MetricSnapshot {
     return { type: 'counter', ...this.common(), series: this.copies() };
@@ -104,8 +117,12 @@ export class Gauge extends Metric {
   dec(labels: Labels = {}, by = 1): void {
     this.touch(labels).value -= by;
   }
-  private touch(labels: Labels): ValueSeries {
-    const e = this.entry(labels);
+  /** {@link inc} of the series whose {@link key} is `k` */
+  incAt(k: string, labels: Labels, by = 1): void {
+    this.touch(labels, k).value += by;
+  }
+  private touch(labels: Labels, k = this.key(labels)): ValueSeries {
+    const e = this.entryAt(k, labels);
     if (this.merge === 'last') e.at = this.now();
     return e;
   }
@@ -126,7 +143,10 @@ export class Histogram extends Metric {
     super(name, help, labelNames);
   }
   observe(labels: Labels, v: number): void {
-    let k = this.key(labels);
+    this.observeAt(this.key(labels), labels, v);
+  }
+  /** {@link observe} of the series whose {@link key} is `k` */
+  observeAt(k: string, labels: Labels, v: number): void {
     let h = this.buckets.get(k);
     if (!h && this.buckets.size >= MAX_SERIES) {
       labels = Object.fromEntries(this.labelNames.map((n) => [n, '_other']));
