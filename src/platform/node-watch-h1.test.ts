@@ -203,6 +203,22 @@ describe('H1Watches', () => {
     expect((heard.done as Error).message).toBe('bye');
   });
 
+  it('a connection that ends while a pause holds bytes back ends after them, on resume', async () => {
+    const origin = await serve((sock) => {
+      sock.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n5\r\nbcdef\r\n0\r\n\r\n');
+    });
+    const { heard, end } = call(origin, { pauseAfter: 1 });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(heard.done).toBeUndefined();
+    // the handler pauses after every chunk: a resume each
+    for (let i = 0; i < 5 && !heard.done; i++) {
+      heard.resume!();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const h = await end;
+    expect(h).toMatchObject({ body: 'abcdef', done: 'complete' });
+  });
+
   it('the abort ends the call at once, and the transport closing ends every open call', async () => {
     const origin = await serve((sock) => {
       sock.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n');

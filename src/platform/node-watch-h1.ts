@@ -153,6 +153,8 @@ class H1Call {
   /** what a read held back when the handler asked to pause: read first on resume */
   private rest: Bytes | undefined;
   private paused = false;
+  /** the connection ended while a pause held bytes back */
+  private eof = false;
 
   constructor(
     private readonly socket: WatchSocket,
@@ -165,7 +167,10 @@ class H1Call {
     socket.on('data', (b) => this.feed(b));
     socket.on('end', () => this.ended());
     socket.on('error', (err) => this.fail(err));
-    socket.on('close', () => this.fail(codedError('other side closed', 'UND_ERR_SOCKET')));
+    socket.on('close', () => {
+      if (this.rest) this.eof = true;
+      else this.fail(codedError('other side closed', 'UND_ERR_SOCKET'));
+    });
     if (connectMs > 0)
       this.timer = setTimeout(
         () => this.fail(codedError('Connect Timeout Error', 'UND_ERR_CONNECT_TIMEOUT')),
@@ -213,6 +218,11 @@ class H1Call {
   }
 
   private ended(): void {
+    // what a pause held back is read first (on resume): the end comes after it
+    if (this.rest) {
+      this.eof = true;
+      return;
+    }
     if (this.state === 'close') this.complete();
     else this.fail(codedError('other side closed', 'UND_ERR_SOCKET'));
   }
@@ -223,7 +233,9 @@ class H1Call {
     const r = this.rest;
     this.rest = undefined;
     if (r) this.feed(r);
-    if (!this.paused && !this.over) this.socket.resume();
+    if (this.paused || this.over) return;
+    if (this.eof) this.ended();
+    else this.socket.resume();
   }
 
   /** hands body bytes on; false: the handler asked to pause (the rest of `b` from `next` is kept) */
