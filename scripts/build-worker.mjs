@@ -27,13 +27,21 @@ export const WORKER_BUILD = {
   target: 'es2022',
   conditions: ['workerd', 'worker', 'browser', 'import'],
   mainFields: ['browser', 'module', 'main'],
-  // provided by the Workers runtime itself
-  external: ['cloudflare:*'],
+  // provided by the Workers runtime itself (node:crypto with the `nodejs_compat` flag: src/merge/names-hash.ts)
+  external: ['cloudflare:*', 'node:crypto'],
   keepNames,
   // modules wrangler.toml swaps for others (js-yaml: JSON only on Workers)
   alias: aliases(wranglerToml),
   sourcemap: false,
   logLevel: 'warning',
+};
+
+/** wrangler.toml's compatibility date and flags, for whatever runs the bundle in workerd (miniflare) */
+export const WORKER_COMPATIBILITY = {
+  compatibilityDate: /^compatibility_date\s*=\s*"([^"]+)"/m.exec(wranglerToml)?.[1],
+  compatibilityFlags: [
+    ...(/^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(wranglerToml)?.[1].matchAll(/"([^"]+)"/g) ?? []),
+  ].map((m) => m[1]),
 };
 
 export async function buildWorker(outfile) {

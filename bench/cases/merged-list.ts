@@ -376,7 +376,7 @@ async function measureWorkerd(ctx: CaseContext, expectItems: number): Promise<Wo
   let mf: { ready: Promise<URL>; dispose(): Promise<void>; getInspectorURL(): Promise<URL> } | undefined;
   let cdp: CdpSession | undefined;
   try {
-    const { buildWorker } = await import('../../scripts/build-worker.mjs');
+    const { buildWorker, WORKER_COMPATIBILITY } = await import('../../scripts/build-worker.mjs');
     const script = resolve('.cache/bench/worker.js');
     await buildWorker(script);
     const { Miniflare } = await import('miniflare');
@@ -386,8 +386,8 @@ async function measureWorkerd(ctx: CaseContext, expectItems: number): Promise<Wo
       name: 'fleet',
       modules: true,
       scriptPath: script,
-      compatibilityDate: '2026-04-01',
-      compatibilityFlags: ['enable_request_signal'],
+      // as wrangler.toml sets them (request.signal aborting, node:crypto)
+      ...WORKER_COMPATIBILITY,
       bindings: { FLEET_CONFIG: JSON.stringify(ctx.env.fleetConfigs.merged) },
       serviceBindings: { FLEET_RELAY: { name: 'fleet', entrypoint: 'FleetRelay' } },
       host: '127.0.0.1',

@@ -64,6 +64,9 @@ export const ROUTE_HELPERS = [
  */
 export const TOOLS = ['sim/proto/gen.mjs'];
 
+/** The one shipped file outside the Node seam that imports a Node module (node:crypto, which workerd has). */
+const NAME_DIGEST = 'src/merge/names-hash.ts';
+
 /** The leaves every folder may import. */
 const LEAVES = ['src/kube/', 'src/util/'];
 const TYPES: Allowed = { path: 'src/types.ts', typeOnly: true };
@@ -199,9 +202,17 @@ export const RULES: Rule[] = [
     name: 'Node-only modules stay behind the seam',
     why: 'src/ runs on Workers too and the simulator runs in either: node:*, undici, ws and @hono/node-server only in src/platform/node.ts (deploy/ is the Node side)',
     files: ['src/', 'sim/'],
-    except: ['src/platform/node.ts', ...TOOLS],
+    except: ['src/platform/node.ts', NAME_DIGEST, ...TOOLS],
     deny: NODE_ONLY_PACKAGES,
     probe: { file: 'src/merge/__probe__.ts', import: 'node:buffer' },
+  },
+  {
+    name: 'the name digest takes node:crypto only',
+    why: "workerd provides node:crypto too (wrangler.toml's nodejs_compat): the synchronous SHA-256 of shortened names; no other Node module runs there",
+    files: [NAME_DIGEST],
+    deny: NODE_ONLY_PACKAGES,
+    denyExcept: ['node:crypto'],
+    probe: { file: NAME_DIGEST, import: 'node:buffer' },
   },
   {
     name: 'Workers-only modules stay behind the seam',

@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WORKER_COMPATIBILITY } from '../../scripts/build-worker.mjs';
 
 const BUNDLE = resolve('.cache/shared-reads-worker/worker.js');
 const CHUNK = 16 * 1024;
@@ -62,8 +63,8 @@ beforeAll(async () => {
     name: 'shared-reads',
     modules: true,
     scriptPath: BUNDLE,
-    compatibilityDate: '2026-04-01',
-    compatibilityFlags: ['enable_request_signal'],
+    // as wrangler.toml sets them (request.signal aborting, node:crypto)
+    ...WORKER_COMPATIBILITY,
     bindings: { UPSTREAM: `http://127.0.0.1:${port}` },
     host: '127.0.0.1',
     port: 0,

@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { Miniflare } from 'miniflare';
 import { startNodeFleet } from '../../deploy/node/server.ts';
+import { WORKER_COMPATIBILITY } from '../../scripts/build-worker.mjs';
 import { type FleetConfigInput, parseConfig } from '../../src/config/schema.ts';
 
 export type Runtime = 'node' | 'workerd';
@@ -46,9 +47,8 @@ export async function startWorkerFleet(configText: string, opts: StartOptions = 
     name: 'fleet',
     modules: true,
     scriptPath: resolve('.cache/worker/worker.js'),
-    compatibilityDate: '2026-04-01',
-    // as wrangler.toml: request.signal aborts when the client goes away (watches close their upstreams)
-    compatibilityFlags: ['enable_request_signal'],
+    // as wrangler.toml sets them (request.signal aborting, node:crypto)
+    ...WORKER_COMPATIBILITY,
     bindings: { FLEET_CONFIG: configText },
     // the fleet's own relay entrypoint, as wrangler.toml binds it
     serviceBindings: { FLEET_RELAY: { name: 'fleet', entrypoint: 'FleetRelay' } },
