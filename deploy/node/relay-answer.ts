@@ -22,6 +22,14 @@ export interface Sink {
 /** Header name/value pairs as written to the client. */
 export type Pairs = string[];
 
+/** the lengths of the names {@link responsePairs} looks for: hop-by-hop ones, Content-Length and -Encoding */
+const SPECIAL_LENGTHS = (() => {
+  const names = [...HOP_BY_HOP, 'connection', 'content-length', 'content-encoding'];
+  const by = new Uint8Array(Math.max(...names.map((n) => n.length)) + 1);
+  for (const n of names) by[n.length] = 1;
+  return by;
+})();
+
 /**
  * The upstream's raw header lines minus hop-by-hop ones and those `Connection` names, as latin1 strings
  * (byte for byte what came), with `Content-Encoding: identity` added to a streamed answer of unknown
@@ -34,6 +42,11 @@ function responsePairs(raw: Buffer[], markStreaming: boolean): { pairs: Pairs; l
   let encoded = false;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toString('latin1');
+    // most names cannot be one this loop looks for (by their length): no lowercase copy of those
+    if (!SPECIAL_LENGTHS[name.length]) {
+      pairs.push(name, raw[i + 1]!.toString('latin1'));
+      continue;
+    }
     const lower = name.toLowerCase();
     if (lower === 'connection') {
       listed ??= new Set();

@@ -29,16 +29,17 @@ function recovered(c: Context<FleetEnv>, err: unknown): Response {
 }
 
 /**
- * Answers still to come that cannot reject (their rejection is already a Status): a filter that passes
- * such an answer on, as most do, adds no promise of its own to it.
+ * The last answer still to come made one that cannot reject (its rejection is already a Status). A
+ * filter that passes the next handler's answer on, as most do, returns exactly this promise, within the
+ * same synchronous return through the chain (no other request runs in between): it is handed on without
+ * a promise of its own. Any other promise gets a catch (at worst one too many, never one too few).
  */
-const SAFE = new WeakSet<Promise<Response>>();
+let lastSafe: Promise<Response> | undefined;
 
 function safe(c: Context<FleetEnv>, p: Promise<Response>): Promise<Response> {
-  if (SAFE.has(p)) return p;
-  const q = p.catch((err: unknown) => recovered(c, err));
-  SAFE.add(q);
-  return q;
+  if (p === lastSafe) return p;
+  lastSafe = p.catch((err: unknown) => recovered(c, err));
+  return lastSafe;
 }
 
 /** `then(answer)`, without a promise when the answer is already there; a throw of `then` is a Status. */
@@ -55,7 +56,7 @@ export function afterAnswer(c: Context<FleetEnv>, answer: Answer, then: (res: Re
   if (!(answer instanceof Promise)) return run(answer);
   const q = answer.then(run);
   // `answer` came from the next handler, which never rejects; `run` does not either
-  if (SAFE.has(answer)) SAFE.add(q);
+  if (answer === lastSafe) lastSafe = q;
   return q;
 }
 
@@ -80,5 +81,11 @@ export function chain(filters: readonly Filter[], handler: Handler): Handler {
     const next = h;
     h = guarded((c) => filter(c, next));
   }
-  return h;
+  const outermost = h;
+  return (c) => {
+    const a = outermost(c);
+    // the request's answer is not kept past its own way through the chain
+    lastSafe = undefined;
+    return a;
+  };
 }

@@ -12,7 +12,8 @@ import type { Filter } from '../chain.ts';
 
 export function authentication(authn: Authn, audit: AuditLog): Filter {
   return async (c, next) => {
-    c.set('received', { at: Date.now(), mark: performance.now() });
+    // when it arrived: the audit line's (nobody else reads it)
+    if (audit.enabled) c.set('received', { at: Date.now(), mark: performance.now() });
     const r = await authn.authenticate({ headers: c.req.raw.headers, facts: transportFacts(c.env) });
     if (!r.ok) {
       console.warn(`fleet: unable to authenticate the request: ${r.reason}`);
