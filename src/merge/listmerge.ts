@@ -158,13 +158,7 @@ export async function* mergeList(input: ListMergeInput, sources: ListSource[]): 
         emitted++;
         if (out.length >= FLUSH_AT) yield out.take();
       }
-      if (pageEnded) {
-        // done with: what it still holds (its last chunk, the events split from it, its reader) is let go
-        // now, not when the whole answer is (200 clusters' last chunks, kept into old space, cost
-        // collections of their own)
-        await s.cancel().catch(() => {});
-        continue;
-      }
+      if (pageEnded) continue;
       // the page limit was reached inside (or exactly at the end of) this source's page
       const peek = await nextItem(s.events);
       const next = sources[si + 1];

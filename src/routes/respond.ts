@@ -273,8 +273,6 @@ class Resumable implements AsyncIterator<SplitEvent, undefined> {
   /** no more reading: the body being read is closed (one the merge never reached too) */
   async close(): Promise<void> {
     this.over = true;
-    // the last item is a view of the chunk it came in
-    this.last = undefined;
     await this.body.return().catch(() => {});
   }
 }
