@@ -77,6 +77,9 @@ export function requestMetrics(metrics: FleetMetrics | undefined): Filter {
       longRunning,
       now,
     );
+    // what the callback below needs of `c`: closures made in it (a watch's end listener lives as long as
+    // the watch) then keep the request, not the whole Context (≈ 1.5 KiB per open merged watch)
+    const raw = c.req.raw;
     // a throw below has already become a Status (chain.ts): counted with its code
     return afterAnswer(c, next(c), (res) => {
       countPartial(metrics, res.headers.get('warning'));
@@ -91,7 +94,7 @@ export function requestMetrics(metrics: FleetMetrics | undefined): Filter {
       const ended = new TransformStream<Uint8Array, Uint8Array>({ flush: () => done(status) });
       const body = res.body.pipeThrough(ended);
       // a client that goes away cancels the stream: the request is over for the gauge too
-      c.req.raw.signal?.addEventListener('abort', () => done(status), { once: true });
+      raw.signal?.addEventListener('abort', () => done(status), { once: true });
       return new Response(body, { status, statusText: res.statusText, headers: res.headers });
     });
   };
