@@ -229,6 +229,33 @@ describe('H2Watches', () => {
     expect(sent).toEqual([a.h, b.h]);
   });
 
+  it("a burst waits for the new session's SETTINGS and shares it; a refused h2c port fails its watch", async () => {
+    const srv = await serve((s) => {
+      s.respond({ ':status': 200 });
+      s.write('x');
+    });
+    watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true });
+    const hs = Array.from({ length: 150 }, () => handler());
+    for (const h of hs) dispatch(watches, srv.origin, h.h);
+    await tick(200);
+    expect(hs.every((h) => h.body === 'x')).toBe(true);
+    expect(srv.sessions).toBe(1);
+    // a port nobody listens on (a server opened and closed before anyone connected)
+    const gone = createServer();
+    gone.listen(0, '127.0.0.1');
+    await once(gone, 'listening');
+    const port = (gone.address() as AddressInfo).port;
+    gone.close();
+    await once(gone, 'close');
+    const origin = `http://127.0.0.1:${port}`;
+    const w2 = new H2Watches(endpoint(origin), h2c, { dispatch: () => true });
+    const a = handler();
+    dispatch(w2, origin, a.h);
+    await a.ended;
+    expect((a.done as Error & { code?: string }).code).toBe('ECONNREFUSED');
+    w2.close();
+  });
+
   it('a connection that cannot be made fails the watches waiting for it', async () => {
     const refused: SessionConnector = (_o, _ep, _ready, failed) =>
       setTimeout(() => failed(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })), 5);

@@ -50,7 +50,8 @@ export interface H2Stream {
 export interface H2Session {
   request(headers: Record<string, string | string[]>, options: { endStream: boolean }): H2Stream;
   on(event: 'remoteSettings', fn: (s: { maxConcurrentStreams?: number }) => void): unknown;
-  on(event: 'goaway' | 'close' | 'error', fn: () => void): unknown;
+  on(event: 'goaway' | 'close', fn: () => void): unknown;
+  on(event: 'error', fn: (err: Error) => void): unknown;
   close(): unknown;
 }
 
@@ -116,10 +117,16 @@ class Pooled {
       this.room = Math.min(this.maxStreams, set.maxConcurrentStreams ?? UNTIL_SETTINGS);
       if (this.waiting) this.flush(this, undefined);
     });
-    const leave = () => this.leave();
-    s.on('goaway', leave);
-    s.on('close', leave);
-    // its streams hear the error themselves; unheard, the session's would crash the process
+    // what still waits for the SETTINGS fails with the session (sent elsewhere, a refused connection
+    // would be opened again at once, without end); its streams hear the error themselves
+    const leave = (err?: Error) => {
+      if (this.waiting)
+        this.flush(this, err ?? codedError('the session closed before its SETTINGS', 'UND_ERR_SOCKET'));
+      this.leave();
+    };
+    s.on('goaway', () => leave());
+    s.on('close', () => leave());
+    // unheard, the session's error would crash the process
     s.on('error', leave);
   }
 
