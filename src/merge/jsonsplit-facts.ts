@@ -24,6 +24,11 @@ export class ItemFacts {
   nameTo = -1;
   rvFrom = -1;
   rvTo = -1;
+  /** metadata's namespace and uid (a watch's initial events keep them, watchbytes.ts rawStub) */
+  nsFrom = -1;
+  nsTo = -1;
+  uidFrom = -1;
+  uidTo = -1;
   labelsFrom = -1;
   labelsTo = -1;
   labelsKeys = 0;
@@ -89,6 +94,8 @@ export const SLOT_CONTAINERS = -13;
 export const SLOT_NODENAME = -14;
 export const SLOT_MARK = -15;
 export const SLOT_OWNER_NAME = -16;
+export const SLOT_NAMESPACE = -17;
+export const SLOT_UID = -18;
 
 const enc = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 const K_METADATA = enc('metadata');
@@ -97,6 +104,8 @@ const K_STATUS = enc('status');
 const K_KIND = enc('kind');
 const K_NAME = enc('name');
 const K_RV = enc('resourceVersion');
+const K_NAMESPACE = enc('namespace');
+const K_UID = enc('uid');
 const K_LABELS = enc('labels');
 const K_ANNOTATIONS = enc('annotations');
 const K_OWNERS = enc('ownerReferences');
@@ -136,6 +145,9 @@ know(ITEM, K_KIND, SLOT_KIND, 8);
 for (const k of REFERRING_TOP) know(ITEM, k, NONE, 0, REFS_TOP);
 know(META, K_NAME, SLOT_NAME, 16);
 know(META, K_RV, SLOT_RV, 32);
+// read by watches only, never rewritten: given twice, the last one counts (as JSON.parse keeps it)
+know(META, K_NAMESPACE, SLOT_NAMESPACE, 0);
+know(META, K_UID, SLOT_UID, 0);
 know(META, K_LABELS, LABELS, 64);
 know(META, K_ANNOTATIONS, ANNOTATIONS, 128);
 know(META, K_OWNERS, OWNERS, 256);
@@ -225,6 +237,14 @@ export function noteValue(
     case SLOT_RV:
       f.rvFrom = from;
       f.rvTo = to;
+      return;
+    case SLOT_NAMESPACE:
+      f.nsFrom = from;
+      f.nsTo = to;
+      return;
+    case SLOT_UID:
+      f.uidFrom = from;
+      f.uidTo = to;
       return;
     case LABELS:
       f.labelsFrom = from;

@@ -201,6 +201,43 @@ describe('merged watch events on the byte path', () => {
     );
   });
 
+  it("restarted initial events' DELETED stubs carry name, namespace and uid as by parsing", () => {
+    // the identity comes from where the scanner noted it: absent, a string, another type, given twice
+    const member = (k: string) =>
+      fc.oneof(
+        fc.constant(''),
+        text.map((v) => `,"${k}":${JSON.stringify(v)}`),
+        scalar.map((v) => `,"${k}":${JSON.stringify(v)}`),
+        fc.tuple(scalar, text).map(([a, b]) => `,"${k}":${JSON.stringify(a)},"${k}":${JSON.stringify(b)}`),
+      );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c'), member('namespace'), member('uid')), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        (objs) => {
+          const line = (name: string, ns: string, uid: string, rv: string) =>
+            `{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"${name}"${ns}${uid},"resourceVersion":"${rv}"}}}`;
+          const parsed = merger(false, true, true);
+          const bytes = merger(false, true, true);
+          const both = (l: string) => {
+            expect(seen(bytes.onEvent('c-2', scanWatchLine(enc.encode(l)) ?? JSON.parse(l)))).toEqual(
+              seen(parsed.onEvent('c-2', JSON.parse(l))),
+            );
+          };
+          for (const [k, [n, ns, uid]] of objs.entries()) both(line(n, ns, uid, String(k + 1)));
+          parsed.restartInitial('c-2');
+          bytes.restartInitial('c-2');
+          both(
+            '{"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"50","annotations":{"k8s.io/initial-events-end":"true"}}}}',
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('reads what JSON.parse reads, and refuses what it refuses (mutated lines)', () => {
     fc.assert(
       fc.property(event, fc.integer(), fc.nat(), fc.nat(255), (ev, seed, at, byte) => {

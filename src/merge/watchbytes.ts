@@ -4,9 +4,9 @@
  * the values the fleet view changes lie), and the merged line is written by the list's item rewriter
  * (writeFleetItem) around the event's type, every other byte of the object copied as it came.
  *
- * What the merger needs besides (the object's RV, kind, apiVersion, and during initial events its
- * identity) is read from the noted ranges, or found by walking one object's members with the same
- * scanner's pieces (jsonsplit-skip.ts). Whatever the byte path cannot be sure of (a key with escapes, a
+ * What the merger needs besides (the object's RV, kind, and during initial events its identity: name,
+ * namespace, uid) is read from the noted ranges; the apiVersion, looked up when the kind changes, by
+ * walking the object's members with the same scanner's pieces (jsonsplit-skip.ts). Whatever the byte path cannot be sure of (a key with escapes, a
  * member given twice, a value of an unexpected type, a line the scanner refuses) falls back to parsing:
  * the event's `object` is then parsed (once, when first read), and the merger goes the parsing way.
  *
@@ -27,6 +27,7 @@ const MAX_DEPTH = 100;
 /** A watch event as the line's bytes (scanned), with its `object` parsed only when read. */
 export class RawWatchEvent {
   private parsed: Record<string, any> | undefined;
+  private view: Uint8Array | undefined;
 
   constructor(
     readonly type: string,
@@ -41,13 +42,14 @@ export class RawWatchEvent {
 
   /** the object, parsed (once): for what the byte path leaves to parsing */
   get object(): Record<string, any> {
-    this.parsed ??= JSON.parse(utf8.decode(this.bytes.subarray(this.from, this.to))) as Record<string, any>;
+    this.parsed ??= JSON.parse(utf8.decode(this.objectBytes)) as Record<string, any>;
     return this.parsed;
   }
 
-  /** the object's bytes */
+  /** the object's bytes (one view, made when first asked for: the merger and the writer both read it) */
   get objectBytes(): Uint8Array {
-    return this.bytes.subarray(this.from, this.to);
+    this.view ??= this.bytes.subarray(this.from, this.to);
+    return this.view;
   }
 }
 
@@ -123,36 +125,55 @@ function members(
  * One watch line (without its newline) scanned: `{"type": <string>, "object": {…}}` in any order, other
  * members skipped (JSON.stringify of the merged event leaves them out too), whitespace anywhere JSON
  * allows. Undefined when the byte path cannot read it: the caller parses the line (and reports what is not
- * a watch event as before).
+ * a watch event as before). The members are walked here, not by `members` and a callback: every event of
+ * every merged watch comes this way, and the callback's closure was an allocation an event.
  */
 export function scanWatchLine(b: Uint8Array): RawWatchEvent | undefined {
   const n = b.length;
-  const i = ws(b, 0, n);
+  let i = ws(b, 0, n);
   if (i >= n || b[i] !== 0x7b) return undefined;
   let type: string | undefined;
   let from = -1;
   let to = -1;
   let facts: ItemFacts | undefined;
-  // `type` or `object` given twice (JSON.parse keeps the last), or of another type: parsed
-  const end = members(b, i, n, (kf, kt, at) => {
+  i = ws(b, i + 1, n);
+  if (i < n && b[i] === 0x7d) return undefined;
+  for (;;) {
+    if (i >= n || b[i] !== 0x22) return undefined;
+    const kf = i;
+    i = str(b, i, n);
+    if (i < 0 || escaped(b, kf, i)) return undefined;
+    const kt = i;
+    i = ws(b, i, n);
+    if (i >= n || b[i] !== 0x3a) return undefined;
+    i = ws(b, i + 1, n);
+    if (i >= n) return undefined;
+    // `type` or `object` given twice (JSON.parse keeps the last), or of another type: parsed
     if (isKey(b, kf, kt, 'type')) {
-      if (type !== undefined || b[at] !== 0x22) return -1;
-      const e = str(b, at, n);
-      if (e > 0) type = known(b, at, e);
-      return e;
-    }
-    if (isKey(b, kf, kt, 'object')) {
-      if (from >= 0 || b[at] !== 0x7b) return -1;
-      const e = scanItem(b, at, n, ITEM, MAX_DEPTH);
-      if (e < 0) return e;
-      from = at;
+      if (type !== undefined || b[i] !== 0x22) return undefined;
+      const e = str(b, i, n);
+      if (e < 0) return undefined;
+      type = known(b, i, e);
+      i = e;
+    } else if (isKey(b, kf, kt, 'object')) {
+      if (from >= 0 || b[i] !== 0x7b) return undefined;
+      const e = scanItem(b, i, n, ITEM, MAX_DEPTH);
+      if (e < 0) return undefined;
+      from = i;
       to = e;
       facts = lastFacts();
-      return e;
+      i = e;
+    } else {
+      i = skipValue(b, i, n, MAX_DEPTH);
+      if (i < 0) return undefined;
     }
-    return skipValue(b, at, n, MAX_DEPTH);
-  });
-  if (end < 0 || type === undefined || !facts || ws(b, end, n) !== n) return undefined;
+    i = ws(b, i, n);
+    if (i >= n) return undefined;
+    if (b[i] === 0x7d) break;
+    if (b[i] !== 0x2c) return undefined;
+    i = ws(b, i + 1, n);
+  }
+  if (type === undefined || !facts || ws(b, i + 1, n) !== n) return undefined;
   return new RawWatchEvent(type, b, from, to, facts);
 }
 
@@ -224,27 +245,29 @@ function rawApiVersion(ev: RawWatchEvent): Text {
   return end < 0 ? null : v;
 }
 
-/** the identifying metadata of a raw event's object; undefined: one of them is not a string */
+/**
+ * the identifying metadata of a raw event's object, from where the scanner noted it (no walk of the
+ * metadata); undefined: one of them is not a string
+ */
 function rawIdentity(ev: RawWatchEvent): Record<string, string> | undefined {
   const b = ev.objectBytes;
   const f = ev.facts;
   const md: Record<string, string> = {};
-  let ok = true;
-  const end = members(b, f.mdFrom, f.mdTo, (kf, kt, at) => {
-    const e = skipValue(b, at, f.mdTo, MAX_DEPTH);
-    if (e < 0) return e;
-    for (const k of IDENTITY)
-      if (isKey(b, kf, kt, k)) {
-        const v = textAt(b, at, e);
-        if (typeof v === 'string') md[k] = v;
-        else ok = false;
-      }
-    return e;
-  });
-  return end < 0 || !ok ? undefined : md;
+  return identity(md, 'name', b, f.nameFrom, f.nameTo) &&
+    identity(md, 'namespace', b, f.nsFrom, f.nsTo) &&
+    identity(md, 'uid', b, f.uidFrom, f.uidTo) &&
+    identity(md, 'resourceVersion', b, f.rvFrom, f.rvTo)
+    ? md
+    : undefined;
 }
 
-const IDENTITY = ['name', 'namespace', 'uid', 'resourceVersion'] as const;
+/** `md[key]`, the string at `b[from..to)` when there is one there; false: not a string */
+function identity(md: Record<string, string>, key: string, b: Uint8Array, from: number, to: number): boolean {
+  const v = textAt(b, from, to);
+  if (v === null) return false;
+  if (v !== undefined) md[key] = v;
+  return true;
+}
 
 /**
  * Where every merged watch writes its lines, one after another, each handed out as a view: one buffer
