@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { splitListStream } from '../../test/helpers/splitstream.ts';
 import type { SplitEvent } from '../merge/jsonsplit.ts';
-import { BodyIdleError, splitGuarded } from './listread.ts';
+import { BodyIdleError, type SplitEvents, splitGuarded } from './listread.ts';
 
 const enc = new TextEncoder();
 
@@ -32,14 +32,14 @@ const shape = (e: SplitEvent) =>
     ? `item ${e.index}:${new TextDecoder().decode(e.bytes)} ${JSON.stringify(e.facts)}`
     : `${e.type}:${JSON.stringify(e.value)}`;
 
-async function all(events: AsyncGenerator<SplitEvent>): Promise<string[]> {
+async function all(events: AsyncIterable<SplitEvent>): Promise<string[]> {
   const out: string[] = [];
   for await (const e of events) out.push(shape(e));
   return out;
 }
 
 /** Reads events up to and including the tail, then stops, as the merge does. */
-async function untilTail(events: AsyncGenerator<SplitEvent>): Promise<string[]> {
+async function untilTail(events: SplitEvents): Promise<string[]> {
   const out: string[] = [];
   for (;;) {
     const r = await events.next();

@@ -240,12 +240,14 @@ class Resumable implements AsyncIterator<SplitEvent, undefined> {
       try {
         next = await this.body.next();
       } catch (err) {
-        if (this.r.signal.aborted) throw this.fail(err);
-        const at = { taken: this.taken, last: this.last, budget: this.budget };
         try {
+          if (this.r.signal.aborted) throw err;
+          const at = { taken: this.taken, last: this.last, budget: this.budget };
           this.body = await reread(this.r, this.ask, this.head, at, bodyFailure(err));
         } catch (e) {
-          throw this.fail(e);
+          // as a generator's: a failure ends the events
+          this.over = true;
+          throw e;
         }
         continue;
       }
@@ -258,11 +260,6 @@ class Resumable implements AsyncIterator<SplitEvent, undefined> {
     }
     this.over = true;
     return DONE;
-  }
-
-  private fail(err: unknown): unknown {
-    this.over = true;
-    return err;
   }
 
   async return(): Promise<IteratorResult<SplitEvent, undefined>> {
