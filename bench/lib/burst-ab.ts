@@ -83,7 +83,14 @@ function burst(urls: string[], expect: number): Promise<number> {
 }
 
 const canned = await startCanned();
-const fleets: Array<{ name: string; f: FleetProcess; rv: string; ms: number[]; cpu: number[] }> = [];
+const fleets: Array<{
+  name: string;
+  f: FleetProcess;
+  rv: string;
+  ms: number[];
+  cpu: number[];
+  client: number[];
+}> = [];
 try {
   const reply = await canned.serve({ clusters, pods: 1000, latencyMs: 20, watchEvents: events });
   const config = cannedFleetConfig(reply.urls);
@@ -95,7 +102,7 @@ try {
       nodeArgs: args.nodeargs ? args.nodeargs.split(' ') : [],
       ...(args.out ? { onOutput: (t: string) => process.stderr.write(`[${name}] ${t}`) } : {}),
     });
-    fleets.push({ name: name!, f, rv: args.rv0 ? '0' : await listRv(f.url), ms: [], cpu: [] });
+    fleets.push({ name: name!, f, rv: args.rv0 ? '0' : await listRv(f.url), ms: [], cpu: [], client: [] });
     console.error(`${name}: started, list RV ${fleets.at(-1)!.rv.slice(0, 40)}…`);
   }
   const directRv = args.rv0 ? '0' : await listRv(reply.urls[0]!);
@@ -103,34 +110,47 @@ try {
     `${base}${PODS}?watch=true&resourceVersion=${encodeURIComponent(rv)}`;
   const expect = clusters * events;
   const direct: number[] = [];
+  /** this process's CPU (the client reading and parsing) over each direct burst */
+  const directClient: number[] = [];
+  const own = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
   for (const x of fleets) await burst([wurl(x.f.url, x.rv)], expect);
   for (let r = 0; r < n; r++) {
     console.error(`round ${r + 1}`);
     if (args.out) await new Promise((res) => setTimeout(res, 500));
+    const d0 = own();
     direct.push(
       await burst(
         reply.urls.map((u) => wurl(u, directRv)),
         expect,
       ),
     );
+    directClient.push(own() - d0);
     // builds in turn, the order alternating round by round
     const order = r % 2 ? [...fleets].reverse() : fleets;
     for (const x of order) {
       const profiling = args.profile && r === n - 1;
       if (profiling) await x.f.profileStart();
       const c0 = cpuMs(x.f.pid);
+      const o0 = own();
       x.ms.push(await burst([wurl(x.f.url, x.rv)], expect));
       x.cpu.push(cpuMs(x.f.pid) - c0);
+      x.client.push(own() - o0);
       if (profiling) console.log(await x.f.profileStop(join(args.profile!, `burst-${x.name}.cpuprofile`)));
     }
   }
   const rate = (ms: number) => (expect * 1000) / ms;
   const d = median(direct.map(rate));
-  console.log(`direct: ${d.toFixed(0)} events/s (median of ${n})`);
+  const us = (ms: number) => ((ms * 1000) / expect).toFixed(1);
+  console.log(
+    `direct: ${d.toFixed(0)} events/s (median of ${n}); the client's CPU per event ${us(median(directClient))} µs`,
+  );
   for (const x of fleets) {
     const f = median(x.ms.map(rate));
     console.log(
-      `${x.name}: ${f.toFixed(0)} events/s, ${(f / d).toFixed(2)}x direct; CPU per event median ${((median(x.cpu) * 1000) / expect).toFixed(1)} µs; per round ${x.cpu.map((c) => ((c * 1000) / expect).toFixed(0)).join(' ')}; rate ratio per round ${x.ms.map((m, k) => (direct[k]! / m).toFixed(2)).join(' ')}`,
+      `${x.name}: ${f.toFixed(0)} events/s, ${(f / d).toFixed(2)}x direct; CPU per event median ${us(median(x.cpu))} µs (the client's ${us(median(x.client))} µs); per round ${x.cpu.map((c) => ((c * 1000) / expect).toFixed(0)).join(' ')}; rate ratio per round ${x.ms.map((m, k) => (direct[k]! / m).toFixed(2)).join(' ')}`,
     );
   }
   if (fleets.length === 2) {
