@@ -53,8 +53,11 @@ export async function findOwner(
 
 // ------------------------------------------------------------------------ a member the proxy cannot dial
 
+/** A cluster and how it is reached: a fan-out's {@link Target}, or a passthrough's clusterspace. */
+type Reached = Pick<Target, 'cluster' | 'endpoint'> & { controlPlane?: boolean };
+
 /** whether `target` is reached through Karmada's cluster proxy (src/upstreams/endpoint.ts viaClusterProxy) */
-function throughClusterProxy(target: Target): boolean {
+function throughClusterProxy(target: Reached): boolean {
   return (
     !target.controlPlane &&
     target.endpoint.server.endsWith(
@@ -68,8 +71,9 @@ function throughClusterProxy(target: Target): boolean {
  * cluster proxy saying it could not dial the member (src/plan/unserved.ts undialedMember): that becomes the
  * fleet's 503 naming the cluster, as for a member the fleet cannot reach itself. Only a 500 from a member
  * reached through the proxy is read (its body is small); every other answer is returned untouched.
+ * Passthrough (`/clusterspaces/<member>/…`) asks it too: the proxy's 500 is not the member's answer.
  */
-export async function undialed(target: Target, res: Response): Promise<Response> {
+export async function undialed(target: Reached, res: Response): Promise<Response> {
   if (res.status !== 500 || !throughClusterProxy(target)) return res;
   const text = await res.text().catch(() => '');
   const body = parseStatus(text);

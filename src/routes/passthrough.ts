@@ -16,6 +16,7 @@ import type { ClientDeps } from '../types.ts';
 import { readKind } from '../upstreams/cache/policy.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
+import { undialed } from './locate.ts';
 import { unknownClusterspace } from './respond.ts';
 import { isUpgradeRequest, relayUpgrade } from './upgrade.ts';
 
@@ -62,7 +63,19 @@ export async function proxyTo(c: Context, deps: ClientDeps, endpoint: ResolvedEn
     signal: via ? via.signal : raw.signal,
     ...(via ? { via: via.transport({ streaming: asked }) } : {}),
   });
+  // Karmada's cluster proxy saying it could not dial the member: the fleet's 503 naming it, as get and
+  // the merged reads answer (a member's own 500 passes unchanged, see locate.ts)
+  if (res.status === 500 && info.clusterspace) {
+    const swapped = await undialed({ cluster: info.clusterspace, endpoint }, res);
+    if (swapped.status !== 500) return swapped;
+    return passOn(swapped, asked);
+  }
   if (via?.owns(res)) return res;
+  return passOn(res, asked);
+}
+
+/** `res` as the client gets it: the upstream's status and body, its forwardable headers */
+function passOn(res: Response, asked: boolean): Response {
   const headers = forwardableResponseHeaders(res.headers);
   if (isStreaming(asked, res)) headers.set('Content-Encoding', 'identity');
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });

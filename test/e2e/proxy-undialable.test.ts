@@ -5,7 +5,8 @@
  * the UpgradeAwareHandler hands the error to the apiserver's REST responder; sim/karmada.ts and
  * sim/exec.ts answer the same). The fleet answers what it answers for a member it cannot reach itself
  * (static membership): 503 ServiceUnavailable naming the cluster, the proxy's message kept, for get,
- * update, patch, delete, logs and exec by fleet name. A reachable member's own 500 InternalError (it has
+ * update, patch, delete, logs and exec by fleet name, and through `/clusterspaces/<member>` (passthrough:
+ * the proxy's 500 is not the member's answer). A reachable member's own 500 InternalError (it has
  * a reason) stays a 500, whatever its message.
  */
 import { request as httpRequest } from 'node:http';
@@ -181,6 +182,37 @@ describe.each(RUNTIMES)('a member the cluster proxy cannot dial, on %s', (runtim
     expect(st.message).toMatch(/^cluster member2: unreachable through Karmada's cluster proxy: dial tcp /);
   });
 
+  it('through /clusterspaces/member2 (passthrough): get, list and watch answer the 503, kubectl says so', async () => {
+    const base = `${f.url}/clusterspaces/member2/api/v1/namespaces/${NS}/configmaps`;
+    const up = await fetch(`${base}/cm`);
+    expect(up.status).toBe(200);
+    await up.body?.cancel();
+    down(true);
+    for (const url of [`${base}/cm`, base, `${base}?watch=true`]) {
+      const res = await fetch(url);
+      const body = (await res.json()) as StatusBody;
+      expect({ url, status: res.status, code: body.code, reason: body.reason }).toEqual({
+        url,
+        status: 503,
+        code: 503,
+        reason: 'ServiceUnavailable',
+      });
+      expect(body.message, url).toMatch(DOWN);
+    }
+    // kubectl's discovery meets the 503 first (as with any cluster that cannot answer); --raw shows the Status
+    const k = f.kubectl('/clusterspaces/member2');
+    const r = await k.run(['get', 'configmap', 'cm', '-n', NS]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/Error from server \(ServiceUnavailable\)/);
+    const raw = await k.run(['get', '--raw', `/api/v1/namespaces/${NS}/configmaps/cm`]);
+    expect(raw.code).not.toBe(0);
+    expect(raw.stderr).toMatch(/cluster member2: unreachable through Karmada's cluster proxy: dial tcp/);
+    // the other member's passthrough is untouched
+    const other = await fetch(`${f.url}/clusterspaces/member1/api/v1/namespaces/${NS}/configmaps/cm`);
+    expect(other.status).toBe(200);
+    await other.body?.cancel();
+  });
+
   it("a reachable member's own 500 (with a reason) stays a 500, even with a dial error as its message", async () => {
     f.member('member1').faults.failRequests = {
       code: 500,
@@ -194,5 +226,9 @@ describe.each(RUNTIMES)('a member the cluster proxy cannot dial, on %s', (runtim
     expect(body.message).toContain('dial tcp 10.0.0.7:2379');
     const r = await f.kubectl().run(['get', 'configmap', 'cm.clusterspace.member1', '-n', NS]);
     expect(r.stderr).toMatch(/Error from server \(InternalError\)/);
+    // through passthrough too: the member's own answer, byte for byte
+    const pass = await fetch(`${f.url}/clusterspaces/member1/api/v1/namespaces/${NS}/configmaps/cm`);
+    expect(pass.status).toBe(500);
+    expect(((await pass.json()) as StatusBody).reason).toBe('InternalError');
   });
 });
