@@ -5,7 +5,14 @@
  * several worker processes, GET /metrics answers the sum over all of them (see ./cluster.ts).
  */
 import { processMetricsSource } from './process.ts';
-import { type Counter, type Gauge, type Histogram, Registry } from './registry.ts';
+import {
+  type Counter,
+  type Gauge,
+  type Histogram,
+  type HistogramCell,
+  Registry,
+  type ValueCell,
+} from './registry.ts';
 import type { RegistrySnapshot } from './snapshot.ts';
 
 /** kube-apiserver's apiserver_request_duration_seconds buckets */
@@ -50,6 +57,17 @@ export function kubeVerb(verb: string, method: string, patchType?: string): stri
 }
 
 export const READ_ONLY_VERBS = new Set(['GET', 'LIST', 'WATCH', 'HEAD']);
+const READ_ONLY = { request_kind: 'readOnly' };
+const MUTATING = { request_kind: 'mutating' };
+
+/** A cluster's upstream series, kept so that an answer counts without looking them up. */
+interface ClusterCells {
+  up: ValueCell;
+  /** fleet_upstream_request_duration_seconds by response code */
+  byCode: Map<number, HistogramCell>;
+}
+/** clusters whose cells are kept (the fleet's members in practice; odd names must not grow it) */
+const KEPT_CLUSTERS = 4096;
 
 export class FleetMetrics {
   readonly registry = new Registry();
@@ -155,25 +173,21 @@ export class FleetMetrics {
 
   /** Starts counting one request; the returned function ends it with its status code. */
   startRequest(labels: RequestLabels, longRunning: boolean, now: () => number): (code: number) => void {
-    const kind = READ_ONLY_VERBS.has(labels.verb) ? 'readOnly' : 'mutating';
     const t0 = now();
-    // one key for the request's series: the latency histogram's (and the long-running gauge's, same
-    // labels), which the request counter's extends by the code (RequestLabels, then `code`)
-    const key = this.duration.key(labels);
-    const inflight = { request_kind: kind };
-    // its one label's value is the key
-    this.inflight.incAt(kind, inflight);
-    if (longRunning) this.longrunning.incAt(key, labels);
+    const inflight = this.inflight.cell(READ_ONLY_VERBS.has(labels.verb) ? READ_ONLY : MUTATING);
+    this.inflight.addCell(inflight, 1);
+    const running = longRunning ? this.longrunning.cell(labels) : undefined;
+    if (running) this.longrunning.addCell(running, 1);
     let done = false;
     return (code) => {
       if (done) return;
       done = true;
-      this.inflight.incAt(kind, inflight, -1);
-      if (longRunning) this.longrunning.incAt(key, labels, -1);
-      const c = String(code);
-      this.requests.incAt(`${key}\u0000${c}`, () => ({ ...labels, code: c }));
+      this.inflight.addCell(inflight, -1);
+      if (running) this.longrunning.addCell(running, -1);
+      // the request counter's labels are the request's, then `code`
+      this.requests.cell(labels, String(code)).value++;
       // kube leaves long-running requests (watches, exec) out of the latency histogram
-      if (!longRunning) this.duration.observeAt(key, labels, (now() - t0) / 1000);
+      if (!longRunning) this.duration.cell(labels).observe((now() - t0) / 1000);
     };
   }
 
@@ -185,7 +199,15 @@ export class FleetMetrics {
     failure?: string,
     message?: string,
   ): void {
-    if (code !== undefined) this.upstreamDuration.observe({ cluster, code: String(code) }, seconds);
+    const cells = this.clusterCells(cluster);
+    if (code !== undefined) {
+      let h = cells.byCode.get(code);
+      if (!h) {
+        h = this.upstreamDuration.cell({ cluster, code: String(code) });
+        cells.byCode.set(code, h);
+      }
+      h.observe(seconds);
+    }
     if (failure) {
       this.upstreamErrors.inc({ cluster, reason: failure });
       this.lastErrors.set(cluster, {
@@ -197,7 +219,19 @@ export class FleetMetrics {
       if (this.lastErrors.size > 4096) this.lastErrors.delete(this.lastErrors.keys().next().value!);
     }
     const reached = failure !== 'unreachable' && failure !== 'timeout';
-    this.clusterUp.set({ cluster }, reached ? 1 : 0);
+    this.clusterUp.setCell(cells.up, reached ? 1 : 0);
+  }
+
+  private readonly perCluster = new Map<string, ClusterCells>();
+  private clusterCells(cluster: string): ClusterCells {
+    let c = this.perCluster.get(cluster);
+    if (!c) {
+      // the registry keeps the series: a cluster forgotten here finds its own again
+      if (this.perCluster.size >= KEPT_CLUSTERS) this.perCluster.clear();
+      c = { up: this.clusterUp.cell({ cluster }), byCode: new Map() };
+      this.perCluster.set(cluster, c);
+    }
+    return c;
   }
 
   /** The registry as data (for the sum over processes), the derived gauges brought up to date. */

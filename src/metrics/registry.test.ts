@@ -86,4 +86,66 @@ describe('the metrics registry', () => {
       { numRuns: 500 },
     );
   });
+
+  it('writes a histogram as its definition says, whatever the values and the order series first appear', () => {
+    const bounds = [0.005, 0.01, 0.025, 0.1, 1, 10];
+    const value = fc.oneof(
+      fc.double({ min: -1, max: 20, noNaN: false }),
+      fc.constantFrom(...bounds, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 0, -0),
+    );
+    const obs = fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c'), fc.constantFrom('200', '500'), value), {
+      maxLength: 60,
+    });
+    fc.assert(
+      fc.property(obs, (list) => {
+        const r = new Registry();
+        const h = r.histogram('d_seconds', 'D.', ['cluster', 'code'], bounds);
+        for (const [cluster, code, v] of list) h.observe({ cluster, code }, v);
+        // the reference: series in the order first observed, every bucket counting the values at or under it
+        const order: string[] = [];
+        for (const [cluster, code] of list) {
+          const k = `cluster="${cluster}",code="${code}"`;
+          if (!order.includes(k)) order.push(k);
+        }
+        const lines = ['# HELP d_seconds D.', '# TYPE d_seconds histogram'];
+        for (const k of order) {
+          const vs = list.filter(([c, x]) => `cluster="${c}",code="${x}"` === k).map((o) => o[2]);
+          for (const b of bounds)
+            lines.push(`d_seconds_bucket{${k},le="${b}"} ${vs.filter((v) => v <= b).length}`);
+          lines.push(`d_seconds_bucket{${k},le="+Inf"} ${vs.length}`);
+          const sum = vs.reduce((a, v) => a + v, 0);
+          const fmt = Number.isNaN(sum)
+            ? 'NaN'
+            : sum === Infinity
+              ? '+Inf'
+              : sum === -Infinity
+                ? '-Inf'
+                : String(sum);
+          lines.push(`d_seconds_sum{${k}} ${fmt}`, `d_seconds_count{${k}} ${vs.length}`);
+        }
+        expect(r.expose()).toBe(`${lines.join('\n')}\n`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('counts on a kept cell as on its labels, the last label given apart', () => {
+    const r = new Registry();
+    const c = r.counter('req_total', 'R.', ['verb', 'code']);
+    const g = r.gauge('up', 'U.', ['cluster'], { merge: 'last', now: () => 7 });
+    const cell = c.cell({ verb: 'GET' }, '200');
+    cell.value += 2;
+    c.inc({ verb: 'GET', code: '200' });
+    expect(c.cell({ verb: 'GET', code: '200' })).toBe(cell);
+    expect(c.get({ verb: 'GET', code: '200' })).toBe(3);
+    expect(c.get({ verb: 'GET', code: '404' })).toBe(0);
+    g.setCell(g.cell({ cluster: 'm1' }), 1);
+    expect(g.snapshot().series).toEqual([{ labels: { cluster: 'm1' }, value: 1, at: 7 }]);
+    expect(c.snapshot().series).toEqual([{ labels: { verb: 'GET', code: '200' }, value: 3 }]);
+  });
+
+  it('refuses histogram bounds that do not increase (an observation finds its bucket by bisection)', () => {
+    const r = new Registry();
+    expect(() => r.histogram('h', 'H.', [], [1, 0.5])).toThrow('bounds must increase');
+  });
 });

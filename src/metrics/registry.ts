@@ -4,6 +4,12 @@
  * so the same code counts on Node and in a Workers isolate (prom-client needs Node's built-ins).
  * `snapshot()` gives the registry as data, for the Node deployment's sum over its worker processes
  * (./snapshot.ts merges and writes snapshots; `expose()` goes through the same writer).
+ *
+ * Counting is on the request path (every request, every upstream answer), so it builds nothing: a series
+ * is found through one Map per label, keyed by the label's value as given (no joined key string), and a
+ * caller that counts the same series again keeps its cell (`cell()`) and counts on it directly. A
+ * histogram observation is a binary search of the bounds and three additions: a cell keeps a count per
+ * bucket, and the cumulative counts (`le`) are summed when a snapshot is taken.
  */
 import {
   exposeSnapshot,
@@ -21,72 +27,117 @@ import {
  */
 export const MAX_SERIES = 2000;
 
-abstract class Metric {
-  protected readonly series = new Map<string, ValueSeries>();
+/** Map from one label's value to the next label's Map, the last label's to the series. */
+type Level = Map<string, unknown>;
+
+abstract class Metric<C extends { readonly labels: Labels }> {
+  /** every series, in the order they were first counted (the exposition's order) */
+  protected readonly cells: C[] = [];
+  private readonly root: Level = new Map();
+  private other: C | undefined;
   constructor(
     readonly name: string,
     readonly help: string,
     readonly labelNames: readonly string[],
   ) {}
   abstract readonly type: 'counter' | 'gauge' | 'histogram';
+  protected abstract make(labels: Labels): C;
 
   /**
-   * The series of `labels`, as a string: the values in label order, joined by NUL. A caller that touches
-   * the same series more than once (a request's metrics) computes it once and uses the `…At` methods;
-   * a metric with one more label at the end (`code`) has the key `${key}\u0000${value}`.
+   * The series of `labels` (made when new), to count on again without looking it up: a cell stays the
+   * series of those labels for the registry's life. `last`, when given, is the value of the last label
+   * (a request's `code` beside labels that have every other).
    */
-  key(labels: Labels): string {
-    // a loop rather than map/join: several series are touched per request
-    let k = '';
-    for (let i = 0; i < this.labelNames.length; i++)
-      k += i ? `\u0000${labels[this.labelNames[i]!] ?? ''}` : (labels[this.labelNames[i]!] ?? '');
-    return k;
+  cell(labels: Labels, last?: string): C {
+    return this.find(labels, last) ?? this.add(labels, last);
   }
-  protected entry(labels: Labels) {
-    return this.entryAt(this.key(labels), labels);
-  }
-  /** the series of key `k` (its labels are read only when the series is new) */
-  protected entryAt(k: string, labels: Labels | (() => Labels)) {
-    let e = this.series.get(k);
-    if (!e) labels = typeof labels === 'function' ? labels() : labels;
-    if (!e && this.series.size >= MAX_SERIES) {
-      labels = Object.fromEntries(this.labelNames.map((n) => [n, '_other']));
-      k = this.key(labels);
-      e = this.series.get(k);
+  /** the series of `labels`, if it was ever counted */
+  protected find(labels: Labels, last?: string): C | undefined {
+    const names = this.labelNames;
+    const n = names.length;
+    let level = this.root;
+    for (let i = 0; i < n - 1; i++) {
+      const next = level.get(labels[names[i]!] ?? '') as Level | undefined;
+      if (!next) return undefined;
+      level = next;
     }
-    if (!e) {
-      const own: Labels = {};
-      for (const n of this.labelNames) own[n] = (labels as Labels)[n] ?? '';
-      e = { labels: own, value: 0 };
-      this.series.set(k, e);
+    const k = n === 0 ? '' : (last ?? labels[names[n - 1]!] ?? '');
+    return level.get(k) as C | undefined;
+  }
+  private add(labels: Labels, last: string | undefined): C {
+    if (this.cells.length >= MAX_SERIES) {
+      if (this.other) return this.other;
+      const folded: Labels = {};
+      for (const n of this.labelNames) folded[n] = '_other';
+      this.other = this.find(folded) ?? this.insert(folded);
+      return this.other;
     }
-    return e;
+    const own: Labels = {};
+    const names = this.labelNames;
+    for (let i = 0; i < names.length; i++)
+      own[names[i]!] = (i === names.length - 1 ? last : undefined) ?? labels[names[i]!] ?? '';
+    return this.insert(own);
   }
-  /** every series with its value */
-  entries(): { labels: Labels; value: number }[] {
-    return [...this.series.values()].map((e) => ({ labels: { ...e.labels }, value: e.value }));
+  private insert(own: Labels): C {
+    const names = this.labelNames;
+    let level = this.root;
+    for (let i = 0; i < names.length - 1; i++) {
+      const v = own[names[i]!]!;
+      let next = level.get(v) as Level | undefined;
+      if (!next) {
+        next = new Map();
+        level.set(v, next);
+      }
+      level = next;
+    }
+    const c = this.make(own);
+    level.set(names.length ? own[names[names.length - 1]!]! : '', c);
+    this.cells.push(c);
+    return c;
   }
-  /** the current value of one series (tests and the status page read it) */
-  get(labels: Labels = {}): number {
-    return this.series.get(this.key(labels))?.value ?? 0;
-  }
-  abstract snapshot(): MetricSnapshot;
   protected common() {
     return { name: this.name, help: this.help, labelNames: [...this.labelNames] };
   }
-  protected copies(): ValueSeries[] {
-    return [...this.series.values()].map((e) => ({ ...e, labels: { ...e.labels } }));
+  abstract snapshot(): MetricSnapshot;
+}
+
+/** One series of a counter or a gauge. */
+export class ValueCell {
+  value = 0;
+  /**
+   * when it was last set (ms since the epoch), kept only by `last` gauges (a number from the start: a
+   * field that is only ever a number is written in place, where one that was undefined boxes each write)
+   */
+  at = 0;
+  constructor(readonly labels: Labels) {}
+  /** as data (`at` only of the gauges that keep it) */
+  copy(stamped: boolean): ValueSeries {
+    const labels = { ...this.labels };
+    return stamped ? { labels, value: this.value, at: this.at } : { labels, value: this.value };
   }
 }
 
-export class Counter extends Metric {
+abstract class ValueMetric extends Metric<ValueCell> {
+  protected make(labels: Labels): ValueCell {
+    return new ValueCell(labels);
+  }
+  /** every series with its value */
+  entries(): { labels: Labels; value: number }[] {
+    return this.cells.map((e) => ({ labels: { ...e.labels }, value: e.value }));
+  }
+  /** the current value of one series (tests and the status page read it) */
+  get(labels: Labels = {}): number {
+    return this.find(labels)?.value ?? 0;
+  }
+  protected copies(stamped = false): ValueSeries[] {
+    return this.cells.map((e) => e.copy(stamped));
+  }
+}
+
+export class Counter extends ValueMetric {
   readonly type = 'counter';
   inc(labels: Labels = {}, by = 1): void {
-    this.entry(labels).value += by;
-  }
-  /** {@link inc} of the series whose {@link key} is `k` */
-  incAt(k: string, labels: Labels | (() => Labels), by = 1): void {
-    this.entryAt(k, labels).value += by;
+    this.cell(labels).value += by;
   }
   snapshot(): MetricSnapshot {
     return { type: 'counter', ...this.common(), series: this.copies() };
@@ -99,7 +150,7 @@ export interface GaugeOptions {
   now?: () => number;
 }
 
-export class Gauge extends Metric {
+export class Gauge extends ValueMetric {
   readonly type = 'gauge';
   readonly merge: GaugeMerge;
   private readonly now: () => number;
@@ -109,31 +160,74 @@ export class Gauge extends Metric {
     this.now = opts.now ?? Date.now;
   }
   set(labels: Labels, v: number): void {
-    this.touch(labels).value = v;
+    this.setCell(this.cell(labels), v);
   }
   inc(labels: Labels = {}, by = 1): void {
-    this.touch(labels).value += by;
+    this.addCell(this.cell(labels), by);
   }
   dec(labels: Labels = {}, by = 1): void {
-    this.touch(labels).value -= by;
+    this.addCell(this.cell(labels), -by);
   }
-  /** {@link inc} of the series whose {@link key} is `k` */
-  incAt(k: string, labels: Labels, by = 1): void {
-    this.touch(labels, k).value += by;
+  /** {@link set} of a series kept from {@link cell} */
+  setCell(c: ValueCell, v: number): void {
+    c.value = v;
+    if (this.merge === 'last') c.at = this.now();
   }
-  private touch(labels: Labels, k = this.key(labels)): ValueSeries {
-    const e = this.entryAt(k, labels);
-    if (this.merge === 'last') e.at = this.now();
-    return e;
+  /** {@link inc} of a series kept from {@link cell} */
+  addCell(c: ValueCell, by: number): void {
+    c.value += by;
+    if (this.merge === 'last') c.at = this.now();
   }
   snapshot(): MetricSnapshot {
-    return { type: 'gauge', merge: this.merge, ...this.common(), series: this.copies() };
+    return {
+      type: 'gauge',
+      merge: this.merge,
+      ...this.common(),
+      series: this.copies(this.merge === 'last'),
+    };
   }
 }
 
-export class Histogram extends Metric {
+/** One series of a histogram. */
+export class HistogramCell {
+  /** observations per bucket, not cumulative: [i] those in (bounds[i-1], bounds[i]], the last the rest */
+  readonly perBucket: number[] = [];
+  sum = 0;
+  count = 0;
+  constructor(
+    readonly labels: Labels,
+    private readonly bounds: readonly number[],
+  ) {
+    for (let i = 0; i <= bounds.length; i++) this.perBucket.push(0);
+  }
+  observe(v: number): void {
+    // the first bound v is at or under (NaN is under none: counted only in +Inf, the count, as before)
+    const b = this.bounds;
+    let lo = 0;
+    let hi = b.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (v <= b[mid]!) hi = mid;
+      else lo = mid + 1;
+    }
+    this.perBucket[lo]!++;
+    this.sum += v;
+    this.count++;
+  }
+  /** as data: the cumulative count per bound, as exposed */
+  copy(): HistogramSeries {
+    const counts: number[] = [];
+    let acc = 0;
+    for (let i = 0; i < this.bounds.length; i++) {
+      acc += this.perBucket[i]!;
+      counts.push(acc);
+    }
+    return { labels: { ...this.labels }, counts, sum: this.sum, count: this.count };
+  }
+}
+
+export class Histogram extends Metric<HistogramCell> {
   readonly type = 'histogram';
-  private readonly buckets = new Map<string, HistogramSeries>();
   constructor(
     name: string,
     help: string,
@@ -141,44 +235,27 @@ export class Histogram extends Metric {
     readonly bounds: readonly number[],
   ) {
     super(name, help, labelNames);
+    for (let i = 1; i < bounds.length; i++)
+      if (!(bounds[i - 1]! < bounds[i]!)) throw new Error(`histogram ${name}: bounds must increase`);
+  }
+  protected make(labels: Labels): HistogramCell {
+    return new HistogramCell(labels, this.bounds);
   }
   observe(labels: Labels, v: number): void {
-    this.observeAt(this.key(labels), labels, v);
+    this.cell(labels).observe(v);
   }
-  /** {@link observe} of the series whose {@link key} is `k` */
-  observeAt(k: string, labels: Labels, v: number): void {
-    let h = this.buckets.get(k);
-    if (!h && this.buckets.size >= MAX_SERIES) {
-      labels = Object.fromEntries(this.labelNames.map((n) => [n, '_other']));
-      k = this.key(labels);
-      h = this.buckets.get(k);
-    }
-    if (!h) {
-      const own: Labels = {};
-      for (const n of this.labelNames) own[n] = labels[n] ?? '';
-      h = { labels: own, counts: this.bounds.map(() => 0), sum: 0, count: 0 };
-      this.buckets.set(k, h);
-    }
-    for (let i = 0; i < this.bounds.length; i++) if (v <= this.bounds[i]!) h.counts[i]!++;
-    h.sum += v;
-    h.count++;
-  }
-  override get(labels: Labels = {}): number {
-    return this.buckets.get(this.key(labels))?.count ?? 0;
+  /** the number of observations of one series */
+  get(labels: Labels = {}): number {
+    return this.find(labels)?.count ?? 0;
   }
   snapshot(): MetricSnapshot {
-    const series = [...this.buckets.values()].map((h) => ({
-      labels: { ...h.labels },
-      counts: [...h.counts],
-      sum: h.sum,
-      count: h.count,
-    }));
+    const series = this.cells.map((h) => h.copy());
     return { type: 'histogram', ...this.common(), bounds: [...this.bounds], series };
   }
 }
 
 export class Registry {
-  private readonly metrics: Metric[] = [];
+  private readonly metrics: Metric<{ readonly labels: Labels }>[] = [];
   counter(name: string, help: string, labels: readonly string[] = []): Counter {
     return this.add(new Counter(name, help, labels));
   }
@@ -188,7 +265,7 @@ export class Registry {
   histogram(name: string, help: string, labels: readonly string[], bounds: readonly number[]): Histogram {
     return this.add(new Histogram(name, help, labels, bounds));
   }
-  private add<M extends Metric>(m: M): M {
+  private add<M extends Metric<{ readonly labels: Labels }>>(m: M): M {
     if (this.metrics.some((x) => x.name === m.name)) throw new Error(`metric ${m.name} registered twice`);
     this.metrics.push(m);
     return m;
