@@ -24,7 +24,8 @@ export function labelsOf(
       component: 'apiserver',
     };
   return {
-    verb: kubeVerb(info.verb, method, contentType?.split(';')[0]?.trim()),
+    // only a patch's verb depends on its body's type (APPLY): other requests split nothing
+    verb: kubeVerb(info.verb, method, info.verb === 'patch' ? mediaType(contentType) : undefined),
     group: info.apiGroup,
     version: info.apiVersion,
     resource: info.resource,
@@ -32,6 +33,10 @@ export function labelsOf(
     scope: info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster',
     component: 'apiserver',
   };
+}
+
+function mediaType(contentType: string | undefined): string | undefined {
+  return contentType?.split(';')[0]?.trim();
 }
 
 /** kube-apiserver's long-running verbs and subresources (its LongRunningFunc, see {@link isLongRunning}) */
