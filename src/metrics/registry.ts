@@ -51,48 +51,40 @@ abstract class Metric<C extends { readonly labels: Labels }> {
   cell(labels: Labels, last?: string): C {
     return this.find(labels, last) ?? this.add(labels, last);
   }
-  /** the series of `labels`, if it was ever counted */
-  protected find(labels: Labels, last?: string): C | undefined {
-    const names = this.labelNames;
-    const n = names.length;
-    let level = this.root;
-    for (let i = 0; i < n - 1; i++) {
-      const next = level.get(labels[names[i]!] ?? '') as Level | undefined;
-      if (!next) return undefined;
-      level = next;
-    }
-    const k = n === 0 ? '' : (last ?? labels[names[n - 1]!] ?? '');
-    return level.get(k) as C | undefined;
-  }
-  private add(labels: Labels, last: string | undefined): C {
-    if (this.cells.length >= MAX_SERIES) {
-      if (this.other) return this.other;
-      const folded: Labels = {};
-      for (const n of this.labelNames) folded[n] = '_other';
-      this.other = this.find(folded) ?? this.insert(folded);
-      return this.other;
-    }
-    const own: Labels = {};
-    const names = this.labelNames;
-    for (let i = 0; i < names.length; i++)
-      own[names[i]!] = (i === names.length - 1 ? last : undefined) ?? labels[names[i]!] ?? '';
-    return this.insert(own);
-  }
-  private insert(own: Labels): C {
+  /** the series of `labels`, if it was ever counted (with `add`, `labels` are a new series' own: made) */
+  protected find(labels: Labels, last?: string, add = false): C | undefined {
     const names = this.labelNames;
     let level = this.root;
     for (let i = 0; i < names.length - 1; i++) {
-      const v = own[names[i]!]!;
+      const v = labels[names[i]!] ?? '';
       let next = level.get(v) as Level | undefined;
       if (!next) {
+        if (!add) return undefined;
         next = new Map();
         level.set(v, next);
       }
       level = next;
     }
-    const c = this.make(own);
-    level.set(names.length ? own[names[names.length - 1]!]! : '', c);
-    this.cells.push(c);
+    const k = names.length ? (last ?? labels[names[names.length - 1]!] ?? '') : '';
+    let c = level.get(k) as C | undefined;
+    if (!c && add) {
+      c = this.make(labels);
+      level.set(k, c);
+      this.cells.push(c);
+    }
+    return c;
+  }
+  private add(labels: Labels, last: string | undefined): C {
+    const own: Labels = {};
+    const names = this.labelNames;
+    const full = this.cells.length >= MAX_SERIES;
+    if (full && this.other) return this.other;
+    for (let i = 0; i < names.length; i++)
+      own[names[i]!] = full
+        ? '_other'
+        : ((i === names.length - 1 ? last : undefined) ?? labels[names[i]!] ?? '');
+    const c = this.find(own, undefined, true)!;
+    if (full) this.other = c;
     return c;
   }
   protected common() {
@@ -175,8 +167,7 @@ export class Gauge extends ValueMetric {
   }
   /** {@link inc} of a series kept from {@link cell} */
   addCell(c: ValueCell, by: number): void {
-    c.value += by;
-    if (this.merge === 'last') c.at = this.now();
+    this.setCell(c, c.value + by);
   }
   snapshot(): MetricSnapshot {
     return {
