@@ -219,6 +219,37 @@ describe('H1Watches', () => {
     expect(h).toMatchObject({ body: 'abcdef', done: 'complete' });
   });
 
+  it('a connection cut while a pause holds bytes back fails after them, on resume', async () => {
+    const origin = await serve((sock) => {
+      sock.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n5\r\nbcdef\r\n');
+    });
+    const { heard, end } = call(origin, { pauseAfter: 1 });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(heard.body).toBe('a');
+    expect(heard.done).toBeUndefined();
+    // the handler pauses after every chunk: a resume each
+    for (let i = 0; i < 5 && !heard.done; i++) {
+      heard.resume!();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const h = await end;
+    expect(h.body).toBe('abcdef');
+    expect((h.done as Error & { code?: string }).code).toBe('UND_ERR_SOCKET');
+  });
+
+  it('a 101 is a head and nothing after it; a head over 64 KiB is refused', async () => {
+    const a = await serve((sock) => {
+      sock.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\nbytes');
+    });
+    expect(await call(a).end).toMatchObject({ status: 101, body: '', done: 'complete' });
+    server?.close();
+    const b = await serve((sock) => {
+      // a head that goes on past 64 KiB, its end not yet in sight
+      sock.write(`HTTP/1.1 200 OK\r\nX-Big: ${'x'.repeat(70_000)}`);
+    });
+    expect(((await call(b).end).done as Error & { code?: string }).code).toBe('UND_ERR_HEADERS_OVERFLOW');
+  });
+
   it('the abort ends the call at once, and the transport closing ends every open call', async () => {
     const origin = await serve((sock) => {
       sock.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n');
