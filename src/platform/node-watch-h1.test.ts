@@ -248,6 +248,14 @@ describe('H1Watches', () => {
       sock.write(`HTTP/1.1 200 OK\r\nX-Big: ${'x'.repeat(70_000)}`);
     });
     expect(((await call(b).end).done as Error & { code?: string }).code).toBe('UND_ERR_HEADERS_OVERFLOW');
+    server?.close();
+    const c = await serve((sock) => {
+      // the same head, whole, its blank line in the same write
+      sock.write(`HTTP/1.1 200 OK\r\nX-Big: ${'x'.repeat(70_000)}\r\nContent-Length: 0\r\n\r\n`);
+    });
+    const whole = await call(c).end;
+    expect((whole.done as Error & { code?: string }).code).toBe('UND_ERR_HEADERS_OVERFLOW');
+    expect(whole.status).toBeUndefined();
   });
 
   it('the abort ends the call at once, and the transport closing ends every open call', async () => {
