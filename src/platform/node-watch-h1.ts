@@ -9,7 +9,7 @@
  * 21–23, over the 32 KiB goal), because each connection keeps a native llhttp parser whose C++ wrapper
  * reserves slots for 32 header names and values (≈ 2.4 KiB of RSS each, measured over 20,000) plus a
  * ClientRequest and an IncomingMessage (≈ 2 KiB of heap). So the response framing is read here, kept
- * small and tested against what kube-apiserver sends (node-watch-h1.test.ts).
+ * small, unit-tested (node-watch-h1.test.ts) and run by every e2e watch on Node.
  *
  * It is a `Dispatching` as ./node-dispatch.ts reads one: the handler (./node-watch.ts's WatchAnswer) hears
  * the same calls undici's pool makes (onConnect, onHeaders, onData, onComplete, onError), with the same
