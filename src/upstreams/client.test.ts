@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseTraceparent } from '../util/trace.ts';
 import {
   forwardableRequestHeaders,
   forwardableResponseHeaders,
@@ -228,6 +229,89 @@ describe("headers sent through a caller's transport (the Node direct relay's ent
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  /**
+   * What `send` forwards, step by step on a Headers as the client once built it: the forwardable
+   * entries, the upgrade kept, Content-Length dropped for a built body, the credential set, the binding's
+   * traceparent set or an invalid received one dropped with its tracestate.
+   */
+  function stepwise(
+    incoming: Headers,
+    o: { drop: boolean; tp?: string; upgrade: boolean; streamed: boolean; authorization: string },
+  ): Array<[string, string]> {
+    const hop = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization'];
+    hop.push('te', 'trailer', 'transfer-encoding', 'upgrade', 'host');
+    const listed = (incoming.get('connection') ?? '').split(',').map((s) => s.trim().toLowerCase());
+    const credential = (k: string) =>
+      ['authorization', 'cookie', 'cf-access-jwt-assertion'].includes(k) ||
+      k.startsWith('impersonate-') ||
+      k.startsWith('x-remote-');
+    const h = new Headers();
+    incoming.forEach((v, k) => {
+      if (hop.includes(k) || listed.includes(k) || credential(k)) return;
+      if (o.drop && (k === 'x-keep' || k.startsWith('x-front-'))) return;
+      h.append(k, v);
+    });
+    const up = incoming.get('upgrade');
+    if (o.upgrade && up) {
+      h.set('upgrade', up);
+      h.set('connection', 'Upgrade');
+    }
+    if (!o.streamed) h.delete('content-length');
+    h.set('authorization', o.authorization);
+    if (o.tp) h.set('traceparent', o.tp);
+    else if (!parseTraceparent(h.get('traceparent'))) {
+      h.delete('traceparent');
+      h.delete('tracestate');
+    }
+    return [...h];
+  }
+
+  it('are what the client built step by step on a Headers (random headers, bindings and bodies)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.constantFrom(...NAMES), value), { maxLength: 10 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.boolean(),
+        fc.boolean(),
+        async (lines, light, bound, upgrade, streamed) => {
+          const incoming = light
+            ? (new PairHeaders(lines.flat()) as unknown as Headers)
+            : new Headers(lines.map(([k, v]) => [k, v] as [string, string]));
+          const via = recording();
+          const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00';
+          const base = new UpstreamClient(recording().transport);
+          const client = bound
+            ? base.forCaller({
+                as: { mode: 'impersonate', identity: { user: 'u', groups: ['g1'] } },
+                dropHeaders: new Set(['x-keep']),
+                dropHeaderPrefixes: ['x-front-'],
+                traceparent: tp,
+              })
+            : base;
+          const body = streamed ? new ReadableStream() : null;
+          const expected = stepwise(incoming, {
+            drop: bound,
+            upgrade,
+            streamed,
+            authorization: 'Bearer fleet-token',
+            ...(bound ? { tp } : {}),
+          });
+          await client.send(ep, {
+            method: 'GET',
+            path: '/api',
+            headers: incoming,
+            body,
+            upgrade,
+            via: via.transport,
+          });
+          expect([...via.seen[0]!.headers]).toEqual(expected);
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

@@ -5,10 +5,11 @@
  * never cross), the fleet's own credential, the caller's identity as Impersonate-* headers, and the
  * per-request timeout (until response headers: watch and log streams are long-lived by design).
  */
-import { impersonationHeaders, type UpstreamIdentity } from '../auth/identity.ts';
+import type { UpstreamIdentity } from '../auth/identity.ts';
 import { headerPairs, headersOf, type Pairs, trimValue } from '../request/headers.ts';
 import { parseTraceparent } from '../util/trace.ts';
 import { servedFromCache } from './cache/shared.ts';
+import { bearer, type Credentials, identityLines } from './credentials.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
 import { HeadersTimeoutError, type Transport } from './transport.ts';
 
@@ -36,6 +37,8 @@ function isCredentialHeader(name: string): boolean {
     name === 'cf-access-jwt-assertion'
   );
 }
+
+export type { Credentials } from './credentials.ts';
 
 export type UpstreamFailure = 'unreachable' | 'timeout';
 
@@ -77,21 +80,39 @@ function pairValue(p: Pairs, name: string): string | undefined {
   return undefined;
 }
 
-/** Entries minus hop-by-hop ones, those the Connection header lists and (`credentials`) credential ones. */
-function forwardablePairs(p: Pairs, credentials: boolean): Pairs {
+/** The header names a Connection value lists (lowercased). */
+function connectionListed(conn: string): Set<string> {
+  const out = new Set<string>();
+  for (const s of conn.split(',')) {
+    const name = s.trim().toLowerCase();
+    if (name) out.add(name);
+  }
+  return out;
+}
+
+/**
+ * Entries minus hop-by-hop ones, those the Connection header lists, (`credentials`) credential ones, those
+ * named in `drop` or starting with one of `prefixes`, and (`dropLength`) Content-Length.
+ */
+function forwardablePairs(
+  p: Pairs,
+  credentials: boolean,
+  drop?: ReadonlySet<string>,
+  prefixes?: readonly string[],
+  dropLength?: boolean,
+): Pairs {
   const conn = pairValue(p, 'connection');
-  const listed = conn
-    ? new Set(
-        conn
-          .split(',')
-          .map((s) => s.trim().toLowerCase())
-          .filter(Boolean),
-      )
-    : undefined;
+  const listed = conn ? connectionListed(conn) : undefined;
   const out: Pairs = [];
   for (let i = 0; i < p.length; i += 2) {
     const key = p[i]!;
     if (HOP_BY_HOP.has(key) || listed?.has(key) || (credentials && isCredentialHeader(key))) continue;
+    if (
+      drop?.has(key) ||
+      (prefixes?.length && prefixes.some((x) => key.startsWith(x))) ||
+      (dropLength && key === 'content-length')
+    )
+      continue;
     // as Headers#append takes a combined value (", " between two lines, one of them empty, is trimmed)
     out.push(key, trimValue(p[i + 1]!));
   }
@@ -120,12 +141,22 @@ function dropPair(p: Pairs, name: string): void {
   for (let i = p.length - 2; i >= 0; i -= 2) if (p[i] === name) p.splice(i, 2);
 }
 
+/** `name` (lowercased, not among the entries) added with `value`, in place, keeping the entries sorted. */
+function insertPair(p: Pairs, name: string, value: string): void {
+  p.push(name, value);
+  let j = p.length - 2;
+  for (; j > 0 && p[j - 2]! > name; j -= 2) {
+    p[j] = p[j - 2]!;
+    p[j + 1] = p[j - 1]!;
+  }
+  p[j] = name;
+  p[j + 1] = value;
+}
+
 /** `name` (lowercased) set to `value`, in place, keeping the entries sorted, as Headers#set does. */
 function setPair(p: Pairs, name: string, value: string): void {
   dropPair(p, name);
-  let j = p.length;
-  while (j > 0 && p[j - 2]! > name) j -= 2;
-  p.splice(j, 0, name, trimValue(value));
+  insertPair(p, name, trimValue(value));
 }
 
 /**
@@ -220,19 +251,11 @@ export class UpstreamClient {
     return entriesHeaders(this.forwardableEntries(incoming));
   }
 
-  private forwardableEntries(incoming: Headers | undefined): Pairs {
-    if (!incoming) return [];
-    const p = forwardablePairs(headerPairs(incoming), true);
-    const drop = this.binding?.dropHeaders;
-    const prefixes = this.binding?.dropHeaderPrefixes;
-    if (!drop?.size && !prefixes?.length) return p;
-    const out: Pairs = [];
-    for (let i = 0; i < p.length; i += 2) {
-      const k = p[i]!;
-      if (drop?.has(k) || prefixes?.some((x) => k.startsWith(x))) continue;
-      out.push(k, p[i + 1]!);
-    }
-    return out;
+  private forwardableEntries(incoming: Headers | undefined, dropLength?: boolean): Pairs {
+    const b = this.binding;
+    return incoming
+      ? forwardablePairs(headerPairs(incoming), true, b?.dropHeaders, b?.dropHeaderPrefixes, dropLength)
+      : [];
   }
 
   /**
@@ -240,7 +263,7 @@ export class UpstreamClient {
    * token, or the caller's own in passthrough mode) and the identity header lines (one per group). For
    * callers that dial the upstream themselves (the Node upgrade relay); `send` uses it too.
    */
-  credentials(endpoint: ResolvedEndpoint): { authorization?: string; headerLines: Array<[string, string]> } {
+  credentials(endpoint: ResolvedEndpoint): Credentials {
     const as: UpstreamIdentity | undefined = this.binding?.as;
     if (as?.mode === 'passthrough') {
       // the caller's own credential instead of the fleet's; a client certificate would authenticate the
@@ -251,26 +274,18 @@ export class UpstreamClient {
           'unreachable',
           "upstreamIdentity.mode passthrough cannot reach a cluster with the fleet's client certificate",
         );
-      return {
-        ...(as.authorization ? { authorization: as.authorization } : {}),
-        headerLines: impersonationHeaders(as.impersonate),
-      };
+      return { authorization: as.authorization, headerLines: identityLines(as.impersonate) };
     }
-    const token = endpoint.token?.();
-    return {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      headerLines: impersonationHeaders(as?.identity),
-    };
+    return { authorization: bearer(endpoint.token?.()), headerLines: identityLines(as?.identity) };
   }
 
   async send(endpoint: ResolvedEndpoint, opts: SendOptions): Promise<Response> {
-    const p = this.forwardableEntries(opts.headers);
-    if (opts.upgrade) keepUpgrade(p, opts.headers);
-    // Content-Length stays only for a body relayed as received; a body the fleet built gets its own
-    if (!(opts.body instanceof ReadableStream)) dropPair(p, 'content-length');
     const cred = this.credentials(endpoint);
-    if (cred.authorization) setPair(p, 'authorization', cred.authorization);
-
+    // Content-Length stays only for a body relayed as received; a body the fleet built gets its own
+    const p = this.forwardableEntries(opts.headers, !(opts.body instanceof ReadableStream));
+    if (opts.upgrade) keepUpgrade(p, opts.headers);
+    // credential headers never pass: the credential is only added
+    if (cred.authorization) insertPair(p, 'authorization', trimValue(cred.authorization));
     // trace context: the request's valid traceparent (checked when the client was bound), else one the
     // fleet set itself (the relay's span per invocation); an invalid one never goes on
     const tp = this.binding?.traceparent;
