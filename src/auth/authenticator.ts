@@ -69,7 +69,8 @@ export function bearerToken(headers: Headers): string | undefined {
 }
 
 export interface Authn {
-  authenticate(req: AuthnRequest): Promise<AuthnOutcome>;
+  /** the outcome, at once when no step had anything to await (no token, no assertion: anonymous, certificates) */
+  authenticate(req: AuthnRequest): AuthnOutcome | Promise<AuthnOutcome>;
   /** request headers that carry identity claims in this configuration: never forwarded upstream */
   readonly credentialHeaders: ReadonlySet<string>;
   /** and header name prefixes (front-proxy extras) */
@@ -206,10 +207,14 @@ export function buildAuthn(config: AuthenticationConfig, opts: JwtVerifierOption
     return errs.length ? { kind: 'error', reason: errs.join('; ') } : { kind: 'none' };
   }
 
-  async function edgeStep(req: AuthnRequest): Promise<Step> {
-    if (!edge || !config.edge) return { kind: 'none' };
+  function edgeStep(req: AuthnRequest): Step | Promise<Step> {
+    if (!edge || !config.edge) return NONE;
     const assertion = req.headers.get(config.edge.header)?.trim();
-    if (!assertion) return { kind: 'none' };
+    if (!assertion) return NONE;
+    return edgeVerify(edge, assertion);
+  }
+
+  async function edgeVerify(edge: JwtVerifier, assertion: string): Promise<Step> {
     try {
       const payload = await edge.verify(assertion);
       return { kind: 'ok', identity: mapClaims(edge.config, payload), via: `edge:${edge.config.issuer}` };
@@ -217,6 +222,38 @@ export function buildAuthn(config: AuthenticationConfig, opts: JwtVerifierOption
       if (!(e instanceof TokenError)) throw e;
       return { kind: 'error', reason: `edge assertion: ${e.message}` };
     }
+  }
+
+  const certs = certificates.steps;
+  /**
+   * The outcome from step `i` on (kube's order: certificates, edge assertion, bearer token), `known` the
+   * answer of step `i` when awaited: synchronous while no step has anything to await.
+   */
+  function run(req: AuthnRequest, token: string | undefined, errors: string[], i = 0, known?: Step): Outcome {
+    for (; i < certs.length + 2; i++) {
+      const s =
+        known ??
+        (i < certs.length
+          ? certs[i]!(req)
+          : i === certs.length
+            ? edgeStep(req)
+            : token === undefined
+              ? NONE
+              : // a presented token nobody accepts is an error, never "no credential"
+                tokenStep(token).then(
+                  (t): Step => (t.kind === 'none' ? { kind: 'error', reason: 'invalid bearer token' } : t),
+                ));
+      known = undefined;
+      if (s instanceof Promise) return s.then((r) => run(req, token, errors, i, r));
+      if (s.kind === 'ok') {
+        const byToken = s.via === 'static-token' || s.via.startsWith('oidc:');
+        return { ok: true, identity: s.identity, via: s.via, ...(byToken ? { bearer: token } : {}) };
+      }
+      if (s.kind === 'error') errors.push(s.reason);
+    }
+    if (errors.length) return { ok: false, reason: errors.join('; '), tokenPresented: token !== undefined };
+    if (config.anonymous.enabled) return { ok: true, identity: ANONYMOUS, via: 'anonymous' };
+    return { ok: false, reason: 'no credentials', tokenPresented: false };
   }
 
   return {
@@ -229,29 +266,10 @@ export function buildAuthn(config: AuthenticationConfig, opts: JwtVerifierOption
       !!config.x509 ||
       !!config.frontProxy ||
       config.anonymous.enabled,
-    async authenticate(req) {
-      const errors: string[] = [];
-      const token = bearerToken(req.headers);
-      const steps: Array<() => Step | Promise<Step>> = [];
-      for (const c of certificates.steps) steps.push(() => c(req));
-      steps.push(() => edgeStep(req));
-      if (token !== undefined)
-        steps.push(async () => {
-          const s = await tokenStep(token);
-          // a presented token nobody accepts is an error, never "no credential"
-          return s.kind === 'none' ? { kind: 'error', reason: 'invalid bearer token' } : s;
-        });
-      for (const step of steps) {
-        const s = await step();
-        if (s.kind === 'ok') {
-          const byToken = s.via === 'static-token' || s.via.startsWith('oidc:');
-          return { ok: true, identity: s.identity, via: s.via, ...(byToken ? { bearer: token } : {}) };
-        }
-        if (s.kind === 'error') errors.push(s.reason);
-      }
-      if (errors.length) return { ok: false, reason: errors.join('; '), tokenPresented: token !== undefined };
-      if (config.anonymous.enabled) return { ok: true, identity: ANONYMOUS, via: 'anonymous' };
-      return { ok: false, reason: 'no credentials', tokenPresented: false };
-    },
+    authenticate: (req) => run(req, bearerToken(req.headers), []),
   };
 }
+
+type Outcome = AuthnOutcome | Promise<AuthnOutcome>;
+
+const NONE: Step = Object.freeze({ kind: 'none' });

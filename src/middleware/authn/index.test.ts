@@ -144,6 +144,27 @@ describe('authentication middleware', () => {
     expect((await app(cfg)(headers)).status).toBe(401);
   });
 
+  it('an outcome with nothing to await is given at once; a token or an assertion is awaited', async () => {
+    const anon = buildAuthn(authenticationSchema.parse({ anonymous: { enabled: true }, oidc: [oidc()] }));
+    const none = anon.authenticate({ headers: new Headers() });
+    expect(none).not.toBeInstanceOf(Promise);
+    expect(none).toMatchObject({ ok: true, via: 'anonymous', identity: { user: 'system:anonymous' } });
+    const token = anon.authenticate({ headers: new Headers({ Authorization: 'Bearer nope' }) });
+    expect(token).toBeInstanceOf(Promise);
+    expect(await token).toMatchObject({ ok: false, reason: 'invalid bearer token', tokenPresented: true });
+    const off = buildAuthn(authenticationSchema.parse({ oidc: [oidc()] }));
+    expect(off.authenticate({ headers: new Headers() })).toEqual({
+      ok: false,
+      reason: 'no credentials',
+      tokenPresented: false,
+    });
+    // through the filter: the same answers either way
+    expect((await app({ anonymous: { enabled: true } })()).status).toBe(200);
+    expect(
+      (await app({ anonymous: { enabled: true }, oidc: [oidc()] })({ authorization: 'Bearer x' })).status,
+    ).toBe(401);
+  });
+
   it('the edge assertion header is verified like a token', async () => {
     const call = app({ edge: { ...oidc(), header: 'X-Edge-Assertion', usernameClaim: 'email' } });
     const ok = await call({
