@@ -149,121 +149,132 @@ function splitOnce(rawPath: string): SplitPath {
   return { segs: raw.map(decodeSegment), raw };
 }
 
+/** `/` and `raw[from…]` joined by `/`, but `raw[watchAt]` written `watch` and `raw[skip]`, `raw[skip + 1]` left out. */
+function kubePathOf(raw: readonly string[], from: number, watchAt = -1, skip = -1): string {
+  let s = '';
+  for (let i = from; i < raw.length; i++) {
+    if (i === skip) i++;
+    else s += `/${i === watchAt ? 'watch' : raw[i]}`;
+  }
+  return s || '/';
+}
+
+const VERBS = new Map([
+  ['POST', 'create'],
+  ['PUT', 'update'],
+  ['PATCH', 'patch'],
+]);
+
+/** The Kubernetes verb of a resource request. */
+function resourceVerb(method: string, named: boolean, watch: () => boolean): string {
+  const m = method === 'GET' ? method : method.toUpperCase();
+  if (m === 'GET' || m === 'HEAD') return watch() ? 'watch' : named ? 'get' : 'list';
+  if (m === 'DELETE') return named ? 'delete' : 'deletecollection';
+  return VERBS.get(m) ?? m.toLowerCase();
+}
+
+/**
+ * The request's RequestInfo. Read by index into the split path (no copy of its segments): the segments
+ * after the API group and version are the "rest" kube reads resource, name and subresource from, less an
+ * in-path clusterspace (two segments, `skip`) and, for `namespaces/<ns>/<resource>…`, the first two.
+ */
 export function parseRequestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
   const { segs, raw } = splitPath(rawPath);
   let clusterspace: string | undefined;
   let clusterspaceForm: RequestInfo['clusterspaceForm'];
-  let parts = segs;
-  let rawParts = raw;
-
-  if (parts[0] === CLUSTERSPACES) {
-    if (parts.length < 2)
+  let off = 0;
+  if (segs[0] === CLUSTERSPACES) {
+    if (segs.length < 2)
       throw new RequestPathError(
         404,
         'the path /clusterspaces needs a clusterspace: /clusterspaces/<cluster>/…',
       );
-    clusterspace = parts[1];
+    clusterspace = segs[1];
     clusterspaceForm = 'prefix';
-    parts = parts.slice(2);
-    rawParts = rawParts.slice(2);
+    off = 2;
   }
-
-  const info: RequestInfo = {
-    rawPath,
-    clusterspace,
-    clusterspaceForm,
-    kubePath: `/${rawParts.join('/')}`,
-    isResourceRequest: false,
-    verb: method.toLowerCase(),
-    apiGroup: '',
-    apiVersion: '',
-    namespace: '',
-    resource: '',
-    subresource: '',
-    name: '',
-    extra: [],
-  };
-
-  const prefix = parts[0];
-  if (prefix !== 'api' && prefix !== 'apis') return info;
-  info.apiPrefix = prefix;
-  // /api/<v>/… and /apis/<g>/<v>/…: shorter paths are discovery documents, not resources
+  const prefix = segs[off];
+  const n = segs.length - off;
   const headLen = prefix === 'api' ? 2 : 3;
-  if (parts.length <= headLen) {
-    if (prefix === 'apis' && parts.length >= 2) info.apiGroup = parts[1]!;
-    if (parts.length === headLen) info.apiVersion = parts[headLen - 1]!;
+  if ((prefix !== 'api' && prefix !== 'apis') || n <= headLen) {
+    const info: RequestInfo = {
+      rawPath,
+      clusterspace,
+      clusterspaceForm,
+      kubePath: kubePathOf(raw, off),
+      isResourceRequest: false,
+      verb: method.toLowerCase(),
+      apiGroup: '',
+      apiVersion: '',
+      namespace: '',
+      resource: '',
+      subresource: '',
+      name: '',
+      extra: [],
+    };
+    if (prefix !== 'api' && prefix !== 'apis') return info;
+    // /api/<v>/… and /apis/<g>/<v>/…: shorter paths are discovery documents, not resources
+    info.apiPrefix = prefix;
+    if (prefix === 'apis' && n >= 2) info.apiGroup = segs[off + 1]!;
+    if (n === headLen) info.apiVersion = segs[off + headLen - 1]!;
     return info;
   }
-  info.isResourceRequest = true;
-  info.apiGroup = prefix === 'api' ? '' : parts[1]!;
-  info.apiVersion = parts[headLen - 1]!;
-  const head = rawParts.slice(0, headLen);
-  let rest = parts.slice(headLen);
-  let rawRest = rawParts.slice(headLen);
 
+  // the rest: segs[at…], less segs[skip] and segs[skip + 1] (an in-path clusterspace) when skip ≥ 0
+  let at = off + headLen;
   // deprecated /watch/ path prefix: /api/v1/watch/pods
-  let watchPath = false;
-  if (rest[0] === 'watch') {
-    watchPath = true;
-    rest = rest.slice(1);
-    rawRest = rawRest.slice(1);
-  }
-
-  const takeInPath = (at: number) => {
+  const watchAt = segs[at] === 'watch' ? at : -1;
+  if (watchAt >= 0) at++;
+  let skip = -1;
+  const restLen = () => segs.length - at - (skip >= 0 ? 2 : 0);
+  const rest = (k: number): string | undefined => {
+    const j = at + k;
+    return segs[skip >= 0 && j >= skip ? j + 2 : j];
+  };
+  const takeInPath = (k: number) => {
     // …/clusterspaces/<cs>/<resource>…: needs the clusterspace and a resource after it
-    if (rest[at] !== CLUSTERSPACES || rest.length < at + 3) return;
+    if (segs[at + k] !== CLUSTERSPACES || segs.length - at < k + 3) return;
     if (clusterspace !== undefined)
       throw new RequestPathError(400, 'a clusterspace is named twice (prefix and in-path); name it once');
-    clusterspace = rest[at + 1];
+    clusterspace = segs[at + k + 1];
     clusterspaceForm = 'inpath';
-    rest = [...rest.slice(0, at), ...rest.slice(at + 2)];
-    rawRest = [...rawRest.slice(0, at), ...rawRest.slice(at + 2)];
+    skip = at + k;
   };
 
-  if (rest[0] === 'namespaces') {
-    if (rest.length > 1) {
-      info.namespace = rest[1]!;
+  let namespace = '';
+  if (segs[at] === 'namespaces') {
+    if (segs.length - at > 1) {
+      namespace = segs[at + 1]!;
       takeInPath(2);
-      if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) {
-        rest = rest.slice(2);
-      }
+      if (restLen() > 2 && !NAMESPACE_SUBRESOURCES.has(rest(2)!)) at += 2;
     }
   } else {
     takeInPath(0);
   }
-  info.clusterspace = clusterspace;
-  info.clusterspaceForm = clusterspaceForm;
-  info.kubePath = `/${[...head, ...(watchPath ? ['watch'] : []), ...rawRest].join('/')}`;
+  const kubePath = kubePathOf(raw, off, watchAt, skip);
+  const resource = rest(0) ?? '';
+  const name = rest(1) ?? '';
+  const subresource = rest(2) ?? '';
+  const extra: string[] = [];
+  for (let k = 3, len = restLen(); k < len; k++) extra.push(rest(k)!);
+  if (resource === '') throw new RequestPathError(404, `no resource in path ${rawPath}`);
 
-  info.resource = rest[0] ?? '';
-  info.name = rest[1] ?? '';
-  info.subresource = rest[2] ?? '';
-  info.extra = rest.slice(3);
-  if (info.resource === '') throw new RequestPathError(404, `no resource in path ${rawPath}`);
-
-  const m = method.toUpperCase();
-  const isWatch = watchPath || queryBool(query, 'watch');
-  switch (m) {
-    case 'POST':
-      info.verb = 'create';
-      break;
-    case 'GET':
-    case 'HEAD':
-      info.verb = info.name === '' ? (isWatch ? 'watch' : 'list') : isWatch ? 'watch' : 'get';
-      break;
-    case 'PUT':
-      info.verb = 'update';
-      break;
-    case 'PATCH':
-      info.verb = 'patch';
-      break;
-    case 'DELETE':
-      info.verb = info.name === '' ? 'deletecollection' : 'delete';
-      break;
-    default:
-      info.verb = m.toLowerCase();
-  }
-  return info;
+  return {
+    rawPath,
+    clusterspace,
+    clusterspaceForm,
+    kubePath,
+    isResourceRequest: true,
+    verb: resourceVerb(method, name !== '', () => watchAt >= 0 || queryBool(query, 'watch')),
+    apiGroup: prefix === 'api' ? '' : segs[off + 1]!,
+    apiVersion: segs[off + headLen - 1]!,
+    namespace,
+    resource,
+    subresource,
+    name,
+    extra,
+    apiPrefix: prefix,
+  };
 }
 
 /**
