@@ -15,9 +15,17 @@ import { headerPairs, headersOf, PAIRS, type Pairs, trimValue } from '../request
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
+/** names readers asked for, checked and lowercased once (the fleet's own reads: a few dozen literals) */
+const checkedNames = new Map<string, string>();
+
 function lowerName(name: string): string {
+  const known = checkedNames.get(name);
+  if (known !== undefined) return known;
   if (!TOKEN.test(name)) throw new TypeError(`Headers: invalid header name "${name}"`);
-  return name.toLowerCase();
+  const lower = name.toLowerCase();
+  // bounded: names a caller chose (a Headers read with a request's own names) are checked each time past it
+  if (checkedNames.size < 256) checkedNames.set(name, lower);
+  return lower;
 }
 
 /**
@@ -38,10 +46,15 @@ export function combineLines(lines: readonly string[]): Pairs {
         }
     if (at >= 0) out[at + 1] = `${out[at + 1]}${name === 'cookie' ? '; ' : ', '}${value}`;
     else {
-      // insertion in name order (stable: Set-Cookie lines keep theirs)
-      let j = out.length;
-      while (j > 0 && out[j - 2]! > name) j -= 2;
-      out.splice(j, 0, name, value);
+      // insertion in name order (stable: Set-Cookie lines keep theirs), shifting the later entries up
+      out.push(name, value);
+      let j = out.length - 2;
+      for (; j > 0 && out[j - 2]! > name; j -= 2) {
+        out[j] = out[j - 2]!;
+        out[j + 1] = out[j - 1]!;
+      }
+      out[j] = name;
+      out[j + 1] = value;
     }
   }
   return out;
