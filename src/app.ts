@@ -1,15 +1,16 @@
 /**
  * The fleet's request pipeline, built in one readable place like kube-apiserver's DefaultBuildHandlerChain:
  *
- *   recovery (onError) → limits → request info → metrics → [authentication → audit → body intake →
- *   impersonation → authorization] → route
+ *   probes (/healthz, /livez, /readyz) | limits → request info → metrics → [authentication → audit →
+ *   body intake → impersonation → authorization] → route   (recovery wherever a throw happens)
  *
  * Each bracketed filter is one small middleware in src/middleware/ (authn, audit, impersonation, authz);
  * request limits (src/middleware/limits) run before the request is parsed.
  * This module uses only Web-standard APIs: the same app answers on Node (deploy/node) and in workerd
  * (src/worker.ts).
  */
-import { HonoBase } from 'hono/hono-base';
+import { Context, type ExecutionContext } from 'hono';
+import { getPath } from 'hono/utils/url';
 import { AuditLog } from './auth/audit.ts';
 import { assertCanAdmit, buildAuthn } from './auth/authenticator.ts';
 import { failure, statusResponse } from './kube/status.ts';
@@ -30,17 +31,51 @@ import { passthrough } from './routes/passthrough.ts';
 import { clustersApi, statusPage } from './routes/status/index.ts';
 import type { FleetDeps, FleetEnv } from './types.ts';
 
-export function createApp(deps: FleetDeps): HonoBase<FleetEnv> {
-  // the routes are exact paths and /* (src/router.ts): no router of patterns in the bundle (issue 16)
-  const app = new HonoBase<FleetEnv>({ router: new ExactRouter() });
-  app.onError(recovery);
-  app.notFound(() =>
-    statusResponse(failure(404, 'NotFound', 'the server could not find the requested resource')),
-  );
+/** The app as the runtimes call it (deploy/node/server.ts, src/worker.ts): a fetch handler. */
+export interface FleetApp {
+  fetch(request: Request, env?: unknown, executionCtx?: ExecutionContext): Response | Promise<Response>;
+}
 
-  app.get('/healthz', live);
-  app.get('/livez', live);
-  app.get('/readyz', (c) => ready(c, deps));
+const notFound = () =>
+  statusResponse(failure(404, 'NotFound', 'the server could not find the requested resource'));
+
+/**
+ * The request's hono Context, handed to the probes' route or the chain: hono's application class is not
+ * used (its mounting, composition, router and event helpers were ≈ 5 KiB of the worker bundle, issue 16,
+ * and the app has one handler): what it did for this app is here. HEAD is answered as GET without a
+ * body; a throw or rejection that got past the chain's recovery (it catches its own) is still a Status.
+ */
+export function dispatcher(probes: ExactRouter<Handler>, handler: Handler): FleetApp {
+  const dispatch = (request: Request, method: string, env: unknown, executionCtx?: ExecutionContext) => {
+    const path = getPath(request);
+    const c = new Context<FleetEnv>(request, {
+      path,
+      env,
+      executionCtx,
+      notFoundHandler: notFound,
+    });
+    const route = probes.first(method, path) ?? handler;
+    try {
+      const res = route(c);
+      return res instanceof Promise ? res.catch((err: unknown) => recovery(err as Error, c)) : res;
+    } catch (err) {
+      return recovery(err as Error, c);
+    }
+  };
+  return {
+    fetch(request, env, executionCtx) {
+      if (request.method !== 'HEAD') return dispatch(request, request.method, env, executionCtx);
+      return (async () => new Response(null, await dispatch(request, 'GET', env, executionCtx)))();
+    },
+  };
+}
+
+export function createApp(deps: FleetDeps): FleetApp {
+  // the probes answer before the chain, as kube-apiserver's do (no limits, no authentication)
+  const probes = new ExactRouter<Handler>();
+  probes.add('GET', '/healthz', live);
+  probes.add('GET', '/livez', live);
+  probes.add('GET', '/readyz', (c) => ready(c, deps));
 
   // the fleet's own endpoints (kube's /metrics, protected like it, and the status page), then the API
   const routes = new ExactRouter<Handler>();
@@ -76,6 +111,5 @@ export function createApp(deps: FleetDeps): HonoBase<FleetEnv> {
     // HEAD is routed as GET (as hono routes it)
     (c) => routes.first(c.req.method === 'HEAD' ? 'GET' : c.req.method, c.req.path)!(c),
   );
-  app.all('/*', handler);
-  return app;
+  return dispatcher(probes, handler);
 }
