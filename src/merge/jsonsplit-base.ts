@@ -34,6 +34,11 @@ export interface SplitterOptions {
   maxDepth?: number;
 }
 
+/** where an item cut by a chunk boundary is joined to be scanned (one at a time: it is synchronous) */
+let scratch = new Uint8Array(0);
+/** joins larger than this get a buffer of their own (the scratch stays small) */
+const SCRATCH_MAX = 256 * 1024;
+
 /** Malformed or over-limit input. `offset` is the byte offset in the whole stream. */
 export class JsonSplitError extends Error {
   override readonly name = 'JsonSplitError';
@@ -184,12 +189,19 @@ export abstract class SplitterBase {
   private resume(kept: Uint8Array, chunk: Uint8Array, emit: (e: SplitEvent) => void): number {
     let take = Math.min(chunk.length, Math.max(16 * 1024, 2 * kept.length));
     for (;;) {
-      const joined = new Uint8Array(kept.length + take);
+      // the windows are tried in one scratch buffer, the item copied out of it alone: a window is mostly
+      // bytes after the item, and a buffer each (a chunk boundary each) fed the collector as much as a
+      // quarter of the body in bytes
+      const size = kept.length + take;
+      const own = size > SCRATCH_MAX;
+      if (!own && scratch.length < size) scratch = new Uint8Array(Math.min(SCRATCH_MAX, 2 * size));
+      const joined = own ? new Uint8Array(size) : scratch.subarray(0, size);
       joined.set(kept);
       joined.set(chunk.subarray(0, take), kept.length);
       const end = scanItem(joined, 0, joined.length, this.rows ? ROW : ITEM, this.itemLimit());
       if (end > 0 && end <= this.maxItemBytes) {
-        this.emitItem(emit, joined.subarray(0, end), lastFacts());
+        // the item's own bytes: nothing may see the scratch buffer written over by the next join
+        this.emitItem(emit, own ? joined.subarray(0, end) : joined.slice(0, end), lastFacts());
         this.pends = 0;
         this.state = S_AFTER;
         return end - kept.length;
