@@ -20,8 +20,14 @@ import { type MergedColumns, toFleetRow } from './table.ts';
 
 const NO_RVS: ReadonlyMap<string, string> = new Map();
 
-/** The body is sent in pieces of about this many bytes: fewer, larger writes; a list is not a stream. */
-const FLUSH_AT = 256 * 1024;
+/**
+ * The body is sent in pieces of about this many bytes: fewer, larger writes; a list is not a stream. A
+ * piece goes out before an item that may not fit in what is left of its buffer (an item's bytes grow by
+ * its fleet names and markers, at most this much beyond an eighth): each piece fills its buffer, and the
+ * buffers made for an answer add up to little more than its bytes.
+ */
+const PIECE = 256 * 1024;
+const ITEM_GROWTH = 1024;
 
 export interface ListSource {
   cluster: string;
@@ -116,7 +122,7 @@ function writeItem(
 export async function* mergeList(input: ListMergeInput, sources: ListSource[]): AsyncGenerator<Uint8Array> {
   const { view, membership, rvs, limit, table } = input;
   const arrayKey = table ? 'rows' : 'items';
-  const out = new ByteSink(FLUSH_AT + 64 * 1024);
+  const out = new ByteSink(PIECE);
   let open = `{"kind":${JSON.stringify(input.kind)},"apiVersion":${JSON.stringify(input.apiVersion)},`;
   if (table) open += `"columnDefinitions":${JSON.stringify(table.columns)},`;
   out.string(`${open}"${arrayKey}":[`);
@@ -153,10 +159,11 @@ export async function* mergeList(input: ListMergeInput, sources: ListSource[]): 
         const item = e;
         consumed++;
         if (consumed <= s.skip) continue;
+        const n = item.bytes.length;
+        if (out.length > 0 && out.free < n + (n >> 3) + ITEM_GROWTH) yield out.take();
         if (emitted > 0) out.string(',');
         writeItem(out, item, iv, table, si);
         emitted++;
-        if (out.length >= FLUSH_AT) yield out.take();
       }
       if (pageEnded) continue;
       // the page limit was reached inside (or exactly at the end of) this source's page

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { concatBytes, concatOwned } from './bytes.ts';
+import { ByteSink, concatBytes, concatOwned } from './bytes.ts';
 
 describe('concatBytes', () => {
   it('joins any parts back to back', () => {
@@ -31,5 +31,84 @@ describe('concatOwned', () => {
     expect(out.buffer).toBeInstanceOf(ArrayBuffer);
     expect([...out]).toEqual([1, 2, 3]);
     expect(() => concatOwned([part], 2)).toThrow(RangeError);
+  });
+});
+
+describe('ByteSink', () => {
+  type Op =
+    | { op: 'bytes'; b: number[]; from: number }
+    | { op: 'byte'; c: number }
+    | { op: 'string'; s: string }
+    | { op: 'place'; b: number[] }
+    | { op: 'take' };
+  const anOp: fc.Arbitrary<Op> = fc.oneof(
+    fc.record({
+      op: fc.constant('bytes' as const),
+      b: fc.array(fc.nat(255), { maxLength: 200 }),
+      from: fc.nat(10),
+    }),
+    fc.record({ op: fc.constant('byte' as const), c: fc.nat(255) }),
+    fc.record({ op: fc.constant('string' as const), s: fc.string({ unit: 'binary', maxLength: 40 }) }),
+    fc.record({ op: fc.constant('place' as const), b: fc.array(fc.nat(255), { maxLength: 90 }) }),
+    fc.constant({ op: 'take' as const }),
+  );
+
+  it('gives back what was written, piece by piece, and never writes over a piece taken (no aliasing)', () => {
+    fc.assert(
+      fc.property(fc.array(anOp, { maxLength: 60 }), fc.integer({ min: 1, max: 300 }), (ops, size) => {
+        const sink = new ByteSink(size);
+        const want: number[][] = [[]];
+        const taken: { piece: Uint8Array; copy: number[] }[] = [];
+        for (const o of ops) {
+          const cur = want[want.length - 1]!;
+          if (o.op === 'bytes') {
+            const from = Math.min(o.from, o.b.length);
+            sink.bytes(Uint8Array.from(o.b), from);
+            cur.push(...o.b.slice(from));
+          } else if (o.op === 'byte') {
+            sink.byte(o.c);
+            cur.push(o.c);
+          } else if (o.op === 'string') {
+            sink.string(o.s);
+            cur.push(...new TextEncoder().encode(o.s));
+          } else if (o.op === 'place') {
+            // a writer placing its bytes itself (itembytes-edits.ts)
+            const buf = sink.reserve(o.b.length);
+            buf.set(o.b, sink.length);
+            sink.advance(o.b.length);
+            cur.push(...o.b);
+          } else {
+            expect(sink.length).toBe(cur.length);
+            const piece = sink.take();
+            taken.push({ piece, copy: [...piece] });
+            want.push([]);
+          }
+        }
+        taken.push({ piece: sink.take(), copy: [] });
+        taken[taken.length - 1]!.copy = [...taken[taken.length - 1]!.piece];
+        // every piece as written, still, after everything written after it
+        expect(taken.map((t) => [...t.piece])).toEqual(want);
+        expect(taken.map((t) => t.copy)).toEqual(want);
+      }),
+    );
+  });
+
+  it('makes no buffer until written to (a taken last piece leaves none behind)', () => {
+    const sink = new ByteSink(1024);
+    expect(sink.length).toBe(0);
+    expect(sink.take().length).toBe(0);
+    sink.string('ab');
+    const piece = sink.take();
+    expect([...piece]).toEqual([0x61, 0x62]);
+    expect(piece.buffer.byteLength).toBe(1024);
+    expect(sink.reserve(0).length).toBe(0);
+    expect(sink.free).toBe(1024);
+    sink.bytes(new Uint8Array(1000));
+    expect(sink.free).toBe(24);
+    sink.bytes(new Uint8Array(100));
+    // grown (copied): twice as large
+    expect(sink.free).toBe(2048 - 1100);
+    expect(sink.take().length).toBe(1100);
+    expect(sink.free).toBe(1024);
   });
 });

@@ -30,6 +30,7 @@ export function concatOwned(parts: readonly Uint8Array[], total?: number): Uint8
 }
 
 const encoder = new TextEncoder();
+const NO_BYTES = new Uint8Array(0);
 
 /**
  * An answer's bytes written piece by piece into one buffer, taken in large pieces: copying bytes and
@@ -37,22 +38,29 @@ const encoder = new TextEncoder();
  * socket takes a few large writes faster than many small ones.
  */
 export class ByteSink {
-  private buf: Uint8Array;
+  // a buffer is made when the first byte after a take comes, not at the take: the last piece of an
+  // answer (the most of a small one) leaves no zeroed buffer of `size` bytes behind it
+  private buf = NO_BYTES;
   private at = 0;
 
-  constructor(private readonly size = 256 * 1024) {
-    this.buf = new Uint8Array(size);
-  }
+  constructor(private readonly size = 256 * 1024) {}
 
   /** bytes written since the last take */
   get length(): number {
     return this.at;
   }
 
+  /** bytes that fit before the buffer must grow (a copy); a buffer not made yet has `size` */
+  get free(): number {
+    return (this.buf.length === 0 ? this.size : this.buf.length) - this.at;
+  }
+
   private room(n: number): void {
     if (this.at + n <= this.buf.length) return;
-    const grown = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));
-    grown.set(this.buf.subarray(0, this.at));
+    const grown = new Uint8Array(
+      Math.max(this.buf.length === 0 ? this.size : this.buf.length * 2, this.at + n),
+    );
+    if (this.at > 0) grown.set(this.buf.subarray(0, this.at));
     this.buf = grown;
   }
 
@@ -107,10 +115,13 @@ export class ByteSink {
     this.at = at;
   }
 
-  /** everything written so far; the sink starts a new buffer (the piece taken is the caller's) */
+  /**
+   * everything written so far; the sink starts a new buffer when written to again (the piece taken is the
+   * caller's: nothing is ever written over it)
+   */
   take(): Uint8Array {
     const out = this.buf.subarray(0, this.at);
-    this.buf = new Uint8Array(this.size);
+    this.buf = NO_BYTES;
     this.at = 0;
     return out;
   }
