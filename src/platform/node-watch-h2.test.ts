@@ -151,6 +151,40 @@ describe('H2Watches', () => {
     expect(got['impersonate-group']).toBe('a, b');
   });
 
+  it("the stream keeps no copy of the headers it sent (node:http2's sentHeaders is emptied)", async () => {
+    const srv = await serve((s) => {
+      s.respond({ ':status': 200 });
+      s.write('{"type":"ADDED"}\n');
+    });
+    const sent: Array<{ sentHeaders?: Record<string, unknown> }> = [];
+    const recording: SessionConnector = (origin, _ep, ready) => {
+      const s = connect(origin.origin);
+      const request = s.request.bind(s);
+      s.request = ((...args: Parameters<typeof request>) => {
+        const st = request(...args);
+        sent.push(st);
+        return st;
+      }) as typeof s.request;
+      ready(s as unknown as H2Session);
+    };
+    watches = new H2Watches(endpoint(srv.origin), recording, { dispatch: () => true });
+    const a = handler();
+    let got: Record<string, unknown> = {};
+    server!.on('stream', (_s, headers) => {
+      got = { ...headers };
+    });
+    dispatch(watches, srv.origin, a.h, {
+      headers: { authorization: 'Bearer secret', 'impersonate-user': 'u' },
+    });
+    while (!a.body) await tick(5);
+    expect(got.authorization).toBe('Bearer secret');
+    expect(got[':path']).toBe('/api/v1/pods?watch=true');
+    expect(sent).toHaveLength(1);
+    expect(Object.keys(sent[0]!.sentHeaders ?? {})).toEqual([]);
+    a.abort?.(new Error('done'));
+    await a.ended;
+  });
+
   it('a session takes at most its room: the next stream opens another session', async () => {
     const srv = await serve((s) => {
       s.respond({ ':status': 200 });

@@ -1,7 +1,7 @@
 /**
  * Upstream watches over HTTP/2 as streams of node:http2 sessions this file shares per origin, instead of
  * undici's pool: undici keeps a Request per stream and nine listeners on it (their closures and `once`
- * wrappers), ≈ 2 KiB per idle upstream watch; here a stream keeps five listeners and one small object
+ * wrappers), ≈ 2 KiB per idle upstream watch; here a stream keeps three listeners and one small object
  * (issue 16, goal 5). Everything else goes on through undici's pool, which speaks h2 as well.
  *
  * It is a `Dispatching` as ./node-dispatch.ts reads one: the handler (./node-watch.ts's WatchAnswer) hears
@@ -36,11 +36,15 @@ const NOT_H2 = new Set([
 
 /** A stream as this file uses it (node:http2's ClientHttp2Stream). */
 export interface H2Stream {
-  on(event: 'response', fn: (headers: Record<string, unknown>) => void): unknown;
+  once(event: 'response', fn: (headers: Record<string, unknown>) => void): unknown;
   on(event: 'data', fn: (b: NodeBuffer) => void): unknown;
-  on(event: 'end' | 'close', fn: () => void): unknown;
+  on(event: 'close', fn: () => void): unknown;
   on(event: 'error', fn: (err: Error) => void): unknown;
   readonly rstCode?: number;
+  /** the body's end was read (node:stream's Readable) */
+  readonly readableEnded?: boolean;
+  /** node:http2's own copy of the request's headers, kept by the stream for its whole life */
+  readonly sentHeaders?: Record<string, unknown>;
   pause(): unknown;
   resume(): unknown;
   close(code?: number): unknown;
@@ -246,6 +250,7 @@ export class H2Watches implements Dispatching {
       h.onError(err as Error);
       return;
     }
+    forgetSent(stream);
     p.started();
     new H2Call(stream, h, p, o.headersTimeout ?? 0).start();
   }
@@ -259,6 +264,16 @@ export class H2Watches implements Dispatching {
       }
     this.pools.clear();
   }
+}
+
+/**
+ * Empties node:http2's copy of what the request sent (`sentHeaders`, which nothing but that getter reads
+ * once the frame is built): a null-prototype object of every forwarded header, with the path and the
+ * credentials, that each upstream watch would otherwise keep for its life (≈ 0.6 KiB a stream).
+ */
+function forgetSent(stream: H2Stream): void {
+  const sent = stream.sentHeaders;
+  if (sent) for (const k of Object.keys(sent)) delete sent[k];
 }
 
 /** One watch on its stream, told to the handler. */
@@ -276,19 +291,18 @@ class H2Call {
 
   start(): void {
     const s = this.stream;
-    s.on('response', (headers) => this.response(headers));
+    // heard once: an idle watch keeps three listeners (data, error, close), not five
+    s.once('response', (headers) => this.response(headers));
     s.on('data', (b) => {
       if (!this.over && !this.h.onData(b) && !this.over) s.pause();
     });
-    // the end of a stream its session's close reset (code ≠ 0) is a cut, as is an end before any head
-    s.on('end', () =>
-      s.rstCode || !this.answered
-        ? this.fail(codedError(`the stream was reset (code ${s.rstCode ?? 0})`, 'UND_ERR_SOCKET'))
-        : this.complete(),
-    );
     s.on('error', (err) => this.fail(err));
+    // the close follows the end of the body (or an error, heard first): a stream that ended after its
+    // head completes; one its session's close reset (code ≠ 0), or that ended before any head, is a cut
     s.on('close', () =>
-      this.fail(codedError(`the stream was reset (code ${s.rstCode ?? 0})`, 'UND_ERR_SOCKET')),
+      !s.rstCode && this.answered && s.readableEnded
+        ? this.complete()
+        : this.fail(codedError(`the stream was reset (code ${s.rstCode ?? 0})`, 'UND_ERR_SOCKET')),
     );
     if (this.headersMs > 0)
       this.timer = setTimeout(
