@@ -38,6 +38,7 @@ import {
   type WatchContext,
 } from '../upstreams/watch/sources.ts';
 import { groupWarnings, noneServes, openAll, probeColumns, startWarnings } from '../upstreams/watch/start.ts';
+import { Upstreams } from '../upstreams/watch/upstreams.ts';
 
 /** streamed: a runtime that compresses would hold events back (RUNTIME-NOTES) */
 function streamHeaders(): Headers {
@@ -85,7 +86,7 @@ export async function watchStream(
   }
   const plan = planned.plan;
 
-  const upstreams = new AbortController();
+  const upstreams = new Upstreams();
   const abortAll = () => upstreams.abort();
   // until the stream exists, a client that leaves just aborts what is in flight (then the stream's close does)
   req.signal.addEventListener('abort', abortAll, { once: true });
@@ -125,7 +126,10 @@ export async function watchStream(
     headers: req.headers,
     accept: neg.accept,
     plainNameCluster,
-    signal: upstreams.signal,
+    // read when a request is made: the start's signal is not kept for the watch's life
+    get signal() {
+      return upstreams.signal;
+    },
   };
   const sources: Source[] = groups
     ? groups.map((g) => groupSource(ctx, g, deps.client.caller))
@@ -145,6 +149,8 @@ export async function watchStream(
     return statusResponse(refusal);
   }
   req.signal.removeEventListener('abort', abortAll);
+  // every open has answered: nothing listens to the start's signal any longer
+  upstreams.letGo();
   const headers = streamHeaders();
   for (const w of warnings) headers.append('Warning', warningHeader(w));
   if (groups) for (const w of groupWarnings(starts)) headers.append('Warning', w);

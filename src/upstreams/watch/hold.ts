@@ -13,13 +13,15 @@ import { Backoff, sleep } from './backoff.ts';
 import { WatchEventReader, type WatchEventSink } from './events.ts';
 import type { WatchOutput } from './output.ts';
 import { openOwn, type Source } from './sources.ts';
+import type { Upstreams } from './upstreams.ts';
 
 /** failed attempts in a row (≈ 0.4–0.7 s of backoff) after which the client is told */
 export const UNAVAILABLE_AFTER = 3;
 
 export interface HoldOptions {
   backoff?: Backoff;
-  signal: AbortSignal;
+  /** what aborts the watch's upstream requests (its signal made only when a resume needs one) */
+  upstreams: Pick<Upstreams, 'aborted' | 'signal'>;
   /** WatchList: a source that cannot be held is not waited for (its initial events come when it is back) */
   sendInitialEvents: boolean;
 }
@@ -75,7 +77,7 @@ class Hold implements WatchEventSink {
   }
 
   private get over(): boolean {
-    return this.out.closed || this.o.signal.aborted;
+    return this.out.closed || this.o.upstreams.aborted;
   }
 
   start(first: Response | undefined): void {
@@ -93,7 +95,7 @@ class Hold implements WatchEventSink {
 
   /** waits out the backoff, then opens again (telling the client why, when it is time) */
   private retry(why: string | undefined): void {
-    void sleep(this.backoff.next(), this.o.signal).then(() => {
+    void sleep(this.backoff.next(), this.o.upstreams.signal).then(() => {
       if (why !== undefined) this.failed(why);
       this.reopen();
     });
@@ -105,7 +107,7 @@ class Hold implements WatchEventSink {
       this.finish();
       return;
     }
-    openOwn(this.src, true, this.o.signal).then(
+    openOwn(this.src, true, this.o.upstreams.signal).then(
       (res) => {
         if (res.ok) {
           this.drain(res);

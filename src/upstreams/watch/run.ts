@@ -8,6 +8,7 @@ import { type FollowOptions, followMembership } from './membership.ts';
 import { WatchOutput } from './output.ts';
 import type { PlannedWatch, Source } from './sources.ts';
 import { type Start, startSource } from './start.ts';
+import type { Upstreams } from './upstreams.ts';
 
 export interface RunOptions {
   plan: PlannedWatch;
@@ -16,7 +17,7 @@ export interface RunOptions {
   /** the client's request: its abort (Node: at once; workerd: on the next write) closes everything */
   clientSignal: AbortSignal;
   /** aborts every upstream request of the watch */
-  upstreams: AbortController;
+  upstreams: Upstreams;
   /** follow the fleet's membership (the route's watch; a relay group's is followed by its caller) */
   follow?: Omit<FollowOptions, 'emit' | 'hold'>;
 }
@@ -43,7 +44,7 @@ class Running {
   constructor(
     private readonly plan: PlannedWatch,
     private readonly merger: WatchMerger,
-    private readonly upstreams: AbortController,
+    private readonly upstreams: Upstreams,
     private readonly clientSignal: AbortSignal,
   ) {
     this.timeoutMs = plan.timeoutMs;
@@ -70,7 +71,7 @@ class Running {
 function startAll(o: RunOptions): (w: WatchOutput) => void {
   return (w) => {
     const { plan, merger, upstreams } = o;
-    const holding = { signal: upstreams.signal, sendInitialEvents: plan.sendInitialEvents };
+    const holding = { upstreams, sendInitialEvents: plan.sendInitialEvents };
     const hold = (src: Source, first: Response | undefined) => startHold(src, first, w, holding);
     const handlers = {
       sendInitialEvents: plan.sendInitialEvents,

@@ -8,6 +8,7 @@ import { membershipChange } from './membership.ts';
 import { WatchOutput } from './output.ts';
 import type { Source } from './sources.ts';
 import { noneServes, type Start } from './start.ts';
+import { Upstreams } from './upstreams.ts';
 
 const enc = new TextEncoder();
 
@@ -82,13 +83,13 @@ describe('holdSource', () => {
       },
       resumed: (): MergeStep => ({ kind: 'emit', lines: [] }),
     };
-    const ac = new AbortController();
+    const ac = new Upstreams();
     const out = new WatchOutput(
       { timeoutMs: undefined, heartbeatLine: () => undefined, onClose: () => ac.abort() },
       () => {},
     );
     const held = holdSource(src, new Response(body([]), { status: 200 }), out, {
-      signal: ac.signal,
+      upstreams: ac,
       sendInitialEvents: false,
       backoff: new Backoff({ initialMs: 20, maxMs: 200, random: () => 0.5 }),
     });
@@ -113,7 +114,7 @@ describe('holdSource', () => {
       unavailable: (): MergeStep => ({ kind: 'emit', lines: [] }),
       resumed: (): MergeStep => ({ kind: 'emit', lines: [] }),
     };
-    const ac = new AbortController();
+    const ac = new Upstreams();
     const out = new WatchOutput(
       { timeoutMs: undefined, heartbeatLine: () => undefined, onClose: () => ac.abort() },
       () => {},
@@ -126,7 +127,7 @@ describe('holdSource', () => {
         lines.push(new TextDecoder().decode(value));
       }
     })();
-    await holdSource(src, undefined, out, { signal: ac.signal, sendInitialEvents: false });
+    await holdSource(src, undefined, out, { upstreams: ac, sendInitialEvents: false });
     await reading;
     expect(out.closed).toBe(true);
     expect(lines).toHaveLength(1);
