@@ -166,9 +166,10 @@ const VERBS = new Map([
 ]);
 
 /** The Kubernetes verb of a resource request. */
-function resourceVerb(method: string, named: boolean, watch: () => boolean): string {
+function resourceVerb(method: string, named: boolean, watchPath: boolean, query: URLSearchParams): string {
   const m = method === 'GET' ? method : method.toUpperCase();
-  if (m === 'GET' || m === 'HEAD') return watch() ? 'watch' : named ? 'get' : 'list';
+  if (m === 'GET' || m === 'HEAD')
+    return watchPath || queryBool(query, 'watch') ? 'watch' : named ? 'get' : 'list';
   if (m === 'DELETE') return named ? 'delete' : 'deletecollection';
   return VERBS.get(m) ?? m.toLowerCase();
 }
@@ -225,38 +226,28 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
   // deprecated /watch/ path prefix: /api/v1/watch/pods
   const watchAt = segs[at] === 'watch' ? at : -1;
   if (watchAt >= 0) at++;
-  let skip = -1;
-  const restLen = () => segs.length - at - (skip >= 0 ? 2 : 0);
-  const rest = (k: number): string | undefined => {
-    const j = at + k;
-    return segs[skip >= 0 && j >= skip ? j + 2 : j];
-  };
-  const takeInPath = (k: number) => {
-    // …/clusterspaces/<cs>/<resource>…: needs the clusterspace and a resource after it
-    if (segs[at + k] !== CLUSTERSPACES || segs.length - at < k + 3) return;
-    if (clusterspace !== undefined)
-      throw new RequestPathError(400, 'a clusterspace is named twice (prefix and in-path); name it once');
-    clusterspace = segs[at + k + 1];
+  const namespaced = segs[at] === 'namespaces';
+  const namespace = namespaced ? (segs[at + 1] ?? '') : '';
+  // …/clusterspaces/<cs>/<resource>…, first or after namespaces/<ns>: needs a resource after it
+  let skip = namespaced ? at + 2 : at;
+  if (segs[skip] !== CLUSTERSPACES || segs.length < skip + 3) skip = -1;
+  else if (clusterspace !== undefined)
+    throw new RequestPathError(400, 'a clusterspace is named twice (prefix and in-path); name it once');
+  else {
+    clusterspace = segs[skip + 1];
     clusterspaceForm = 'inpath';
-    skip = at + k;
-  };
-
-  let namespace = '';
-  if (segs[at] === 'namespaces') {
-    if (segs.length - at > 1) {
-      namespace = segs[at + 1]!;
-      takeInPath(2);
-      if (restLen() > 2 && !NAMESPACE_SUBRESOURCES.has(rest(2)!)) at += 2;
-    }
-  } else {
-    takeInPath(0);
   }
+  const rest: string[] = [];
+  for (let j = at; j < segs.length; j++)
+    if (j === skip) j++;
+    else rest.push(segs[j]!);
+  // namespaces/<ns>/<resource>…: the namespace's own status and finalize are the Namespace's subresources
+  const r = namespaced && rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!) ? 2 : 0;
   const kubePath = kubePathOf(raw, off, watchAt, skip);
-  const resource = rest(0) ?? '';
-  const name = rest(1) ?? '';
-  const subresource = rest(2) ?? '';
-  const extra: string[] = [];
-  for (let k = 3, len = restLen(); k < len; k++) extra.push(rest(k)!);
+  const resource = rest[r] ?? '';
+  const name = rest[r + 1] ?? '';
+  const subresource = rest[r + 2] ?? '';
+  const extra = rest.slice(r + 3);
   if (resource === '') throw new RequestPathError(404, `no resource in path ${rawPath}`);
 
   return {
@@ -265,7 +256,7 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
     clusterspaceForm,
     kubePath,
     isResourceRequest: true,
-    verb: resourceVerb(method, name !== '', () => watchAt >= 0 || queryBool(query, 'watch')),
+    verb: resourceVerb(method, name !== '', watchAt >= 0, query),
     apiGroup: prefix === 'api' ? '' : segs[off + 1]!,
     apiVersion: segs[off + headLen - 1]!,
     namespace,
