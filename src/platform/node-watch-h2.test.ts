@@ -151,7 +151,7 @@ describe('H2Watches', () => {
     expect(got['impersonate-group']).toBe('a, b');
   });
 
-  it("the stream keeps no copy of the headers it sent (node:http2's sentHeaders is emptied)", async () => {
+  it("the stream keeps no copy of the headers it sent (node:http2's sentHeaders let go)", async () => {
     const srv = await serve((s) => {
       s.respond({ ':status': 200 });
       s.write('{"type":"ADDED"}\n');
@@ -180,7 +180,7 @@ describe('H2Watches', () => {
     expect(got.authorization).toBe('Bearer secret');
     expect(got[':path']).toBe('/api/v1/pods?watch=true');
     expect(sent).toHaveLength(1);
-    expect(Object.keys(sent[0]!.sentHeaders ?? {})).toEqual([]);
+    expect(sent[0]!.sentHeaders).toBeUndefined();
     a.abort?.(new Error('done'));
     await a.ended;
   });

@@ -126,10 +126,8 @@ export async function watchStream(
     headers: req.headers,
     accept: neg.accept,
     plainNameCluster,
-    // read when a request is made: the start's signal is not kept for the watch's life
-    get signal() {
-      return upstreams.signal;
-    },
+    // its signal read when a request is made: the start's is not kept for the watch's life
+    upstreams,
   };
   const sources: Source[] = groups
     ? groups.map((g) => groupSource(ctx, g, deps.client.caller))

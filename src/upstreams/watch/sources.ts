@@ -11,6 +11,7 @@ import type { RelayFetcher } from '../../types.ts';
 import type { UpstreamClient } from '../client.ts';
 import type { Target } from '../fanout.ts';
 import { relayWatch } from '../relay.ts';
+import type { Upstreams } from './upstreams.ts';
 
 export interface Source {
   readonly label: string;
@@ -64,8 +65,8 @@ export interface WatchContext {
   /** the Accept each cluster gets (negotiated) */
   accept: string;
   plainNameCluster: string | undefined;
-  /** aborts every upstream request of this watch */
-  signal: AbortSignal;
+  /** aborts every upstream request of this watch (its signal read when a request is made) */
+  upstreams: Pick<Upstreams, 'signal'>;
 }
 
 /**
@@ -129,7 +130,7 @@ class ClusterSource implements Source {
       method: 'GET',
       path: `${ctx.kubePath}?${qs}`,
       headers: upstreamHeaders(ctx.headers, ctx.accept),
-      signal: signal ?? ctx.signal,
+      signal: signal ?? ctx.upstreams.signal,
     });
   }
 
@@ -180,7 +181,7 @@ export function groupSource(ctx: WatchContext, group: Target[], as: UpstreamIden
         ctx.client.forwardable(upstreamHeaders(ctx.headers, ctx.headers.get('accept') ?? 'application/json')),
         as,
         ctx.plainNameCluster,
-        signal ?? ctx.signal,
+        signal ?? ctx.upstreams.signal,
       );
     },
     event(ev) {
@@ -210,7 +211,7 @@ async function listThenWatch(ctx: WatchContext, t: Target, emit: (step: MergeSte
       method: 'GET',
       path: `${ctx.kubePath}?${ctx.plan.listQuery(t.cluster)}`,
       headers: upstreamHeaders(ctx.headers, 'application/json'),
-      signal: ctx.signal,
+      signal: ctx.upstreams.signal,
     });
   } catch {
     emit(merger.clusterGone(t.cluster));
