@@ -17,6 +17,27 @@ export type NodeBuffer = Uint8Array & { toString(encoding: 'latin1'): string };
 /** a head's name or value: undici's raw Buffer, or the text itself (./node-watch-h1.ts) */
 export type RawHeader = { toString(encoding: 'latin1'): string };
 
+/** What a watch call is sent with (what {@link dispatchGet} passes a pool). */
+export interface WatchDispatchOptions {
+  origin: string;
+  path: string;
+  method: string;
+  headers: Record<string, string | string[]>;
+  headersTimeout?: number;
+}
+
+/**
+ * What a call tells its handler: undici's legacy dispatch handler, as {@link DispatchAnswer} implements
+ * it, and what the fleet's own watch connections (./node-watch-h1.ts, ./node-watch-h2.ts) call alike.
+ */
+export interface WatchCallHandler {
+  onConnect(abort: (err: Error) => void): void;
+  onHeaders(status: number, raw: readonly RawHeader[], resume: () => void): boolean;
+  onData(chunk: NodeBuffer): boolean;
+  onComplete(trailers: readonly RawHeader[]): void;
+  onError(err: Error): void;
+}
+
 /** answers that have no body, whatever follows their head */
 export const NULL_BODY: ReadonlySet<number> = new Set([204, 205, 304]);
 

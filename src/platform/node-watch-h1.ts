@@ -20,7 +20,13 @@
  * Framing: chunked, Content-Length, or the body up to the close; 1xx heads are skipped.
  */
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
-import type { Dispatching, NodeBuffer, RawHeader } from './node-dispatch.ts';
+import type {
+  Dispatching,
+  NodeBuffer,
+  RawHeader,
+  WatchCallHandler,
+  WatchDispatchOptions,
+} from './node-dispatch.ts';
 
 /** a response head larger than this is refused (undici's and Node's default is 16 KiB) */
 const MAX_HEAD_BYTES = 64 * 1024;
@@ -57,24 +63,6 @@ export interface WatchConnect {
 /** Opens the connection (node.ts: net.connect or tls.connect, no delay, TCP keep-alive). */
 export type WatchConnector = (to: WatchConnect) => WatchSocket;
 
-/** What a call is sent with (the options dispatchGet passes). */
-interface DispatchOptions {
-  origin: string;
-  path: string;
-  method: string;
-  headers: Record<string, string | string[]>;
-  headersTimeout?: number;
-}
-
-/** What the call tells its handler (undici's legacy dispatch handler, as WatchAnswer implements it). */
-interface Handler {
-  onConnect(abort: (err: Error) => void): void;
-  onHeaders(status: number, raw: readonly RawHeader[], resume: () => void): boolean;
-  onData(chunk: NodeBuffer): boolean;
-  onComplete(trailers: NodeBuffer[]): void;
-  onError(err: Error): void;
-}
-
 function codedError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
@@ -83,7 +71,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BAD_VALUE = /[\0\r\n]/;
 
 /** The request head; throws on a header line that would not be one line. */
-function requestHead(o: DispatchOptions, host: string): string {
+function requestHead(o: WatchDispatchOptions, host: string): string {
   let head = `${o.method} ${o.path} HTTP/1.1\r\n`;
   if (o.headers.host === undefined) head += `host: ${host}\r\n`;
   head += 'connection: close\r\n';
@@ -108,8 +96,8 @@ export class H1Watches implements Dispatching {
   ) {}
 
   dispatch(opts: object, handler: object): boolean {
-    const o = opts as DispatchOptions;
-    const h = handler as Handler;
+    const o = opts as WatchDispatchOptions;
+    const h = handler as WatchCallHandler;
     let url: URL;
     let head: string;
     try {
@@ -164,7 +152,7 @@ class H1Call {
 
   constructor(
     private readonly socket: WatchSocket,
-    private readonly h: Handler,
+    private readonly h: WatchCallHandler,
     private readonly open: Set<H1Call>,
     tls: boolean,
     connectMs: number,

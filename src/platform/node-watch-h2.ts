@@ -16,7 +16,13 @@
  * away (GOAWAY, error, close) takes no more streams; one left without streams closes after 30 s.
  */
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
-import type { Dispatching, NodeBuffer, RawHeader } from './node-dispatch.ts';
+import type {
+  Dispatching,
+  NodeBuffer,
+  RawHeader,
+  WatchCallHandler,
+  WatchDispatchOptions,
+} from './node-dispatch.ts';
 
 /** a session's room when the peer's SETTINGS set no limit to its streams (RFC 9113 §6.5.2 recommends ≥ 100) */
 const UNTIL_SETTINGS = 100;
@@ -70,22 +76,6 @@ export type SessionConnector = (
   failed: (err: Error) => void,
 ) => void;
 
-interface DispatchOptions {
-  origin: string;
-  path: string;
-  method: string;
-  headers: Record<string, string | string[]>;
-  headersTimeout?: number;
-}
-
-interface Handler {
-  onConnect(abort: (err: Error) => void): void;
-  onHeaders(status: number, raw: readonly RawHeader[], resume: () => void): boolean;
-  onData(chunk: NodeBuffer): boolean;
-  onComplete(trailers: readonly RawHeader[]): void;
-  onError(err: Error): void;
-}
-
 function codedError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
@@ -97,7 +87,7 @@ class Pooled {
    * dispatches waiting for the session's room to be known (its peer's first SETTINGS): a burst of opens
    * waits on one connecting session instead of opening one per {@link UNTIL_SETTINGS}
    */
-  waiting: Array<[DispatchOptions, Handler]> | undefined = [];
+  waiting: Array<[WatchDispatchOptions, WatchCallHandler]> | undefined = [];
   streams = 0;
   room: number;
   gone = false;
@@ -176,7 +166,7 @@ export class H2Watches implements Dispatching {
 
   dispatch(opts: object, handler: object): boolean {
     if (this.h1) return this.fallback.dispatch(opts, handler);
-    const o = opts as DispatchOptions;
+    const o = opts as WatchDispatchOptions;
     let list = this.pools.get(o.origin);
     if (!list) {
       list = [];
@@ -184,8 +174,8 @@ export class H2Watches implements Dispatching {
     }
     let p = list.find((x) => !x.gone && x.streams + (x.waiting?.length ?? 0) < x.room);
     if (!p) p = this.open(o.origin, list);
-    if (p.waiting) p.waiting.push([o, handler as Handler]);
-    else this.send(p, o, handler as Handler);
+    if (p.waiting) p.waiting.push([o, handler as WatchCallHandler]);
+    else this.send(p, o, handler as WatchCallHandler);
     return true;
   }
 
@@ -236,7 +226,7 @@ export class H2Watches implements Dispatching {
       else this.dispatch(o, h);
   }
 
-  private send(p: Pooled, o: DispatchOptions, h: Handler): void {
+  private send(p: Pooled, o: WatchDispatchOptions, h: WatchCallHandler): void {
     const headers: Record<string, string | string[]> = {
       ':method': o.method,
       ':path': o.path,
@@ -292,7 +282,7 @@ class H2Call {
 
   constructor(
     private readonly stream: H2Stream,
-    private readonly h: Handler,
+    private readonly h: WatchCallHandler,
     private readonly p: Pooled,
     private readonly headersMs: number,
   ) {}
