@@ -64,3 +64,16 @@ export function listBytes(head: string, key: string, texts: string[], n: number,
   for (let i = 0; i < n; i++) parts.push(nth(texts, i, table));
   return Buffer.from(`${head},"${key}":[${parts.join(',')}]}`);
 }
+
+/** `n` MODIFIED events of the canned pods, one JSON line each, their RVs counting on from the list's */
+export function watchBytes(base: Base, n: number): Buffer {
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const item = nth(base.items, i, false).replace(
+      /"resourceVersion":"\d+"/,
+      `"resourceVersion":"${base.listRv + 1 + i}"`,
+    );
+    lines.push(`{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1",${item.slice(1)}}\n`);
+  }
+  return Buffer.from(lines.join(''));
+}

@@ -20,21 +20,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CannedReply, CannedRequest, CannedSpec } from './canned.ts';
-import { type Base, listBytes, makeBase, nth } from './canned-bodies.ts';
+import { type Base, listBytes, makeBase, watchBytes } from './canned-bodies.ts';
 
 export { CANNED_NS } from './canned-bodies.ts';
-
-function watchBytes(base: Base, n: number): Buffer {
-  const lines: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const item = nth(base.items, i, false).replace(
-      /"resourceVersion":"\d+"/,
-      `"resourceVersion":"${base.listRv + 1 + i}"`,
-    );
-    lines.push(`{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1",${item.slice(1)}}\n`);
-  }
-  return Buffer.from(lines.join(''));
-}
 
 const DISCOVERY: Record<string, unknown> = {
   '/version': {

@@ -7,7 +7,7 @@ import { prepareMembership } from '../../src/merge/rv.ts';
 import { type WatchLine, WatchMerger } from '../../src/merge/watchmerge.ts';
 import { WatchEventReader } from '../../src/upstreams/watch/events.ts';
 import { type IndexOf, useNativeIndexOf } from '../../src/util/lines.ts';
-import { makeBase, nth } from './canned-bodies.ts';
+import { makeBase, watchBytes } from './canned-bodies.ts';
 
 // as the Node entry has it (src/platform/node.ts): memchr
 useNativeIndexOf(Buffer.prototype.indexOf as IndexOf);
@@ -15,16 +15,7 @@ useNativeIndexOf(Buffer.prototype.indexOf as IndexOf);
 const CLUSTERS = 10;
 
 export async function watchBurstBytes(n: number): Promise<Buffer> {
-  const base = await makeBase();
-  const lines: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const item = nth(base.items, i, false).replace(
-      /"resourceVersion":"\d+"/,
-      `"resourceVersion":"${base.listRv + 1 + i}"`,
-    );
-    lines.push(`{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1",${item.slice(1)}}\n`);
-  }
-  return Buffer.from(lines.join(''));
+  return watchBytes(await makeBase(), n);
 }
 
 /**
