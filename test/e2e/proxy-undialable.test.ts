@@ -28,6 +28,18 @@ interface StatusBody {
   message: string;
 }
 
+/** `res` (for `what`) is the fleet's 503 naming member2, the proxy's dial error kept */
+async function expectDown(what: string, res: Response): Promise<void> {
+  const body = (await res.json()) as StatusBody;
+  expect({ what, status: res.status, code: body.code, reason: body.reason }).toEqual({
+    what,
+    status: 503,
+    code: 503,
+    reason: 'ServiceUnavailable',
+  });
+  expect(body.message, what).toMatch(DOWN);
+}
+
 /** an exec upgrade (WebSocket, as kubectl 1.35 asks first) on a connection of its own: the answer's head and body when it is no 101 */
 function upgrade(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -161,17 +173,7 @@ describe.each(RUNTIMES)('a member the cluster proxy cannot dial, on %s', (runtim
         { method: 'POST' },
       ],
     ];
-    for (const [what, url, init] of asks) {
-      const res = await fetch(url, init);
-      const body = (await res.json()) as StatusBody;
-      expect({ what, status: res.status, code: body.code, reason: body.reason }).toEqual({
-        what,
-        status: 503,
-        code: 503,
-        reason: 'ServiceUnavailable',
-      });
-      expect(body.message, what).toMatch(DOWN);
-    }
+    for (const [what, url, init] of asks) await expectDown(what, await fetch(url, init));
     // exec as kubectl opens it: the upgrade's answer
     const ex = await upgrade(
       `${f.url}/api/v1/namespaces/${NS}/pods/web.clusterspace.member2/exec?command=true&stdout=true`,
@@ -188,17 +190,7 @@ describe.each(RUNTIMES)('a member the cluster proxy cannot dial, on %s', (runtim
     expect(up.status).toBe(200);
     await up.body?.cancel();
     down(true);
-    for (const url of [`${base}/cm`, base, `${base}?watch=true`]) {
-      const res = await fetch(url);
-      const body = (await res.json()) as StatusBody;
-      expect({ url, status: res.status, code: body.code, reason: body.reason }).toEqual({
-        url,
-        status: 503,
-        code: 503,
-        reason: 'ServiceUnavailable',
-      });
-      expect(body.message, url).toMatch(DOWN);
-    }
+    for (const url of [`${base}/cm`, base, `${base}?watch=true`]) await expectDown(url, await fetch(url));
     // kubectl's discovery meets the 503 first (as with any cluster that cannot answer); --raw shows the Status
     const k = f.kubectl('/clusterspaces/member2');
     const r = await k.run(['get', 'configmap', 'cm', '-n', NS]);
