@@ -34,6 +34,21 @@ export function headerPairs(h: Headers): Pairs {
   return out;
 }
 
+/**
+ * `name` (lowercased) added with `value`, in place, keeping the entries in name order: after any it equals
+ * (a repeated Set-Cookie line keeps its place), shifting the later entries up.
+ */
+export function insertPair(p: Pairs, name: string, value: string): void {
+  p.push(name, value);
+  let j = p.length - 2;
+  for (; j > 0 && p[j - 2]! > name; j -= 2) {
+    p[j] = p[j - 2]!;
+    p[j + 1] = p[j - 1]!;
+  }
+  p[j] = name;
+  p[j + 1] = value;
+}
+
 /** Entries as a real Headers (what the platform's fetch and Response take). */
 export function headersOf(p: Pairs): Headers {
   const h = new Headers();

@@ -6,7 +6,7 @@
  * per-request timeout (until response headers: watch and log streams are long-lived by design).
  */
 import type { UpstreamIdentity } from '../auth/identity.ts';
-import { headerPairs, headersOf, type Pairs, trimValue } from '../request/headers.ts';
+import { headerPairs, headersOf, insertPair, type Pairs, trimValue } from '../request/headers.ts';
 import { parseTraceparent } from '../util/trace.ts';
 import { servedFromCache } from './cache/shared.ts';
 import { bearer, type Credentials, identityLines } from './credentials.ts';
@@ -139,18 +139,6 @@ export function forwardableRequestHeaders(incoming: Headers | undefined): Header
 /** Entries without `name` (lowercased), in place. */
 function dropPair(p: Pairs, name: string): void {
   for (let i = p.length - 2; i >= 0; i -= 2) if (p[i] === name) p.splice(i, 2);
-}
-
-/** `name` (lowercased, not among the entries) added with `value`, in place, keeping the entries sorted. */
-function insertPair(p: Pairs, name: string, value: string): void {
-  p.push(name, value);
-  let j = p.length - 2;
-  for (; j > 0 && p[j - 2]! > name; j -= 2) {
-    p[j] = p[j - 2]!;
-    p[j + 1] = p[j - 1]!;
-  }
-  p[j] = name;
-  p[j + 1] = value;
 }
 
 /** `name` (lowercased) set to `value`, in place, keeping the entries sorted, as Headers#set does. */

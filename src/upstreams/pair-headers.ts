@@ -11,7 +11,7 @@
  * Headers', so `instanceof Headers` holds and `new Headers(it)` copies it; `headerPairs`
  * (src/request/headers.ts) reads its entries without iterating it.
  */
-import { headerPairs, headersOf, PAIRS, type Pairs, trimValue } from '../request/headers.ts';
+import { headerPairs, headersOf, insertPair, PAIRS, type Pairs, trimValue } from '../request/headers.ts';
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -45,17 +45,8 @@ export function combineLines(lines: readonly string[]): Pairs {
           break;
         }
     if (at >= 0) out[at + 1] = `${out[at + 1]}${name === 'cookie' ? '; ' : ', '}${value}`;
-    else {
-      // insertion in name order (stable: Set-Cookie lines keep theirs), shifting the later entries up
-      out.push(name, value);
-      let j = out.length - 2;
-      for (; j > 0 && out[j - 2]! > name; j -= 2) {
-        out[j] = out[j - 2]!;
-        out[j + 1] = out[j - 1]!;
-      }
-      out[j] = name;
-      out[j + 1] = value;
-    }
+    // in name order (stable: Set-Cookie lines keep theirs)
+    else insertPair(out, name, value);
   }
   return out;
 }
