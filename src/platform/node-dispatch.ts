@@ -38,6 +38,11 @@ export interface WatchCallHandler {
   onError(err: Error): void;
 }
 
+/** An Error with undici's `code` (UND_ERR_…), as the fleet's own watch connections report theirs. */
+export function codedError(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
 /** answers that have no body, whatever follows their head */
 export const NULL_BODY: ReadonlySet<number> = new Set([204, 205, 304]);
 

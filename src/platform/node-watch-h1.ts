@@ -20,12 +20,13 @@
  * Framing: chunked, Content-Length, or the body up to the close; 1xx heads are skipped.
  */
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
-import type {
-  Dispatching,
-  NodeBuffer,
-  RawHeader,
-  WatchCallHandler,
-  WatchDispatchOptions,
+import {
+  codedError,
+  type Dispatching,
+  type NodeBuffer,
+  type RawHeader,
+  type WatchCallHandler,
+  type WatchDispatchOptions,
 } from './node-dispatch.ts';
 
 /** a response head larger than this is refused (undici's and Node's default is 16 KiB) */
@@ -62,10 +63,6 @@ export interface WatchConnect {
 
 /** Opens the connection (node.ts: net.connect or tls.connect, no delay, TCP keep-alive). */
 export type WatchConnector = (to: WatchConnect) => WatchSocket;
-
-function codedError(message: string, code: string): Error {
-  return Object.assign(new Error(message), { code });
-}
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BAD_VALUE = /[\0\r\n]/;

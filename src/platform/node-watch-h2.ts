@@ -16,12 +16,13 @@
  * away (GOAWAY, error, close) takes no more streams; one left without streams closes after 30 s.
  */
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
-import type {
-  Dispatching,
-  NodeBuffer,
-  RawHeader,
-  WatchCallHandler,
-  WatchDispatchOptions,
+import {
+  codedError,
+  type Dispatching,
+  type NodeBuffer,
+  type RawHeader,
+  type WatchCallHandler,
+  type WatchDispatchOptions,
 } from './node-dispatch.ts';
 
 /** a session's room when the peer's SETTINGS set no limit to its streams (RFC 9113 §6.5.2 recommends ≥ 100) */
@@ -75,10 +76,6 @@ export type SessionConnector = (
   ready: (s: H2Session | undefined) => void,
   failed: (err: Error) => void,
 ) => void;
-
-function codedError(message: string, code: string): Error {
-  return Object.assign(new Error(message), { code });
-}
 
 /** One session of an origin, and what it carries. */
 class Pooled {

@@ -24,6 +24,7 @@ import { shareHeartbeatTicks } from '../upstreams/watch/heartbeat.ts';
 import { useNativeChunks, usePushBodies } from '../util/chunks.ts';
 import { type IndexOf, useNativeIndexOf } from '../util/lines.ts';
 import { useNativePull } from '../util/pulled.ts';
+import { codedError } from './node-dispatch.ts';
 import { pulledReaderOf, sendPulled } from './node-list.ts';
 import { directPushBodies, nodeStreamChunks } from './node-streams.ts';
 import { isWatchUrl, sendWatch, watchAnswerChunks } from './node-watch.ts';
@@ -204,8 +205,7 @@ const connectSession: SessionConnector = (origin, ep, ready, failed) => {
     ALPNProtocols: ['h2', 'http/1.1'],
   });
   const timer = setTimeout(
-    () =>
-      socket.destroy(Object.assign(new Error('Connect Timeout Error'), { code: 'UND_ERR_CONNECT_TIMEOUT' })),
+    () => socket.destroy(codedError('Connect Timeout Error', 'UND_ERR_CONNECT_TIMEOUT')),
     Math.min(ep.timeoutMs, 30_000),
   );
   socket.once('error', (err) => {
