@@ -6,6 +6,7 @@
 import { once } from 'node:events';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type HeardCall, recordingHandler } from '../../test/helpers/watchcall.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { H1Watches, type WatchSocket } from './node-watch-h1.ts';
 
@@ -39,25 +40,12 @@ function endpoint(origin: string, timeoutMs = 5000): ResolvedEndpoint {
   return { name: 'm', server: origin, insecureSkipTLSVerify: false, timeoutMs, poolKey: origin };
 }
 
-interface Heard {
-  status?: number;
-  headers: Record<string, string>;
-  body: string;
-  done?: 'complete' | Error;
-  resume?: () => void;
-  abort?: (err: Error) => void;
-}
-
 /** dispatches a GET; `pauseAfter`: onData answers false once the body is that long */
 function call(
   origin: string,
   o: { headers?: Record<string, string | string[]>; timeout?: number; pauseAfter?: number } = {},
-): { heard: Heard; end: Promise<Heard>; w: H1Watches } {
-  const heard: Heard = { headers: {}, body: '' };
-  let settle!: () => void;
-  const end = new Promise<Heard>((r) => {
-    settle = () => r(heard);
-  });
+): { heard: HeardCall; end: Promise<HeardCall>; w: H1Watches } {
+  const heard = recordingHandler(o.pauseAfter);
   const w = new H1Watches(endpoint(origin), tcp);
   w.dispatch(
     {
@@ -67,32 +55,9 @@ function call(
       headers: o.headers ?? {},
       headersTimeout: o.timeout,
     },
-    {
-      onConnect(abort: (err: Error) => void) {
-        heard.abort = abort;
-      },
-      onHeaders(status: number, raw: Uint8Array[], resume: () => void) {
-        heard.status = status;
-        heard.resume = resume;
-        for (let i = 0; i < raw.length; i += 2)
-          heard.headers[Buffer.from(raw[i]!).toString().toLowerCase()] = Buffer.from(raw[i + 1]!).toString();
-        return true;
-      },
-      onData(chunk: Uint8Array) {
-        heard.body += Buffer.from(chunk).toString();
-        return o.pauseAfter === undefined || heard.body.length < o.pauseAfter;
-      },
-      onComplete() {
-        heard.done = 'complete';
-        settle();
-      },
-      onError(err: Error) {
-        heard.done = err;
-        settle();
-      },
-    },
+    heard.h,
   );
-  return { heard, end, w };
+  return { heard, end: heard.ended.then(() => heard), w };
 }
 
 /** writes `parts` one by one, a tick apart (each its own read on the client, as far as TCP allows) */

@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { connect, createServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { recordingHandler } from '../../test/helpers/watchcall.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { type H2Session, H2Watches, type SessionConnector } from './node-watch-h2.ts';
 
@@ -47,45 +48,6 @@ function endpoint(origin: string): ResolvedEndpoint {
   return { name: 'm', server: origin, insecureSkipTLSVerify: false, timeoutMs: 5000, poolKey: origin };
 }
 
-interface Heard {
-  status?: number;
-  headers: Record<string, string>;
-  body: string;
-  done?: 'complete' | Error;
-  resume?: () => void;
-  abort?: (err: Error) => void;
-  ended: Promise<void>;
-}
-
-function handler(pauseAfter?: number): Heard & { h: object } {
-  let settle!: () => void;
-  const heard: Heard = { headers: {}, body: '', ended: new Promise((r) => (settle = r)) };
-  const h = {
-    onConnect(abort: (err: Error) => void) {
-      heard.abort = abort;
-    },
-    onHeaders(status: number, raw: Array<{ toString(): string }>, resume: () => void) {
-      heard.status = status;
-      heard.resume = resume;
-      for (let i = 0; i < raw.length; i += 2) heard.headers[raw[i]!.toString()] = raw[i + 1]!.toString();
-      return true;
-    },
-    onData(chunk: Uint8Array) {
-      heard.body += Buffer.from(chunk).toString();
-      return pauseAfter === undefined || heard.body.length < pauseAfter;
-    },
-    onComplete() {
-      heard.done = 'complete';
-      settle();
-    },
-    onError(err: Error) {
-      heard.done = err;
-      settle();
-    },
-  };
-  return Object.assign(heard, { h });
-}
-
 function dispatch(
   w: H2Watches,
   origin: string,
@@ -114,8 +76,8 @@ describe('H2Watches', () => {
       setTimeout(() => s.end('{"type":"DELETED"}\n'), 10);
     });
     watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true });
-    const a = handler();
-    const b = handler();
+    const a = recordingHandler();
+    const b = recordingHandler();
     dispatch(watches, srv.origin, a.h, { headers: { accept: 'application/json', host: 'member1:6443' } });
     dispatch(watches, srv.origin, b.h);
     await Promise.all([a.ended, b.ended]);
@@ -137,7 +99,7 @@ describe('H2Watches', () => {
       got = { ...headers };
     });
     watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true });
-    const a = handler();
+    const a = recordingHandler();
     dispatch(watches, srv.origin, a.h, {
       headers: { host: 'member1:6443', connection: 'keep-alive', 'impersonate-group': ['a', 'b'] },
     });
@@ -168,7 +130,7 @@ describe('H2Watches', () => {
       ready(s as unknown as H2Session);
     };
     watches = new H2Watches(endpoint(srv.origin), recording, { dispatch: () => true });
-    const a = handler();
+    const a = recordingHandler();
     let got: Record<string, unknown> = {};
     server!.on('stream', (_s, headers) => {
       got = { ...headers };
@@ -191,7 +153,7 @@ describe('H2Watches', () => {
       s.write('x');
     });
     watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true }, 2);
-    const hs = [handler(), handler(), handler()];
+    const hs = [recordingHandler(), recordingHandler(), recordingHandler()];
     for (const h of hs) dispatch(watches, srv.origin, h.h);
     await tick(100);
     expect(hs.map((h) => h.body)).toEqual(['x', 'x', 'x']);
@@ -205,7 +167,7 @@ describe('H2Watches', () => {
       setTimeout(() => s.end('cd'), 20);
     });
     watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true });
-    const a = handler(2);
+    const a = recordingHandler(2);
     dispatch(watches, srv.origin, a.h);
     await tick(100);
     expect(a.body).toBe('ab');
@@ -218,8 +180,8 @@ describe('H2Watches', () => {
   it('the abort resets the stream at once; a session that goes away fails its streams, the next opens anew', async () => {
     const srv = await serve((s) => s.respond({ ':status': 200 }));
     watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true });
-    const a = handler();
-    const b = handler();
+    const a = recordingHandler();
+    const b = recordingHandler();
     dispatch(watches, srv.origin, a.h);
     dispatch(watches, srv.origin, b.h);
     await tick();
@@ -231,7 +193,7 @@ describe('H2Watches', () => {
     srv.streams[1]!.session!.destroy();
     await b.ended;
     expect(b.done).toBeInstanceOf(Error);
-    const c = handler();
+    const c = recordingHandler();
     dispatch(watches, srv.origin, c.h);
     await tick();
     expect(c.status).toBe(200);
@@ -241,7 +203,7 @@ describe('H2Watches', () => {
   it('no head within the timeout: the headers timeout error, and the stream is reset', async () => {
     const srv = await serve(() => {});
     watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true });
-    const a = handler();
+    const a = recordingHandler();
     dispatch(watches, srv.origin, a.h, { timeout: 80 });
     await a.ended;
     expect((a.done as Error & { code?: string }).code).toBe('UND_ERR_HEADERS_TIMEOUT');
@@ -255,8 +217,8 @@ describe('H2Watches', () => {
     watches = new H2Watches(endpoint('https://m:6443'), noH2, {
       dispatch: (_o: object, h: object) => sent.push(h) > 0,
     });
-    const a = handler();
-    const b = handler();
+    const a = recordingHandler();
+    const b = recordingHandler();
     dispatch(watches, 'https://m:6443', a.h);
     await tick();
     dispatch(watches, 'https://m:6443', b.h);
@@ -269,7 +231,7 @@ describe('H2Watches', () => {
       s.write('x');
     });
     watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true });
-    const hs = Array.from({ length: 150 }, () => handler());
+    const hs = Array.from({ length: 150 }, () => recordingHandler());
     for (const h of hs) dispatch(watches, srv.origin, h.h);
     await tick(200);
     expect(hs.every((h) => h.body === 'x')).toBe(true);
@@ -283,7 +245,7 @@ describe('H2Watches', () => {
     await once(gone, 'close');
     const origin = `http://127.0.0.1:${port}`;
     const w2 = new H2Watches(endpoint(origin), h2c, { dispatch: () => true });
-    const a = handler();
+    const a = recordingHandler();
     dispatch(w2, origin, a.h);
     await a.ended;
     expect((a.done as Error & { code?: string }).code).toBe('ECONNREFUSED');
@@ -294,7 +256,7 @@ describe('H2Watches', () => {
     const refused: SessionConnector = (_o, _ep, _ready, failed) =>
       setTimeout(() => failed(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })), 5);
     watches = new H2Watches(endpoint('https://m:6443'), refused, { dispatch: () => true });
-    const a = handler();
+    const a = recordingHandler();
     dispatch(watches, 'https://m:6443', a.h);
     await a.ended;
     expect((a.done as Error & { code?: string }).code).toBe('ECONNREFUSED');
