@@ -43,6 +43,14 @@ export function codedError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
+/**
+ * How long a connection to `ep` may take, for undici's pool and the fleet's own watch connections alike:
+ * a blackholed host must fail within the endpoint's timeout too, and within 30 s whatever it is.
+ */
+export function connectTimeoutMs(ep: { timeoutMs: number }): number {
+  return Math.min(ep.timeoutMs, 30_000);
+}
+
 /** answers that have no body, whatever follows their head */
 export const NULL_BODY: ReadonlySet<number> = new Set([204, 205, 304]);
 

@@ -22,6 +22,7 @@
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import {
   codedError,
+  connectTimeoutMs,
   type Dispatching,
   type NodeBuffer,
   type RawHeader,
@@ -116,7 +117,7 @@ export class H1Watches implements Dispatching {
       return true;
     }
     // a blackholed host fails within the endpoint's timeout too (as the pool's connect timeout)
-    const call = new H1Call(socket, h, this.open, tls, Math.min(ep.timeoutMs, 30_000), o.headersTimeout ?? 0);
+    const call = new H1Call(socket, h, this.open, tls, connectTimeoutMs(ep), o.headersTimeout ?? 0);
     this.open.add(call);
     h.onConnect((err) => call.abort(err));
     if (!call.over) socket.write(head, 'latin1');

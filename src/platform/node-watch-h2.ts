@@ -18,6 +18,7 @@
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import {
   codedError,
+  connectTimeoutMs,
   type Dispatching,
   type NodeBuffer,
   type RawHeader,
@@ -180,14 +181,11 @@ export class H2Watches implements Dispatching {
     const p = new Pooled(list, this.maxStreams, (q, err) => this.flush(q, err));
     list.push(p);
     // a host that takes the connection and never speaks h2 fails what waits, as the pool's connect timeout
-    p.connecting = setTimeout(
-      () => {
-        this.flush(p, codedError('Connect Timeout Error', 'UND_ERR_CONNECT_TIMEOUT'));
-        p.leave();
-        p.session?.close();
-      },
-      Math.min(this.ep.timeoutMs, 30_000),
-    );
+    p.connecting = setTimeout(() => {
+      this.flush(p, codedError('Connect Timeout Error', 'UND_ERR_CONNECT_TIMEOUT'));
+      p.leave();
+      p.session?.close();
+    }, connectTimeoutMs(this.ep));
     try {
       this.connect(
         new URL(origin),

@@ -24,7 +24,7 @@ import { shareHeartbeatTicks } from '../upstreams/watch/heartbeat.ts';
 import { useNativeChunks, usePushBodies } from '../util/chunks.ts';
 import { type IndexOf, useNativeIndexOf } from '../util/lines.ts';
 import { useNativePull } from '../util/pulled.ts';
-import { codedError } from './node-dispatch.ts';
+import { codedError, connectTimeoutMs } from './node-dispatch.ts';
 import { pulledReaderOf, sendPulled } from './node-list.ts';
 import { directPushBodies, nodeStreamChunks } from './node-streams.ts';
 import { isWatchUrl, sendWatch, watchAnswerChunks } from './node-watch.ts';
@@ -161,24 +161,29 @@ function http2Options(mode: UpstreamHttp2, ep: ResolvedEndpoint): { agent: objec
   return { agent: {}, connect: {} };
 }
 
+/** The endpoint's TLS settings, as every connection to it takes them (undici's pool, the watch connections). */
+function endpointTls(ep: ResolvedEndpoint) {
+  return { ca: ep.caPem, cert: ep.certPem, key: ep.keyPem, rejectUnauthorized: !ep.insecureSkipTLSVerify };
+}
+
+/** A TLS connection to `host` with the endpoint's settings, SNI for a name (not an address), offering `alpn`. */
+function tlsTo(host: string, port: number, ep: ResolvedEndpoint, alpn: string[]) {
+  return tlsConnect({
+    host,
+    port,
+    ...(isIP(host) ? {} : { servername: host }),
+    ...endpointTls(ep),
+    ALPNProtocols: alpn,
+  });
+}
+
 /**
  * An HTTP/1.1 watch's connection (./node-watch-h1.ts), with the endpoint's TLS settings and what undici's
  * connector sets: no Nagle delay, TCP keep-alive probes after 60 s (an idle watch notices a dead host),
  * ALPN http/1.1.
  */
 function connectWatch({ tls, host, port, ep }: WatchConnect): WatchSocket {
-  const socket = tls
-    ? tlsConnect({
-        host,
-        port,
-        ...(isIP(host) ? {} : { servername: host }),
-        ca: ep.caPem,
-        cert: ep.certPem,
-        key: ep.keyPem,
-        rejectUnauthorized: !ep.insecureSkipTLSVerify,
-        ALPNProtocols: ['http/1.1'],
-      })
-    : netConnect({ host, port });
+  const socket = tls ? tlsTo(host, port, ep, ['http/1.1']) : netConnect({ host, port });
   socket.setNoDelay(true);
   socket.setKeepAlive(true, 60_000);
   return socket as unknown as WatchSocket;
@@ -194,19 +199,10 @@ const connectSession: SessionConnector = (origin, ep, ready, failed) => {
     return;
   }
   const host = origin.hostname.startsWith('[') ? origin.hostname.slice(1, -1) : origin.hostname;
-  const socket = tlsConnect({
-    host,
-    port: Number(origin.port) || 443,
-    ...(isIP(host) ? {} : { servername: host }),
-    ca: ep.caPem,
-    cert: ep.certPem,
-    key: ep.keyPem,
-    rejectUnauthorized: !ep.insecureSkipTLSVerify,
-    ALPNProtocols: ['h2', 'http/1.1'],
-  });
+  const socket = tlsTo(host, Number(origin.port) || 443, ep, ['h2', 'http/1.1']);
   const timer = setTimeout(
     () => socket.destroy(codedError('Connect Timeout Error', 'UND_ERR_CONNECT_TIMEOUT')),
-    Math.min(ep.timeoutMs, 30_000),
+    connectTimeoutMs(ep),
   );
   socket.once('error', (err) => {
     clearTimeout(timer);
@@ -245,15 +241,7 @@ export class UndiciTransport implements Transport {
       const h2 = http2Options(this.http2, ep);
       agent = new Agent({
         ...h2.agent,
-        connect: {
-          ...h2.connect,
-          // a blackholed host must fail within the endpoint's timeout too
-          timeout: Math.min(ep.timeoutMs, 30_000),
-          ca: ep.caPem,
-          cert: ep.certPem,
-          key: ep.keyPem,
-          rejectUnauthorized: !ep.insecureSkipTLSVerify,
-        },
+        connect: { ...h2.connect, timeout: connectTimeoutMs(ep), ...endpointTls(ep) },
         keepAliveTimeout: 30_000,
         // the client's own timeout covers time to headers; bodies (watch, logs -f) may stay open for hours
         headersTimeout: 0,
