@@ -227,11 +227,15 @@ class Resumable implements AsyncIterator<SplitEvent, undefined> {
   ready(): SplitEvent | undefined {
     if (this.over) return undefined;
     const e = this.body.ready();
-    if (e !== undefined && e.type === 'item') {
-      this.taken++;
-      this.last = e.bytes;
-    }
+    if (e !== undefined) this.count(e);
     return e;
+  }
+
+  /** what a re-read starts after: the items handed on so far, and the last of them */
+  private count(e: SplitEvent): void {
+    if (e.type !== 'item') return;
+    this.taken++;
+    this.last = e.bytes;
   }
 
   async next(): Promise<IteratorResult<SplitEvent, undefined>> {
@@ -252,10 +256,7 @@ class Resumable implements AsyncIterator<SplitEvent, undefined> {
         continue;
       }
       if (next.done) break;
-      if (next.value.type === 'item') {
-        this.taken++;
-        this.last = next.value.bytes;
-      }
+      this.count(next.value);
       return next;
     }
     this.over = true;
