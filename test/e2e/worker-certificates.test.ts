@@ -5,32 +5,20 @@
  * front-proxy headers on a request are nobody's identity: the caller is whoever the configured
  * authenticators say (here anonymous), as before the authenticators moved behind the Node seam.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
-import { type RunningFleet, startWorkerFleet } from '../helpers/fleet.ts';
+import { describe, expect, it } from 'vitest';
+import { workerFleetsOverOneMember } from '../helpers/workerfleets.ts';
 
-let sims: ServedSimFleet;
-const running: RunningFleet[] = [];
+const fleets = workerFleetsOverOneMember();
 
-async function worker(authentication: unknown): Promise<string> {
-  const f = await startWorkerFleet(
+function worker(authentication: unknown): Promise<string> {
+  return fleets.start(
     JSON.stringify({
-      controlPlane: { server: sims.karmadaUrl, token: 'fleet-demo-token' },
+      controlPlane: { server: fleets.sims.karmadaUrl, token: 'fleet-demo-token' },
       members: { mode: 'karmada', refreshSeconds: 2 },
       authentication,
     }),
   );
-  running.push(f);
-  return f.url;
 }
-
-beforeAll(async () => {
-  sims = await startSimFleet({ members: ['member1'] });
-});
-afterAll(async () => {
-  await Promise.all(running.map((f) => f.stop()));
-  await sims?.close();
-});
 
 describe('client certificates in workerd', () => {
   it('refuses x509 and front-proxy configuration with a 503 Status naming the field', async () => {

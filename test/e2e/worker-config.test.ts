@@ -6,26 +6,11 @@
  * `application/apply-patch+yaml` included; a YAML document is refused with a Status that says so, except
  * through `/clusterspaces/<cluster>`, where the cluster itself reads the body.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
-import { type RunningFleet, startWorkerFleet } from '../helpers/fleet.ts';
+import { describe, expect, it } from 'vitest';
+import { workerFleetsOverOneMember } from '../helpers/workerfleets.ts';
 
-let sims: ServedSimFleet;
-const running: RunningFleet[] = [];
-
-async function worker(config: string): Promise<string> {
-  const f = await startWorkerFleet(config);
-  running.push(f);
-  return f.url;
-}
-
-beforeAll(async () => {
-  sims = await startSimFleet({ members: ['member1'] });
-});
-afterAll(async () => {
-  await Promise.all(running.map((f) => f.stop()));
-  await sims?.close();
-});
+const fleets = workerFleetsOverOneMember();
+const worker = (config: string) => fleets.start(config);
 
 /** the control plane's kubeconfig, as `kubectl config view --raw --minify -o json` writes one */
 function kubeconfig(server: string): string {
@@ -43,7 +28,7 @@ describe('FLEET_CONFIG in workerd: JSON', () => {
   it('serves a fleet configured in JSON with an inline JSON kubeconfig; JSON bodies under the YAML types', async () => {
     const url = await worker(
       JSON.stringify({
-        controlPlane: { kubeconfig: { inline: kubeconfig(sims.karmadaUrl) } },
+        controlPlane: { kubeconfig: { inline: kubeconfig(fleets.sims.karmadaUrl) } },
         members: { mode: 'karmada', refreshSeconds: 2 },
         authentication: { anonymous: { enabled: true } },
       }),
