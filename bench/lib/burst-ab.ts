@@ -29,12 +29,12 @@ const clusters = Number(args.clusters ?? 10);
 const PODS = '/api/v1/pods';
 const ACCEPT = { Accept: 'application/json' };
 
-/** the process's CPU in ms, every thread (/proc, 10 ms ticks) */
-function cpuMs(pid: number): number {
+/** the process's CPU in ms, every thread (/proc, 10 ms ticks); `sys`: the kernel's part only */
+function cpuMs(pid: number, sys = false): number {
   let ms = 0;
   for (const t of readdirSync(`/proc/${pid}/task`)) {
     const f = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    ms += (Number(f[11]) + Number(f[12])) * 10;
+    ms += ((sys ? 0 : Number(f[11])) + Number(f[12])) * 10;
   }
   return ms;
 }
@@ -89,6 +89,7 @@ const fleets: Array<{
   rv: string;
   ms: number[];
   cpu: number[];
+  sys: number[];
   client: number[];
 }> = [];
 try {
@@ -102,7 +103,15 @@ try {
       nodeArgs: args.nodeargs ? args.nodeargs.split(' ') : [],
       ...(args.out ? { onOutput: (t: string) => process.stderr.write(`[${name}] ${t}`) } : {}),
     });
-    fleets.push({ name: name!, f, rv: args.rv0 ? '0' : await listRv(f.url), ms: [], cpu: [], client: [] });
+    fleets.push({
+      name: name!,
+      f,
+      rv: args.rv0 ? '0' : await listRv(f.url),
+      ms: [],
+      cpu: [],
+      sys: [],
+      client: [],
+    });
     console.error(`${name}: started, list RV ${fleets.at(-1)!.rv.slice(0, 40)}…`);
   }
   const directRv = args.rv0 ? '0' : await listRv(reply.urls[0]!);
@@ -134,9 +143,11 @@ try {
       const profiling = args.profile && r === n - 1;
       if (profiling) await x.f.profileStart();
       const c0 = cpuMs(x.f.pid);
+      const s0 = cpuMs(x.f.pid, true);
       const o0 = own();
       x.ms.push(await burst([wurl(x.f.url, x.rv)], expect));
       x.cpu.push(cpuMs(x.f.pid) - c0);
+      x.sys.push(cpuMs(x.f.pid, true) - s0);
       x.client.push(own() - o0);
       if (profiling) console.log(await x.f.profileStop(join(args.profile!, `burst-${x.name}.cpuprofile`)));
     }
@@ -150,7 +161,7 @@ try {
   for (const x of fleets) {
     const f = median(x.ms.map(rate));
     console.log(
-      `${x.name}: ${f.toFixed(0)} events/s, ${(f / d).toFixed(2)}x direct; CPU per event median ${us(median(x.cpu))} µs (the client's ${us(median(x.client))} µs); per round ${x.cpu.map((c) => ((c * 1000) / expect).toFixed(0)).join(' ')}; rate ratio per round ${x.ms.map((m, k) => (direct[k]! / m).toFixed(2)).join(' ')}`,
+      `${x.name}: ${f.toFixed(0)} events/s, ${(f / d).toFixed(2)}x direct; CPU per event median ${us(median(x.cpu))} µs (${us(median(x.sys))} µs of it the kernel's; the client's ${us(median(x.client))} µs); per round ${x.cpu.map((c) => ((c * 1000) / expect).toFixed(0)).join(' ')}; rate ratio per round ${x.ms.map((m, k) => (direct[k]! / m).toFixed(2)).join(' ')}`,
     );
   }
   if (fleets.length === 2) {

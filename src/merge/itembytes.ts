@@ -48,8 +48,9 @@ export interface ItemView {
   resourceVersion?: Splicer;
   /** the texts above and the marker's members as UTF-8, encoded once (itemView) */
   bytes: ViewBytes;
-  /** resourceVersion's singleHead as UTF-8: an item's RV is then written from its bytes */
+  /** resourceVersion's head and tail as UTF-8: an item's RV is then written from its bytes */
   rvHead: Uint8Array | undefined;
+  rvTail: Uint8Array | undefined;
 }
 
 interface ViewBytes {
@@ -81,9 +82,33 @@ export function itemView(view: FleetView, cluster: string, resourceVersion?: Spl
     bytes = viewBytes(suffix, clusterJson);
     bytesOf.set(cluster, bytes);
   }
-  const head = resourceVersion?.singleHead;
-  const rvHead = head === undefined ? undefined : encoder.encode(head);
-  return { view, cluster, clusterJson, suffix, resourceVersion, bytes, rvHead };
+  const iv: ItemView = {
+    view,
+    cluster,
+    clusterJson,
+    suffix,
+    resourceVersion: undefined,
+    bytes,
+    rvHead: undefined,
+    rvTail: undefined,
+  };
+  useResourceVersion(iv, resourceVersion);
+  return iv;
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+/**
+ * The view's RV map becomes `rv`; a splicer's head and tail are encoded for the byte path (a function
+ * without them, such as an initial event's fixed RV, leaves every RV to it).
+ */
+export function useResourceVersion(iv: ItemView, rv: Splicer | undefined): void {
+  if (iv.resourceVersion === rv) return;
+  iv.resourceVersion = rv;
+  const head = rv?.head;
+  const tail = rv?.tail;
+  iv.rvHead = head === undefined ? undefined : encoder.encode(head);
+  iv.rvTail = !tail ? NO_BYTES : encoder.encode(tail);
 }
 
 /**
@@ -210,7 +235,7 @@ function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView): boole
   if (iv.resourceVersion && f.rvFrom >= 0 && b[f.rvFrom] === 0x22 && f.rvTo - f.rvFrom > 2) {
     // a plain decimal RV (no escapes: they are not digits) spliced in as it came, else decoded
     if (iv.rvHead && isMemberDecimalBytes(b, f.rvFrom + 1, f.rvTo - 1))
-      e.putSpliced(f.rvFrom, f.rvTo, iv.rvHead, b, f.rvFrom + 1, f.rvTo - 1);
+      e.putSpliced(f.rvFrom, f.rvTo, iv.rvHead, b, f.rvFrom + 1, f.rvTo - 1, iv.rvTail!);
     else e.putJson(f.rvFrom, f.rvTo, iv.resourceVersion(stringAt(b, f.rvFrom, f.rvTo)));
   }
   if (f.annFrom >= 0 && !marker(e, b, f.annFrom, f.annTo, f.annKeys, f.annMarkFrom, f.annMarkTo, iv))

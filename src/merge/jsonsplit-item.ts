@@ -10,7 +10,7 @@
  * validates UTF-8 sequences). Not reentrant: one scan at a time (it is synchronous).
  */
 import { CELLS, ItemFacts, keySlot, NONE, noteValue, OWNER, OWNERS } from './jsonsplit-facts.ts';
-import { SCAN_MORE, SCAN_REFUSED, scalar, skipValue, strRest, ws } from './jsonsplit-skip.ts';
+import { plain, SCAN_MORE, SCAN_REFUSED, scalar, skipValue, strRest, ws } from './jsonsplit-skip.ts';
 
 export { ITEM, ItemFacts, ROW } from './jsonsplit-facts.ts';
 
@@ -45,13 +45,9 @@ export function lastFacts(): ItemFacts {
 function member(b: Uint8Array, i: number, n: number, depth: number, start: number): number {
   if (b[i] !== 0x22) return SCAN_REFUSED;
   const ctx = ctxs[depth]!;
-  // the key: its plain bytes here, the rest in strRest (where it stops, an escape begins, or a control
-  // character strRest refuses)
-  let end = i + 1;
-  for (; end < n; end++) {
-    const c = b[end]!;
-    if (c <= 0x22 ? c === 0x22 || c < 0x20 : c === 0x5c) break;
-  }
+  // the key: its plain bytes (plain), the rest in strRest (where it stops, an escape begins, or a
+  // control character strRest refuses)
+  let end = plain(b, i + 1, n);
   if (end >= n) return SCAN_MORE;
   const escaped = b[end] !== 0x22;
   if (!escaped) end++;
@@ -118,12 +114,9 @@ export function scanItem(b: Uint8Array, i: number, n: number, ctx: number, maxDe
     // a value begins at i
     c = b[i]!;
     if (c === 0x22) {
-      // a string value: its plain bytes here, the rest (escapes) in strRest
-      for (i++; i < n; i++) {
-        c = b[i]!;
-        if (c <= 0x22 ? c === 0x22 || c < 0x20 : c === 0x5c) break;
-      }
-      i = i >= n ? SCAN_MORE : c === 0x22 ? i + 1 : strRest(b, i, n);
+      // a string value: its plain bytes (plain), the rest (escapes) in strRest
+      i = plain(b, i + 1, n);
+      i = i >= n ? SCAN_MORE : b[i] === 0x22 ? i + 1 : strRest(b, i, n);
     } else if (next === NONE && depth > 0) {
       // nothing is noted inside: validated in the fast lane
       i = skipValue(b, i, n, limit - depth);

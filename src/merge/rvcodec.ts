@@ -182,12 +182,17 @@ function encodeSingle(m: Membership, at: number, rv: string): string {
 }
 
 /**
- * A composite-RV splicer (compositeWith). `singleHead`, when it has one, says what it answers for an own
- * RV that is a member decimal (one to 99 ASCII digits, no leading zero but "0" itself,
- * {@link isMemberDecimalBytes}): that head, the RV's length in two digits, then the RV, so a writer may
- * put it together from the item's bytes without decoding the RV.
+ * A composite-RV splicer (compositeWith). `head` and `tail`, when it has them, say what it answers for an
+ * own RV that is a member decimal (one to 99 ASCII digits, no leading zero but "0" itself,
+ * {@link isMemberDecimalBytes}): the head, the RV's length in two digits, the RV, then the tail, so a
+ * writer may put it together from the item's bytes without decoding the RV or building a string (a
+ * merged watch writes every event's RV so). `singleHead`: the head when it is the single form's (tail "").
  */
-export type Splicer = ((own: string) => string) & { readonly singleHead?: string };
+export type Splicer = ((own: string) => string) & {
+  readonly head?: string;
+  readonly tail?: string;
+  readonly singleHead?: string;
+};
 
 /** isMemberDecimal of the ASCII bytes `b[from..to)` */
 export function isMemberDecimalBytes(b: Uint8Array, from: number, to: number): boolean {
@@ -231,7 +236,7 @@ export function compositeWith(
     const head = `${SINGLE_PREFIX}${m.digest}${String(at).length}${at}`;
     const single: Splicer = (own) =>
       isMemberDecimal(own) ? `${head}${own.length < 10 ? '0' : ''}${own.length}${own}` : withOwn(own);
-    return Object.assign(single, { singleHead: head });
+    return Object.assign(single, { head, tail: '', singleHead: head });
   }
   let prefix = '1' + m.digest;
   let suffix = '';
@@ -243,10 +248,11 @@ export function compositeWith(
     else suffix += entry;
   });
   // own "" with one other known entry is a single form: encodeComposite decides
-  return (own) =>
+  const full: Splicer = (own) =>
     isMemberDecimal(own) || (own === '' && othersKnown >= 2)
       ? `${prefix}${own.length < 10 ? '0' : ''}${own.length}${own}${suffix}`
       : withOwn(own);
+  return Object.assign(full, { head: prefix, tail: suffix });
 }
 
 export type DecodeCompositeResult =

@@ -14,10 +14,11 @@
  * it came in is still the reader's (its `object` must be read then too, if at all).
  */
 import { ByteSink } from '../util/bytes.ts';
-import { type ItemView, itemView, stringAt, writeFleetItem } from './itembytes.ts';
+import { type ItemView, itemView, stringAt, useResourceVersion, writeFleetItem } from './itembytes.ts';
 import { ITEM, type ItemFacts, lastFacts, scanItem } from './jsonsplit-item.ts';
 import { skipValue, str, ws } from './jsonsplit-skip.ts';
 import type { FleetView } from './objects.ts';
+import type { Splicer } from './rv.ts';
 
 const utf8 = new TextDecoder();
 const encoder = new TextEncoder();
@@ -298,21 +299,17 @@ export class WatchLineWriter {
 
   /**
    * `{"type":<type>,"object":<ev's object in the fleet view of cluster>}\n`, the object's RV mapped by
-   * `rv`; undefined (nothing kept): the object is one the byte path leaves to parsing.
+   * `rv` (a splicer's RV written from the object's bytes); undefined (nothing kept): the object is one the
+   * byte path leaves to parsing.
    */
-  line(
-    ev: RawWatchEvent,
-    cluster: string,
-    type: string,
-    rv: (own: string) => string,
-  ): Uint8Array | undefined {
+  line(ev: RawWatchEvent, cluster: string, type: string, rv: Splicer): Uint8Array | undefined {
     this.views ??= new Map();
     let iv = this.views.get(cluster);
     if (!iv) {
       iv = itemView(this.view, cluster);
       this.views.set(cluster, iv);
     }
-    iv.resourceVersion = rv;
+    useResourceVersion(iv, rv);
     const s = slab;
     if (s.length > SLAB - 8 * 1024) s.take();
     const start = s.length;

@@ -2,7 +2,7 @@
  * A merged watch's resourceVersion so far: the last RV delivered from each cluster, the membership the
  * composite is encoded for, and the splicer that writes an object's composite with its own RV in it.
  */
-import { compositeWith, decodeComposite, encodeComposite, type Membership } from './rv.ts';
+import { compositeWith, decodeComposite, encodeComposite, type Membership, type Splicer } from './rv.ts';
 
 export class StreamRV {
   private readonly rvs: Map<string, string>;
@@ -12,7 +12,7 @@ export class StreamRV {
    * once an event
    */
   private spliceCluster: string | undefined;
-  private splice: ((own: string) => string) | undefined;
+  private splice: Splicer | undefined;
 
   constructor(
     rvs: Iterable<readonly [string, string]> | undefined,
@@ -35,7 +35,7 @@ export class StreamRV {
   }
 
   /** the composite of an object of `cluster` with its own RV `own` spliced in (compositeWith, cached) */
-  withOwn(cluster: string): (own: string) => string {
+  withOwn(cluster: string): Splicer {
     if (this.splice === undefined || this.spliceCluster !== cluster) {
       this.splice = compositeWith(this.membership, this.rvs, cluster);
       this.spliceCluster = cluster;
