@@ -1,7 +1,8 @@
 /**
  * The Node HTTP(S) server: any Web fetch handler (the fleet, a simulated cluster, a test upstream) on a
- * real port, through @hono/node-server, with what the adapter does not do the way a Kubernetes client
- * needs: streamed bodies written as they come (and upstream Node streams piped straight to the socket),
+ * real port: plain GETs and HEADs (most requests, the passthrough's included) through a request and
+ * writer of its own (./listener.ts), the rest through @hono/node-server; with what the adapter does
+ * not do the way a Kubernetes client needs: streamed bodies written as they come (and upstream Node streams piped straight to the socket),
  * parser errors as Statuses, `Expect` answered here, and a drain that ends watches cleanly.
  */
 import {
@@ -20,6 +21,7 @@ import { nodeBodyOf } from '../../src/platform/node.ts';
 import { attachDirect } from '../../src/platform/node-streams.ts';
 import { isWatchUrl } from '../../src/platform/node-watch.ts';
 import { PairHeaders } from '../../src/upstreams/pair-headers.ts';
+import { plainRequest, writeAnswer, writeFailure } from './listener.ts';
 import { writeDirect } from './relay.ts';
 
 /** What @hono/node-server hands the fetch handler besides the Request: the Node request and response. */
@@ -159,7 +161,7 @@ const ALREADY_SENT = Object.setPrototypeOf(
  * Answers with a known length go the adapter's own (faster) way; the direct relay's answers (./relay.ts)
  * are written by it. A watch registers in `watches` how to end it cleanly when the server drains.
  */
-function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>): Response | undefined {
+function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>): boolean {
   // JSON watch events end with a newline: the stream may be ended cleanly only right after one
   const watch = isWatchTarget(out.req?.url) && /json/i.test(res.headers.get('content-type') ?? '');
   // a passthrough answer of the direct relay (./relay.ts), before anything touches its body; a watch
@@ -170,11 +172,11 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
         out.on('close', () => watches.delete(end));
       }
     : undefined;
-  if (writeDirect(res, out, nodeHeaders, directWatch)) return ALREADY_SENT;
+  if (writeDirect(res, out, nodeHeaders, directWatch)) return true;
   const body = res.body;
-  if (!body || body.locked) return undefined;
+  if (!body || body.locked) return false;
   const src = nodeBodyOf(body);
-  if (!src && res.headers.has('content-length')) return undefined;
+  if (!src && res.headers.has('content-length')) return false;
   out.writeHead(res.status, nodeHeaders(res));
   // a watch's (or a slow list's) client must see the head before the first event; a body whose first
   // bytes are already here carries the head in the same write (one syscall fewer per small answer)
@@ -255,7 +257,7 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
     };
     pump().catch((err) => out.destroy(err as Error));
   }
-  return ALREADY_SENT;
+  return true;
 }
 
 /** Serves a Web fetch handler over real HTTP(S) on Node. Port 0 lets the OS pick a free one. */
@@ -275,16 +277,32 @@ export async function serveFetch(
         value: new PairHeaders((env as NodeRequestEnv).incoming.rawHeaders),
       });
       const res = await fetch(withoutExpect(req), env as NodeRequestEnv);
-      return writeStreamed(res, (env as NodeRequestEnv).outgoing, watches) ?? res;
+      return writeStreamed(res, (env as NodeRequestEnv).outgoing, watches) ? ALREADY_SENT : res;
     },
     { overrideGlobalObjects: false },
   );
+  // a GET or HEAD with a plain target: the request and its answer made here (./listener.ts)
+  const served = async (req: Request, env: NodeRequestEnv) => {
+    let res: Response;
+    try {
+      res = await fetch(withoutExpect(req), env);
+    } catch (err) {
+      return writeFailure(err, env.outgoing);
+    }
+    try {
+      if (!writeStreamed(res, env.outgoing, watches)) writeAnswer(res, env.outgoing, nodeHeaders);
+    } catch (err) {
+      writeFailure(err, env.outgoing);
+    }
+  };
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     if (opts.admit && !opts.admit(req)) {
       req.socket.destroy();
       return;
     }
-    void listener(req, res);
+    const plain = plainRequest(req, res);
+    if (plain) void served(plain, { incoming: req, outgoing: res });
+    else void listener(req, res);
   };
   const headersTimeout = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   // connectionsCheckingInterval: how often Node looks for requests past their time (default 30 s)
