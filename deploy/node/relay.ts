@@ -41,10 +41,16 @@ function directTransport(pools: Pools, markStreaming: boolean, exchanges: Set<Ex
     // it reads only `aborted`: the client going away is heard from its response (NodeDirectRelay)
     signalUnheard: true,
     send(ep: ResolvedEndpoint, req: UpstreamRequest): Promise<Response> {
-      // the client's entries as they are (a copy: the identity lines are added to it)
-      const headers = headerPairs(req.headers).slice();
-      // identity lines (one Impersonate-Group per group): each its own line
-      for (const [k, v] of req.headerLines ?? []) headers.push(k, v);
+      // the client's entries as they are, then the identity lines (one Impersonate-Group per group),
+      // each its own line: one array of the final length (a copy grown by pushes is copied again)
+      const pairs = headerPairs(req.headers);
+      const lines = req.headerLines ?? [];
+      const headers = new Array<string>(pairs.length + 2 * lines.length);
+      for (let i = 0; i < pairs.length; i++) headers[i] = pairs[i]!;
+      for (let i = 0, j = pairs.length; i < lines.length; i++, j += 2) {
+        headers[j] = lines[i]![0];
+        headers[j + 1] = lines[i]![1];
+      }
       const { origin, path } = splitUrl(req.url);
       return new Promise<Response>((resolve, reject) => {
         const ex = new Exchange(markStreaming, { resolve, reject });
@@ -116,7 +122,8 @@ export class NodeDirectRelay implements DirectRelay {
   private watch(): void {
     if (this.watching) return;
     this.watching = true;
-    this.out.once('close', () => {
+    // a response closes once: `on` spares the wrapper `once` makes per request
+    this.out.on('close', () => {
       if (this.out.writableFinished) return;
       const reason = new DOMException('the client went away', 'AbortError');
       this.ac?.abort(reason);
