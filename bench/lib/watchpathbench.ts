@@ -9,8 +9,9 @@ import { WatchEventReader } from '../../src/upstreams/watch/events.ts';
 import { type IndexOf, useNativeIndexOf } from '../../src/util/lines.ts';
 import { makeBase, watchBytes } from './canned-bodies.ts';
 
-// as the Node entry has it (src/platform/node.ts): memchr
+// as the Node entry has it (src/platform/node.ts): memchr; memcmp (src/platform/node-watch.ts)
 useNativeIndexOf(Buffer.prototype.indexOf as IndexOf);
+if (process.env.WPB_MEMO !== '0') await import('../../src/platform/node-watch.ts');
 
 const CLUSTERS = 10;
 

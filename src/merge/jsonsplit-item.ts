@@ -10,6 +10,7 @@
  * validates UTF-8 sequences). Not reentrant: one scan at a time (it is synchronous).
  */
 import { CELLS, ItemFacts, keySlot, NONE, noteValue, OWNER, OWNERS } from './jsonsplit-facts.ts';
+import { memoSlot, skipKnown } from './jsonsplit-memo.ts';
 import { plain, SCAN_MORE, SCAN_REFUSED, scalar, skipValue, strRest, ws } from './jsonsplit-skip.ts';
 
 export { ITEM, ItemFacts, ROW } from './jsonsplit-facts.ts';
@@ -32,6 +33,8 @@ const names = new Int32Array(STACK + 2);
 let facts = new ItemFacts();
 /** context of the value about to be read, set by member and element */
 let next = NONE;
+/** the memo slot of the key of the value about to be read (jsonsplit-memo.ts; -1: an element) */
+let memo = -1;
 
 /** the facts of the last scan */
 export function lastFacts(): ItemFacts {
@@ -65,8 +68,10 @@ function member(b: Uint8Array, i: number, n: number, depth: number, start: numbe
   if (ctx === NONE) {
     // nothing noted here (slots[depth] stays NONE), nor below
     next = NONE;
+    memo = -1;
     return j;
   }
+  memo = end - i > 2 ? memoSlot(b, ctx, i + 1, end - i - 2) : -1;
   const slot = keySlot(facts, b, ctx, i + 1, end - i - 2, escaped);
   slots[depth] = slot;
   froms[depth] = j - start;
@@ -77,6 +82,7 @@ function member(b: Uint8Array, i: number, n: number, depth: number, start: numbe
 /** an element begins at `i` in the array at `depth`: sets `next` to its context */
 function element(i: number, depth: number, start: number): void {
   const ctx = ctxs[depth]!;
+  memo = -1;
   if (ctx === CELLS || ctx === OWNERS) {
     slots[depth] = ELEMENT;
     froms[depth] = i - start;
@@ -118,8 +124,11 @@ export function scanItem(b: Uint8Array, i: number, n: number, ctx: number, maxDe
       i = plain(b, i + 1, n);
       i = i >= n ? SCAN_MORE : b[i] === 0x22 ? i + 1 : strRest(b, i, n);
     } else if (next === NONE && depth > 0) {
-      // nothing is noted inside: validated in the fast lane
-      i = skipValue(b, i, n, limit - depth);
+      // nothing is noted inside: validated in the fast lane, an object or array seen before compared
+      i =
+        c === 0x7b || c === 0x5b
+          ? skipKnown(b, i, n, limit - depth, memo)
+          : skipValue(b, i, n, limit - depth);
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > limit) return SCAN_REFUSED;
       kinds[depth] = c === 0x7b ? OBJ : ARR;

@@ -14,6 +14,9 @@ import { indexOfByte, LineTooLongError, NotJsonError, ndjson } from '../../util/
 /** etcd refuses values over 1.5 MiB; a watch line of a Table or a managed-fields-heavy object stays well under */
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
+/** the item scanner's native comparison, for the platform to give (jsonsplit-memo.ts; lists use it too) */
+export { useNativeEquality } from '../../merge/jsonsplit-memo.ts';
+
 export class WatchStreamError extends Error {
   override name = 'WatchStreamError';
 }
