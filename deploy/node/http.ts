@@ -194,15 +194,18 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
   // a merged watch's answer (src/platform/node-streams.ts): written straight into `out` by its writer
   const direct = src ? undefined : attachDirect(body, out, watch ? { chunk: track } : undefined);
   if (direct) {
-    out.on('close', () => direct.cancel());
     if (watch) {
       const ending = () => {
         direct.cancel();
         finish();
       };
       watches.add(ending);
-      out.on('close', () => watches.delete(ending));
-    }
+      // one listener for both: an idle watch holds each listener it has for as long as it runs
+      out.on('close', () => {
+        direct.cancel();
+        watches.delete(ending);
+      });
+    } else out.on('close', () => direct.cancel());
   } else if (src) {
     src.on('error', (err) => out.destroy(err));
     out.on('close', () => {

@@ -59,8 +59,9 @@ export class NodeGetRequest {
       const out = this.out;
       if (out.destroyed && !out.writableFinished)
         ac.abort(new Error('Client connection prematurely closed.'));
+      // `on`, not `once`: a response closes once, and a watch would hold once's wrapper as long as it runs
       else
-        out.once('close', () => {
+        out.on('close', () => {
           if (!out.writableFinished) ac.abort(new Error('Client connection prematurely closed.'));
         });
     }
