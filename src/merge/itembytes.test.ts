@@ -159,7 +159,8 @@ describe('byte-level item rewriting', () => {
     fc.assert(
       fc.property(own, clusters, views, fc.boolean(), (rv, cluster, view, escaped) => {
         const splicer = compositeWith(membership, new Map(), cluster);
-        expect(splicer.singleHead).toBeDefined();
+        expect(splicer.head).toBeDefined();
+        expect(splicer.tail).toBe('');
         const rvText = escaped
           ? `"${[...rv].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`
           : JSON.stringify(rv);
