@@ -63,30 +63,29 @@ export class Edits {
   }
 
   /**
-   * `b[from..to)` becomes the JSON string of `parts[0..headLen)`, the two-digit length of the digits
-   * `d[dFrom..dTo)` (fewer than 100, ASCII), those digits, then the `tailLen` bytes of `parts` after the
-   * head: a composite RV (rvcodec.ts Splicer), its head and tail ASCII digits
+   * `b[from..to)` becomes the JSON string of `head`, the two-digit length of the digits `d[dFrom..dTo)`
+   * (fewer than 100, ASCII), those digits, then `tail`: a composite RV (rvcodec.ts Splicer), its head and
+   * tail ASCII digits
    */
   putSpliced(
     from: number,
     to: number,
-    parts: Uint8Array,
-    headLen: number,
-    tailLen: number,
+    head: Uint8Array,
     d: Uint8Array,
     dFrom: number,
     dTo: number,
+    tail: Uint8Array,
   ): void {
     const mark = this.used;
     const n = dTo - dFrom;
-    const s = this.room(headLen + n + tailLen + 4);
+    const s = this.room(head.length + n + tail.length + 4);
     let at = mark;
     s[at++] = 0x22;
-    for (let k = 0; k < headLen; k++) s[at++] = parts[k]!;
+    at = whole(s, at, head);
     s[at++] = 0x30 + ((n / 10) | 0);
     s[at++] = 0x30 + (n % 10);
     for (let k = dFrom; k < dTo; k++) s[at++] = d[k]!;
-    for (let k = headLen, e = headLen + tailLen; k < e; k++) s[at++] = parts[k]!;
+    at = whole(s, at, tail);
     s[at++] = 0x22;
     this.used = at;
     this.putScratch(from, to, mark);
@@ -163,6 +162,13 @@ export class Edits {
     }
     sink.advance(total);
   }
+}
+
+/** all of `t` into `s` at `at` (a long one, a composite's head or tail, in one set: no view to make) */
+function whole(s: Uint8Array, at: number, t: Uint8Array): number {
+  if (t.length > 24) s.set(t, at);
+  else for (let k = 0; k < t.length; k++) s[at + k] = t[k]!;
+  return at + t.length;
 }
 
 /** `buf[from..to)` moved to `dst` (`dst >= from`: copied from its end) */

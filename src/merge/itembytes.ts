@@ -48,14 +48,9 @@ export interface ItemView {
   resourceVersion?: Splicer;
   /** the texts above and the marker's members as UTF-8, encoded once (itemView) */
   bytes: ViewBytes;
-  /**
-   * resourceVersion's head then tail as ASCII (-1: it has none): an item's RV is then written from its
-   * bytes. One buffer per view, written again when the RV map changes (a merged watch's, at every event
-   * of another cluster): no arrays made per change.
-   */
-  rvParts: Uint8Array;
-  rvHeadLen: number;
-  rvTailLen: number;
+  /** resourceVersion's head and tail as UTF-8: an item's RV is then written from its bytes */
+  rvHead: Uint8Array | undefined;
+  rvTail: Uint8Array | undefined;
 }
 
 interface ViewBytes {
@@ -94,9 +89,8 @@ export function itemView(view: FleetView, cluster: string, resourceVersion?: Spl
     suffix,
     resourceVersion: undefined,
     bytes,
-    rvParts: NO_BYTES,
-    rvHeadLen: -1,
-    rvTailLen: 0,
+    rvHead: undefined,
+    rvTail: undefined,
   };
   useResourceVersion(iv, resourceVersion);
   return iv;
@@ -112,19 +106,9 @@ export function useResourceVersion(iv: ItemView, rv: Splicer | undefined): void 
   if (iv.resourceVersion === rv) return;
   iv.resourceVersion = rv;
   const head = rv?.head;
-  if (head === undefined) {
-    iv.rvHeadLen = -1;
-    return;
-  }
-  const tail = rv!.tail ?? '';
-  const n = head.length + tail.length;
-  if (iv.rvParts.length < n) iv.rvParts = new Uint8Array(Math.max(n, 64));
-  // ASCII digits, by a loop: TextEncoder's call cost more than these few bytes
-  const p = iv.rvParts;
-  for (let k = 0; k < head.length; k++) p[k] = head.charCodeAt(k);
-  for (let k = 0; k < tail.length; k++) p[head.length + k] = tail.charCodeAt(k);
-  iv.rvHeadLen = head.length;
-  iv.rvTailLen = tail.length;
+  const tail = rv?.tail;
+  iv.rvHead = head === undefined ? undefined : encoder.encode(head);
+  iv.rvTail = !tail ? NO_BYTES : encoder.encode(tail);
 }
 
 /**
@@ -250,8 +234,8 @@ function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView): boole
   rename(e, b, f.nameFrom, f.nameTo, iv);
   if (iv.resourceVersion && f.rvFrom >= 0 && b[f.rvFrom] === 0x22 && f.rvTo - f.rvFrom > 2) {
     // a plain decimal RV (no escapes: they are not digits) spliced in as it came, else decoded
-    if (iv.rvHeadLen >= 0 && isMemberDecimalBytes(b, f.rvFrom + 1, f.rvTo - 1))
-      e.putSpliced(f.rvFrom, f.rvTo, iv.rvParts, iv.rvHeadLen, iv.rvTailLen, b, f.rvFrom + 1, f.rvTo - 1);
+    if (iv.rvHead && isMemberDecimalBytes(b, f.rvFrom + 1, f.rvTo - 1))
+      e.putSpliced(f.rvFrom, f.rvTo, iv.rvHead, b, f.rvFrom + 1, f.rvTo - 1, iv.rvTail!);
     else e.putJson(f.rvFrom, f.rvTo, iv.resourceVersion(stringAt(b, f.rvFrom, f.rvTo)));
   }
   if (f.annFrom >= 0 && !marker(e, b, f.annFrom, f.annTo, f.annKeys, f.annMarkFrom, f.annMarkTo, iv))

@@ -184,11 +184,15 @@ function encodeSingle(m: Membership, at: number, rv: string): string {
 /**
  * A composite-RV splicer (compositeWith). `head` and `tail`, when it has them, say what it answers for an
  * own RV that is a member decimal (one to 99 ASCII digits, no leading zero but "0" itself,
- * {@link isMemberDecimalBytes}): the head, the RV's length in two digits, the RV, then the tail (ASCII
- * digits all), so a writer may put it together from the item's bytes without decoding the RV or building
- * a string (a merged watch writes every event's RV so).
+ * {@link isMemberDecimalBytes}): the head, the RV's length in two digits, the RV, then the tail, so a
+ * writer may put it together from the item's bytes without decoding the RV or building a string (a
+ * merged watch writes every event's RV so). `singleHead`: the head when it is the single form's (tail "").
  */
-export type Splicer = ((own: string) => string) & { readonly head?: string; readonly tail?: string };
+export type Splicer = ((own: string) => string) & {
+  readonly head?: string;
+  readonly tail?: string;
+  readonly singleHead?: string;
+};
 
 /** isMemberDecimal of the ASCII bytes `b[from..to)` */
 export function isMemberDecimalBytes(b: Uint8Array, from: number, to: number): boolean {
@@ -203,25 +207,10 @@ export function isMemberDecimalBytes(b: Uint8Array, from: number, to: number): b
   return true;
 }
 
-/** the composite of `base` with `cluster` at `own`, encoded in full (what a splicer's fast path is not for) */
-function recompose(m: Membership, base: ReadonlyMap<string, string>, cluster: string, own: string): string {
-  return encodeComposite(m, new Map(base).set(cluster, own));
-}
-
-/** `f` with its head and tail (Splicer) */
-function spliced(f: (own: string) => string, head: string, tail: string): Splicer {
-  const s = f as { (own: string): string; head?: string; tail?: string };
-  s.head = head;
-  s.tail = tail;
-  return s;
-}
-
 /**
  * The composite for objects of one cluster: `base` with `cluster`'s entry replaced by the object's own RV.
  * Every item of a merged list or watch event needs one, so the parts around the cluster's entry are built
- * once (integer form) and each call only splices the object's RV in. A merged watch whose clusters'
- * events interleave builds one per event: its functions are made without names to set (a bundle that
- * keeps names sets each one's, which cost as much as the rest of the build) and its parts in one loop.
+ * once (integer form) and each call only splices the object's RV in.
  */
 export function compositeWith(
   membership: readonly string[] | Membership,
@@ -229,47 +218,41 @@ export function compositeWith(
   cluster: string,
 ): Splicer {
   const m = asMembership(membership);
-  const names = m.names;
-  const at = names.indexOf(cluster);
-  if (at < 0) return (own) => recompose(m, base, cluster, own);
+  const at = m.names.indexOf(cluster);
+  const withOwn = (own: string) => encodeComposite(m, new Map(base).set(cluster, own));
+  if (at < 0) return withOwn;
   let othersKnown = 0;
   // a list's items know no other entry (base empty): no walk of the membership per cluster, which made
   // a 200-cluster answer's splicers 40,000 lookups
-  let prefix = '1' + m.digest;
-  let suffix = '';
   if (base.size > 0)
-    for (let i = 0; i < names.length; i++) {
-      if (i === at) continue;
-      const rv = base.get(names[i]!) ?? '';
-      if (rv !== '') {
-        if (!isMemberDecimal(rv)) return (own) => recompose(m, base, cluster, own);
-        othersKnown++;
-      }
-      const entry = (rv.length < 10 ? '0' : '') + rv.length + rv;
-      if (i < at) prefix += entry;
-      else suffix += entry;
+    for (const c of m.names) {
+      const rv = base.get(c);
+      if (c === cluster || rv === undefined || rv === '') continue;
+      if (!isMemberDecimal(rv)) return withOwn;
+      othersKnown++;
     }
-  if (othersKnown === 0 && names.length >= 2) {
+  if (othersKnown === 0 && m.names.length >= 2) {
     // the single form: the object's own RV alone (a GET's answer, a list's items)
     const head = `${SINGLE_PREFIX}${m.digest}${String(at).length}${at}`;
-    return spliced(
-      (own) =>
-        isMemberDecimal(own)
-          ? `${head}${own.length < 10 ? '0' : ''}${own.length}${own}`
-          : recompose(m, base, cluster, own),
-      head,
-      '',
-    );
+    const single: Splicer = (own) =>
+      isMemberDecimal(own) ? `${head}${own.length < 10 ? '0' : ''}${own.length}${own}` : withOwn(own);
+    return Object.assign(single, { head, tail: '', singleHead: head });
   }
+  let prefix = '1' + m.digest;
+  let suffix = '';
+  m.names.forEach((c, i) => {
+    if (i === at) return;
+    const rv = base.get(c) ?? '';
+    const entry = (rv.length < 10 ? '0' : '') + rv.length + rv;
+    if (i < at) prefix += entry;
+    else suffix += entry;
+  });
   // own "" with one other known entry is a single form: encodeComposite decides
-  return spliced(
-    (own) =>
-      isMemberDecimal(own) || (own === '' && othersKnown >= 2)
-        ? `${prefix}${own.length < 10 ? '0' : ''}${own.length}${own}${suffix}`
-        : recompose(m, base, cluster, own),
-    prefix,
-    suffix,
-  );
+  const full: Splicer = (own) =>
+    isMemberDecimal(own) || (own === '' && othersKnown >= 2)
+      ? `${prefix}${own.length < 10 ? '0' : ''}${own.length}${own}${suffix}`
+      : withOwn(own);
+  return Object.assign(full, { head: prefix, tail: suffix });
 }
 
 export type DecodeCompositeResult =
