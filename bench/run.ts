@@ -415,7 +415,9 @@ async function main(): Promise<number> {
 
   log(formatGoals(results));
   // performance.now() counts from this process's start, its imports included
-  log(formatWallTimes(results, performance.now() / 1000, (treeCpuMs() ?? Number.NaN) / 1000));
+  // the budget for a smoke run of every case: 2 minutes (a run of some cases has none)
+  const budgetS = opts.quick && !opts.only ? 120 : undefined;
+  log(formatWallTimes(results, performance.now() / 1000, (treeCpuMs() ?? Number.NaN) / 1000, budgetS));
   log('');
   log(
     jsonLine({

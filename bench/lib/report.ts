@@ -309,12 +309,21 @@ export function formatGoals(cases: CaseResult[]): string {
  * together); and the whole run's. The CPU figures hardly change with the machine's load: with 2 cores, a
  * run cannot take less wall time than about half its CPU time.
  */
-export function formatWallTimes(cases: CaseResult[], totalS: number, totalCpuS = Number.NaN): string {
+export function formatWallTimes(
+  cases: CaseResult[],
+  totalS: number,
+  totalCpuS = Number.NaN,
+  budgetS?: number,
+): string {
   const s = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(1));
   const inCases = cases.reduce((n, c) => n + (c.wallS ?? 0), 0);
+  const budget =
+    budgetS === undefined
+      ? ''
+      : `; a whole --quick run within ${budgetS} s [${totalS <= budgetS ? 'OK' : 'MISSED'}]`;
   return [
     '',
-    `   time: ${totalS.toFixed(0)} s wall in all, ${inCases.toFixed(0)} s in cases; CPU ${s(totalCpuS)} s (the harness and every process it started)`,
+    `   time: ${totalS.toFixed(0)} s wall in all, ${inCases.toFixed(0)} s in cases; CPU ${s(totalCpuS)} s (the harness and every process it started)${budget}`,
     ...table(
       ['case', 'wall s', 'CPU s'],
       cases.map((c) => [c.name, s(c.wallS), s(c.cpuS)]),
