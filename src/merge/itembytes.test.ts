@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { looseJson, scalar, seeded, shuffled, text } from '../../test/helpers/loosejson.ts';
 import { ByteSink } from '../util/bytes.ts';
-import { itemView, writeFleetItem, writeFleetRow } from './itembytes.ts';
+import { itemView, writeFleetItem } from './itembytes.ts';
+import { writeFleetRow } from './itembytes-row.ts';
 import { ListSplitter } from './jsonsplit.ts';
 import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from './jsonsplit-item.ts';
 import { toFleetObject } from './objects.ts';
@@ -332,5 +333,43 @@ describe('byte-level Table rows', () => {
       { numRuns: 3000 },
     );
     expect(bytePath).toBeGreaterThan(1200);
+  });
+
+  it("give the rows toFleetRow gives when a cluster's cells stand under the merged columns as they came", () => {
+    // one cluster's columns, or clusters printing the same: the cells stay in place, the Cluster cell
+    // joins them after the name cell, and the whole row is written as edits (itembytes-row.ts)
+    let bytePath = 0;
+    fc.assert(
+      fc.property(
+        columnSets.chain((set) =>
+          fc.tuple(
+            fc.constant(set),
+            fc.array(cell, { minLength: set.length, maxLength: set.length }),
+            row,
+            fc.integer({ min: 1, max: 3 }),
+          ),
+        ),
+        fc.integer(),
+        clusters,
+        views,
+        ([set, cells, r, copies], seed, cluster, view) => {
+          const merged = mergeColumns(Array.from({ length: copies }, () => set));
+          const input = seed & 1 ? copies - 1 : 0;
+          const t = enc.encode(looseJson({ ...r, cells }, seeded(seed), { duplicateKeys: 0.03 }));
+          const want = JSON.stringify(
+            toFleetRow(view, JSON.parse(dec.decode(t)), merged, input, cluster, rv),
+          );
+          expect(scanItem(t, 0, t.length, ROW, 100)).toBe(t.length);
+          const sink = new ByteSink(16);
+          sink.string('[');
+          if (!writeFleetRow(sink, t, lastFacts(), itemView(view, cluster, rv), merged, input)) return;
+          sink.string(']');
+          bytePath++;
+          same(dec.decode(sink.take()), `[${want}]`);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(bytePath).toBeGreaterThan(1500);
   });
 });

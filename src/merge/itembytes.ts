@@ -14,7 +14,6 @@ import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from './names.ts';
 import { CLUSTER_ANNOTATION, type FleetView, fleetName } from './objects.ts';
 import { REFERENCE_KINDS } from './references.ts';
 import { isMemberDecimalBytes, type Splicer } from './rvcodec.ts';
-import { fleetReferenceCell, type MergedColumns } from './table.ts';
 
 const utf8 = new TextDecoder();
 const MARKER_KEY = JSON.stringify(CLUSTER_ANNOTATION);
@@ -56,6 +55,8 @@ export interface ItemView {
 interface ViewBytes {
   suffix: Uint8Array;
   clusterJson: Uint8Array;
+  /** `,<cluster>`: a row's Cluster cell after the cell before it */
+  clusterCell: Uint8Array;
   /** `{"fleet.karmada.io/cluster":<cluster>}` */
   markObject: Uint8Array;
   /** `"fleet.karmada.io/cluster":<cluster>`, with and without a comma before it */
@@ -124,6 +125,7 @@ function viewBytes(suffix: string, clusterJson: string): ViewBytes {
   return {
     suffix: e(suffix),
     clusterJson: e(clusterJson),
+    clusterCell: e(`,${clusterJson}`),
     markObject: e(`{${member}}`),
     markMember: e(member),
     markMemberComma: e(`,${member}`),
@@ -134,13 +136,14 @@ function viewBytes(suffix: string, clusterJson: string): ViewBytes {
   };
 }
 
-const edits = new Edits();
+/** the edits of the item being written (one at a time: writing is synchronous) */
+export const edits = new Edits();
 
 /**
  * The suffix a plain name gains, when that is all the view does to a name of printable ASCII (no escapes)
  * that stays short enough (names.ts encodeName); undefined when the name is to be decoded and renamed.
  */
-function plainSuffix(b: Uint8Array, from: number, to: number, iv: ItemView): string | undefined {
+export function plainSuffix(b: Uint8Array, from: number, to: number, iv: ItemView): string | undefined {
   if (iv.view.federation && iv.cluster === 'karmada') return '';
   if (to - from - 2 + CLUSTERSPACE_SEPARATOR.length + iv.cluster.length > FLEET_NAME_MAX_LENGTH)
     return undefined;
@@ -153,14 +156,14 @@ function plainSuffix(b: Uint8Array, from: number, to: number, iv: ItemView): str
 
 const NONE_CELL = '"<none>"';
 
-function isNone(b: Uint8Array, from: number, to: number): boolean {
+export function isNone(b: Uint8Array, from: number, to: number): boolean {
   if (to - from !== NONE_CELL.length) return false;
   for (let k = 0; k < NONE_CELL.length; k++) if (b[from + k] !== NONE_CELL.charCodeAt(k)) return false;
   return true;
 }
 
 /** a non-empty string value at `from..to` renamed as the view shows names of the cluster; else nothing */
-function rename(e: Edits, b: Uint8Array, from: number, to: number, iv: ItemView): void {
+export function rename(e: Edits, b: Uint8Array, from: number, to: number, iv: ItemView): void {
   if (from < 0 || b[from] !== 0x22 || to - from === 2) return;
   const suffix = plainSuffix(b, from, to, iv);
   if (suffix !== undefined) {
@@ -213,7 +216,7 @@ function kindClass(b: Uint8Array, from: number, to: number): number {
  * The edits toFleetObject makes to the object whose facts these are (offsets into `b`, the item or the
  * row whose `object` it is); false when this path leaves the object to parsing.
  */
-function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView): boolean {
+export function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView): boolean {
   // toFleetObject leaves an object without metadata, or with a scalar there, as it is (references too)
   if (f.mdFrom < 0) return true;
   const md = b[f.mdFrom];
@@ -269,100 +272,4 @@ export function writeFleetItem(sink: ByteSink, b: Uint8Array, f: ItemFacts, iv: 
   if (!objectEdits(edits, b, f, iv)) return false;
   edits.write(sink, b, 0, b.length);
   return true;
-}
-
-/**
- * Writes Table row `b` in the fleet view (toFleetRow): cells under the merged columns, the name and
- * reference cells renamed, the Cluster cell filled, `object` rewritten as an item. False: parse it.
- */
-export function writeFleetRow(
-  sink: ByteSink,
-  b: Uint8Array,
-  f: ItemFacts,
-  iv: ItemView,
-  merged: MergedColumns,
-  input: number,
-): boolean {
-  // a row without cells gains them at its end in toFleetRow: left to parsing, as anything odd
-  if (f.odd || f.cellsFrom < 0 || b[f.cellsFrom] !== 0x5b) return false;
-  edits.reset();
-  const object = f.objectFrom >= 0 && b[f.objectFrom] === 0x7b;
-  if (object && !objectEdits(edits, b, f, iv)) return false;
-  // the cells member first, then the object (either order in the row), every other byte copied
-  const objectFirst = object && f.objectFrom < f.cellsFrom;
-  if (objectFirst) edits.write(sink, b, 0, f.cellsFrom);
-  else sink.bytes(b, 0, f.cellsFrom);
-  writeCells(sink, b, f, iv, merged, input);
-  if (object && !objectFirst) edits.write(sink, b, f.cellsTo, b.length);
-  else sink.bytes(b, f.cellsTo, b.length);
-  return true;
-}
-
-/** a row's cells under the merged columns (toFleetRow), the name and reference cells renamed */
-function writeCells(
-  sink: ByteSink,
-  b: Uint8Array,
-  f: ItemFacts,
-  iv: ItemView,
-  merged: MergedColumns,
-  input: number,
-): void {
-  const cells = f.cells ?? [];
-  const count = cells.length / 2;
-  const map = merged.maps[input]!;
-  const nameAt = merged.nameIndex[input]!;
-  const vb = iv.bytes;
-  sink.byte(0x5b);
-  // cells copied as they came and next to each other in the row are copied as one run (with the
-  // separators between them as they came)
-  let runFrom = -1;
-  let runTo = -1;
-  let runLast = -2;
-  for (let i = 0; i < map.length; i++) {
-    const from = map[i]!;
-    if (i !== merged.clusterIndex && from >= 0 && from < count) {
-      const a = cells[2 * from]!;
-      const z = cells[2 * from + 1]!;
-      const ref = from === nameAt ? 'name' : merged.refs[i];
-      // a cell that names nothing, an empty one, `<none>` in a reference cell (fleetReferenceCell)
-      if (!ref || b[a] !== 0x22 || z - a <= 2 || (from !== nameAt && isNone(b, a, z))) {
-        if (runFrom >= 0 && from === runLast + 1) {
-          runTo = z;
-          runLast = from;
-          continue;
-        }
-        if (runFrom >= 0) sink.bytes(b, runFrom, runTo);
-        if (i > 0) sink.byte(0x2c);
-        runFrom = a;
-        runTo = z;
-        runLast = from;
-        continue;
-      }
-      if (runFrom >= 0) sink.bytes(b, runFrom, runTo);
-      runFrom = -1;
-      if (i > 0) sink.byte(0x2c);
-      const suffix = ref === 'name' ? plainSuffix(b, a, z, iv) : undefined;
-      if (suffix !== undefined) {
-        sink.bytes(b, a, z - 1);
-        if (suffix) sink.bytes(vb.suffix, 0, vb.suffix.length);
-        sink.byte(0x22);
-      } else {
-        const v = stringAt(b, a, z);
-        const shown =
-          from === nameAt
-            ? fleetName(iv.view, v, iv.cluster)
-            : fleetReferenceCell(iv.view, ref, v, iv.cluster);
-        sink.string(JSON.stringify(shown));
-      }
-      continue;
-    }
-    if (runFrom >= 0) sink.bytes(b, runFrom, runTo);
-    runFrom = -1;
-    if (i > 0) sink.byte(0x2c);
-    if (i === merged.clusterIndex) sink.bytes(vb.clusterJson, 0, vb.clusterJson.length);
-    else if (from < 0) sink.string('""');
-    else sink.string('null'); // JSON.stringify of a missing array element
-  }
-  if (runFrom >= 0) sink.bytes(b, runFrom, runTo);
-  sink.byte(0x5d);
 }

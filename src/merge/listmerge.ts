@@ -12,7 +12,8 @@
  * point at the same RV: no item lost or repeated, each cluster read at the RV it started with.
  */
 import { ByteSink } from '../util/bytes.ts';
-import { type ItemView, itemView, writeFleetItem, writeFleetRow } from './itembytes.ts';
+import { type ItemView, itemView, writeFleetItem } from './itembytes.ts';
+import { writeFleetRow } from './itembytes-row.ts';
 import { parseItem, type SplitEvent } from './jsonsplit.ts';
 import { type FleetView, toFleetObject } from './objects.ts';
 import { compositeWith, encodeComposite, type Membership } from './rv.ts';
