@@ -43,13 +43,17 @@ export interface FleetReach {
   env?: Record<string, string>;
 }
 
-/** A fleet process over exactly `members` (static, federation off), inspector on (memory, profiles). */
+/**
+ * A fleet process over exactly `members` (static, federation off), inspector on (memory, profiles), with
+ * the run's --fleet-node-args; given any, its output (say --trace-gc's lines) goes to the harness's stderr.
+ */
 export function startWatchFleet(
   ctx: CaseContext,
   members: string[],
   bundle?: string,
   reach: FleetReach = {},
 ): Promise<FleetProcess> {
+  const nodeArgs = ctx.opts.fleetNodeArgs;
   const config = structuredClone(ctx.env.fleetConfigs.merged) as unknown as {
     members: { clusters: Array<{ name: string; server: string }> };
   };
@@ -60,9 +64,59 @@ export function startWatchFleet(
     throw new Error(`bench: the run's simulated clusters lack some of ${members.join(', ')}`);
   return startFleetProcess(config, {
     inspect: true,
+    ...(nodeArgs.length
+      ? {
+          nodeArgs,
+          onOutput: (t: string) => {
+            for (const l of t.split('\n')) if (l) process.stderr.write(`   [watch fleet] ${l}\n`);
+          },
+        }
+      : {}),
     ...(bundle ? { bundle } : {}),
     ...(reach.env ? { env: reach.env } : {}),
   });
+}
+
+/** The fleet's GC pauses over a span (gcPauses): how many, their sum and the longest, in ms. */
+export interface GcPauses {
+  n: number;
+  totalMs: number;
+  maxMs: number;
+  /** the pauses of the minor collector (scavenges) among them */
+  minor: number;
+}
+
+/**
+ * Counts the fleet process's GC pauses from now on (a PerformanceObserver of its own, through the
+ * inspector); the function returned stops and reads them. An event that arrives during a pause waits for
+ * its end: at a fixed rate, a span's pauses hold back about `totalMs` × rate events, which is what sets a
+ * p99 once they pass 1% of the span. Undefined where the fleet's Node has no process.getBuiltinModule.
+ */
+export async function gcPauses(fleet: FleetProcess): Promise<() => Promise<GcPauses | undefined>> {
+  const started = await fleet.evaluate<boolean>(`(() => {
+    const ph = process.getBuiltinModule?.('perf_hooks');
+    if (!ph) return false;
+    const g = { n: 0, totalMs: 0, maxMs: 0, minor: 0 };
+    const ob = new ph.PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        g.n++;
+        g.totalMs += e.duration;
+        g.maxMs = Math.max(g.maxMs, e.duration);
+        if (e.detail?.kind === ph.constants.NODE_PERFORMANCE_GC_MINOR) g.minor++;
+      }
+    });
+    ob.observe({ entryTypes: ['gc'] });
+    globalThis.__benchGc = { g, ob };
+    return true;
+  })()`);
+  return async () => {
+    if (!started) return undefined;
+    // the observer hears of a pause a moment after it: let the last ones in
+    await new Promise((r) => setTimeout(r, 50));
+    return fleet.evaluate<GcPauses>(
+      '(() => { const x = globalThis.__benchGc; delete globalThis.__benchGc; x.ob.disconnect(); return x.g; })()',
+    );
+  };
 }
 
 export async function listRv(url: string): Promise<string> {

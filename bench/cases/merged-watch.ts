@@ -31,6 +31,8 @@ import { nowMs, type OpenResult, type StopResult, type Written, watchersState } 
 import {
   censusLines,
   FLEET_BUNDLE,
+  type GcPauses,
+  gcPauses,
   idleWatchMemory,
   listRv,
   MEMORY_AB,
@@ -314,13 +316,18 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
     }
     const results: Record<'f' | 'd', Array<Awaited<ReturnType<typeof phase>>>> = { f: [], d: [] };
     const cpu: Record<'f' | 'd', number[]> = { f: [], d: [] };
+    /** the fleet's GC pauses in each phase (the fleet is idle in the direct ones) */
+    const gc: Record<'f' | 'd', GcPauses[]> = { f: [], d: [] };
     if (ctx.profileDir) await fleetProc.profileStart();
     for (let r = 0; r < rounds; r++) {
       for (const set of r % 2 ? (['f', 'd'] as const) : (['d', 'f'] as const)) {
+        const gcStop = await gcPauses(fleetProc);
         const c0 = processCpuMs(pid);
         const res = await phase(set);
         const c1 = processCpuMs(pid);
+        const g = await gcStop();
         if (c0 !== null && c1 !== null) cpu[set].push(((c1 - c0) / phaseS / 1000) * 100);
+        if (g) gc[set].push(g);
         results[set].push(res);
         ctx.log(
           `   round ${r + 1}/${rounds}  ${set === 'f' ? 'fleet ' : 'direct'} ${res.received}/${res.sent} events` +
@@ -328,6 +335,7 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
             `  delay p50 ${fmt.ms(res.p50 ?? Number.NaN)} ms  p99 ${fmt.ms(res.p99 ?? Number.NaN)} ms  max ${fmt.ms(res.max ?? Number.NaN)} ms` +
             `  last ${fmt.ms(res.drainMs)} ms after the last write` +
             (res.maxLagMs > 20 ? `  (driver lagged up to ${res.maxLagMs.toFixed(0)} ms)` : '') +
+            (g && set === 'f' ? `  fleet GC ${gcText(g)}` : '') +
             missing(res),
         );
       }
@@ -393,6 +401,7 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
         ]),
       ),
       `   added by the fleet (paired by round, median): p50 ${fmt.signedMs(addedP50)}, p99 ${fmt.signedMs(addedP99)}`,
+      ...gcLines(gc.f, phaseS),
       '',
       `   memory, fleet process after GC: RSS ${fmt.bytes(rss0)} → ${fmt.bytes(rss1)} with ${fOpen.opened} merged watches open: ` +
         `${fmt.bytes(perWatchRss)} per watch; V8 heap ${fmt.bytes(mem0.heapUsed)} → ${fmt.bytes(mem1.heapUsed)}: ${fmt.bytes(perWatchHeap)} per watch (+ external ${fmt.bytes(perWatchExternal)})` +
@@ -465,6 +474,7 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
         },
         latency: { fleet: results.f, direct: results.d, addedP50, addedP99 },
         fleetCpuPercent: { fleet: cpu.f, direct: cpu.d },
+        fleetGc: { fleet: gc.f, direct: gc.d },
         memory: {
           rss0,
           rss1,
@@ -486,6 +496,24 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
     await ctx.load('close', { key: 'fleet' });
     await ctx.load('close', { key: 'direct' });
   }
+}
+
+const gcText = (g: GcPauses) =>
+  `${g.n} pause(s) (${g.minor} minor), ${g.totalMs.toFixed(1)} ms in all, longest ${g.maxMs.toFixed(1)} ms`;
+
+/**
+ * The fleet's GC in its phases, medians: at a fixed rate about `total ÷ phase` of the events arrive during
+ * a pause and wait for its end, so once that share passes 1% the pauses, not the merging, set the p99.
+ */
+function gcLines(f: GcPauses[], phaseS: number): string[] {
+  if (!f.length) return [];
+  const med = (k: keyof GcPauses) => median(f.map((g) => g[k]));
+  const share = (med('totalMs') / (phaseS * 1000)) * 100;
+  return [
+    `   fleet GC per fleet phase (median of ${f.length}): ${med('n')} pause(s), ${med('totalMs').toFixed(1)} ms in all ` +
+      `(${share.toFixed(2)}% of the phase: the share of events that wait for one), longest ${med('maxMs').toFixed(1)} ms; ` +
+      `per phase ${f.map((g) => `${g.totalMs.toFixed(0)}/${g.maxMs.toFixed(0)}`).join(' ')} ms (sum/longest)`,
+  ];
 }
 
 export const mergedWatchCase: BenchCase = {
