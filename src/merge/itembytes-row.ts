@@ -88,6 +88,8 @@ function cellEdits(
   const at = merged.clusterIndex;
   const nameAt = merged.nameIndex[input]!;
   const count = cells.length >> 1;
+  // the Cluster cell's edit, unless the name cell before it writes it with its suffix
+  let cluster = true;
   for (let from = 0; from < count; from++) {
     const ref = from === nameAt ? 'name' : merged.refs[from < at ? from : from + 1];
     if (ref !== undefined) {
@@ -98,12 +100,16 @@ function cellEdits(
         // a plain name gains the suffix; anything else is decoded (an escaped `<none>` stays)
         const suffix = ref === 'name' ? plainSuffix(b, a, z, iv) : undefined;
         if (suffix !== undefined) {
-          if (suffix) e.put(z - 1, z - 1, iv.bytes.suffix);
+          // a name just before the Cluster cell: its closing quote becomes `<suffix>","<cluster>"`
+          if (suffix && from === at - 1) {
+            e.put(z - 1, z, iv.bytes.nameCell);
+            cluster = false;
+          } else if (suffix) e.put(z - 1, z - 1, iv.bytes.suffix);
         } else if (from === nameAt) rename(e, b, a, z, iv);
         else e.putJson(a, z, fleetReferenceCell(iv.view, ref, stringAt(b, a, z), iv.cluster) as string);
       }
     }
-    if (from === at - 1) {
+    if (from === at - 1 && cluster) {
       const z = cells[2 * from + 1]!;
       e.put(z, z, iv.bytes.clusterCell);
     }

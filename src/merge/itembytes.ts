@@ -50,6 +50,11 @@ export interface ItemView {
   /** resourceVersion's head and tail as UTF-8: an item's RV is then written from its bytes */
   rvHead: Uint8Array | undefined;
   rvTail: Uint8Array | undefined;
+  /**
+   * when the composite's tail is empty (its single form): per length of an RV's digits, the head and that
+   * length in two digits, what such an RV gains after its opening quote (made when first needed)
+   */
+  rvInserts: Array<Uint8Array | undefined> | undefined;
 }
 
 interface ViewBytes {
@@ -57,6 +62,8 @@ interface ViewBytes {
   clusterJson: Uint8Array;
   /** `,<cluster>`: a row's Cluster cell after the cell before it */
   clusterCell: Uint8Array;
+  /** `<suffix>",<cluster>`: a plain name cell's closing quote when the Cluster cell follows it */
+  nameCell: Uint8Array;
   /** `{"fleet.karmada.io/cluster":<cluster>}` */
   markObject: Uint8Array;
   /** `"fleet.karmada.io/cluster":<cluster>`, with and without a comma before it */
@@ -92,6 +99,7 @@ export function itemView(view: FleetView, cluster: string, resourceVersion?: Spl
     bytes,
     rvHead: undefined,
     rvTail: undefined,
+    rvInserts: undefined,
   };
   useResourceVersion(iv, resourceVersion);
   return iv;
@@ -110,6 +118,14 @@ export function useResourceVersion(iv: ItemView, rv: Splicer | undefined): void 
   const tail = rv?.tail;
   iv.rvHead = head === undefined ? undefined : encoder.encode(head);
   iv.rvTail = !tail ? NO_BYTES : encoder.encode(tail);
+  iv.rvInserts = head !== undefined && !tail ? [] : undefined;
+}
+
+/** what an RV of `len` digits gains after its opening quote in the single form (ItemView.rvInserts) */
+function rvInsert(iv: ItemView, inserts: Array<Uint8Array | undefined>, len: number): Uint8Array {
+  const t = encoder.encode(`${iv.resourceVersion!.head}${len < 10 ? '0' : ''}${len}`);
+  inserts[len] = t;
+  return t;
 }
 
 /**
@@ -126,6 +142,7 @@ function viewBytes(suffix: string, clusterJson: string): ViewBytes {
     suffix: e(suffix),
     clusterJson: e(clusterJson),
     clusterCell: e(`,${clusterJson}`),
+    nameCell: e(`${suffix}",${clusterJson}`),
     markObject: e(`{${member}}`),
     markMember: e(member),
     markMemberComma: e(`,${member}`),
@@ -237,9 +254,13 @@ export function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView)
   rename(e, b, f.nameFrom, f.nameTo, iv);
   if (iv.resourceVersion && f.rvFrom >= 0 && b[f.rvFrom] === 0x22 && f.rvTo - f.rvFrom > 2) {
     // a plain decimal RV (no escapes: they are not digits) spliced in as it came, else decoded
-    if (iv.rvHead && isMemberDecimalBytes(b, f.rvFrom + 1, f.rvTo - 1))
-      e.putSpliced(f.rvFrom, f.rvTo, iv.rvHead, b, f.rvFrom + 1, f.rvTo - 1, iv.rvTail!);
-    else e.putJson(f.rvFrom, f.rvTo, iv.resourceVersion(stringAt(b, f.rvFrom, f.rvTo)));
+    if (iv.rvHead && isMemberDecimalBytes(b, f.rvFrom + 1, f.rvTo - 1)) {
+      // the single form: the digits stay where they are, the head and their length come before them
+      const ins = iv.rvInserts;
+      const len = f.rvTo - f.rvFrom - 2;
+      if (ins !== undefined) e.put(f.rvFrom + 1, f.rvFrom + 1, ins[len] ?? rvInsert(iv, ins, len));
+      else e.putSpliced(f.rvFrom, f.rvTo, iv.rvHead, b, f.rvFrom + 1, f.rvTo - 1, iv.rvTail!);
+    } else e.putJson(f.rvFrom, f.rvTo, iv.resourceVersion(stringAt(b, f.rvFrom, f.rvTo)));
   }
   if (f.annFrom >= 0 && !marker(e, b, f.annFrom, f.annTo, f.annKeys, f.annMarkFrom, f.annMarkTo, iv))
     return false;
