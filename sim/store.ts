@@ -46,6 +46,7 @@ export class Store {
   private compacted: number;
   private readonly tables = new Map<string, Map<string, Version[]>>();
   private events: StoreEvent[] = [];
+  /** by `gr`, or by `gr` and namespace (`<gr>\n<namespace>`) for a namespaced watch */
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly anyListeners = new Set<Listener>();
 
@@ -151,6 +152,10 @@ export class Store {
     this.events.push(ev);
     this.autoCompact();
     for (const l of [...(this.listeners.get(ev.gr) ?? [])]) l(ev);
+    // an object's namespace never changes, so a namespaced watch hears only its own namespace's events:
+    // 10,000 watches of as many namespaces cost one listener call per event, not 10,000
+    const ns = ev.obj.metadata.namespace;
+    if (ns !== undefined) for (const l of [...(this.listeners.get(`${ev.gr}\n${ns}`) ?? [])]) l(ev);
     for (const l of [...this.anyListeners]) l(ev);
   }
 
@@ -159,18 +164,26 @@ export class Store {
     return this.events.filter((e) => e.gr === gr && e.rv > rv);
   }
 
-  subscribe(gr: string | '*', l: Listener): () => void {
+  /**
+   * `l` hears every event of `gr` ('*': of every resource), or with `namespace` only those of objects in
+   * that namespace.
+   */
+  subscribe(gr: string | '*', l: Listener, namespace?: string): () => void {
     if (gr === '*') {
       this.anyListeners.add(l);
       return () => this.anyListeners.delete(l);
     }
-    let s = this.listeners.get(gr);
+    const at = namespace === undefined ? gr : `${gr}\n${namespace}`;
+    let s = this.listeners.get(at);
     if (!s) {
       s = new Set();
-      this.listeners.set(gr, s);
+      this.listeners.set(at, s);
     }
     s.add(l);
-    return () => s.delete(l);
+    return () => {
+      s.delete(l);
+      if (s.size === 0 && this.listeners.get(at) === s) this.listeners.delete(at);
+    };
   }
 
   /** Forget history up to now. */

@@ -197,7 +197,7 @@ export function serveWatch(store: Store, gr: string, r: WatchRequest): Response 
         for (const ev of store.eventsSince(gr, fromRv)) onEvent(ev);
       }
       if (closed) return;
-      unsubscribe = store.subscribe(gr, onEvent);
+      unsubscribe = store.subscribe(gr, onEvent, r.namespace);
       if (bookmarks) {
         stopTimers.push(
           r.setTimer(
