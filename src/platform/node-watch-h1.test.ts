@@ -5,6 +5,7 @@
  */
 import { once } from 'node:events';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type HeardCall, recordingHandler } from '../../test/helpers/watchcall.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
@@ -88,6 +89,43 @@ describe('H1Watches', () => {
     expect(h.done).toBe('complete');
   });
 
+  it('reads every chunk-size form alike, whole in a read or split anywhere: hex of either case, leading zeros, extensions (property)', async () => {
+    const chunk = fc.record({
+      data: fc.string({ minLength: 1, maxLength: 40 }).map((s) => s.replace(/[^\x20-\x7e]/g, 'x')),
+      upper: fc.boolean(),
+      zeros: fc.integer({ min: 0, max: 3 }),
+      ext: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(chunk, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.integer({ min: 1, max: 1000 }), { maxLength: 5 }),
+        async (chunks, cuts) => {
+          let wire = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n';
+          for (const c of chunks) {
+            const hex = c.data.length.toString(16);
+            wire += `${'0'.repeat(c.zeros)}${c.upper ? hex.toUpperCase() : hex}${c.ext ? ';a=b' : ''}\r\n${c.data}\r\n`;
+          }
+          wire += '0\r\n\r\n';
+          const parts: string[] = [];
+          let from = 0;
+          for (const x of [...new Set(cuts.map((k) => k % wire.length))].sort((a, b) => a - b))
+            if (x > from) {
+              parts.push(wire.slice(from, x));
+              from = x;
+            }
+          parts.push(wire.slice(from));
+          server?.close();
+          const origin = await serve((sock) => void writeApart(sock, parts));
+          const h = await call(origin).end;
+          expect(h.body).toBe(chunks.map((c) => c.data).join(''));
+          expect(h.done).toBe('complete');
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
   it('reads a Content-Length body, and the body up to the close when there is no framing', async () => {
     const a = await serve((sock) => {
       sock.write('HTTP/1.1 410 Gone\r\nContent-Length: 7\r\n\r\n{"a":1}');
@@ -122,6 +160,12 @@ describe('H1Watches', () => {
       sock.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n');
     });
     expect((await call(a).end).done).toBeInstanceOf(Error);
+    server?.close();
+    // more than 12 hex digits, whole in one read
+    const c = await serve((sock) => {
+      sock.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0000000000005\r\nhello\r\n0\r\n\r\n');
+    });
+    expect((await call(c).end).done).toBeInstanceOf(Error);
     server?.close();
     const b = await serve((sock) => {
       sock.write('SSH-2.0-OpenSSH\r\n\r\n');

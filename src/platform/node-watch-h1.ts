@@ -4,12 +4,11 @@
  * (its pool could share none of them), so undici's per-connection client (its Client, Request, llhttp
  * parser and their closures: ≈ 3.5 KiB of heap per idle upstream watch, measured) buys nothing but
  * memory; what an idle watch keeps here is its socket and one small object (issue 16, goal 5).
- * Node's own node:http client was tried as the reader (an adapter over http.request on the same socket,
- * every test passing) and measured, same run: 1.3–1.7× the RSS per idle merged watch (≈ 33 KiB against
- * 21–23, over the 32 KiB goal), because each connection keeps a native llhttp parser whose C++ wrapper
- * reserves slots for 32 header names and values (≈ 2.4 KiB of RSS each, measured over 20,000) plus a
- * ClientRequest and an IncomingMessage (≈ 2 KiB of heap). So the response framing is read here, kept
- * small, unit-tested (node-watch-h1.test.ts) and run by every e2e watch on Node.
+ * Node's own node:http client was tried as the reader (an adapter over http.request, every test passing)
+ * and measured, same run: 1.3–1.7× the RSS per idle merged watch (≈ 33 KiB against 21–23, over the goal's
+ * 32), as each connection keeps a native llhttp parser with slots for 32 header names and values (≈ 2.4
+ * KiB of RSS each, over 20,000) plus a ClientRequest and an IncomingMessage (≈ 2 KiB of heap). So the
+ * framing is read here, small, unit-tested (node-watch-h1.test.ts) and run by every e2e watch on Node.
  *
  * It is a `Dispatching` as ./node-dispatch.ts reads one: the handler (./node-watch.ts's WatchAnswer) hears
  * the same calls undici's pool makes (onConnect, onHeaders, onData, onComplete, onError), with the same
@@ -249,6 +248,11 @@ class H1Call {
           break;
         case 'size':
         case 'trailers': {
+          const next = this.state === 'size' && this.partial === undefined ? this.sizeLine(b, i) : 0;
+          if (next > 0) {
+            i = next;
+            break;
+          }
           const line = this.line(b, i);
           if (!line) return;
           i = line.next;
@@ -303,13 +307,30 @@ class H1Call {
     return { text: all.endsWith('\r') ? all.slice(0, -1) : all, next: at + 1 };
   }
 
+  // a chunk-size line of 1 to 12 hex digits and CRLF whole at b[i], read without a string (kube writes
+  // each event as a chunk): where its data begins; 0 for any other line (split, extensions: chunkSize)
+  private sizeLine(b: Bytes, i: number): number {
+    let size = 0;
+    let k = i;
+    for (; k < b.length && k - i <= 12; k++) {
+      const c = b[k]!;
+      const l = c | 0x20;
+      const v = c >= 0x30 && c <= 0x39 ? c - 0x30 : l >= 0x61 && l <= 0x66 ? l - 0x57 : -1;
+      if (v < 0) break;
+      size = size * 16 + v;
+    }
+    if (k === i || k - i > 12 || k + 1 >= b.length || b[k] !== 13 || b[k + 1] !== 10) return 0;
+    this.state = size === 0 ? 'trailers' : 'data';
+    this.left = size;
+    return k + 2;
+  }
+
   private chunkSize(text: string): void {
     const hex = text.split(';', 1)[0]!.trim();
     const size = /^[0-9a-fA-F]{1,12}$/.test(hex) ? Number.parseInt(hex, 16) : Number.NaN;
     if (Number.isNaN(size)) this.fail(codedError('invalid chunk size', 'HPE_INVALID_CHUNK_SIZE'));
-    else if (size === 0) this.state = 'trailers';
     else {
-      this.state = 'data';
+      this.state = size === 0 ? 'trailers' : 'data';
       this.left = size;
     }
   }
