@@ -21,6 +21,7 @@ import { nodeBodyOf } from '../../src/platform/node.ts';
 import { attachDirect } from '../../src/platform/node-streams.ts';
 import { isWatchUrl } from '../../src/platform/node-watch.ts';
 import { PairHeaders } from '../../src/upstreams/pair-headers.ts';
+import { recyclePiece } from '../../src/util/bytes.ts';
 import { plainRequest, writeAnswer, writeFailure } from './listener.ts';
 import { writeDirect } from './relay.ts';
 
@@ -244,7 +245,9 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
         if (stopped) return;
         if (done) return void out.end();
         if (watch) track(value);
-        if (!out.write(value))
+        // a merged list's piece (src/util/bytes.ts) is this writer's alone once read: given back when the
+        // socket has taken its bytes, the merge writes its next piece into it
+        if (!out.write(value, (err) => err || recyclePiece(value)))
           await new Promise<void>((r) => {
             // whichever comes first; the other listener is removed, so long bodies do not pile them up
             const done = () => {

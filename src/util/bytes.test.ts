@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ByteSink, concatBytes, concatOwned } from './bytes.ts';
+import { ByteSink, concatBytes, concatOwned, recyclePiece } from './bytes.ts';
 
 describe('concatBytes', () => {
   it('joins any parts back to back', () => {
@@ -110,5 +110,78 @@ describe('ByteSink', () => {
     expect(sink.free).toBe(2048 - 1100);
     expect(sink.take().length).toBe(1100);
     expect(sink.free).toBe(1024);
+  });
+
+  it('reuses a piece its last reader gave back, once, and never one still read (property)', () => {
+    const LARGE = 128 * 1024;
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.record({
+              op: fc.constant('write' as const),
+              b: fc.uint8Array({ minLength: 1, maxLength: 300 }),
+            }),
+            fc.record({ op: fc.constant('take' as const), sink: fc.nat(2) }),
+            fc.record({ op: fc.constant('giveBack' as const), which: fc.nat(), twice: fc.boolean() }),
+          ),
+          { maxLength: 80 },
+        ),
+        fc.nat(2),
+        (ops, extra) => {
+          // sinks of two sizes that lend, and one that does not (the watch lines' slab)
+          const sinks = [new ByteSink(LARGE), new ByteSink(LARGE + extra * 4096), new ByteSink(64 * 1024)];
+          const written: number[][] = sinks.map(() => []);
+          let at = 0;
+          const live: { piece: Uint8Array; want: number[] }[] = [];
+          for (const o of ops) {
+            if (o.op === 'write') {
+              sinks[at]!.bytes(o.b);
+              written[at]!.push(...o.b);
+            } else if (o.op === 'take') {
+              const piece = sinks[o.sink]!.take();
+              live.push({ piece, want: written[o.sink]! });
+              written[o.sink] = [];
+              at = o.sink;
+            } else if (live.length > 0) {
+              const [gone] = live.splice(o.which % live.length, 1);
+              recyclePiece(gone!.piece);
+              if (o.twice) recyclePiece(gone!.piece);
+            }
+            // what is still read is as written, whatever was written into given-back buffers since
+            for (const l of live) expect([...l.piece]).toEqual(l.want);
+            // no two live pieces (nor a sink's buffer being written) share a buffer
+            const buffers = live.filter((l) => l.piece.length > 0).map((l) => l.piece.buffer);
+            for (const s of sinks) if (s.length > 0) buffers.push(s.reserve(0).buffer);
+            expect(new Set(buffers).size).toBe(buffers.length);
+          }
+        },
+      ),
+    );
+  });
+
+  it('lends only whole pieces of large sinks: the slab of 64 KiB, a view, a foreign array are ignored', () => {
+    const large = new ByteSink(128 * 1024);
+    large.string('a');
+    const piece = large.take();
+    recyclePiece(piece);
+    large.string('b');
+    // written into again: the same buffer
+    expect(large.reserve(0).buffer).toBe(piece.buffer);
+    const small = new ByteSink(64 * 1024);
+    small.string('c');
+    const slab = small.take();
+    recyclePiece(slab);
+    small.string('d');
+    expect(small.reserve(0).buffer).not.toBe(slab.buffer);
+    expect([...slab]).toEqual([0x63]);
+    const other = new ByteSink(128 * 1024);
+    other.string('ef');
+    const p2 = other.take();
+    recyclePiece(p2.subarray(1));
+    recyclePiece(new Uint8Array(128 * 1024));
+    other.string('g');
+    expect(other.reserve(0).buffer).not.toBe(p2.buffer);
+    expect([...p2]).toEqual([0x65, 0x66]);
   });
 });
