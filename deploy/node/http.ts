@@ -22,7 +22,7 @@ import { attachDirect } from '../../src/platform/node-streams.ts';
 import { isWatchUrl } from '../../src/platform/node-watch.ts';
 import { PairHeaders } from '../../src/upstreams/pair-headers.ts';
 import { recyclePiece } from '../../src/util/bytes.ts';
-import { plainRequest, writeAnswer, writeFailure } from './listener.ts';
+import { drainedOrClosed, plainRequest, writeAnswer, writeFailure } from './listener.ts';
 import { writeDirect } from './relay.ts';
 
 /** What @hono/node-server hands the fetch handler besides the Request: the Node request and response. */
@@ -247,17 +247,7 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
         if (watch) track(value);
         // a merged list's piece (src/util/bytes.ts) is this writer's alone once read: given back when the
         // socket has taken its bytes, the merge writes its next piece into it
-        if (!out.write(value, (err) => err || recyclePiece(value)))
-          await new Promise<void>((r) => {
-            // whichever comes first; the other listener is removed, so long bodies do not pile them up
-            const done = () => {
-              out.off('drain', done);
-              out.off('close', done);
-              r();
-            };
-            out.once('drain', done);
-            out.once('close', done);
-          });
+        if (!out.write(value, (err) => err || recyclePiece(value))) await drainedOrClosed(out);
         if (out.destroyed) return;
       }
     };

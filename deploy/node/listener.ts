@@ -136,16 +136,7 @@ export function writeAnswer(
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return void out.end();
-      if (!out.write(value))
-        await new Promise<void>((r) => {
-          const go = () => {
-            out.off('drain', go);
-            out.off('close', go);
-            r();
-          };
-          out.once('drain', go);
-          out.once('close', go);
-        });
+      if (!out.write(value)) await drainedOrClosed(out);
       if (out.destroyed) return;
     }
   };
@@ -161,4 +152,20 @@ export function writeFailure(err: unknown, out: ServerResponse): void {
     return;
   }
   out.writeHead(timeout ? 504 : 500).end();
+}
+
+/**
+ * Settles when `out` can take more (drain) or never will (close), whichever comes first; the other
+ * listener is removed, so a long body written piece by piece does not pile them up.
+ */
+export function drainedOrClosed(out: ServerResponse): Promise<void> {
+  return new Promise<void>((r) => {
+    const done = () => {
+      out.off('drain', done);
+      out.off('close', done);
+      r();
+    };
+    out.once('drain', done);
+    out.once('close', done);
+  });
 }
