@@ -84,6 +84,11 @@ export interface GcPauses {
   maxMs: number;
   /** the pauses of the minor collector (scavenges) among them */
   minor: number;
+  /**
+   * the longest the fleet's event loop was late (perf_hooks.monitorEventLoopDelay, 1 ms resolution): a
+   * GC pause or a long task; an event that arrives then waits this long at most
+   */
+  loopMaxMs?: number;
 }
 
 /**
@@ -106,7 +111,9 @@ export async function gcPauses(fleet: FleetProcess): Promise<() => Promise<GcPau
       }
     });
     ob.observe({ entryTypes: ['gc'] });
-    globalThis.__benchGc = { g, ob };
+    const h = ph.monitorEventLoopDelay({ resolution: 1 });
+    h.enable();
+    globalThis.__benchGc = { g, ob, h };
     return true;
   })()`);
   return async () => {
@@ -114,7 +121,7 @@ export async function gcPauses(fleet: FleetProcess): Promise<() => Promise<GcPau
     // the observer hears of a pause a moment after it: let the last ones in
     await new Promise((r) => setTimeout(r, 50));
     return fleet.evaluate<GcPauses>(
-      '(() => { const x = globalThis.__benchGc; delete globalThis.__benchGc; x.ob.disconnect(); return x.g; })()',
+      '(() => { const x = globalThis.__benchGc; delete globalThis.__benchGc; x.ob.disconnect(); x.h.disable(); return { ...x.g, loopMaxMs: x.h.max / 1e6 }; })()',
     );
   };
 }

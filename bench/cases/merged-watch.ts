@@ -336,6 +336,8 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
             `  last ${fmt.ms(res.drainMs)} ms after the last write` +
             (res.maxLagMs > 20 ? `  (driver lagged up to ${res.maxLagMs.toFixed(0)} ms)` : '') +
             (g && set === 'f' ? `  fleet GC ${gcText(g)}` : '') +
+            `  stalls: ${set === 'f' && g?.loopMaxMs !== undefined ? `fleet loop ${g.loopMaxMs.toFixed(1)} ms, ` : ''}load loop ${res.loadLoopMaxMs.toFixed(1)} ms, driver ${res.maxLagMs.toFixed(0)} ms` +
+            `; slowest 1% (${res.tail.n}) written ${res.tail.fromMs.toFixed(0)}–${res.tail.toMs.toFixed(0)} ms into the phase, by cluster ${res.tail.byCluster.join('/')}` +
             missing(res),
         );
       }

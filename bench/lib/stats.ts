@@ -39,6 +39,11 @@ export class Samples {
   sorted(): Float64Array {
     return this.buf.slice(0, this.n).sort();
   }
+
+  /** the samples in the order they were pushed (a view: valid until the next push) */
+  values(): Float64Array {
+    return this.buf.subarray(0, this.n);
+  }
 }
 
 const CLK_TCK = 100; // USER_HZ: 100 on every Linux architecture Node runs on

@@ -13,6 +13,7 @@
  * the delay is taken when the line arrives.
  */
 import { Agent, type ClientRequest, get, type IncomingMessage } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { percentile, Samples } from './stats.ts';
 
 export const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
@@ -67,6 +68,14 @@ export interface StopResult {
   p90: number;
   p99: number;
   max: number;
+  /** the longest this (the load) process's event loop was late while recording: a delay it added itself */
+  loadLoopMaxMs: number;
+  /**
+   * the slowest 1% of the delivered events: when they were written (ms after the first recorded write),
+   * and how many came from each cluster index. Written within a few tens of ms, they waited on one stall
+   * (somewhere: a GC or long task in one process); spread over the phase, on a steady cost.
+   */
+  tail: { n: number; fromMs: number; toMs: number; byCluster: number[] };
 }
 
 const T = /"t":"(\d+(?:\.\d+)?)"/;
@@ -76,7 +85,18 @@ const C = /"c":"(\d+)"/;
 /** The load process's watch sets and their actions (a case's `loadActions`). */
 export function watchersState() {
   const sets = new Map<string, WatcherSet>();
-  let recording: { delays: Samples; received: number; firstMs: number; lastMs: number } | undefined;
+  let recording:
+    | {
+        delays: Samples;
+        /** each delivered event's write time and cluster index, in delivery order (beside `delays`) */
+        writes: number[];
+        clusters: number[];
+        loop: ReturnType<typeof monitorEventLoopDelay>;
+        received: number;
+        firstMs: number;
+        lastMs: number;
+      }
+    | undefined;
   let otherLines = 0;
 
   const onLine = (w: Watch, line: string, at: number) => {
@@ -100,6 +120,8 @@ export function watchersState() {
     w.got.set(c, got);
     got.add(seq);
     recording.delays.push(at - t);
+    recording.writes.push(t);
+    recording.clusters.push(c);
     recording.received++;
     if (at > recording.lastMs) recording.lastMs = at;
     if (at < recording.firstMs) recording.firstMs = at;
@@ -217,7 +239,17 @@ export function watchersState() {
       });
     },
     record() {
-      recording = { delays: new Samples(), received: 0, firstMs: Number.POSITIVE_INFINITY, lastMs: 0 };
+      const loop = monitorEventLoopDelay({ resolution: 1 });
+      loop.enable();
+      recording = {
+        delays: new Samples(),
+        writes: [],
+        clusters: [],
+        loop,
+        received: 0,
+        firstMs: Number.POSITIVE_INFINITY,
+        lastMs: 0,
+      };
       for (const set of sets.values()) for (const w of set.watches) w.got.clear();
       return null;
     },
@@ -243,6 +275,7 @@ export function watchersState() {
       while (r.received < expected && nowMs() - endMs < deadlineMs)
         await new Promise((res) => setTimeout(res, 10));
       recording = undefined;
+      r.loop.disable();
       let lost = 0;
       let ended = 0;
       let late = 0;
@@ -256,6 +289,18 @@ export function watchersState() {
         else late++;
       }
       const sorted = r.delays.sorted();
+      const p99 = percentile(sorted, 99);
+      const delays = r.delays.values();
+      const first = r.writes.reduce((m, t) => Math.min(m, t), Number.POSITIVE_INFINITY);
+      const tail = { n: 0, fromMs: Number.POSITIVE_INFINITY, toMs: 0, byCluster: [] as number[] };
+      for (let i = 0; i < delays.length; i++) {
+        if (!(delays[i]! >= p99)) continue;
+        const at = r.writes[i]! - first;
+        tail.n++;
+        tail.fromMs = Math.min(tail.fromMs, at);
+        tail.toMs = Math.max(tail.toMs, at);
+        tail.byCluster[r.clusters[i]!] = (tail.byCluster[r.clusters[i]!] ?? 0) + 1;
+      }
       return {
         expected,
         received: r.received,
@@ -268,8 +313,10 @@ export function watchersState() {
         drainMs: r.lastMs - endMs,
         p50: percentile(sorted, 50),
         p90: percentile(sorted, 90),
-        p99: percentile(sorted, 99),
+        p99,
         max: percentile(sorted, 100),
+        loadLoopMaxMs: r.loop.max / 1e6,
+        tail: { ...tail, byCluster: Array.from(tail.byCluster, (x) => x ?? 0) },
       };
     },
     close({ key }: { key: string }) {
