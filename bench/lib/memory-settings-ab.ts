@@ -4,7 +4,8 @@
  * round the CPU of a merged JSON list per MiB (10 × 1,000 pods) and of a passthrough GET per request
  * (`c` concurrent, one pod), and at the end each side's peak RSS; medians of the rounds.
  *   node --import tsx bench/lib/memory-settings-ab.ts [rounds=5] [lists=4] [gets=3000] [c=16] [bundle=…]
- *     [on="K=V …"]  (the "on" side's environment instead, e.g. on="FLEET_MEMORY_TUNING=off MALLOC_ARENA_MAX=2")
+ *     [on="K=V …"] [off="K=V …"]  (a side's environment instead, e.g. on="FLEET_MEMORY_TUNING=off MALLOC_ARENA_MAX=2";
+ *     off="FLEET_MEMORY_TUNING=on" to set one change against the settings as they are)
  */
 import { Agent, request } from 'node:http';
 import { cannedFleetConfig, startCanned } from './canned.ts';
@@ -51,17 +52,18 @@ try {
   const config = cannedFleetConfig(reply.urls);
   const bundle = args.bundle ?? (await bundleFleet());
   const sides = [];
-  const onEnv: Record<string, string> = args.on
-    ? Object.fromEntries(
-        args.on
-          .split(/\s+/)
-          .filter(Boolean)
-          .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-      )
-    : { FLEET_MEMORY_TUNING: 'on' };
+  const envOf = (spec: string | undefined, otherwise: Record<string, string>): Record<string, string> =>
+    spec
+      ? Object.fromEntries(
+          spec
+            .split(/\s+/)
+            .filter(Boolean)
+            .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+        )
+      : otherwise;
   for (const [name, env] of [
-    [args.on ? `on (${args.on})` : 'settings on', onEnv],
-    ['settings off', { FLEET_MEMORY_TUNING: 'off' }],
+    [args.on ? `on (${args.on})` : 'settings on', envOf(args.on, { FLEET_MEMORY_TUNING: 'on' })],
+    [args.off ? `off (${args.off})` : 'settings off', envOf(args.off, { FLEET_MEMORY_TUNING: 'off' })],
   ] as const)
     sides.push({
       name,
