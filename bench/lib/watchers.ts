@@ -316,7 +316,12 @@ export function watchersState() {
         p99,
         max: percentile(sorted, 100),
         loadLoopMaxMs: r.loop.max / 1e6,
-        tail: { ...tail, byCluster: Array.from(tail.byCluster, (x) => x ?? 0) },
+        // none delivered: an empty tail, in numbers that survive IPC (Infinity would not)
+        tail: {
+          ...tail,
+          fromMs: tail.n ? tail.fromMs : 0,
+          byCluster: Array.from(tail.byCluster, (x) => x ?? 0),
+        },
       };
     },
     close({ key }: { key: string }) {
