@@ -92,7 +92,7 @@ describe.each(RUNTIMES)('kubectl fleet exec on %s', (runtime) => {
     ]);
     expect(r.code, r.stderr).toBe(1);
     const out = r.stdout.split('\n').filter(Boolean).sort();
-    expect(out).toEqual([
+    expect(out, r.stderr).toEqual([
       'fx-a.clusterspace.member1: hi from fx-a',
       'fx-b.clusterspace.member2: hi from fx-b',
       'fx-c.clusterspace.member3: hi from fx-c',
