@@ -188,3 +188,30 @@ export function dispatchGet(
     );
   });
 }
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const BAD_VALUE = /[\0\r\n]/;
+
+/** The request head (`close`: it says `connection: close`); throws on a header line that would not be one line. */
+export function requestHead(o: WatchDispatchOptions, host: string, close: boolean): string {
+  let head = `${o.method} ${o.path} HTTP/1.1\r\n`;
+  if (o.headers.host === undefined) head += `host: ${host}\r\n`;
+  if (close) head += 'connection: close\r\n';
+  for (const [k, v] of Object.entries(o.headers)) {
+    if (!TOKEN.test(k) || k === 'connection' || k === 'transfer-encoding' || k === 'keep-alive')
+      throw codedError(`invalid header name ${JSON.stringify(k)}`, 'UND_ERR_INVALID_ARG');
+    for (const x of Array.isArray(v) ? v : [v]) {
+      if (BAD_VALUE.test(x)) throw codedError(`invalid ${k} header`, 'UND_ERR_INVALID_ARG');
+      head += `${k}: ${x}\r\n`;
+    }
+  }
+  return `${head}\r\n`;
+}
+
+/** Where a request goes: TLS or not, the host to connect to (an IPv6 address without brackets), the port. */
+export function targetOf(origin: string): { tls: boolean; host: string; port: number; authority: string } {
+  const url = new URL(origin);
+  const tls = url.protocol === 'https:';
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  return { tls, host, port: Number(url.port) || (tls ? 443 : 80), authority: url.host };
+}

@@ -2,7 +2,8 @@
  * Upstream answers read by pulling on Node (a merged list's sources, src/util/pulled.ts), straight from
  * undici's parser by a dispatch handler of their own instead of undici.request's: no body Readable (and
  * its ReadableState, whose reads join the chunks it holds into one more copy), no async iterator and no
- * promise per chunk between them and the reader.
+ * promise per chunk between them and the reader. Over HTTP/1.1 the handler is fed by the fleet's own
+ * reader on kept-alive connections (./node-list-h1.ts) instead of undici's pool; over HTTP/2 by the pool.
  *
  * The connection is read only as far as asked: a chunk that comes before anyone asked for it is held and
  * the parser paused until the next read. A body waiting its turn in a merge of 200 clusters then holds the chunk its head came in (and

@@ -26,6 +26,7 @@ import { type IndexOf, useNativeIndexOf } from '../util/lines.ts';
 import { useNativePull } from '../util/pulled.ts';
 import { codedError, connectTimeoutMs } from './node-dispatch.ts';
 import { pulledReaderOf, sendPulled } from './node-list.ts';
+import { H1Lists } from './node-list-h1.ts';
 import { directPushBodies, nodeStreamChunks } from './node-streams.ts';
 import { isWatchUrl, sendWatch, watchAnswerChunks } from './node-watch.ts';
 import { H1Watches, type WatchConnect, type WatchSocket } from './node-watch-h1.ts';
@@ -232,6 +233,8 @@ export class UndiciTransport implements Transport {
   private readonly h1Watches = new Map<string, H1Watches>();
   /** HTTP/2 watches: streams of node:http2 sessions, not undici's pool (./node-watch-h2.ts) */
   private readonly h2Watches = new Map<string, H2Watches>();
+  /** merged lists' pulled answers over HTTP/1.1: kept-alive connections of their own (./node-list-h1.ts) */
+  private readonly h1Lists = new Map<string, H1Lists>();
 
   constructor(private readonly http2: UpstreamHttp2 = upstreamHttp2Mode(undefined)) {}
 
@@ -272,6 +275,17 @@ export class UndiciTransport implements Transport {
     return w;
   }
 
+  /** where an endpoint's pulled answers are read: undici's pool over HTTP/2, connections of their own over 1.1 */
+  private listsFor(ep: ResolvedEndpoint): H1Lists | Agent {
+    if (speaksH2(this.http2, ep)) return this.agentFor(ep);
+    let l = this.h1Lists.get(ep.poolKey);
+    if (!l) {
+      l = new H1Lists(ep, connectWatch);
+      this.h1Lists.set(ep.poolKey, l);
+    }
+    return l;
+  }
+
   /** the keep-alive pool for an endpoint (deploy/node/relay.ts dispatches into it directly) */
   dispatcherFor(ep: ResolvedEndpoint): Dispatcher {
     return this.agentFor(ep);
@@ -294,7 +308,7 @@ export class UndiciTransport implements Transport {
     if (req.method === 'GET' && !body && isWatchUrl(req.url))
       return sendWatch(this.watchesFor(ep), req, headers, neutralError);
     if (req.pulled && req.method === 'GET' && !body)
-      return sendPulled(this.agentFor(ep), req, headers, neutralError);
+      return sendPulled(this.listsFor(ep), req, headers, neutralError);
     let r: Dispatcher.ResponseData;
     try {
       r = await request(req.url, {
@@ -329,9 +343,11 @@ export class UndiciTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    for (const w of [...this.h1Watches.values(), ...this.h2Watches.values()]) w.close();
+    for (const w of [...this.h1Watches.values(), ...this.h2Watches.values(), ...this.h1Lists.values()])
+      w.close();
     this.h1Watches.clear();
     this.h2Watches.clear();
+    this.h1Lists.clear();
     await Promise.all([...this.agents.values()].map((a) => a.close()));
     this.agents.clear();
   }
