@@ -31,6 +31,12 @@ type ReadResult = ReadableStreamReadResult<Uint8Array>;
 const DONE: ReadResult = { done: true, value: undefined };
 /** what an answer that closes its connection may hold before it is paused (undici.request's body: 64 KiB) */
 const CLOSING_HOLD = 64 * 1024;
+/**
+ * what an answer being read (asked for a second chunk) may hold before it is paused: its connection then
+ * pauses once every four or five reads instead of after each (a 10x1000 list is 470 reads; the reading
+ * side never paused cost 0.85x). One waiting its turn still holds only the read its head came in.
+ */
+const READING_HOLD = 256 * 1024;
 
 const answers = new WeakMap<ReadableStream<Uint8Array>, PulledAnswer>();
 
@@ -87,6 +93,8 @@ class PulledAnswer extends DispatchAnswer implements PullReader {
    */
   private closing = false;
   private heldBytes = 0;
+  /** reads asked for (two: the answer is being read, not waiting its turn) */
+  private reads = 0;
   /** a read waiting for the next chunk */
   private waiting: { resolve(r: ReadResult): void; reject(e: unknown): void } | undefined;
 
@@ -139,7 +147,8 @@ class PulledAnswer extends DispatchAnswer implements PullReader {
     }
     this.held.push(c);
     this.heldBytes += c.byteLength;
-    if (this.closing && this.heldBytes < CLOSING_HOLD) return true;
+    const hold = this.closing ? CLOSING_HOLD : this.reads > 1 ? READING_HOLD : 0;
+    if (this.heldBytes < hold) return true;
     // one chunk ahead of the reader: nothing more is read from the connection until the next read asks
     this.paused = true;
     return false;
@@ -169,6 +178,7 @@ class PulledAnswer extends DispatchAnswer implements PullReader {
   // ------------------------------------------------------------------ the reader's side
 
   read(): Promise<ReadResult> {
+    this.reads++;
     const next = this.held.shift();
     if (next) {
       this.heldBytes -= next.byteLength;
