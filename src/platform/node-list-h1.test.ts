@@ -169,12 +169,16 @@ describe('H1Lists', () => {
     expect(seen.heads.length).toBe(1);
   });
 
-  it('ends its kept connections when closed', async () => {
+  it('ends its kept connections when closed, and refuses calls after', async () => {
     const { origin, seen } = await serve((_n, sock) => sock.write(sized('{}')));
     const p = lists(origin);
     await get(p, origin);
     const closed = once(seen.conns[0]!, 'close');
     p.close();
     await closed;
+    // and sends nothing more
+    const after = await get(p, origin);
+    expect((after.done as Error & { code?: string }).code).toBe('UND_ERR_DESTROYED');
+    expect(seen.conns.length).toBe(1);
   });
 });

@@ -82,6 +82,10 @@ export class H1Lists implements Dispatching {
   dispatch(opts: object, handler: object): boolean {
     const o = opts as WatchDispatchOptions;
     const h = handler as WatchCallHandler;
+    if (this.closed) {
+      h.onError(codedError('the transport was closed', 'UND_ERR_DESTROYED'));
+      return true;
+    }
     let to: ReturnType<typeof targetOf>;
     let head: string;
     try {
@@ -93,7 +97,7 @@ export class H1Lists implements Dispatching {
     }
     let call: H1Call | undefined;
     const send = (fresh: boolean): void => {
-      const k = fresh || this.closed ? undefined : this.kept.pop();
+      const k = fresh ? undefined : this.kept.pop();
       let socket: WatchSocket;
       if (k) {
         socket = k.release();
