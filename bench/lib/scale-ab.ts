@@ -4,6 +4,8 @@
  * memory, idle and peak RSS. Builds are asked in turn, answer by answer.
  *   npx tsx bench/lib/scale-ab.ts shapes=10x1000,200x50 n=6 bundles=base:/tmp/base.js,cur:/tmp/cur.js \
  *     [runs=5] [nodeargs="--trace-gc" out=1]
+ * A bundle may carry node options of its own after a second colon (`semi8:/tmp/cur.js:--max-semi-space-size=8`,
+ * several separated by spaces): one build under two settings, side by side.
  * `runs`: the whole comparison again with fresh processes, medians across them at the end. A fleet process
  * settles early into a way of collecting (scavenges only, or a mark-compact every answer or two: 0 vs 16-22
  * per 6 answers of 10 x 1,000 for one build) that then sets its CPU per answer more than the build does, so
@@ -24,9 +26,10 @@ const shapes = (args.shapes ?? '10x1000,200x50')
   .split(',')
   .map((s) => s.split('x').map(Number) as [number, number]);
 const n = Number(args.n ?? 6);
-const bundles = (args.bundles ?? 'cur:.cache/bench/node/main.js')
-  .split(',')
-  .map((b) => b.split(':') as [string, string]);
+const bundles = (args.bundles ?? 'cur:.cache/bench/node/main.js').split(',').map((b) => {
+  const [name, bundle, own] = b.split(':') as [string, string, string?];
+  return [name, bundle, own ? own.split(' ') : []] as const;
+});
 const nodeArgs = args.nodeargs ? args.nodeargs.split(' ') : [];
 const runs = Number(args.runs ?? 1);
 
@@ -68,12 +71,12 @@ try {
       const reply = await canned.serve({ clusters, pods, latencyMs: 20 });
       const config = cannedFleetConfig(reply.urls);
       const fleets = [];
-      for (const [name, bundle] of bundles)
+      for (const [name, bundle, own] of bundles)
         fleets.push({
           name,
           f: await startFleetProcess(config, {
             bundle,
-            nodeArgs,
+            nodeArgs: [...nodeArgs, ...own],
             inspect: true,
             ...(args.out ? { onOutput: (t: string) => process.stderr.write(`[${name}] ${t}`) } : {}),
           }),

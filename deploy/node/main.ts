@@ -21,7 +21,7 @@ import {
 import { parseYaml } from '../../src/util/yaml.ts';
 import { startPrimary } from './cluster.ts';
 import { startSimFleet } from './demo.ts';
-import { describeMemorySettings, memoryTuningOn } from './memory.ts';
+import { applyEngineSettings, describeMemorySettings, memoryTuningOn } from './memory.ts';
 import { argValue, drainMs, workerCount } from './options.ts';
 import { startNodeFleet } from './server.ts';
 import { runWorker } from './worker.ts';
@@ -62,6 +62,8 @@ Contexts fleet, karmada and one per member in your kubeconfig:
 const workerHeader = () => (process.env.FLEET_TEST_WORKER_HEADER === '1' ? String(process.pid) : undefined);
 
 async function main() {
+  // V8 flags read when undici first connects (./memory.ts): in the primary, a worker and a single process alike
+  applyEngineSettings();
   if (cluster.isWorker) return runWorker(workerHeader());
   const argv = process.argv.slice(2);
   const port = Number(process.env.PORT ?? 8080);

@@ -13,7 +13,20 @@
  * to the fleet processes it measures (bench/lib/fleetproc.ts). A setting the operator made already
  * (MALLOC_ARENA_MAX in the environment, --max-semi-space-size on the command line or in NODE_OPTIONS)
  * is left as it is. FLEET_MEMORY_TUNING=off gives nothing.
+ *
+ * - --liftoff-only (V8), set by every fleet process itself ({@link applyEngineSettings}, first thing in
+ *   ./main.ts): undici parses HTTP/1.1 with llhttp compiled to WebAssembly, and V8 optimises a hot wasm
+ *   function with TurboFan in the background. llhttp's parser is one function of a few thousand states:
+ *   optimising it took ≈ 36 MiB of compiler memory at once (heaptrack at the process's malloc peak: 35.9 of
+ *   42.5 MiB), during the first large answer, and glibc mostly kept it afterwards (freed in the middle of
+ *   its heap), so a fleet that had answered one merged list idled ≈ 25-35 MiB higher for good. Liftoff,
+ *   V8's baseline wasm compiler, is what runs the parser until then anyway; it parses a body's bytes as
+ *   fast (merged list CPU per item unchanged, bench/lib/scale-ab.ts) and a small answer's head a little
+ *   slower. Node refuses the flag in NODE_OPTIONS, so the process sets it at run time, before the first
+ *   upstream connection makes undici compile the parser; a wasm tiering flag on the command line is left
+ *   as it is.
  */
+import { setFlagsFromString } from 'node:v8';
 import { ConfigError } from '../../src/config/schema.ts';
 
 export const MALLOC_ARENA_MAX = '2';
@@ -51,13 +64,43 @@ export function memorySettings(
   return out;
 }
 
+/** V8 flags a fleet process sets on itself at run time (see the header) */
+export const ENGINE_FLAGS: readonly string[] = ['--liftoff-only'];
+
+/**
+ * The V8 flags to set in a process with `env` and `execArgv`: {@link ENGINE_FLAGS} unless tuning is off or
+ * the process was started with a WebAssembly tiering flag of its own (--liftoff…, --wasm-tier-up,
+ * --wasm-dynamic-tiering, with or without --no-).
+ */
+export function engineFlags(
+  env: NodeJS.ProcessEnv = process.env,
+  execArgv: readonly string[] = process.execArgv,
+): string[] {
+  if (!memoryTuningOn(env)) return [];
+  const tiering = /^--(no-)?(liftoff|wasm[-_]tier[-_]up|wasm[-_]dynamic[-_]tiering)/;
+  if (execArgv.some((a) => tiering.test(a))) return [];
+  return [...ENGINE_FLAGS];
+}
+
+/**
+ * Sets {@link engineFlags} in this process; called by the entry before anything connects (undici compiles
+ * its parser at its first connection, with the flags set then). Returns what it set.
+ */
+export function applyEngineSettings(): string[] {
+  const flags = engineFlags();
+  for (const f of flags) setFlagsFromString(f);
+  return flags;
+}
+
 /** The start-up line: what a single server process runs with, or what the forked workers get. */
 export function describeMemorySettings(forks: boolean): string {
   if (!memoryTuningOn()) return 'memory settings off (FLEET_MEMORY_TUNING=off)';
   const add = memorySettings();
   const added = [...Object.entries(add.env).map(([k, v]) => `${k}=${v}`), ...add.execArgv];
-  if (forks) return `memory settings for the workers: ${added.join(' ') || 'as this process has them'}`;
+  const engine = engineFlags();
+  const set = engine.length ? `; set at run time: ${engine.join(' ')}` : '';
+  if (forks) return `memory settings for the workers: ${added.join(' ') || 'as this process has them'}${set}`;
   return added.length
-    ? `memory settings not in effect in this single process (set ${added.join(' ')} before it starts: README "Memory settings")`
-    : 'memory settings in effect';
+    ? `memory settings not in effect in this single process (set ${added.join(' ')} before it starts: README "Memory settings")${set}`
+    : `memory settings in effect${set}`;
 }

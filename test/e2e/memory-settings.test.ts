@@ -1,0 +1,34 @@
+/**
+ * The memory settings of a fleet server process (deploy/node/memory.ts): what a starter gives a process
+ * (environment and node options) and the V8 flags the process sets on itself, each left out when the
+ * operator chose otherwise or turned the tuning off.
+ */
+import { describe, expect, it } from 'vitest';
+import { ENGINE_FLAGS, engineFlags, memorySettings } from '../../deploy/node/memory.ts';
+
+describe('memory settings', () => {
+  it('gives a process the arena cap and the semi-space cap unless already set', () => {
+    expect(memorySettings({}, [])).toEqual({
+      env: { MALLOC_ARENA_MAX: '2' },
+      execArgv: ['--max-semi-space-size=4'],
+    });
+    expect(memorySettings({ MALLOC_ARENA_MAX: '4', NODE_OPTIONS: '--max-semi-space-size=8' }, [])).toEqual({
+      env: {},
+      execArgv: [],
+    });
+    expect(memorySettings({ FLEET_MEMORY_TUNING: 'off' }, [])).toEqual({ env: {}, execArgv: [] });
+  });
+
+  it('keeps WebAssembly (undici’s HTTP parser) in V8’s baseline tier unless told otherwise', () => {
+    expect(ENGINE_FLAGS).toEqual(['--liftoff-only']);
+    expect(engineFlags({}, [])).toEqual(['--liftoff-only']);
+    expect(engineFlags({ FLEET_MEMORY_TUNING: 'on' }, ['--max-semi-space-size=4'])).toEqual([
+      '--liftoff-only',
+    ]);
+    expect(engineFlags({ FLEET_MEMORY_TUNING: 'off' }, [])).toEqual([]);
+    // the operator's own tiering choice stands
+    for (const own of ['--no-liftoff-only', '--liftoff', '--wasm-tier-up', '--no-wasm-dynamic-tiering'])
+      expect(engineFlags({}, [own])).toEqual([]);
+    expect(() => engineFlags({ FLEET_MEMORY_TUNING: 'maybe' }, [])).toThrow(/FLEET_MEMORY_TUNING/);
+  });
+});
