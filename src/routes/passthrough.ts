@@ -14,7 +14,7 @@ import { directRelayOf } from '../platform/types.ts';
 import { queryBool, type RequestInfo } from '../request/info.ts';
 import type { ClientDeps } from '../types.ts';
 import { readKind } from '../upstreams/cache/policy.ts';
-import { forwardableResponseHeaders } from '../upstreams/client.ts';
+import { forwardableResponseHeaders, type SendOptions } from '../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { undialed } from './locate.ts';
 import { unknownClusterspace } from './respond.ts';
@@ -66,25 +66,24 @@ export function proxyTo(
   const shared = raw.method === 'GET' && (search !== '' || !info.isResourceRequest);
   const via = direct && !(shared && readKind(raw.method, path) !== undefined) ? direct : undefined;
   const cluster = info.clusterspace;
-  return deps.client
-    .send(endpoint, {
-      method: raw.method,
-      path,
-      headers: raw.headers,
-      body: raw.body,
-      signal: via ? via.signal : raw.signal,
-      ...(via ? { via: via.transport({ streaming: asked }) } : {}),
-    })
-    .then((res) => {
-      // Karmada's cluster proxy saying it could not dial the member: the fleet's 503 naming it, as get and
-      // the merged reads answer (a member's own 500 passes unchanged, see locate.ts)
-      if (res.status === 500 && cluster)
-        return undialed({ cluster, endpoint }, res).then((swapped) =>
-          swapped.status !== 500 ? swapped : passOn(swapped, asked),
-        );
-      if (via?.owns(res)) return res;
-      return passOn(res, asked);
-    });
+  const send: SendOptions = {
+    method: raw.method,
+    path,
+    headers: raw.headers,
+    body: raw.body,
+    signal: via ? via.signal : raw.signal,
+  };
+  if (via) send.via = via.transport({ streaming: asked });
+  return deps.client.send(endpoint, send).then((res) => {
+    // Karmada's cluster proxy saying it could not dial the member: the fleet's 503 naming it, as get and
+    // the merged reads answer (a member's own 500 passes unchanged, see locate.ts)
+    if (res.status === 500 && cluster)
+      return undialed({ cluster, endpoint }, res).then((swapped) =>
+        swapped.status !== 500 ? swapped : passOn(swapped, asked),
+      );
+    if (via?.owns(res)) return res;
+    return passOn(res, asked);
+  });
 }
 
 /** `res` as the client gets it: the upstream's status and body, its forwardable headers */
