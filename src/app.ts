@@ -17,7 +17,7 @@ import { failure, statusResponse } from './kube/status.ts';
 import { audit } from './middleware/audit/index.ts';
 import { authentication } from './middleware/authn/index.ts';
 import { authorization } from './middleware/authz/index.ts';
-import { chain, type Handler } from './middleware/chain.ts';
+import { chain, type Handler, neverRejects } from './middleware/chain.ts';
 import { impersonation } from './middleware/impersonation/index.ts';
 import { bodyIntake, limits } from './middleware/limits/index.ts';
 import { requestMetrics } from './middleware/metrics/index.ts';
@@ -46,6 +46,7 @@ const notFound = () =>
  * body; a throw or rejection that got past the chain's recovery (it catches its own) is still a Status.
  */
 export function dispatcher(probes: ExactRouter<Handler>, handler: Handler): FleetApp {
+  const safeHandler = neverRejects(handler);
   const dispatch = (request: Request, method: string, env: unknown, executionCtx?: ExecutionContext) => {
     const path = getPath(request);
     const c = new Context<FleetEnv>(request, {
@@ -57,6 +58,9 @@ export function dispatcher(probes: ExactRouter<Handler>, handler: Handler): Flee
     const route = probes.first(method, path) ?? handler;
     try {
       const res = route(c);
+      // a chain answers its own throws and rejections (src/middleware/chain.ts): its promise is passed on
+      // as it is, without a catch (a closure, a promise and a microtask per request) of this level
+      if (route === handler && safeHandler) return res;
       return res instanceof Promise ? res.catch((err: unknown) => recovery(err as Error, c)) : res;
     } catch (err) {
       return recovery(err as Error, c);

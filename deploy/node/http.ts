@@ -277,19 +277,30 @@ export async function serveFetch(
     },
     { overrideGlobalObjects: false },
   );
-  // a GET or HEAD with a plain target: the request and its answer made here (./listener.ts)
-  const served = async (req: Request, env: NodeRequestEnv) => {
-    let res: Response;
+  const write = (res: Response, out: ServerResponse) => {
     try {
-      res = await fetch(withoutExpect(req), env);
+      if (!writeStreamed(res, out, watches)) writeAnswer(res, out, nodeHeaders);
     } catch (err) {
-      return writeFailure(err, env.outgoing);
+      writeFailure(err, out);
     }
+  };
+  // a GET or HEAD with a plain target: the request and its answer made here (./listener.ts); not an
+  // async function, whose suspended frame would be allocated per request: one `then` waits instead
+  const served = (req: Request, env: NodeRequestEnv): void => {
+    const out = env.outgoing;
+    let answer: Response | Promise<Response>;
     try {
-      if (!writeStreamed(res, env.outgoing, watches)) writeAnswer(res, env.outgoing, nodeHeaders);
+      answer = fetch(withoutExpect(req), env);
     } catch (err) {
-      writeFailure(err, env.outgoing);
+      writeFailure(err, out);
+      return;
     }
+    if (answer instanceof Promise)
+      answer.then(
+        (res) => write(res, out),
+        (err: unknown) => writeFailure(err, out),
+      );
+    else write(answer, out);
   };
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     if (opts.admit && !opts.admit(req)) {
@@ -297,7 +308,7 @@ export async function serveFetch(
       return;
     }
     const plain = plainRequest(req, res);
-    if (plain) void served(plain, { incoming: req, outgoing: res });
+    if (plain) served(plain, { incoming: req, outgoing: res });
     else void listener(req, res);
   };
   const headersTimeout = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;

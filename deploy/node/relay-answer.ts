@@ -4,7 +4,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { neutralError } from '../../src/platform/node.ts';
-import { HOP_BY_HOP } from '../../src/upstreams/client.ts';
+import { connectionListed, HOP_BY_HOP } from '../../src/upstreams/client.ts';
 import { HeadersTimeoutError } from '../../src/upstreams/transport.ts';
 import { bodyEnded, tellsEnd } from '../../src/util/ends.ts';
 
@@ -49,9 +49,10 @@ function responsePairs(raw: Buffer[], markStreaming: boolean): { pairs: Pairs; l
     }
     const lower = name.toLowerCase();
     if (lower === 'connection') {
-      listed ??= new Set();
-      for (const t of raw[i + 1]!.toString('latin1').split(','))
-        if (t.trim()) listed.add(t.trim().toLowerCase());
+      // `keep-alive` (what Node's servers send) lists nothing to drop but itself: no Set
+      const more = connectionListed(raw[i + 1]!.toString('latin1'));
+      if (more && listed) for (const n of more) listed.add(n);
+      else if (more) listed = more;
       continue;
     }
     if (HOP_BY_HOP.has(lower)) continue;

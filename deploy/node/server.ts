@@ -70,18 +70,22 @@ export async function startNodeFleet(opts: NodeFleetOptions): Promise<NodeFleet>
   // passthrough answers written from the upstream's socket to the client's (./relay.ts), over the same pools
   const pools = platform.transport instanceof UndiciTransport ? platform.transport : undefined;
   const served = await serveFetch(
-    async (req, env) => {
+    (req, env) => {
       if (opts.workerHeader) env.outgoing.setHeader('X-Fleet-Worker', opts.workerHeader);
-      const res = await app.fetch(req, {
+      const answer = app.fetch(req, {
         [TRANSPORT_FACTS]: facts(env.incoming),
         // the target as sent: @hono/node-server's URL has dot segments resolved already
         [RAW_TARGET]: env.incoming.url ?? '/',
         [EXEC_TRANSPORT]: execTransport,
         [DIRECT_RELAY]: pools && new NodeDirectRelay(pools, env.outgoing),
       });
-      // a body refused for its size (by Content-Length) is still arriving: read it away first
-      if (res.status === 413) await discardBody(env.incoming, 4 * deps.config.limits.maxBodyBytes);
-      return res;
+      // a body refused for its size (by Content-Length) is still arriving: read it away first (a `then`,
+      // not an async function: this runs for every request)
+      const read = (res: Response): Response | Promise<Response> =>
+        res.status === 413
+          ? discardBody(env.incoming, 4 * deps.config.limits.maxBodyBytes).then(() => res)
+          : res;
+      return answer instanceof Promise ? answer.then(read) : read(answer);
     },
     {
       port: opts.port ?? 0,

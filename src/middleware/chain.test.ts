@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { describe, expect, it, vi } from 'vitest';
 import { RequestPathError } from '../request/info.ts';
 import type { FleetEnv } from '../types.ts';
-import { afterAnswer, chain, type Filter } from './chain.ts';
+import { afterAnswer, chain, type Filter, neverRejects } from './chain.ts';
 
 const ctx = () => ({ req: { raw: new Request('http://fleet/x') } }) as unknown as Context<FleetEnv>;
 const ok = (body = 'ok') => new Response(body);
@@ -48,6 +48,13 @@ describe('the handler chain', () => {
     expect(a).not.toBe(inner);
     expect(b).toBeInstanceOf(Promise);
     await Promise.all([a, b]);
+  });
+
+  it('says which handlers are chains, whose answers never reject (the app adds no catch around them)', async () => {
+    const rejecting = () => Promise.reject(new Error('boom'));
+    const whole = chain([], rejecting);
+    expect([neverRejects(whole), neverRejects(rejecting)]).toEqual([true, false]);
+    expect((await whole(ctx())).status).toBe(500);
   });
 
   it('turns a throw or rejection into a Status where it happens: filters before it see the answer, c.error the error', async () => {

@@ -82,10 +82,20 @@ export function chain(filters: readonly Filter[], handler: Handler): Handler {
     h = guarded((c) => filter(c, next));
   }
   const outermost = h;
-  return (c) => {
+  const whole: Handler = (c) => {
     const a = outermost(c);
     // the request's answer is not kept past its own way through the chain
     lastSafe = undefined;
     return a;
   };
+  recovering.add(whole);
+  return whole;
+}
+
+/** the handlers {@link chain} made */
+const recovering = new WeakSet<Handler>();
+
+/** Whether `h` is a chain, whose answer never rejects (its recovery catches): no catch is needed around it. */
+export function neverRejects(h: Handler): boolean {
+  return recovering.has(h);
 }

@@ -14,7 +14,7 @@ import { directRelayOf } from '../platform/types.ts';
 import { queryBool, type RequestInfo } from '../request/info.ts';
 import type { ClientDeps } from '../types.ts';
 import { readKind } from '../upstreams/cache/policy.ts';
-import { forwardableResponseHeaders } from '../upstreams/client.ts';
+import { forwardableResponseHeaders, type SendOptions } from '../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { undialed } from './locate.ts';
 import { unknownClusterspace } from './respond.ts';
@@ -43,7 +43,17 @@ export function searchOf(url: string): string {
   return q < 0 || q >= end - 1 ? '' : url.slice(q, end);
 }
 
-export async function proxyTo(c: Context, deps: ClientDeps, endpoint: ResolvedEndpoint, info: RequestInfo) {
+/**
+ * The request relayed to `endpoint`. Neither this nor {@link passthrough} is an async function: the
+ * passthrough is the fleet's busiest path, and each suspended async frame (its registers, the awaits'
+ * closures and reactions) is allocated per request; one `then` carries the answer instead.
+ */
+export function proxyTo(
+  c: Context,
+  deps: ClientDeps,
+  endpoint: ResolvedEndpoint,
+  info: RequestInfo,
+): Promise<Response> {
   const raw = c.req.raw;
   const search = searchOf(raw.url);
   // exec / attach / port-forward (any upgrade): spliced unchanged, see connect.ts
@@ -55,23 +65,25 @@ export async function proxyTo(c: Context, deps: ClientDeps, endpoint: ResolvedEn
   // transport is where they are kept and coalesced (a resource read without a query is none of them)
   const shared = raw.method === 'GET' && (search !== '' || !info.isResourceRequest);
   const via = direct && !(shared && readKind(raw.method, path) !== undefined) ? direct : undefined;
-  const res = await deps.client.send(endpoint, {
+  const cluster = info.clusterspace;
+  const send: SendOptions = {
     method: raw.method,
     path,
     headers: raw.headers,
     body: raw.body,
     signal: via ? via.signal : raw.signal,
-    ...(via ? { via: via.transport({ streaming: asked }) } : {}),
+  };
+  if (via) send.via = via.transport({ streaming: asked });
+  return deps.client.send(endpoint, send).then((res) => {
+    // Karmada's cluster proxy saying it could not dial the member: the fleet's 503 naming it, as get and
+    // the merged reads answer (a member's own 500 passes unchanged, see locate.ts)
+    if (res.status === 500 && cluster)
+      return undialed({ cluster, endpoint }, res).then((swapped) =>
+        swapped.status !== 500 ? swapped : passOn(swapped, asked),
+      );
+    if (via?.owns(res)) return res;
+    return passOn(res, asked);
   });
-  // Karmada's cluster proxy saying it could not dial the member: the fleet's 503 naming it, as get and
-  // the merged reads answer (a member's own 500 passes unchanged, see locate.ts)
-  if (res.status === 500 && info.clusterspace) {
-    const swapped = await undialed({ cluster: info.clusterspace, endpoint }, res);
-    if (swapped.status !== 500) return swapped;
-    return passOn(swapped, asked);
-  }
-  if (via?.owns(res)) return res;
-  return passOn(res, asked);
 }
 
 /** `res` as the client gets it: the upstream's status and body, its forwardable headers */
@@ -81,14 +93,32 @@ function passOn(res: Response, asked: boolean): Response {
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
-export async function passthrough(c: Context, deps: ClientDeps, asked: RequestInfo): Promise<Response> {
+export function passthrough(c: Context, deps: ClientDeps, asked: RequestInfo): Promise<Response> {
   const cs = asked.clusterspace!;
-  const signal = directRelayOf(c.env)?.signal ?? c.req.raw.signal;
-  const endpoint = await deps.membership.endpointFor(cs, signal);
-  if (!endpoint) return unknownClusterspace(deps, cs, signal);
+  // a static member, or membership listed within its TTL: no listing to wait for
+  const known = deps.membership.knownEndpoint(cs);
+  if (known !== undefined) return toEndpoint(c, deps, asked, known ?? undefined);
+  return deps.membership
+    .endpointFor(cs, signalOf(c))
+    .then((endpoint) => toEndpoint(c, deps, asked, endpoint));
+}
+
+/** the request's signal: the direct relay's (the client's connection) where the entry offers one */
+function signalOf(c: Context): AbortSignal {
+  return directRelayOf(c.env)?.signal ?? c.req.raw.signal;
+}
+
+function toEndpoint(
+  c: Context,
+  deps: ClientDeps,
+  asked: RequestInfo,
+  endpoint: ResolvedEndpoint | undefined,
+): Promise<Response> {
+  const cs = asked.clusterspace!;
+  if (!endpoint) return unknownClusterspace(deps, cs, signalOf(c));
   // a namespace by its fleet name (`shop.clusterspace.<this cluster>`, src/plan/namespace.ts) is this
   // cluster's plain one; another cluster's is a 400. Bodies stay as sent: this is a transparent proxy.
   const byName = fleetNamespace(asked);
-  if (byName && 'code' in byName) return statusResponse(byName);
+  if (byName && 'code' in byName) return Promise.resolve(statusResponse(byName));
   return proxyTo(c, deps, endpoint, byName ? byName.info : asked);
 }

@@ -62,6 +62,8 @@ export function fakeFleet(clusters: Record<string, Cluster>, config: { strict?: 
   const membership = {
     controlPlane: endpoint('karmada'),
     endpointFor: async (cs: string) => targets.find((t) => t.cluster === cs)?.endpoint,
+    // as a static membership: every answer at hand (null: no such cluster)
+    knownEndpoint: (cs: string) => targets.find((t) => t.cluster === cs)?.endpoint ?? null,
     members: async () =>
       targets
         .filter((t) => !t.controlPlane)

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseTraceparent } from '../util/trace.ts';
 import {
+  connectionListed,
   forwardableRequestHeaders,
   forwardableResponseHeaders,
   UpstreamClient,
@@ -230,6 +231,13 @@ describe("headers sent through a caller's transport (the Node direct relay's ent
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('reads the names a Connection value lists, with no Set for hop-by-hop ones alone', () => {
+    expect(connectionListed('keep-alive')).toBeUndefined();
+    expect(connectionListed(' Keep-Alive , upgrade,')).toBeUndefined();
+    expect(connectionListed('close')).toEqual(new Set(['close']));
+    expect(connectionListed('keep-alive, X-Secret,  x-other ')).toEqual(new Set(['x-secret', 'x-other']));
   });
 
   /**

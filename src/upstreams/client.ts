@@ -11,7 +11,7 @@ import { parseTraceparent } from '../util/trace.ts';
 import { servedFromCache } from './cache/shared.ts';
 import { bearer, type Credentials, identityLines } from './credentials.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
-import { HeadersTimeoutError, type Transport } from './transport.ts';
+import { HeadersTimeoutError, type Transport, type UpstreamRequest } from './transport.ts';
 
 /** RFC 9110 §7.6.1 hop-by-hop headers, plus those a proxy must never relay. */
 export const HOP_BY_HOP: ReadonlySet<string> = new Set([
@@ -80,12 +80,17 @@ function pairValue(p: Pairs, name: string): string | undefined {
   return undefined;
 }
 
-/** The header names a Connection value lists (lowercased). */
-function connectionListed(conn: string): Set<string> {
-  const out = new Set<string>();
+/**
+ * The header names a Connection value lists (lowercased) besides hop-by-hop ones (dropped anyway), or
+ * undefined for none: `keep-alive`, what clients and Node's servers send, costs no Set.
+ */
+export function connectionListed(conn: string): Set<string> | undefined {
+  let out: Set<string> | undefined;
   for (const s of conn.split(',')) {
     const name = s.trim().toLowerCase();
-    if (name) out.add(name);
+    if (!name || HOP_BY_HOP.has(name)) continue;
+    if (out) out.add(name);
+    else out = new Set([name]);
   }
   return out;
 }
@@ -267,7 +272,36 @@ export class UpstreamClient {
     return { authorization: bearer(endpoint.token?.()), headerLines: identityLines(as?.identity) };
   }
 
-  async send(endpoint: ResolvedEndpoint, opts: SendOptions): Promise<Response> {
+  /**
+   * Sends one call. Not an async function: every upstream call goes through here (a passthrough's one
+   * per request), and a suspended async frame (its registers, the await's closures and reaction) is
+   * garbage per call; one `then` carries the answer instead, with the same errors: a credential the
+   * endpoint cannot take rejects as it is, a transport failure as the cluster's UpstreamError.
+   */
+  send(endpoint: ResolvedEndpoint, opts: SendOptions): Promise<Response> {
+    let via: Transport;
+    let req: UpstreamRequest;
+    try {
+      via = opts.via ?? this.transport;
+      req = this.request(endpoint, opts, via);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const t0 = performance.now();
+    let sent: Promise<Response>;
+    try {
+      sent = via.send(endpoint, req);
+    } catch (err) {
+      sent = Promise.reject(err);
+    }
+    return sent.then(
+      (res) => this.answered(endpoint, res, t0),
+      (err: unknown) => this.failed(endpoint, opts.signal, err, t0),
+    );
+  }
+
+  /** what goes upstream: the forwardable headers, the credential, the caller's identity, trace context */
+  private request(endpoint: ResolvedEndpoint, opts: SendOptions, via: Transport): UpstreamRequest {
     const cred = this.credentials(endpoint);
     // Content-Length stays only for a body relayed as received; a body the fleet built gets its own
     const p = this.forwardableEntries(opts.headers, !(opts.body instanceof ReadableStream));
@@ -282,48 +316,51 @@ export class UpstreamClient {
       dropPair(p, 'traceparent');
       dropPair(p, 'tracestate');
     }
-    // a transport given by the caller (the Node entry's) reads the entries as they are; the platform's
-    // get a Headers of their own (the Workers runtime's fetch copies it)
-    const headers = opts.via ? entriesHeaders(p) : headersOf(p);
+    const req: UpstreamRequest = {
+      method: opts.method,
+      url: endpoint.server + opts.path,
+      // a transport given by the caller (the Node entry's) reads the entries as they are; the platform's
+      // get a Headers of their own (the Workers runtime's fetch copies it)
+      headers: opts.via ? entriesHeaders(p) : headersOf(p),
+      headerLines: cred.headerLines,
+      body: opts.body ?? null,
+      signal: via.signalUnheard ? opts.signal : callSignal(opts.signal),
+      timeoutMs: endpoint.timeoutMs,
+    };
+    if (opts.pulled) req.pulled = true;
+    return req;
+  }
 
-    const via = opts.via ?? this.transport;
-    const signal = via.signalUnheard ? opts.signal : callSignal(opts.signal);
-    const onAnswer = this.binding?.onAnswer;
-    const t0 = performance.now();
-    const took = () => (performance.now() - t0) / 1000;
-    try {
-      const res = await via.send(endpoint, {
-        method: opts.method,
-        url: endpoint.server + opts.path,
-        headers,
-        headerLines: cred.headerLines,
-        body: opts.body ?? null,
-        signal,
-        timeoutMs: endpoint.timeoutMs,
-        ...(opts.pulled ? { pulled: true } : {}),
-      });
-      onAnswer?.(endpoint.name, res.status);
-      // a kept answer took no round trip: it says nothing of the cluster's latency or reachability
-      if (!servedFromCache(res))
-        this.observer?.call(
-          endpoint.name,
-          res.status,
-          took(),
-          res.status >= 500 ? 'status' : undefined,
-          `HTTP ${res.status}`,
-        );
-      return res;
-    } catch (err) {
-      onAnswer?.(endpoint.name, 0);
-      if (err instanceof HeadersTimeoutError) {
-        const e = new UpstreamError(endpoint.name, 'timeout', `${endpoint.timeoutMs / 1000}s`);
-        this.observer?.call(endpoint.name, undefined, took(), 'timeout', e.message);
-        throw e;
-      }
-      if (opts.signal?.aborted) throw err;
-      const e = new UpstreamError(endpoint.name, 'unreachable', describe(err));
-      this.observer?.call(endpoint.name, undefined, took(), 'unreachable', e.message);
+  private answered(endpoint: ResolvedEndpoint, res: Response, t0: number): Response {
+    this.binding?.onAnswer?.(endpoint.name, res.status);
+    // a kept answer took no round trip: it says nothing of the cluster's latency or reachability
+    if (this.observer && !servedFromCache(res))
+      this.observer.call(
+        endpoint.name,
+        res.status,
+        (performance.now() - t0) / 1000,
+        res.status >= 500 ? 'status' : undefined,
+        `HTTP ${res.status}`,
+      );
+    return res;
+  }
+
+  private failed(
+    endpoint: ResolvedEndpoint,
+    signal: AbortSignal | undefined,
+    err: unknown,
+    t0: number,
+  ): never {
+    this.binding?.onAnswer?.(endpoint.name, 0);
+    const took = (performance.now() - t0) / 1000;
+    if (err instanceof HeadersTimeoutError) {
+      const e = new UpstreamError(endpoint.name, 'timeout', `${endpoint.timeoutMs / 1000}s`);
+      this.observer?.call(endpoint.name, undefined, took, 'timeout', e.message);
       throw e;
     }
+    if (signal?.aborted) throw err;
+    const e = new UpstreamError(endpoint.name, 'unreachable', describe(err));
+    this.observer?.call(endpoint.name, undefined, took, 'unreachable', e.message);
+    throw e;
   }
 }

@@ -104,6 +104,24 @@ describe('Membership (karmada)', () => {
     expect(await m.endpointFor('all')).toBeUndefined();
     expect(await m.endpointFor('m9')).toBeUndefined();
   });
+
+  it('knows an endpoint without asking only while the list is fresh (null: no such cluster)', async () => {
+    let now = 0;
+    const k = karmada();
+    k.state.items = [cluster('m1', 'True')];
+    const m = new Membership(controlPlane, { mode: 'karmada', refreshMs: 1_000 }, k.client, () => now);
+    // reserved names need no list; members do, until it is listed
+    expect([m.knownEndpoint('karmada'), m.knownEndpoint('all'), m.knownEndpoint('m1')]).toEqual([
+      controlPlane,
+      null,
+      undefined,
+    ]);
+    await m.members();
+    expect([m.knownEndpoint('m1')?.name, m.knownEndpoint('m9')]).toEqual(['m1', null]);
+    now = 1_000;
+    expect(m.knownEndpoint('m1')).toBeUndefined();
+    expect(k.state.asked).toHaveLength(1);
+  });
 });
 
 describe('Membership (static)', () => {
@@ -112,6 +130,12 @@ describe('Membership (static)', () => {
     const m1 = { ...controlPlane, name: 'm1', server: 'https://m1.example' };
     const m = new Membership(controlPlane, { mode: 'static', members: [m1] }, k.client);
     expect(await m.members()).toEqual([{ name: 'm1', ready: true, endpoint: m1 }]);
+    expect([m.knownEndpoint('m1'), m.knownEndpoint('m9'), m.knownEndpoint('karmada')]).toEqual([
+      m1,
+      null,
+      controlPlane,
+    ]);
+    expect(await m.endpointFor('m1')).toBe(m1);
     expect(k.state.asked).toHaveLength(0);
   });
 });

@@ -25,7 +25,7 @@ import {
 import { transportFacts } from '../../auth/request.ts';
 import { badRequest, statusResponse } from '../../kube/status.ts';
 import type { FleetDeps, FleetEnv } from '../../types.ts';
-import type { UpstreamClient } from '../../upstreams/client.ts';
+import type { CallerBinding, UpstreamClient } from '../../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../../upstreams/endpoint.ts';
 import { parseTraceparent } from '../../util/trace.ts';
 import type { Answer, Filter, Handler } from '../chain.ts';
@@ -119,16 +119,15 @@ export function impersonation(deps: FleetDeps, authn: Authn): Filter {
     c.set('upstream', upstream);
     const calls = c.get('auditCalls');
     const trace = parseTraceparent(c.req.header('traceparent'));
-    c.set('deps', {
-      ...deps,
-      client: deps.client.forCaller({
-        as: upstream,
-        dropHeaders: authn.credentialHeaders,
-        dropHeaderPrefixes: authn.credentialHeaderPrefixes,
-        ...(calls ? { onAnswer: (cluster: string, code: number) => calls.push({ cluster, code }) } : {}),
-        ...(trace ? { traceparent: trace.header } : {}),
-      }),
-    });
+    // fields set only when there is something to say (not spread from an empty object per request)
+    const binding: CallerBinding = {
+      as: upstream,
+      dropHeaders: authn.credentialHeaders,
+      dropHeaderPrefixes: authn.credentialHeaderPrefixes,
+    };
+    if (calls) binding.onAnswer = (cluster: string, code: number) => calls.push({ cluster, code });
+    if (trace) binding.traceparent = trace.header;
+    c.set('deps', { ...deps, client: deps.client.forCaller(binding) });
     return next(c);
   }
 
