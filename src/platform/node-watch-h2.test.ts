@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import { connect, createServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { recordingHandler } from '../../test/helpers/watchcall.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { type H2Session, H2Watches, type SessionConnector } from './node-watch-h2.ts';
@@ -67,6 +67,8 @@ function dispatch(
 }
 
 const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+/** waits for what `check` expects (a loaded machine takes its time), not for a fixed time */
+const until = (check: () => void) => vi.waitFor(check, { timeout: 10_000, interval: 5 });
 
 describe('H2Watches', () => {
   it('streams share one session; the handler hears the head, the data and the end', async () => {
@@ -155,21 +157,26 @@ describe('H2Watches', () => {
     watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true }, 2);
     const hs = [recordingHandler(), recordingHandler(), recordingHandler()];
     for (const h of hs) dispatch(watches, srv.origin, h.h);
-    await tick(100);
-    expect(hs.map((h) => h.body)).toEqual(['x', 'x', 'x']);
+    await until(() => expect(hs.map((h) => h.body)).toEqual(['x', 'x', 'x']));
     expect(srv.sessions).toBe(2);
   });
 
   it('pauses the stream when the handler asks, and reads on when it resumes', async () => {
+    let endSent = false;
     const srv = await serve((s) => {
       s.respond({ ':status': 200 });
       s.write('ab');
-      setTimeout(() => s.end('cd'), 20);
+      setTimeout(() => {
+        s.end('cd');
+        endSent = true;
+      }, 20);
     });
     watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true });
     const a = recordingHandler(2);
     dispatch(watches, srv.origin, a.h);
-    await tick(100);
+    await until(() => expect(a.body).toBe('ab'));
+    await until(() => expect(endSent).toBe(true));
+    await tick(50); // 'cd' is on its way: a pause holds it back
     expect(a.body).toBe('ab');
     expect(a.done).toBeUndefined();
     a.resume!();
@@ -184,19 +191,17 @@ describe('H2Watches', () => {
     const b = recordingHandler();
     dispatch(watches, srv.origin, a.h);
     dispatch(watches, srv.origin, b.h);
-    await tick();
+    await until(() => expect([a.status, b.status, srv.streams.length]).toEqual([200, 200, 2]));
     a.abort!(new Error('gone'));
     expect((a.done as Error).message).toBe('gone');
-    await tick();
-    expect(srv.streams[0]!.closed).toBe(true);
+    await until(() => expect(srv.streams[0]!.closed).toBe(true));
     // the server ends the session under b
     srv.streams[1]!.session!.destroy();
     await b.ended;
     expect(b.done).toBeInstanceOf(Error);
     const c = recordingHandler();
     dispatch(watches, srv.origin, c.h);
-    await tick();
-    expect(c.status).toBe(200);
+    await until(() => expect(c.status).toBe(200));
     expect(srv.sessions).toBe(2);
   });
 
@@ -207,8 +212,7 @@ describe('H2Watches', () => {
     dispatch(watches, srv.origin, a.h, { timeout: 80 });
     await a.ended;
     expect((a.done as Error & { code?: string }).code).toBe('UND_ERR_HEADERS_TIMEOUT');
-    await tick();
-    expect(srv.streams[0]!.closed).toBe(true);
+    await until(() => expect(srv.streams[0]!.closed).toBe(true));
   });
 
   it('ALPN that did not pick h2: this watch and the next go to the fallback', async () => {
@@ -220,7 +224,7 @@ describe('H2Watches', () => {
     const a = recordingHandler();
     const b = recordingHandler();
     dispatch(watches, 'https://m:6443', a.h);
-    await tick();
+    await until(() => expect(sent).toEqual([a.h]));
     dispatch(watches, 'https://m:6443', b.h);
     expect(sent).toEqual([a.h, b.h]);
   });
@@ -233,8 +237,7 @@ describe('H2Watches', () => {
     watches = new H2Watches(endpoint(srv.origin), h2c, { dispatch: () => true });
     const hs = Array.from({ length: 150 }, () => recordingHandler());
     for (const h of hs) dispatch(watches, srv.origin, h.h);
-    await tick(200);
-    expect(hs.every((h) => h.body === 'x')).toBe(true);
+    await until(() => expect(hs.every((h) => h.body === 'x')).toBe(true));
     expect(srv.sessions).toBe(1);
     // a port nobody listens on (a server opened and closed before anyone connected)
     const gone = createServer();
