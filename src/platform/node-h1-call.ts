@@ -47,8 +47,14 @@ export interface WatchConnect {
   ep: ResolvedEndpoint;
 }
 
-/** Opens the connection (node.ts: net.connect or tls.connect, no delay, TCP keep-alive). */
-export type WatchConnector = (to: WatchConnect) => WatchSocket;
+/**
+ * Opens a watch's connection (node.ts: net.connect or tls.connect, no delay, TCP keep-alive), each read
+ * handed to `read` and its bytes valid during that call only (node.ts reads plain TCP into one shared buffer).
+ */
+export type WatchConnector = (to: WatchConnect, read: (b: Bytes) => void) => WatchSocket;
+
+/** Opens a list's connection (as WatchConnector), read as its 'data' events: a buffer each, the merge holds them */
+export type ListConnector = (to: WatchConnect) => WatchSocket;
 
 /** a `Keep-Alive: timeout=N` answer's idle time for a kept connection (a second less, as undici's pool), at most `max` */
 function keepAliveMs(value: string, max: number): number {
@@ -65,6 +71,8 @@ export interface H1CallOptions {
   /** the connection is open already (kept from an earlier call): no connect to wait for */
   reused?: boolean;
   headersMs: number;
+  /** the connection's reads come to `feed` (WatchConnector: valid during that call only), not as 'data' */
+  fed?: boolean;
   /** the call's connection may be kept (its request did not say `connection: close`) */
   keep?: (socket: WatchSocket, idleMs: number) => void;
   /** the connection failed before any byte of an answer: true when the caller sends the request again */
@@ -109,7 +117,7 @@ export class H1Call {
     private readonly done: (call: H1Call) => void,
     private readonly o: H1CallOptions,
   ) {
-    socket.on('data', this.onData);
+    if (!o.fed) socket.on('data', this.onData);
     socket.on('end', this.onEnd);
     socket.on('error', this.onError);
     socket.on('close', this.onClose);
@@ -137,10 +145,6 @@ export class H1Call {
         : undefined;
   }
 
-  abort(err: Error): void {
-    this.fail(err);
-  }
-
   /** the call is over: its connection kept for another (`keep`: nothing of it is left unread) or closed */
   private finish(keep = false): void {
     this.over = true;
@@ -159,7 +163,8 @@ export class H1Call {
     } else s.destroy();
   }
 
-  private fail(err: Error): void {
+  /** ends the call with `err` (an abort, the transport closing, a failure read) */
+  fail(err: Error): void {
     if (this.over) return;
     this.finish();
     // a kept connection the server closed as the request went out: the caller may send it again
@@ -199,13 +204,15 @@ export class H1Call {
   private deliver(bytes: Bytes, b: Bytes, next: number): boolean {
     if (this.h.onData(bytes) || this.over) return !this.over;
     this.paused = true;
-    if (next < b.length) this.rest = b.subarray(next);
+    // a read handed to `feed` is the next read's buffer too (WatchConnector): what is kept of it, a copy
+    if (next < b.length)
+      this.rest = this.o.fed ? (Uint8Array.prototype.slice.call(b, next) as Bytes) : b.subarray(next);
     this.socket.pause();
     return false;
   }
 
-  /** reads `b` as far as it goes */
-  private feed(b: Bytes): void {
+  /** reads `b` (the connection's read, or what a pause held back) as far as it goes */
+  feed(b: Bytes): void {
     this.heard = true;
     let i = 0;
     while (i < b.length && !this.over && !this.paused) {

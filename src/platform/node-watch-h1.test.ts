@@ -6,14 +6,21 @@
 import { once } from 'node:events';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type HeardCall, recordingHandler } from '../../test/helpers/watchcall.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
-import { H1Watches, type WatchSocket } from './node-watch-h1.ts';
+import { connectWatch } from './node.ts';
+import { H1Watches, type WatchConnector, type WatchSocket } from './node-watch-h1.ts';
 
-/** plain TCP, as node.ts connects a plain-HTTP endpoint */
-const tcp = ({ host, port }: { host: string; port: number }) =>
-  connect({ host, port }) as unknown as WatchSocket;
+/** reads as 'data' events, as node.ts reads a TLS connection (node:tls takes no `onread`) */
+const dataEvents: WatchConnector = ({ host, port }, read) => {
+  const s = connect({ host, port });
+  s.on('data', read);
+  return s as unknown as WatchSocket;
+};
+
+/** the connector the tests dispatch with: node.ts's (plain TCP read into one shared buffer), or dataEvents */
+let tcp: WatchConnector = connectWatch as WatchConnector;
 
 let server: Server | undefined;
 afterEach(() => {
@@ -69,7 +76,14 @@ async function writeApart(sock: Socket, parts: string[]): Promise<void> {
   }
 }
 
-describe('H1Watches', () => {
+describe.each([
+  ['node.ts, plain TCP (one read buffer for every connection)', connectWatch as WatchConnector],
+  ['reads as data events (as over TLS)', dataEvents],
+])('H1Watches, %s', (_, connector) => {
+  beforeEach(() => {
+    tcp = connector;
+  });
+
   it('reads a chunked body whose head and chunk lines are split across reads', async () => {
     const origin = await serve((sock) => {
       void writeApart(sock, [
@@ -212,6 +226,25 @@ describe('H1Watches', () => {
     expect((heard.done as Error).message).toBe('bye');
   });
 
+  it('a pause keeps the rest of its read while other connections read on', async () => {
+    let n = 0;
+    const origin = await serve((sock) => {
+      const x = n++ === 0 ? 'a' : 'z';
+      sock.write(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n${x}${x}\r\n2\r\n${x}${x}\r\n`);
+    });
+    const first = call(origin, { pauseAfter: 2 }).heard;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(first.body).toBe('aa');
+    // another connection's reads go where the first one's did (node.ts's shared buffer)
+    const second = call(origin).heard;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(second.body).toBe('zzzz');
+    first.resume!();
+    expect(first.body).toBe('aaaa');
+    first.abort!(new Error('bye'));
+    second.abort!(new Error('bye'));
+  });
+
   it('a connection that ends while a pause holds bytes back ends after them, on resume', async () => {
     const origin = await serve((sock) => {
       sock.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n5\r\nbcdef\r\n0\r\n\r\n');
@@ -273,7 +306,9 @@ describe('H1Watches', () => {
     });
     const a = call(origin);
     const b = call(origin);
-    await new Promise((r) => setTimeout(r, 50));
+    // both heads in (a fixed 50 ms was too short on a loaded machine)
+    for (let i = 0; i < 200 && (a.heard.status === undefined || b.heard.status === undefined); i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect(a.heard.status).toBe(200);
     a.heard.abort!(new Error('gone'));
     expect((a.heard.done as Error).message).toBe('gone');
