@@ -49,9 +49,10 @@ export interface WatchConnect {
 
 /**
  * Opens a watch's connection (node.ts: net.connect or tls.connect, no delay, TCP keep-alive), each read
- * handed to `read` and its bytes valid during that call only (node.ts reads plain TCP into one shared buffer).
+ * handed to `reader` (the H1Call), its bytes valid during that call only (node.ts reads plain TCP into one
+ * shared buffer).
  */
-export type WatchConnector = (to: WatchConnect, read: (b: Bytes) => void) => WatchSocket;
+export type WatchConnector = (to: WatchConnect, reader: { feed(b: Bytes): void }) => WatchSocket;
 
 /** Opens a list's connection (as WatchConnector), read as its 'data' events: a buffer each, the merge holds them */
 export type ListConnector = (to: WatchConnect) => WatchSocket;
@@ -71,8 +72,6 @@ export interface H1CallOptions {
   /** the connection is open already (kept from an earlier call): no connect to wait for */
   reused?: boolean;
   headersMs: number;
-  /** the connection's reads come to `feed` (WatchConnector: valid during that call only), not as 'data' */
-  fed?: boolean;
   /** the call's connection may be kept (its request did not say `connection: close`) */
   keep?: (socket: WatchSocket, idleMs: number) => void;
   /** the connection failed before any byte of an answer: true when the caller sends the request again */
@@ -103,7 +102,9 @@ export class H1Call {
   private heard = false;
   /** the answer lets its connection be kept for another call (-1: it does not), and for how long */
   private idleMs = -1;
-  private readonly onData = (b: Bytes) => this.feed(b);
+  readonly socket: WatchSocket;
+  /** reads the socket's 'data' events (a list's); undefined: the connector hands the reads to `feed` */
+  private readonly onData: ((b: Bytes) => void) | undefined;
   private readonly onEnd = () => this.ended();
   private readonly onError = (err: Error) => this.fail(err);
   private readonly onClose = () => {
@@ -111,13 +112,21 @@ export class H1Call {
     else this.fail(codedError('other side closed', 'UND_ERR_SOCKET'));
   };
 
+  /**
+   * `from`: the connection to read, as its 'data' events (a list's, kept or opened for it); or what opens
+   * one with the call as its reader (a watch's, WatchConnector: the call keeps nothing of a read past it)
+   */
   constructor(
-    private readonly socket: WatchSocket,
+    from: WatchSocket | ((reader: H1Call) => WatchSocket),
     private readonly h: WatchCallHandler,
     private readonly done: (call: H1Call) => void,
     private readonly o: H1CallOptions,
   ) {
-    if (!o.fed) socket.on('data', this.onData);
+    const opens = typeof from === 'function';
+    const socket = opens ? from(this) : from;
+    this.socket = socket;
+    this.onData = opens ? undefined : (b) => this.feed(b);
+    if (this.onData) socket.on('data', this.onData);
     socket.on('end', this.onEnd);
     socket.on('error', this.onError);
     socket.on('close', this.onClose);
@@ -155,7 +164,7 @@ export class H1Call {
     this.rest = undefined;
     const s = this.socket;
     if (keep && this.idleMs > 0 && !this.eof && this.o.keep) {
-      s.off('data', this.onData);
+      if (this.onData) s.off('data', this.onData);
       s.off('end', this.onEnd);
       s.off('error', this.onError);
       s.off('close', this.onClose);
@@ -206,7 +215,7 @@ export class H1Call {
     this.paused = true;
     // a read handed to `feed` is the next read's buffer too (WatchConnector): what is kept of it, a copy
     if (next < b.length)
-      this.rest = this.o.fed ? (Uint8Array.prototype.slice.call(b, next) as Bytes) : b.subarray(next);
+      this.rest = this.onData ? b.subarray(next) : (Uint8Array.prototype.slice.call(b, next) as Bytes);
     this.socket.pause();
     return false;
   }

@@ -13,9 +13,9 @@ import { connectWatch } from './node.ts';
 import { H1Watches, type WatchConnector, type WatchSocket } from './node-watch-h1.ts';
 
 /** reads as 'data' events, as node.ts reads a TLS connection (node:tls takes no `onread`) */
-const dataEvents: WatchConnector = ({ host, port }, read) => {
+const dataEvents: WatchConnector = ({ host, port }, reader) => {
   const s = connect({ host, port });
-  s.on('data', read);
+  s.on('data', (b) => reader.feed(b));
   return s as unknown as WatchSocket;
 };
 

@@ -55,24 +55,24 @@ export class H1Watches implements Dispatching {
       return true;
     }
     const ep = this.ep;
-    let socket: ReturnType<WatchConnector>;
-    let call: H1Call | undefined;
+    let call: H1Call;
     try {
-      socket = this.connect({ tls: to.tls, host: to.host, port: to.port, ep }, (b) => call?.feed(b));
+      // the call opens its connection, its reads handed to it; a blackholed host fails within the
+      // endpoint's timeout too (as the pool's connect timeout)
+      const opens = (reader: H1Call) =>
+        this.connect({ tls: to.tls, host: to.host, port: to.port, ep }, reader);
+      call = new H1Call(opens, h, this.done, {
+        tls: to.tls,
+        connectMs: connectTimeoutMs(ep),
+        headersMs: o.headersTimeout ?? 0,
+      });
     } catch (err) {
       h.onError(err as Error);
       return true;
     }
-    // a blackholed host fails within the endpoint's timeout too (as the pool's connect timeout)
-    call = new H1Call(socket, h, this.done, {
-      tls: to.tls,
-      connectMs: connectTimeoutMs(ep),
-      headersMs: o.headersTimeout ?? 0,
-      fed: true,
-    });
     this.open.add(call);
     h.onConnect((err) => call.fail(err));
-    if (!call.over) socket.write(head, 'latin1');
+    if (!call.over) call.socket.write(head, 'latin1');
     return true;
   }
 

@@ -191,15 +191,18 @@ const WATCH_READS = Buffer.allocUnsafe(64 * 1024);
 /**
  * An HTTP/1.1 connection to a cluster, a watch's (./node-watch-h1.ts) or a list's (./node-list-h1.ts),
  * with the endpoint's TLS settings and what undici's connector sets: no Nagle delay, TCP keep-alive
- * probes after 60 s (an idle watch notices a dead host), ALPN http/1.1. A watch's reads go to `read`: a
- * TLS socket's as its 'data' (node:tls takes no `onread`), a plain one's as views of WATCH_READS.
+ * probes after 60 s (an idle watch notices a dead host), ALPN http/1.1. A watch's reads go to its `reader`:
+ * a TLS socket's as its 'data' (node:tls takes no `onread`), a plain one's as views of WATCH_READS.
  */
-export function connectWatch({ tls, host, port, ep }: WatchConnect, read?: (b: Buffer) => void): WatchSocket {
+export function connectWatch(
+  { tls, host, port, ep }: WatchConnect,
+  reader?: { feed(b: Buffer): void },
+): WatchSocket {
   let socket: ReturnType<typeof netConnect>;
   if (tls) {
     socket = tlsTo(host, port, ep, ['http/1.1']);
-    if (read) socket.on('data', read);
-  } else if (!read) socket = netConnect({ host, port });
+    if (reader) socket.on('data', (b: Buffer) => reader.feed(b));
+  } else if (!reader) socket = netConnect({ host, port });
   else
     socket = netConnect({
       host,
@@ -207,7 +210,7 @@ export function connectWatch({ tls, host, port, ep }: WatchConnect, read?: (b: B
       onread: {
         buffer: WATCH_READS,
         callback: (n, buf) => {
-          read((buf as Buffer).subarray(0, n));
+          reader.feed((buf as Buffer).subarray(0, n));
           // false would pause the socket: the reader pauses it itself when it must
           return true;
         },
