@@ -47,8 +47,15 @@ export interface WatchConnect {
   ep: ResolvedEndpoint;
 }
 
-/** Opens the connection (node.ts: net.connect or tls.connect, no delay, TCP keep-alive). */
-export type WatchConnector = (to: WatchConnect) => WatchSocket;
+/**
+ * Opens a watch's connection (node.ts: net.connect or tls.connect, no delay, TCP keep-alive), each read
+ * handed to `reader` (the H1Call), its bytes valid during that call only (node.ts reads plain TCP into one
+ * shared buffer).
+ */
+export type WatchConnector = (to: WatchConnect, reader: { feed(b: Bytes): void }) => WatchSocket;
+
+/** Opens a list's connection (as WatchConnector), read as its 'data' events: a buffer each, the merge holds them */
+export type ListConnector = (to: WatchConnect) => WatchSocket;
 
 /** a `Keep-Alive: timeout=N` answer's idle time for a kept connection (a second less, as undici's pool), at most `max` */
 function keepAliveMs(value: string, max: number): number {
@@ -95,7 +102,9 @@ export class H1Call {
   private heard = false;
   /** the answer lets its connection be kept for another call (-1: it does not), and for how long */
   private idleMs = -1;
-  private readonly onData = (b: Bytes) => this.feed(b);
+  readonly socket: WatchSocket;
+  /** reads the socket's 'data' events (a list's); undefined: the connector hands the reads to `feed` */
+  private readonly onData: ((b: Bytes) => void) | undefined;
   private readonly onEnd = () => this.ended();
   private readonly onError = (err: Error) => this.fail(err);
   private readonly onClose = () => {
@@ -103,13 +112,21 @@ export class H1Call {
     else this.fail(codedError('other side closed', 'UND_ERR_SOCKET'));
   };
 
+  /**
+   * `from`: the connection to read, as its 'data' events (a list's, kept or opened for it); or what opens
+   * one with the call as its reader (a watch's, WatchConnector: the call keeps nothing of a read past it)
+   */
   constructor(
-    private readonly socket: WatchSocket,
+    from: WatchSocket | ((reader: H1Call) => WatchSocket),
     private readonly h: WatchCallHandler,
     private readonly done: (call: H1Call) => void,
     private readonly o: H1CallOptions,
   ) {
-    socket.on('data', this.onData);
+    const opens = typeof from === 'function';
+    const socket = opens ? from(this) : from;
+    this.socket = socket;
+    this.onData = opens ? undefined : (b) => this.feed(b);
+    if (this.onData) socket.on('data', this.onData);
     socket.on('end', this.onEnd);
     socket.on('error', this.onError);
     socket.on('close', this.onClose);
@@ -137,10 +154,6 @@ export class H1Call {
         : undefined;
   }
 
-  abort(err: Error): void {
-    this.fail(err);
-  }
-
   /** the call is over: its connection kept for another (`keep`: nothing of it is left unread) or closed */
   private finish(keep = false): void {
     this.over = true;
@@ -151,7 +164,7 @@ export class H1Call {
     this.rest = undefined;
     const s = this.socket;
     if (keep && this.idleMs > 0 && !this.eof && this.o.keep) {
-      s.off('data', this.onData);
+      if (this.onData) s.off('data', this.onData);
       s.off('end', this.onEnd);
       s.off('error', this.onError);
       s.off('close', this.onClose);
@@ -159,7 +172,8 @@ export class H1Call {
     } else s.destroy();
   }
 
-  private fail(err: Error): void {
+  /** ends the call with `err` (an abort, the transport closing, a failure read) */
+  fail(err: Error): void {
     if (this.over) return;
     this.finish();
     // a kept connection the server closed as the request went out: the caller may send it again
@@ -199,13 +213,15 @@ export class H1Call {
   private deliver(bytes: Bytes, b: Bytes, next: number): boolean {
     if (this.h.onData(bytes) || this.over) return !this.over;
     this.paused = true;
-    if (next < b.length) this.rest = b.subarray(next);
+    // a read handed to `feed` is the next read's buffer too (WatchConnector): what is kept of it, a copy
+    if (next < b.length)
+      this.rest = this.onData ? b.subarray(next) : (Uint8Array.prototype.slice.call(b, next) as Bytes);
     this.socket.pause();
     return false;
   }
 
-  /** reads `b` as far as it goes */
-  private feed(b: Bytes): void {
+  /** reads `b` (the connection's read, or what a pause held back) as far as it goes */
+  feed(b: Bytes): void {
     this.heard = true;
     let i = 0;
     while (i < b.length && !this.over && !this.paused) {

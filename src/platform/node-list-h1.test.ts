@@ -9,8 +9,10 @@ import { type AddressInfo, connect, createServer, type Server, type Socket } fro
 import { afterEach, describe, expect, it } from 'vitest';
 import { type HeardCall, recordingHandler } from '../../test/helpers/watchcall.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
-import type { WatchSocket } from './node-h1-call.ts';
+import { connectWatch } from './node.ts';
+import type { ListConnector, WatchSocket } from './node-h1-call.ts';
 import { H1Lists } from './node-list-h1.ts';
+import { H1Watches } from './node-watch-h1.ts';
 
 let server: Server | undefined;
 let pool: H1Lists | undefined;
@@ -51,15 +53,12 @@ async function serve(answer: (n: number, sock: Socket) => void): Promise<{ origi
 const tcp = ({ host, port }: { host: string; port: number }) =>
   connect({ host, port }) as unknown as WatchSocket;
 
-function lists(origin: string): H1Lists {
-  const ep: ResolvedEndpoint = {
-    name: 'm',
-    server: origin,
-    insecureSkipTLSVerify: false,
-    timeoutMs: 5000,
-    poolKey: origin,
-  };
-  pool = new H1Lists(ep, tcp);
+function endpoint(origin: string): ResolvedEndpoint {
+  return { name: 'm', server: origin, insecureSkipTLSVerify: false, timeoutMs: 5000, poolKey: origin };
+}
+
+function lists(origin: string, connect: ListConnector = tcp): H1Lists {
+  pool = new H1Lists(endpoint(origin), connect);
   return pool;
 }
 
@@ -180,5 +179,27 @@ describe('H1Lists', () => {
     const after = await get(p, origin);
     expect((after.done as Error & { code?: string }).code).toBe('UND_ERR_DESTROYED');
     expect(seen.conns.length).toBe(1);
+  });
+
+  it("keeps the chunks its handler holds as they were read while a watch reads into node.ts's shared buffer", async () => {
+    const list = 'a'.repeat(2000);
+    const { origin } = await serve((n, sock) =>
+      sock.write(n === 0 ? sized(list) : chunked('z'.repeat(2000))),
+    );
+    const p = lists(origin, connectWatch);
+    // a merge holds a list's chunks past the read (node-list.ts's read-ahead): so does this handler
+    const held: Uint8Array[] = [];
+    const listed = recordingHandler();
+    const onData = (c: Uint8Array) => held.push(c) > 0;
+    p.dispatch({ origin, path: '/', method: 'GET', headers: {} }, { ...listed.h, onData });
+    await listed.ended;
+    const watched = recordingHandler();
+    new H1Watches(endpoint(origin), connectWatch).dispatch(
+      { origin, path: '/?watch=1', method: 'GET', headers: {} },
+      watched.h,
+    );
+    await watched.ended;
+    expect(watched.body).toBe('z'.repeat(2000));
+    expect(Buffer.concat(held).toString()).toBe(list);
   });
 });

@@ -22,7 +22,7 @@ import {
   type WatchCallHandler,
   type WatchDispatchOptions,
 } from './node-dispatch.ts';
-import { H1Call, type H1CallOptions, type WatchConnector, type WatchSocket } from './node-h1-call.ts';
+import { H1Call, type H1CallOptions, type ListConnector, type WatchSocket } from './node-h1-call.ts';
 
 /** kept connections per endpoint at most (more are closed when their call ends) */
 const MAX_KEPT = 256;
@@ -76,7 +76,7 @@ export class H1Lists implements Dispatching {
 
   constructor(
     private readonly ep: ResolvedEndpoint,
-    private readonly connect: WatchConnector,
+    private readonly connect: ListConnector,
   ) {}
 
   dispatch(opts: object, handler: object): boolean {
@@ -129,7 +129,7 @@ export class H1Lists implements Dispatching {
       if (!call.over) socket.write(head, 'latin1');
     };
     send(false);
-    h.onConnect((err) => call?.abort(err));
+    h.onConnect((err) => call?.fail(err));
     return true;
   }
 
@@ -143,7 +143,7 @@ export class H1Lists implements Dispatching {
   /** ends every open call and kept connection (the transport closes) */
   close(): void {
     this.closed = true;
-    for (const c of this.open) c.abort(codedError('the transport was closed', 'UND_ERR_DESTROYED'));
+    for (const c of this.open) c.fail(codedError('the transport was closed', 'UND_ERR_DESTROYED'));
     this.open.clear();
     for (const k of this.kept.splice(0)) k.release().destroy();
   }

@@ -5,15 +5,24 @@
  */
 import { once } from 'node:events';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestCA, type KeyPair } from '../../test/helpers/tls.ts';
 import { type HeardCall, recordingHandler } from '../../test/helpers/watchcall.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
-import { H1Watches, type WatchSocket } from './node-watch-h1.ts';
+import { connectWatch } from './node.ts';
+import { H1Watches, type WatchConnector, type WatchSocket } from './node-watch-h1.ts';
 
-/** plain TCP, as node.ts connects a plain-HTTP endpoint */
-const tcp = ({ host, port }: { host: string; port: number }) =>
-  connect({ host, port }) as unknown as WatchSocket;
+/** reads as 'data' events, a buffer each (as node.ts reads a merged list's connections, ./node-list-h1.ts) */
+const dataEvents: WatchConnector = ({ host, port }, reader) => {
+  const s = connect({ host, port });
+  s.on('data', (b) => reader.feed(b));
+  return s as unknown as WatchSocket;
+};
+
+/** the connector the tests dispatch with: node.ts's (reads into one shared buffer), or dataEvents */
+let tcp: WatchConnector = connectWatch as WatchConnector;
 
 let server: Server | undefined;
 afterEach(() => {
@@ -21,9 +30,12 @@ afterEach(() => {
   server = undefined;
 });
 
+/** set: the servers speak TLS with this serving pair, and the endpoints trust `ca` */
+let pki: (KeyPair & { ca: string }) | undefined;
+
 /** a server whose every connection runs `onConn` with the request head it got */
 async function serve(onConn: (sock: Socket, head: string) => void): Promise<string> {
-  server = createServer((sock) => {
+  const accept = (sock: Socket) => {
     let got = '';
     sock.on('data', (b) => {
       if (got.includes('\r\n\r\n')) return;
@@ -31,14 +43,16 @@ async function serve(onConn: (sock: Socket, head: string) => void): Promise<stri
       if (got.includes('\r\n\r\n')) onConn(sock, got);
     });
     sock.on('error', () => {});
-  });
+  };
+  server = pki ? createTlsServer({ key: pki.key, cert: pki.cert }, accept) : createServer(accept);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return `${pki ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 function endpoint(origin: string, timeoutMs = 5000): ResolvedEndpoint {
-  return { name: 'm', server: origin, insecureSkipTLSVerify: false, timeoutMs, poolKey: origin };
+  const ep = { name: 'm', server: origin, insecureSkipTLSVerify: false, timeoutMs, poolKey: origin };
+  return pki ? { ...ep, caPem: pki.ca } : ep;
 }
 
 /** dispatches a GET; `pauseAfter`: onData answers false once the body is that long */
@@ -69,7 +83,14 @@ async function writeApart(sock: Socket, parts: string[]): Promise<void> {
   }
 }
 
-describe('H1Watches', () => {
+describe.each([
+  ['node.ts, plain TCP (one read buffer for every connection)', connectWatch as WatchConnector],
+  ['reads as data events (a buffer each)', dataEvents],
+])('H1Watches, %s', (_, connector) => {
+  beforeEach(() => {
+    tcp = connector;
+  });
+
   it('reads a chunked body whose head and chunk lines are split across reads', async () => {
     const origin = await serve((sock) => {
       void writeApart(sock, [
@@ -212,6 +233,25 @@ describe('H1Watches', () => {
     expect((heard.done as Error).message).toBe('bye');
   });
 
+  it('a pause keeps the rest of its read while other connections read on', async () => {
+    let n = 0;
+    const origin = await serve((sock) => {
+      const x = n++ === 0 ? 'a' : 'z';
+      sock.write(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n${x}${x}\r\n2\r\n${x}${x}\r\n`);
+    });
+    const first = call(origin, { pauseAfter: 2 }).heard;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(first.body).toBe('aa');
+    // another connection's reads go where the first one's did (node.ts's shared buffer)
+    const second = call(origin).heard;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(second.body).toBe('zzzz');
+    first.resume!();
+    expect(first.body).toBe('aaaa');
+    first.abort!(new Error('bye'));
+    second.abort!(new Error('bye'));
+  });
+
   it('a connection that ends while a pause holds bytes back ends after them, on resume', async () => {
     const origin = await serve((sock) => {
       sock.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n5\r\nbcdef\r\n0\r\n\r\n');
@@ -273,7 +313,9 @@ describe('H1Watches', () => {
     });
     const a = call(origin);
     const b = call(origin);
-    await new Promise((r) => setTimeout(r, 50));
+    // both heads in (a fixed 50 ms was too short on a loaded machine)
+    for (let i = 0; i < 200 && (a.heard.status === undefined || b.heard.status === undefined); i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect(a.heard.status).toBe(200);
     a.heard.abort!(new Error('gone'));
     expect((a.heard.done as Error).message).toBe('gone');
@@ -287,5 +329,49 @@ describe('H1Watches', () => {
     await once(server!, 'close');
     const h = await call(origin).end;
     expect((h.done as Error & { code?: string }).code).toBe('ECONNREFUSED');
+  });
+});
+
+describe("H1Watches over TLS, node.ts's connector (its reads into the shared buffer too)", () => {
+  beforeAll(() => {
+    const ca = createTestCA('h1-watch-test');
+    pki = { ...ca.server(), ca: ca.cert };
+  });
+  beforeEach(() => {
+    tcp = connectWatch as WatchConnector;
+  });
+  afterAll(() => {
+    pki = undefined;
+  });
+
+  it('reads a chunked body whose chunk lines are split across reads', async () => {
+    const origin = await serve((sock) => {
+      void writeApart(sock, [
+        'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r',
+        '\nhello\r\n',
+        '0\r\n\r\n',
+      ]);
+    });
+    expect(await call(origin).end).toMatchObject({ status: 200, body: 'hello', done: 'complete' });
+  });
+
+  it('a pause keeps the rest of its read while other connections read on, and ends after it', async () => {
+    let n = 0;
+    const origin = await serve((sock) => {
+      const x = n++ === 0 ? 'a' : 'z';
+      sock.end(
+        `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n${x}${x}\r\n2\r\n${x}${x}\r\n0\r\n\r\n`,
+      );
+    });
+    const first = call(origin, { pauseAfter: 2 });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(first.heard.body).toBe('aa');
+    const second = await call(origin).end;
+    expect(second).toMatchObject({ body: 'zzzz', done: 'complete' });
+    for (let i = 0; i < 5 && !first.heard.done; i++) {
+      first.heard.resume!();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await first.end).toMatchObject({ body: 'aaaa', done: 'complete' });
   });
 });

@@ -55,28 +55,30 @@ export class H1Watches implements Dispatching {
       return true;
     }
     const ep = this.ep;
-    let socket: ReturnType<WatchConnector>;
+    let call: H1Call;
     try {
-      socket = this.connect({ tls: to.tls, host: to.host, port: to.port, ep });
+      // the call opens its connection, its reads handed to it; a blackholed host fails within the
+      // endpoint's timeout too (as the pool's connect timeout)
+      const opens = (reader: H1Call) =>
+        this.connect({ tls: to.tls, host: to.host, port: to.port, ep }, reader);
+      call = new H1Call(opens, h, this.done, {
+        tls: to.tls,
+        connectMs: connectTimeoutMs(ep),
+        headersMs: o.headersTimeout ?? 0,
+      });
     } catch (err) {
       h.onError(err as Error);
       return true;
     }
-    // a blackholed host fails within the endpoint's timeout too (as the pool's connect timeout)
-    const call = new H1Call(socket, h, this.done, {
-      tls: to.tls,
-      connectMs: connectTimeoutMs(ep),
-      headersMs: o.headersTimeout ?? 0,
-    });
     this.open.add(call);
-    h.onConnect((err) => call.abort(err));
-    if (!call.over) socket.write(head, 'latin1');
+    h.onConnect((err) => call.fail(err));
+    if (!call.over) call.socket.write(head, 'latin1');
     return true;
   }
 
   /** ends every open call (the transport closes) */
   close(): void {
-    for (const c of this.open) c.abort(codedError('the transport was closed', 'UND_ERR_DESTROYED'));
+    for (const c of this.open) c.fail(codedError('the transport was closed', 'UND_ERR_DESTROYED'));
     this.open.clear();
   }
 }

@@ -124,14 +124,16 @@ class WatchAnswer extends DispatchAnswer implements ChunkReading {
       }
       return !this.heldBack;
     }
+    // kept past this call: a copy (an HTTP/1.1 connection's read is the next read's buffer, node.ts)
+    const kept = c.slice();
     if (this.web && !this.held?.length) {
       const ctl = this.web;
       this.web = undefined;
-      ctl.enqueue(c);
+      ctl.enqueue(kept);
       return true;
     }
-    if (this.held) this.held.push(c);
-    else this.held = [c];
+    if (this.held) this.held.push(kept);
+    else this.held = [kept];
     this.heldBytes += c.byteLength;
     if (this.heldBytes < WEB_QUEUE_BYTES) return true;
     this.paused = true;
