@@ -193,7 +193,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BAD_VALUE = /[\0\r\n]/;
 
 /** The request head (`close`: it says `connection: close`); throws on a header line that would not be one line. */
-export function requestHead(o: WatchDispatchOptions, host: string, close: boolean): string {
+function requestHead(o: WatchDispatchOptions, host: string, close: boolean): string {
   let head = `${o.method} ${o.path} HTTP/1.1\r\n`;
   if (o.headers.host === undefined) head += `host: ${host}\r\n`;
   if (close) head += 'connection: close\r\n';
@@ -209,9 +209,39 @@ export function requestHead(o: WatchDispatchOptions, host: string, close: boolea
 }
 
 /** Where a request goes: TLS or not, the host to connect to (an IPv6 address without brackets), the port. */
-export function targetOf(origin: string): { tls: boolean; host: string; port: number; authority: string } {
+function targetOf(origin: string): { tls: boolean; host: string; port: number; authority: string } {
   const url = new URL(origin);
   const tls = url.protocol === 'https:';
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   return { tls, host, port: Number(url.port) || (tls ? 443 : 80), authority: url.host };
+}
+
+/**
+ * A call as the fleet's own HTTP/1.1 connections send it (./node-watch-h1.ts, ./node-list-h1.ts): where
+ * it goes and its head (`close`: the head says `connection: close`); undefined when it cannot be sent,
+ * the handler told why.
+ */
+export function h1Request(
+  o: WatchDispatchOptions,
+  h: WatchCallHandler,
+  close: boolean,
+): { to: ReturnType<typeof targetOf>; head: string } | undefined {
+  try {
+    const to = targetOf(o.origin);
+    return { to, head: requestHead(o, to.authority, close) };
+  } catch (err) {
+    h.onError(err as Error);
+    return undefined;
+  }
+}
+
+/** what a call fails with when its transport closes under it or before it (undici's closed pool's error) */
+export function transportClosed(): Error {
+  return codedError('the transport was closed', 'UND_ERR_DESTROYED');
+}
+
+/** fails every call of `open` with {@link transportClosed} and forgets them (their transport closes) */
+export function failOpen(open: Set<{ fail(err: Error): void }>): void {
+  for (const c of open) c.fail(transportClosed());
+  open.clear();
 }

@@ -14,11 +14,11 @@
  */
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import {
-  codedError,
   connectTimeoutMs,
   type Dispatching,
-  requestHead,
-  targetOf,
+  failOpen,
+  h1Request,
+  transportClosed,
   type WatchCallHandler,
   type WatchDispatchOptions,
 } from './node-dispatch.ts';
@@ -83,18 +83,12 @@ export class H1Lists implements Dispatching {
     const o = opts as WatchDispatchOptions;
     const h = handler as WatchCallHandler;
     if (this.closed) {
-      h.onError(codedError('the transport was closed', 'UND_ERR_DESTROYED'));
+      h.onError(transportClosed());
       return true;
     }
-    let to: ReturnType<typeof targetOf>;
-    let head: string;
-    try {
-      to = targetOf(o.origin);
-      head = requestHead(o, to.authority, false);
-    } catch (err) {
-      h.onError(err as Error);
-      return true;
-    }
+    const r = h1Request(o, h, false);
+    if (!r) return true;
+    const { to, head } = r;
     let call: H1Call | undefined;
     const send = (fresh: boolean): void => {
       const k = fresh ? undefined : this.kept.pop();
@@ -143,8 +137,7 @@ export class H1Lists implements Dispatching {
   /** ends every open call and kept connection (the transport closes) */
   close(): void {
     this.closed = true;
-    for (const c of this.open) c.fail(codedError('the transport was closed', 'UND_ERR_DESTROYED'));
-    this.open.clear();
+    failOpen(this.open);
     for (const k of this.kept.splice(0)) k.release().destroy();
   }
 }

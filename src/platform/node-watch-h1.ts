@@ -20,11 +20,10 @@
  */
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import {
-  codedError,
   connectTimeoutMs,
   type Dispatching,
-  requestHead,
-  targetOf,
+  failOpen,
+  h1Request,
   type WatchCallHandler,
   type WatchDispatchOptions,
 } from './node-dispatch.ts';
@@ -45,15 +44,9 @@ export class H1Watches implements Dispatching {
   dispatch(opts: object, handler: object): boolean {
     const o = opts as WatchDispatchOptions;
     const h = handler as WatchCallHandler;
-    let to: ReturnType<typeof targetOf>;
-    let head: string;
-    try {
-      to = targetOf(o.origin);
-      head = requestHead(o, to.authority, true);
-    } catch (err) {
-      h.onError(err as Error);
-      return true;
-    }
+    const r = h1Request(o, h, true);
+    if (!r) return true;
+    const { to, head } = r;
     const ep = this.ep;
     let call: H1Call;
     try {
@@ -78,7 +71,6 @@ export class H1Watches implements Dispatching {
 
   /** ends every open call (the transport closes) */
   close(): void {
-    for (const c of this.open) c.fail(codedError('the transport was closed', 'UND_ERR_DESTROYED'));
-    this.open.clear();
+    failOpen(this.open);
   }
 }
