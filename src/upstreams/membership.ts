@@ -47,8 +47,9 @@ export class Membership {
     if (this.source.mode === 'static') {
       return this.source.members.map((endpoint) => ({ name: endpoint.name, ready: true, endpoint }));
     }
+    const fresh = this.fresh();
+    if (fresh) return fresh;
     const c = this.cached;
-    if (c && this.now() - c.at < this.source.refreshMs) return c.members;
     try {
       const members = await this.listClusters(signal);
       this.cached = { at: this.now(), members };
@@ -78,10 +79,15 @@ export class Membership {
     if (RESERVED_CLUSTERSPACES.has(clusterspace)) return null;
     if (this.source.mode === 'static')
       return this.source.members.find((e) => e.name === clusterspace) ?? null;
+    const fresh = this.fresh();
+    return fresh && (fresh.find((m) => m.name === clusterspace)?.endpoint ?? null);
+  }
+
+  /** the listed members while they are within their refresh time (membership from Karmada) */
+  private fresh(): Member[] | undefined {
+    if (this.source.mode === 'static') return undefined;
     const c = this.cached;
-    if (c && this.now() - c.at < this.source.refreshMs)
-      return c.members.find((m) => m.name === clusterspace)?.endpoint ?? null;
-    return undefined;
+    return c && this.now() - c.at < this.source.refreshMs ? c.members : undefined;
   }
 
   private async listClusters(signal?: AbortSignal): Promise<Member[]> {
