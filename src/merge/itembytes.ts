@@ -11,7 +11,7 @@ import type { ByteSink } from '../util/bytes.ts';
 import { Edits } from './itembytes-edits.ts';
 import { type ItemFacts, REFS_NOMINATED, REFS_SPEC, REFS_TOP } from './jsonsplit-facts.ts';
 import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from './names.ts';
-import { CLUSTER_ANNOTATION, type FleetView, fleetName } from './objects.ts';
+import { CLUSTER_ANNOTATION, type FleetView, fleetName, keepsPlainNames } from './objects.ts';
 import { REFERENCE_KINDS } from './references.ts';
 import { isMemberDecimalBytes, type Splicer } from './rvcodec.ts';
 
@@ -161,7 +161,7 @@ export const edits = new Edits();
  * that stays short enough (names.ts encodeName); undefined when the name is to be decoded and renamed.
  */
 export function plainSuffix(b: Uint8Array, from: number, to: number, iv: ItemView): string | undefined {
-  if (iv.view.federation && iv.cluster === 'karmada') return '';
+  if (keepsPlainNames(iv.view, iv.cluster)) return '';
   if (to - from - 2 + CLUSTERSPACE_SEPARATOR.length + iv.cluster.length > FLEET_NAME_MAX_LENGTH)
     return undefined;
   for (let k = from + 1; k < to - 1; k++) {

@@ -22,11 +22,21 @@ export const CLUSTER_ANNOTATION = CLUSTER_LABEL;
 export interface FleetView {
   /** federation on: the control plane's objects keep plain names */
   federation: boolean;
+  /**
+   * The cluster the request's scope already names (an in-path clusterspace, a namespace by fleet name):
+   * its objects keep their plain names, as the request spelled them (docs/names.md; plan/view.ts decides).
+   */
+  scope?: string;
 }
 
 /** The name under which the fleet shows `name` of `cluster`. */
 export function fleetName(view: FleetView, name: string, cluster: string): string {
-  return view.federation && cluster === 'karmada' ? name : encodeName(name, cluster);
+  return keepsPlainNames(view, cluster) ? name : encodeName(name, cluster);
+}
+
+/** Whether `view` shows the names of `cluster` as they are (no suffix). */
+export function keepsPlainNames(view: FleetView, cluster: string): boolean {
+  return cluster === view.scope || (view.federation && cluster === 'karmada');
 }
 
 type Obj = Record<string, any>;

@@ -3,8 +3,9 @@
  * Namespace is an object like any other in the fleet view), and kubectl, kubens and every client hand
  * that name back as the namespace: `kubectl get pods -n shop.clusterspace.member2`. So a namespace path
  * segment carrying a fleet name means that cluster's namespace: the request is member2's alone (its
- * clusterspace becomes the cluster), and the namespace goes upstream plain. Objects in the answer keep
- * their usual fleet names.
+ * clusterspace becomes the cluster), and the namespace goes upstream plain. Objects in the answer show
+ * that namespace as the client spelled it, and their plain names (plan/view.ts: the scope names the
+ * cluster).
  *
  * No real namespace can be mistaken for one: namespace names are DNS-1123 labels (no dots), so
  * `<ns>.clusterspace.<cluster>` is never a namespace of any cluster. The Namespace object itself

@@ -13,6 +13,7 @@ import type { FleetView } from '../merge/objects.ts';
 import { askedNamespace } from '../plan/namespace.ts';
 import { ownerAmong, ownerOf, ownerQuery, searchQuery, withQuery } from '../plan/owner.ts';
 import { answerOf, isUnreachable, type UnservedAnswer, unservedLookup } from '../plan/unserved.ts';
+import { answerView } from '../plan/view.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps } from '../types.ts';
 
@@ -37,7 +38,8 @@ export async function getRoute(
   const req = c.req.raw;
   const query = new URL(req.url).searchParams;
   const membership = await fleetMembership(deps, req.signal);
-  const view: FleetView = { federation: deps.config.federation };
+  // the name form of the answer: as the request spelled the object's name (plan/view.ts)
+  const view = answerView(deps.config.federation, info, info.name);
   const owner = ownerOf(view, info, targets, plainNameCluster);
   if ('code' in owner) return statusResponse(owner);
   const raw = RAW_SUBRESOURCES.has(info.subresource);

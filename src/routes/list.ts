@@ -25,6 +25,7 @@ import { mergeColumns } from '../merge/table.ts';
 import { type ListAsk, type ListPlan, planList } from '../plan/list.ts';
 import { type AskedNamespace, askedNamespace, showAskedNamespace } from '../plan/namespace.ts';
 import { type UnservedAnswer, unservedStatus } from '../plan/unserved.ts';
+import { answerView, selectedName } from '../plan/view.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
 import type { SendOptions } from '../upstreams/client.ts';
@@ -92,7 +93,7 @@ export async function listRoute(
   };
   const opened = await openSources(reader, sorted, deps.config.strict);
   if (opened instanceof Response) return opened;
-  return mergedListResponse(req, deps, plan, membership, sorted, opened);
+  return mergedListResponse(req, deps, info, plan, membership, sorted, opened);
 }
 
 // ---------------------------------------------------------------------------------------------- answers
@@ -335,6 +336,7 @@ export function listBody(merged: AsyncGenerator<Uint8Array>): ReadableStream<Uin
 async function mergedListResponse(
   req: Request,
   deps: ViewDeps & Pick<FleetDeps, 'gzipResponses'>,
+  info: RequestInfo,
   plan: ListPlan<Target>,
   membership: Membership,
   sorted: Sorted,
@@ -356,7 +358,7 @@ async function mergedListResponse(
   if (plan.emptyProbe) await sources[0]!.cancel();
   const body = mergeList(
     {
-      view: { federation: deps.config.federation },
+      view: answerView(deps.config.federation, info, selectedName(new URL(req.url).searchParams)),
       membership,
       rvs,
       limit: plan.limit,

@@ -19,6 +19,7 @@ import { negotiate } from '../kube/negotiate.ts';
 import { serviceUnavailable, statusResponse } from '../kube/status.ts';
 import { prepareMembership } from '../merge/rv.ts';
 import { WatchMerger } from '../merge/watchmerge.ts';
+import { answerView, selectedName } from '../plan/view.ts';
 import { planWatch } from '../plan/watch.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
@@ -103,7 +104,7 @@ export async function watchStream(
       : undefined;
   const groups = splitForBudget(deps, plan.chosen);
   const merger = new WatchMerger({
-    view: { federation: deps.config.federation },
+    view: answerView(deps.config.federation, info, selectedName(new URL(req.url).searchParams)),
     membership,
     rvs: plan.startRVs,
     clusters: plan.chosen.map((t) => t.cluster),

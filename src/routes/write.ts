@@ -15,7 +15,6 @@ import type { FleetConfig } from '../config/schema.ts';
 import { negotiate } from '../kube/negotiate.ts';
 import { type Status, statusResponse } from '../kube/status.ts';
 import { decodeName, encodeName, isShortenedName } from '../merge/names.ts';
-import type { FleetView } from '../merge/objects.ts';
 import { MAX_REQUEST_BODY_BYTES, type Rewritten, type WriteContext } from '../merge/writes.ts';
 import {
   type Body,
@@ -30,6 +29,7 @@ import {
 } from '../plan/body.ts';
 import { askedNamespace } from '../plan/namespace.ts';
 import { ownerQuery, withQuery } from '../plan/owner.ts';
+import { answerView } from '../plan/view.ts';
 import { createTarget, deleteCollectionTarget, selectorsForCluster } from '../plan/write.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps } from '../types.ts';
@@ -157,9 +157,8 @@ async function create(
     const shown = encodeName(decodeName(names.name).name, target.cluster);
     if (isShortenedName(shown)) forgetMissedName(shown);
   }
-  const view: FleetView = { federation: deps.config.federation };
   return fleetAnswer(
-    view,
+    answerView(deps.config.federation, info, names.name),
     membership,
     target.cluster,
     decodeName(names.name).name,
@@ -188,7 +187,7 @@ async function namedWrite(
   const membership = await fleetMembership(deps, req.signal);
   const q = ownerQuery(new URL(req.url).searchParams, membership, owner.target.cluster);
   if ('code' in q) return statusResponse(q);
-  const view: FleetView = { federation: deps.config.federation };
+  const view = answerView(deps.config.federation, info, info.name);
   const path = withQuery(kubePathWithName(info, owner.plain), q);
 
   if (!body) {
@@ -239,7 +238,7 @@ async function deleteCollection(
   const res = await sendBody(deps, req, target, 'DELETE', withQuery(info.kubePath, q), neg.accept, out.value);
   // deletecollection answers with the deleted items: a list in the fleet view
   return fleetAnswer(
-    { federation: deps.config.federation },
+    answerView(deps.config.federation, info),
     membership,
     target.cluster,
     '',

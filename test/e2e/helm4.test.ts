@@ -7,6 +7,9 @@
  * - at the fleet root, where plain names mean the control plane (federation on): the release record lives
  *   in the control plane's namespace, and the chart names its objects `<name>.clusterspace.member2`
  *   (`--set cluster=member2`), so the workload lands in member2 and `--wait` watches it there;
+ * - at the fleet root with `-n default.clusterspace.member2` and the chart's plain names: release and
+ *   objects in member2, every object answered under the name Helm gave it (docs/names.md), so upgrade and
+ *   rollback patch them in place (they once deleted them all);
  * - `helm list -A` at the root lists the releases of every cluster.
  */
 import { spawn } from 'node:child_process';
@@ -108,6 +111,7 @@ describe.each(RUNTIMES)('Helm 4 through the fleet on %s', (runtime) => {
   const f = useSimFleet(runtime);
   const r1 = `tiny-${runtime}-m1`;
   const r2 = `tiny-${runtime}-root`;
+  const r3 = `tiny-${runtime}-nsform`;
   // helm list -A's releases, names of their own so that a failure above cannot leave one in the way
   const l1 = `list-${runtime}-m1`;
   const l2 = `list-${runtime}-root`;
@@ -234,6 +238,60 @@ describe.each(RUNTIMES)('Helm 4 through the fleet on %s', (runtime) => {
       w = workload(m2, 'default', r2);
       expect([w.cm, w.deploy, w.svc]).toEqual([undefined, undefined, undefined]);
       expect(releaseSecrets(karmada, 'default', r2)).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'at the root with -n <ns>.clusterspace.member2 and plain names: install, upgrade, rollback, uninstall keep every object',
+    async () => {
+      // issue 29: objects answered under their fleet names made Helm's upgrade diff delete them all
+      const kc = f.kubectl('').kubeconfig;
+      const m2 = f.member('member2');
+      const ns = 'default.clusterspace.member2';
+      const run = (args: string[]) => helm(kc, [...args, '-n', ns, '--wait', '--timeout', WAIT]);
+      const uids = () => {
+        const w = workload(m2, 'default', r3);
+        return [w.cm, w.deploy, w.svc].map((o) => o?.metadata.uid);
+      };
+      let r = await run(['install', r3, CHART]);
+      expectOk(r, 'helm install -n <fleet namespace>');
+      let w = workload(m2, 'default', r3);
+      for (const o of [w.cm, w.deploy, w.svc]) expectClean(o);
+      expect(w.deploy?.status?.readyReplicas).toBe(2);
+      expect(releaseSecrets(m2, 'default', r3).map((s) => s.metadata.labels!.status)).toEqual(['deployed']);
+      const installed = uids();
+      expect(installed.every(Boolean)).toBe(true);
+
+      r = await run(['upgrade', r3, CHART, '--set', 'message=two', '--set', 'replicas=3']);
+      expectOk(r, 'helm upgrade -n <fleet namespace>');
+      expect(r.stdout).not.toContain('deleting');
+      w = workload(m2, 'default', r3);
+      expect(w.cm?.data).toEqual({ message: 'two' });
+      expect(w.deploy?.spec?.replicas).toBe(3);
+      expect(w.deploy?.status?.readyReplicas).toBe(3);
+      // patched in place, nothing deleted and made again
+      expect(uids()).toEqual(installed);
+
+      r = await run(['rollback', r3, '1']);
+      expectOk(r, 'helm rollback -n <fleet namespace>');
+      w = workload(m2, 'default', r3);
+      expect(w.cm?.data).toEqual({ message: 'one' });
+      expect(w.deploy?.spec?.replicas).toBe(2);
+      expect(uids()).toEqual(installed);
+      expect(releaseSecrets(m2, 'default', r3).map((s) => s.metadata.labels!.status)).toEqual([
+        'superseded',
+        'superseded',
+        'deployed',
+      ]);
+
+      r = await run(['uninstall', r3]);
+      expectOk(r, 'helm uninstall -n <fleet namespace>');
+      w = workload(m2, 'default', r3);
+      expect([w.cm, w.deploy, w.svc]).toEqual([undefined, undefined, undefined]);
+      expect(releaseSecrets(m2, 'default', r3)).toEqual([]);
+      for (const s of [f.sims.karmada, f.member('member1'), f.member('member3')])
+        expect(s.get(CM, 'default', r3)).toBeUndefined();
     },
     TEST_TIMEOUT,
   );
