@@ -14,6 +14,7 @@
  */
 
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
+import { showRecordIn } from './lastapplied.ts';
 import { encodeName } from './names.ts';
 import { mapReferences } from './references.ts';
 
@@ -58,7 +59,12 @@ export function toFleetObject(
 ): Obj {
   const md = obj.metadata;
   if (!md || typeof md !== 'object') return obj;
-  if (typeof md.name === 'string' && md.name !== '') md.name = fleetName(view, md.name, cluster);
+  if (typeof md.name === 'string' && md.name !== '') {
+    const plain = md.name;
+    md.name = fleetName(view, plain, cluster);
+    // client-side apply's record of the object says the name the object is shown by (lastapplied.ts)
+    if (md.name !== plain) showRecordIn(md.annotations, { name: { plain, shown: md.name } });
+  }
   md.annotations = { ...(md.annotations ?? {}), [CLUSTER_ANNOTATION]: cluster };
   md.labels = { ...(md.labels ?? {}), [CLUSTER_LABEL]: cluster };
   if (Array.isArray(md.ownerReferences)) for (const r of md.ownerReferences) renameRef(view, r, cluster);

@@ -18,21 +18,23 @@
  * - resourceVersions: a composite RV (object, patch, JSON patch value, delete preconditions) becomes the
  *   owning cluster's own, so optimistic concurrency keeps working (a stale one gets the cluster's 409);
  *   one that does not decode for this fleet is a 400;
- * - `kubectl.kubernetes.io/last-applied-configuration` is an object too: its name and markers are
- *   rewritten the same way, so client-side apply's three-way merge stays consistent in every cluster.
+ * - `kubectl.kubernetes.io/last-applied-configuration` is an object too: its name, namespace and markers
+ *   are rewritten the same way, so client-side apply's three-way merge stays consistent in every cluster
+ *   (reads show it back as the object is shown: lastapplied.ts).
  */
 
 import { nestsDeeperThan, tooDeepMessage } from '../kube/json.ts';
 import { ProtobufError } from '../kube/protobuf.ts';
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { badRequest, type Status } from '../kube/status.ts';
+import { LAST_APPLIED } from './lastapplied.ts';
 import { decodeName, unresolvedMessage } from './names.ts';
 import { stripMarkers } from './objects.ts';
 import { editProtobufObjectMeta } from './protobuf.ts';
 import { mapReferences } from './references.ts';
 import { type Membership, ownResourceVersion } from './rv.ts';
 
-export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+export { LAST_APPLIED } from './lastapplied.ts';
 /** kube-apiserver's limit on request bodies (DefaultMaxRequestSizeBytes, 3 MiB) */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -136,6 +138,9 @@ function rewriteLastApplied(annotations: unknown, ctx: WriteContext): void {
   const md = inner.metadata;
   if (isObj(md)) {
     if (typeof md.name === 'string' && md.name !== '') md.name = plainName(md.name, ctx.cluster);
+    // `-n shop.clusterspace.member2`: kubectl records the namespace as it was given (shown back on reads)
+    if (typeof md.namespace === 'string' && md.namespace !== '')
+      md.namespace = plainName(md.namespace, ctx.cluster, 'metadata.namespace');
     if (typeof md.resourceVersion === 'string') delete md.resourceVersion;
   }
   plainReferences(inner, ctx);

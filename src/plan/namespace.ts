@@ -14,6 +14,7 @@
  * Pure: no I/O; a contradiction is a 400 Status returned.
  */
 import { badRequest, type Status } from '../kube/status.ts';
+import { showRecordIn } from '../merge/lastapplied.ts';
 import { decodeName } from '../merge/names.ts';
 import type { RequestInfo } from '../request/info.ts';
 
@@ -75,9 +76,12 @@ export function askedNamespace(info: RequestInfo): AskedNamespace | undefined {
  */
 export function showAskedNamespace(obj: unknown, ns: AskedNamespace): void {
   if (!obj || typeof obj !== 'object') return;
-  const o = obj as { metadata?: { namespace?: unknown }; object?: unknown };
-  if (o.metadata && typeof o.metadata === 'object' && o.metadata.namespace === ns.plain)
+  const o = obj as { metadata?: { namespace?: unknown; annotations?: unknown }; object?: unknown };
+  if (o.metadata && typeof o.metadata === 'object' && o.metadata.namespace === ns.plain) {
     o.metadata.namespace = ns.fleet;
+    // client-side apply's record says the namespace as kubectl was given it (merge/lastapplied.ts)
+    showRecordIn(o.metadata.annotations, { namespace: { plain: ns.plain, shown: ns.fleet } });
+  }
   // a Table row: its object (full, or PartialObjectMetadata) carries the namespace
   if (o.object && typeof o.object === 'object') showAskedNamespace(o.object, ns);
 }

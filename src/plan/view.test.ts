@@ -2,13 +2,14 @@
  * An object answers under the name it was asked by (plan/view.ts, docs/names.md): for every scope form
  * and every name shape, the request is planned as the routes plan it (path → RequestInfo → namespace by
  * fleet name → owner), the cluster's answer (the object by its plain name, one list item as the merge
- * writes it, a Status naming it) is shown in the answer's view, and the name comes back as the request spelled it.
+ * writes it, a Status naming it, client-side apply's record of it) is shown in the answer's view, and the name comes back as the request spelled it.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { notFound } from '../kube/status.ts';
 import { itemView, writeFleetItem } from '../merge/itembytes.ts';
 import { ListSplitter } from '../merge/jsonsplit.ts';
+import { LAST_APPLIED } from '../merge/lastapplied.ts';
 import { encodeName, rewriteStatusNames } from '../merge/names.ts';
 import { fleetName, toFleetObject } from '../merge/objects.ts';
 import { parseRequestInfo } from '../request/info.ts';
@@ -70,7 +71,11 @@ function roundTrip(scope: (typeof scopes)[number], spelled: string, federation: 
   const owner = ownerOf(view, info, targets, plainNameClusterFor({ federation }, cs, targets));
   if ('code' in owner || 'search' in owner) throw new Error(`no owner for ${spelled}`);
   const cluster = owner.target.cluster;
-  const stored = () => ({ kind: 'ConfigMap', metadata: { name: owner.plain, namespace: 'default' } });
+  const record = `${JSON.stringify({ kind: 'ConfigMap', metadata: { name: owner.plain } })}\n`;
+  const stored = () => ({
+    kind: 'ConfigMap',
+    metadata: { name: owner.plain, namespace: 'default', annotations: { [LAST_APPLIED]: record } },
+  });
   const object = toFleetObject(view, stored(), cluster);
   // the same object as a list item of a collection asking for it by a metadata.name field selector
   const q = new URLSearchParams({ fieldSelector: `metadata.name=${spelled}` });
@@ -91,7 +96,13 @@ function roundTrip(scope: (typeof scopes)[number], spelled: string, federation: 
   );
   return {
     cluster,
-    names: [object.metadata.name, item.metadata.name, status.details?.name],
+    names: [
+      object.metadata.name,
+      JSON.parse(object.metadata.annotations[LAST_APPLIED]).metadata.name,
+      item.metadata.name,
+      JSON.parse(item.metadata.annotations[LAST_APPLIED]).metadata.name,
+      status.details?.name,
+    ],
     message: status.message,
   };
 }
@@ -107,7 +118,7 @@ describe('an object answers under the name it was asked by', () => {
           const spelled = shape === 'plain' ? name : encodeName(name, owner);
           const got = roundTrip(scope, spelled, federation);
           expect(got.cluster).toBe(owner);
-          expect(got.names).toEqual(Array(3).fill(spelled));
+          expect(got.names).toEqual(Array(5).fill(spelled));
           expect(got.message).toBe(`configmaps "${spelled}" not found`);
         }),
         { numRuns: 150 },
