@@ -4,7 +4,8 @@
  * `kubectl.kubernetes.io/last-applied-configuration`: the fleet stores it as the cluster knows the object
  * (plain name and namespace) and shows it back as the object is shown (docs/names.md), in objects, lists,
  * Tables' row objects and watch events, also when the client asks for protobuf first. JSON and YAML
- * manifests, `--prune -l`, `-k`, fleet names at the root and plain names in a namespace by fleet name.
+ * manifests, `--prune -l`, `-k`, fleet names at the root and plain names in a namespace by fleet name;
+ * server-side apply by fleet name twice.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,6 +56,18 @@ describe.each(RUNTIMES)('kubectl apply twice says unchanged, on %s', (runtime) =
     const changed = await k.run(['apply', '-f', '-'], { stdin: yaml(byFleet, 'default', 'yml', '2') });
     expect(changed.stdout).toBe(`configmap/${byFleet} configured\n`);
     expect(m2().get(CM, 'default', `ap-yaml-${runtime}`)?.data).toEqual({ v: '2' });
+  });
+
+  it('server-side apply by fleet name at the root, twice: the fleet name back, no conflict', async () => {
+    const k = f.kubectl('');
+    const name = `ssa-${runtime}.clusterspace.member2`;
+    for (let i = 0; i < 2; i++) {
+      const r = await k.run(['apply', '--server-side', '-f', '-'], { stdin: yaml(name, 'default', 'ssa') });
+      expect([r.code, r.stderr, r.stdout]).toEqual([0, '', `configmap/${name} serverside-applied\n`]);
+    }
+    const stored = m2().get(CM, 'default', `ssa-${runtime}`) as any;
+    expect(stored?.data).toEqual({ v: '1' });
+    expect(stored.metadata.managedFields.map((m: any) => m.manager)).toEqual(['kubectl']);
   });
 
   it('apply --prune -l and apply -k, twice: unchanged, nothing pruned', async () => {

@@ -4,7 +4,7 @@
  * root (`-n default.clusterspace.member2`), the `/clusterspaces/member2` prefix (a kubeconfig context), and
  * the in-path forms (`/api/v1/namespaces/<ns>/clusterspaces/<c>/…`, `/apis/<g>/<v>/clusterspaces/<c>/…`,
  * asked over HTTP: kubectl cannot build them). create (JSON and protobuf bodies), apply --server-side, get,
- * patch, replace, list, get -w and delete all print the plain name kubectl was given; a fleet name given
+ * patch, replace, list, get -w (JSON and Table) and delete all print the plain name kubectl was given; a fleet name given
  * inside such a scope comes back as given; the objects land in member2 only.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -92,6 +92,8 @@ describe.each(RUNTIMES)('an object answers under the name it was asked by, on %s
       expect(r.stdout).not.toContain('.clusterspace.');
 
       const w = k.spawn(['get', 'configmaps', '-n', ns, '--watch', '-o', 'name']);
+      // the default output: a Table watch (rows' cells and objects)
+      const t = k.spawn(['get', 'configmaps', '-n', ns, '--watch']);
       const j = k.spawn([
         'get',
         'configmap',
@@ -110,10 +112,13 @@ describe.each(RUNTIMES)('an object answers under the name it was asked by, on %s
           await w.waitFor(new RegExp(`configmap/late-${tag}`), 500).catch(() => {});
         }
         expect(w.output()).toContain(`configmap/late-${tag}`);
-        expect(w.output() + j.output()).not.toContain('.clusterspace.');
+        await t.waitFor(new RegExp(`^late-${tag}-\\d+\\s`, 'm'));
+        expect(t.output()).toMatch(new RegExp(`^${name}\\s`, 'm'));
+        expect(w.output() + j.output() + t.output()).not.toContain('.clusterspace.');
       } finally {
         w.stop();
         j.stop();
+        t.stop();
       }
 
       for (const [kind, n] of [
