@@ -5,6 +5,7 @@
  * details, code) so that bodies compare byte for byte with real ones (see shared/fixtures/kube-wire).
  * Pure: no I/O. Both the fleet's own errors and the simulated clusters use these builders.
  */
+import { kubeJson } from './json.ts';
 
 export type StatusReason =
   | 'BadRequest'
@@ -156,8 +157,7 @@ export function statusResponse(status: Status, headers?: HeadersInit): Response 
   h.set('Content-Type', 'application/json');
   h.set('Cache-Control', 'no-cache, private');
   if (status.details?.retryAfterSeconds) h.set('Retry-After', String(status.details.retryAfterSeconds));
-  // kube-apiserver's JSON encoder ends every body with a newline; clients that compare bytes see the same
-  return new Response(`${JSON.stringify(status)}\n`, { status: status.code, headers: h });
+  return new Response(kubeJson(status), { status: status.code, headers: h });
 }
 
 /**
