@@ -151,6 +151,13 @@ export function qualified(resource: string, group: string): string {
   return group ? `${resource}.${group}` : resource;
 }
 
+/**
+ * The code of a request whose client went away before its answer (nginx's "client closed request"): no
+ * body, nobody reads it; what access logs and the request metrics show instead of a 5xx, since nothing
+ * failed on the server's side (src/middleware/recovery, src/metrics/fleet.ts).
+ */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 /** A Status as an HTTP response, with the headers kube-apiserver sends on errors. */
 export function statusResponse(status: Status, headers?: HeadersInit): Response {
   const h = new Headers(headers);
