@@ -132,6 +132,20 @@ export function methodNotSupported(resource: string, group: string, verb: string
   );
 }
 
+/**
+ * What kube-apiserver answers for a method no route of the path takes (`POST` to a named object, `PUT` or
+ * `PATCH` to a collection): go-restful's 405, written as apierrors.NewGenericServerResponse writes it
+ * (no resource, no cause: `"details":{}`).
+ */
+export function methodNotAllowedOnPath(): Status {
+  return failure(
+    405,
+    'MethodNotAllowed',
+    'the server does not allow this method on the requested resource',
+    {},
+  );
+}
+
 export function serviceUnavailable(message: string, retryAfterSeconds?: number): Status {
   return failure(503, 'ServiceUnavailable', message, retryAfterSeconds ? { retryAfterSeconds } : undefined);
 }

@@ -11,7 +11,7 @@
  * `upgrade.ts` (relaying an upgrade to one cluster). `testing.ts` is the routes' tests' fake fleet.
  */
 import type { Context } from 'hono';
-import { failure, notFound, statusResponse } from '../kube/status.ts';
+import { failure, methodNotAllowedOnPath, notFound, statusResponse } from '../kube/status.ts';
 import { classifyDiscovery, isOpenAPIPath } from '../plan/discovery.ts';
 import { isFleetExec } from '../plan/fleetexec.ts';
 import { askedNamespace, askedNamespaceLines, fleetNamespace } from '../plan/namespace.ts';
@@ -68,6 +68,12 @@ export async function fleetRoute(c: Context, deps: FleetDeps, asked: RequestInfo
   // exec, attach, portforward: an upgrade relayed to the owning cluster, whatever the method
   if (info.name && CONNECT_SUBRESOURCES.has(info.subresource))
     return connectRoute(c, deps, info, targets, plainNameCluster);
+  // a method the path has no route for (POST to a named object, PUT or PATCH to a collection): kube's 405,
+  // never forwarded (a cluster would read the POST as a create of the body's name)
+  if (
+    info.name ? info.verb === 'create' && !info.subresource : info.verb === 'update' || info.verb === 'patch'
+  )
+    return statusResponse(methodNotAllowedOnPath());
   switch (info.verb) {
     case 'list':
       return listRoute(c, deps, info, targets, plainNameCluster);
