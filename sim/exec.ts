@@ -12,7 +12,7 @@
  *   fallback (`v4.channel.k8s.io`: one SPDY stream per `streamType`).
  * - WebSocket port-forward as the kubelet serves it (`v4.channel.k8s.io`, or no subprotocol): a data and an
  *   error channel per `ports` entry, each channel's first server frame the port (2 bytes, little endian).
- * A forwarded port answers as httpd.ts says (HTTP for declared HTTP ports, else an echo). Exec runs the
+ * A forwarded port answers as httpd.ts says (HTTP on HTTP ports, declared or not, else an echo). Exec runs the
  * container's shell (shell.ts, with tar.ts over a per-container memfs.ts); attach streams the
  * container's log lines and echoes stdin.
  *
