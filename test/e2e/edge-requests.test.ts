@@ -81,6 +81,16 @@ describe.each(RUNTIMES)('edge requests on %s', (runtime) => {
     );
     expect(r.status).toBe(405);
     expect(bodyOf(r.text)).toBe(NOT_ALLOWED);
+    // through a per-cluster context the fleet relays the cluster's own answer: the simulated one's is kube's
+    const relayed = await fetch(
+      `${f.url}/clusterspaces/member1/api/v1/namespaces/default/configmaps/edge-post`,
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'edge-post' } }),
+      },
+    );
+    expect([relayed.status, await relayed.text()]).toEqual([405, NOT_ALLOWED]);
     const put = await fetch(`${f.url}/api/v1/namespaces/default/configmaps`, { method: 'PUT', body: '{}' });
     expect([put.status, await put.text()]).toEqual([405, NOT_ALLOWED]);
     expect(
