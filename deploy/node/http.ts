@@ -16,6 +16,7 @@ import { createServer as createHttpsServer, type ServerOptions as HttpsOptions }
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
+import { kubeJson } from '../../src/kube/json.ts';
 import { failure } from '../../src/kube/status.ts';
 import { nodeBodyOf } from '../../src/platform/node.ts';
 import { attachDirect } from '../../src/platform/node-streams.ts';
@@ -100,7 +101,7 @@ function hostsOf(raw: readonly string[]): string[] {
 
 /** A 400 Status for a request refused before any handler runs; the connection is closed after it, as Go does. */
 function badRequest(res: ServerResponse, message: string): void {
-  const body = `${JSON.stringify(failure(400, 'BadRequest', message))}\n`;
+  const body = kubeJson(failure(400, 'BadRequest', message));
   res.writeHead(400, {
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(body),
@@ -115,7 +116,7 @@ function badRequest(res: ServerResponse, message: string): void {
  * @hono/node-server builds would turn it into `/` (another path), so the adapter refuses it with a
  * bodyless 400. Escaped, the path means what Go reads in it: the segment holds a backslash.
  */
-export function backslashesEscaped(target: string): string {
+function backslashesEscaped(target: string): string {
   const q = target.indexOf('?');
   const path = q < 0 ? target : target.slice(0, q);
   if (!path.includes('\\')) return target;

@@ -19,7 +19,7 @@ import { negotiate } from '../kube/negotiate.ts';
 import { type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import { prepareMembership } from '../merge/rv.ts';
 import { WatchMerger } from '../merge/watchmerge.ts';
-import { type UnservedAnswer, unservedStatus } from '../plan/unserved.ts';
+import { answerOf, type UnservedAnswer, unservedStatus } from '../plan/unserved.ts';
 import { planWatch } from '../plan/watch.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
@@ -195,9 +195,10 @@ function unwatchable(failed: FailedStart[] | undefined): Status | undefined {
   return unservedStatus(
     failed.map((s): UnservedAnswer => {
       const cluster = s.src.clusters.join(', ');
-      return s.status === 404
-        ? { cluster, kind: 'notServed' }
-        : { cluster, kind: 'failed', reason: s.reason, status: s.statusBody };
+      // no answer at all (transport, timeout): the reason is the failure's own
+      return s.status === 0
+        ? { cluster, kind: 'failed', reason: s.reason }
+        : answerOf(cluster, s.status, s.statusBody);
     }),
   );
 }
