@@ -18,7 +18,7 @@ import { askedNamespace, askedNamespaceLines, fleetNamespace } from '../plan/nam
 import { plainNameClusterFor } from '../plan/owner.ts';
 import { fleetReviewKind } from '../plan/reviews.ts';
 import { isElectionLock } from '../plan/targets.ts';
-import type { RequestInfo } from '../request/info.ts';
+import { PATH_NOT_FOUND, type RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
 import { clusterspaceTargets } from '../upstreams/fanout.ts';
 import { CONNECT_SUBRESOURCES, connectRoute } from './connect.ts';
@@ -50,8 +50,7 @@ export async function fleetRoute(c: Context, deps: FleetDeps, asked: RequestInfo
 
   if (!info.isResourceRequest) {
     const path = classifyDiscovery(info.kubePath);
-    if (!path)
-      return statusResponse(failure(404, 'NotFound', 'the server could not find the requested resource'));
+    if (!path) return statusResponse(failure(404, 'NotFound', PATH_NOT_FOUND));
     return isOpenAPIPath(path)
       ? openapiRoute(c, deps, info, targets, path)
       : discoveryRoute(c, deps, info, targets, path);

@@ -30,14 +30,7 @@ describe.each(RUNTIMES)('rollout undo of a new Deployment on %s', (runtime) => {
     const created = await k.run(['create', 'deployment', fleetName, '-n', 'default', '--image=nginx:1.27']);
     expect(created.stderr).toBe('');
     await until(() => revision() === '1', 20_000, 'revision 1');
-    const set = await k.run([
-      'set',
-      'image',
-      `deployment/${fleetName}`,
-      '-n',
-      'default',
-      'nginx=nginx:1.28',
-    ]);
+    const set = await k.run(['set', 'image', `deployment/${fleetName}`, '-n', 'default', 'nginx=nginx:1.28']);
     expect(set.stderr).toBe('');
     await until(() => revision() === '2', 20_000, 'revision 2');
 
