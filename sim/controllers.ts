@@ -19,6 +19,9 @@ const NODES = grKey('', 'nodes');
 const RS = grKey('apps', 'replicasets');
 const DEPLOY = grKey('apps', 'deployments');
 
+const REVISION = 'deployment.kubernetes.io/revision';
+const REVISION_HISTORY = 'deployment.kubernetes.io/revision-history';
+
 function isController(ref: Record<string, unknown>, uid: string | undefined): boolean {
   return ref['uid'] === uid && ref['controller'] === true;
 }
@@ -344,9 +347,7 @@ export class Controllers {
     };
     let current =
       owned.find(sameTemplate) ?? owned.find((r) => r.metadata.labels?.['pod-template-hash'] === hash);
-    const revisions = owned.map((r) =>
-      Number(r.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 0),
-    );
+    const revisions = owned.map((r) => Number(r.metadata.annotations?.[REVISION] ?? 0));
     const maxRevision = revisions.length ? Math.max(...revisions) : 0;
     if (!current) {
       const rsName = `${name}-${hash}`;
@@ -365,7 +366,7 @@ export class Controllers {
           annotations: {
             'deployment.kubernetes.io/desired-replicas': String(want),
             'deployment.kubernetes.io/max-replicas': String(want + Math.ceil(want / 4)),
-            'deployment.kubernetes.io/revision': String(maxRevision + 1),
+            [REVISION]: String(maxRevision + 1),
           },
           ownerReferences: [
             {
@@ -411,6 +412,18 @@ export class Controllers {
         `Scaled ${want > (from ?? 0) ? 'up' : 'down'} replica set ${current.metadata.name} from ${from} to ${want}`,
         'deployment-controller',
       );
+    }
+    // an older ReplicaSet the template is back to (a rollback) becomes the newest revision, its old number
+    // kept in revision-history, as kube-controller-manager's deployment controller does
+    const currentRevision = Number(current.metadata.annotations?.[REVISION] ?? 0);
+    if (currentRevision < maxRevision) {
+      const history = current.metadata.annotations?.[REVISION_HISTORY];
+      current.metadata.annotations = {
+        ...(current.metadata.annotations ?? {}),
+        [REVISION]: String(maxRevision + 1),
+        [REVISION_HISTORY]: history ? `${history},${currentRevision}` : String(currentRevision),
+      };
+      current = this.sim.store.put(RS, objectKey(ns, current.metadata.name!), current) as Obj;
     }
     for (const old of owned) {
       if (old.metadata.name === current.metadata.name || old.spec?.replicas === 0) continue;
@@ -488,6 +501,14 @@ export class Controllers {
     };
     const latest = this.sim.store.get(DEPLOY, objectKey(ns, d.metadata.name!)) as Obj | undefined;
     if (!latest) return;
+    // the Deployment carries its current ReplicaSet's revision (kubectl rollout history/undo read it)
+    const revision = cur.metadata.annotations?.[REVISION];
+    if (revision !== undefined && latest.metadata.annotations?.[REVISION] !== revision) {
+      latest.metadata.annotations = { ...(latest.metadata.annotations ?? {}), [REVISION]: revision };
+      latest.status = status;
+      this.sim.store.put(DEPLOY, objectKey(ns, d.metadata.name!), latest);
+      return;
+    }
     const strip = (s: any) =>
       stableStringify({
         ...s,

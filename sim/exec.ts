@@ -12,7 +12,7 @@
  *   fallback (`v4.channel.k8s.io`: one SPDY stream per `streamType`).
  * - WebSocket port-forward as the kubelet serves it (`v4.channel.k8s.io`, or no subprotocol): a data and an
  *   error channel per `ports` entry, each channel's first server frame the port (2 bytes, little endian).
- * A forwarded port answers as httpd.ts says (HTTP for declared HTTP ports, else an echo). Exec runs the
+ * A forwarded port answers as httpd.ts says (HTTP on HTTP ports, declared or not, else an echo). Exec runs the
  * container's shell (shell.ts, with tar.ts over a per-container memfs.ts); attach streams the
  * container's log lines and echoes stdin.
  *
@@ -179,7 +179,7 @@ export async function simUpgrade(sim: SimHost, req: Request): Promise<SimUpgrade
   const proc: ProcFactory =
     sub === 'exec'
       ? (io) => runCommand(command, io, { sim, pod, container: c, tty: streams.tty })
-      : (io) => attach(io, { sim, pod, container: c });
+      : (io) => attach(io, { sim, pod, container: c }, streams.stdin);
 
   if (upgrade === 'websocket') {
     const want = offered(req.headers.get('sec-websocket-protocol'));
@@ -416,14 +416,25 @@ function runCommand(argv: string[], io: ProcIO, ctx: PodCtx): void {
   );
 }
 
-/** attach: the container's output as it is logged, and stdin echoed back (a `cat`-like main process). */
-function attach(io: ProcIO, ctx: PodCtx): void {
+/**
+ * attach: the container's output as it is logged, and stdin echoed back (a `cat`-like main process). A
+ * container that takes stdin (`stdin: true`: `kubectl run -i`, `kubectl debug -i`) has its main process
+ * reading it: at the end of the client's input that process ends, and the attach with it (exit 0), as a
+ * real shell or cat does. Without `stdin: true` (or an attach without `-i`) the input goes nowhere and the attach lasts until the client leaves.
+ */
+function attach(io: ProcIO, ctx: PodCtx, withStdin: boolean): void {
   const ns = ctx.pod.metadata.namespace ?? '';
   const name = ctx.pod.metadata.name ?? '';
   const stop = ctx.sim.logs.follow(ns, name, ctx.container.name, (line) => io.stdout(`${line.text}\n`));
   io.onKill(stop);
+  // the client's input reaches the process only when it asked to send some (`-i`)
+  const readsStdin = withStdin && ctx.container.stdin === true;
   io.onStdin((chunk) => {
     if (chunk) io.stdout(chunk);
+    else if (readsStdin) {
+      stop();
+      io.exit(0);
+    }
   });
 }
 

@@ -1,7 +1,8 @@
 /**
  * What answers on a simulated container's port when it is port-forwarded to.
  *
- * - A port the container declares as HTTP (named `http*`, or 80 / 8000 / 8080 / 3000 / 5000) is a tiny
+ * - An HTTP port (80 / 8000 / 8080 / 3000 / 5000, declared or not, as the kubelet dials any port; or one a
+ *   container declares with an `http*` name) is a tiny
  *   HTTP/1.1 server, the way an nginx-like image answers: `GET /` (and `HEAD /`) 200 with a small HTML page
  *   naming the pod, `/healthz` 200 `ok`, other paths 404, other methods 405; keep-alive unless the client
  *   says `Connection: close` (or speaks HTTP/1.0); a malformed request gets a 400 and the connection closed.
@@ -25,11 +26,16 @@ export interface PortTarget {
 
 const HTTP_PORTS = new Set([80, 3000, 5000, 8000, 8080]);
 
-/** Does the container declare `port` as an HTTP port? */
+/**
+ * Does an HTTP server listen on `port`? The kubelet's port-forward dials the port in the pod's network
+ * namespace whether a container declares it or not (declaring is informational), so an nginx pod that
+ * declares nothing still answers HTTP on 80: the usual HTTP ports serve HTTP declared or not, and any
+ * port a container declares with an `http*` name does too.
+ */
 export function servesHttp(t: PortTarget, port: number): boolean {
+  if (HTTP_PORTS.has(port)) return true;
   for (const c of t.containers)
-    for (const p of c.ports ?? [])
-      if (p.containerPort === port && (HTTP_PORTS.has(port) || /^http/.test(p.name ?? ''))) return true;
+    for (const p of c.ports ?? []) if (p.containerPort === port && /^http/.test(p.name ?? '')) return true;
   return false;
 }
 

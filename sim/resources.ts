@@ -56,6 +56,7 @@ import {
   failure,
   invalid,
   methodNotSupported,
+  noRouteForMethod,
   notFound,
   qualified,
   success,
@@ -123,6 +124,8 @@ async function route(ctx: Ctx): Promise<Response> {
     return handleSubresource(ctx, sub);
   }
   const verb = info.verb;
+  if (info.name !== undefined ? verb === 'create' : verb === 'update' || verb === 'patch')
+    throw new StatusError(noRouteForMethod());
   if (!def.verbs.includes(verb)) {
     throw new StatusError(methodNotSupported(def.resource, def.group, verb));
   }

@@ -205,3 +205,20 @@ describe('sim shell robustness', () => {
     );
   });
 });
+
+describe('seq, as BusyBox has it', () => {
+  it('counts as scripts use it: LAST, FIRST LAST, FIRST INC LAST, -s and -w', async () => {
+    expect((await sh('seq 3')).out).toBe('1\n2\n3\n');
+    expect((await sh('for i in $(seq 2 4); do echo "n$i"; done')).out).toBe('n2\nn3\nn4\n');
+    expect((await sh('seq 10 -3 1')).out).toBe('10\n7\n4\n1\n');
+    expect((await sh('seq -s , 3')).out).toBe('1,2,3\n');
+    expect((await sh('seq -w 8 10')).out).toBe('08\n09\n10\n');
+    expect((await sh('seq 0 0.5 1')).out).toBe('0.0\n0.5\n1.0\n');
+    expect((await sh('seq 3 1')).out).toBe('');
+  });
+
+  it('refuses what is not a number', async () => {
+    const r = await sh('seq x');
+    expect([r.code, r.err]).toEqual([1, "seq: invalid number 'x'\n"]);
+  });
+});

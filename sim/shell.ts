@@ -13,7 +13,7 @@
  *   redirection := [n]'>' word | [n]'>>' word | '<' word | [n]'>&'n
  * Words: single quotes, double quotes (with `$VAR`, `${VAR}`, `$?`, `$(…)` and backslash escapes inside),
  * unquoted expansions split on blanks. Built-ins: echo, printf (%s, %d, \n), cat, env/printenv, true, false,
- * exit, sleep, hostname, ls, date, pwd, cd, export, test/[, mkdir, rm, tar (tar.ts) and sh itself
+ * exit, sleep, seq, hostname, ls, date, pwd, cd, export, test/[, mkdir, rm, tar (tar.ts) and sh itself
  * (`sh -c '…'`, or reading commands from stdin line by line). A missing command prints `sh: foo: not found`
  * and sets 127, as BusyBox/dash do.
  */
@@ -555,6 +555,49 @@ const BUILTINS: Record<string, Builtin> = {
       return 1;
     }
     await f.host.sleep(s * 1000);
+    return 0;
+  },
+  async seq(args, io) {
+    // BusyBox's: seq [-w] [-s SEP] [FIRST [INC]] LAST, numbers as given (decimals keep the widest precision)
+    let sep = '\n';
+    let pad = false;
+    const nums: string[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i]!;
+      if (a === '-w') pad = true;
+      else if (a === '-s') sep = args[++i] ?? '';
+      else if (a.startsWith('-s') && a.length > 2 && Number.isNaN(Number(a))) sep = a.slice(2);
+      else nums.push(a);
+    }
+    if (nums.length < 1 || nums.length > 3) {
+      complain(io, 'Usage: seq [-w] [-s SEP] [FIRST [INC]] LAST\n');
+      return 1;
+    }
+    for (const n of nums)
+      if (n.trim() === '' || !Number.isFinite(Number(n))) {
+        complain(io, `seq: invalid number '${n}'\n`);
+        return 1;
+      }
+    const [first, inc, last] =
+      nums.length === 1
+        ? ['1', '1', nums[0]!]
+        : nums.length === 2
+          ? [nums[0]!, '1', nums[1]!]
+          : (nums as [string, string, string]);
+    const places = Math.max(
+      ...[first, inc].map((n) => (n.includes('.') ? n.length - n.indexOf('.') - 1 : 0)),
+    );
+    const [a, d, z] = [Number(first), Number(inc), Number(last)];
+    const out: string[] = [];
+    if (d !== 0)
+      for (let k = 0; ; k++) {
+        const v = a + k * d;
+        if (d > 0 ? v > z + 1e-9 : v < z - 1e-9) break;
+        out.push(v.toFixed(places));
+      }
+    const width = pad ? Math.max(0, ...out.map((o) => o.length)) : 0;
+    if (out.length)
+      say(io, `${out.map((o) => (o.startsWith('-') ? o : o.padStart(width, '0'))).join(sep)}\n`);
     return 0;
   },
   async hostname(_args, io, f) {

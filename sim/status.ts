@@ -136,6 +136,19 @@ export function methodNotSupported(resource: string, group: string, verb: string
   );
 }
 
+/**
+ * go-restful's 405 for a method the path has no route for (POST to a named object, PUT or PATCH to a
+ * collection), as apierrors.NewGenericServerResponse writes it: no resource, no cause.
+ */
+export function noRouteForMethod(): Status {
+  return failure(
+    405,
+    'MethodNotAllowed',
+    'the server does not allow this method on the requested resource',
+    {},
+  );
+}
+
 /** NewInternalError: the message prefixed, the error itself as the one cause. */
 export function internalError(message: string): Status {
   return failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });

@@ -16,10 +16,12 @@ import { createServer as createHttpsServer, type ServerOptions as HttpsOptions }
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
+import { kubeJson } from '../../src/kube/json.ts';
 import { failure } from '../../src/kube/status.ts';
 import { nodeBodyOf } from '../../src/platform/node.ts';
 import { attachDirect } from '../../src/platform/node-streams.ts';
 import { isWatchUrl } from '../../src/platform/node-watch.ts';
+import { hostRefusal } from '../../src/request/headers.ts';
 import { PairHeaders } from '../../src/upstreams/pair-headers.ts';
 import { recyclePiece } from '../../src/util/bytes.ts';
 import { drainedOrClosed, plainRequest, writeAnswer, writeFailure } from './listener.ts';
@@ -88,6 +90,37 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   const known = CLIENT_ERRORS[err.code ?? ''];
   if (known) rawStatus(socket, ...known);
   else rawStatus(socket, 400, 'BadRequest', `malformed HTTP request (${err.code ?? 'parse error'})`);
+}
+
+/** Every Host line's value (Node's `headers.host` keeps only the first). */
+function hostsOf(raw: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'host') out.push(raw[i + 1]!);
+  return out;
+}
+
+/** A 400 Status for a request refused before any handler runs; the connection is closed after it, as Go does. */
+function badRequest(res: ServerResponse, message: string): void {
+  const body = kubeJson(failure(400, 'BadRequest', message));
+  res.writeHead(400, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(body),
+    Connection: 'close',
+  });
+  res.end(body);
+}
+
+/**
+ * The target with every backslash of its path written `%5C`. Go's net/http takes a raw backslash as a
+ * byte of the path (kube then finds no such resource, or no object of that name); the WHATWG URL
+ * @hono/node-server builds would turn it into `/` (another path), so the adapter refuses it with a
+ * bodyless 400. Escaped, the path means what Go reads in it: the segment holds a backslash.
+ */
+function backslashesEscaped(target: string): string {
+  const q = target.indexOf('?');
+  const path = q < 0 ? target : target.slice(0, q);
+  if (!path.includes('\\')) return target;
+  return path.replaceAll('\\', '%5C') + (q < 0 ? '' : target.slice(q));
 }
 
 /**
@@ -307,6 +340,12 @@ export async function serveFetch(
       req.socket.destroy();
       return;
     }
+    const refused = hostRefusal(hostsOf(req.rawHeaders), req.httpVersion === '1.1');
+    if (refused) {
+      badRequest(res, refused);
+      return;
+    }
+    req.url = backslashesEscaped(req.url ?? '/');
     const plain = plainRequest(req, res);
     if (plain) served(plain, { incoming: req, outgoing: res });
     else void listener(req, res);
@@ -314,7 +353,12 @@ export async function serveFetch(
   const headersTimeout = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   // connectionsCheckingInterval: how often Node looks for requests past their time (default 30 s)
   const checks = Math.max(50, Math.min(30_000, Math.floor(headersTimeout / 4)));
-  const head = { maxHeaderSize: opts.maxHeaderSize, connectionsCheckingInterval: checks };
+  // the Host checks are the handler's (a Status, not Node's bodyless 400)
+  const head = {
+    maxHeaderSize: opts.maxHeaderSize,
+    connectionsCheckingInterval: checks,
+    requireHostHeader: false,
+  };
   const server: Server = opts.tls
     ? createHttpsServer({ ...opts.tls, ...head }, handler)
     : createHttpServer(head, handler);

@@ -8,6 +8,15 @@
 export const MAX_BODY_DEPTH = 1_000;
 
 /**
+ * A value as kube-apiserver's JSON serializer writes it: Go's json.Encoder ends every body with a newline,
+ * and clients that compare bodies as text (the Python client's tests do) see the difference. Every body
+ * the fleet re-serialises (a rewritten object or Status) goes through here.
+ */
+export function kubeJson(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
+}
+
+/**
  * Whether `value` nests arrays/objects more than `limit` levels deep (a scalar is depth 0, `{}` depth 1).
  * Iterative, so it cannot overflow the stack on the very input it guards against.
  */

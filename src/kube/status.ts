@@ -5,6 +5,7 @@
  * details, code) so that bodies compare byte for byte with real ones (see shared/fixtures/kube-wire).
  * Pure: no I/O. Both the fleet's own errors and the simulated clusters use these builders.
  */
+import { kubeJson } from './json.ts';
 
 export type StatusReason =
   | 'BadRequest'
@@ -131,6 +132,20 @@ export function methodNotSupported(resource: string, group: string, verb: string
   );
 }
 
+/**
+ * What kube-apiserver answers for a method no route of the path takes (`POST` to a named object, `PUT` or
+ * `PATCH` to a collection): go-restful's 405, written as apierrors.NewGenericServerResponse writes it
+ * (no resource, no cause: `"details":{}`).
+ */
+export function methodNotAllowedOnPath(): Status {
+  return failure(
+    405,
+    'MethodNotAllowed',
+    'the server does not allow this method on the requested resource',
+    {},
+  );
+}
+
 export function serviceUnavailable(message: string, retryAfterSeconds?: number): Status {
   return failure(503, 'ServiceUnavailable', message, retryAfterSeconds ? { retryAfterSeconds } : undefined);
 }
@@ -150,14 +165,20 @@ export function qualified(resource: string, group: string): string {
   return group ? `${resource}.${group}` : resource;
 }
 
+/**
+ * The code of a request whose client went away before its answer (nginx's "client closed request"): no
+ * body, nobody reads it; what access logs and the request metrics show instead of a 5xx, since nothing
+ * failed on the server's side (src/middleware/recovery, src/metrics/fleet.ts).
+ */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 /** A Status as an HTTP response, with the headers kube-apiserver sends on errors. */
 export function statusResponse(status: Status, headers?: HeadersInit): Response {
   const h = new Headers(headers);
   h.set('Content-Type', 'application/json');
   h.set('Cache-Control', 'no-cache, private');
   if (status.details?.retryAfterSeconds) h.set('Retry-After', String(status.details.retryAfterSeconds));
-  // kube-apiserver's JSON encoder ends every body with a newline; clients that compare bytes see the same
-  return new Response(`${JSON.stringify(status)}\n`, { status: status.code, headers: h });
+  return new Response(kubeJson(status), { status: status.code, headers: h });
 }
 
 /**

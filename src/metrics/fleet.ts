@@ -4,6 +4,7 @@
  * process (Node) or isolate (Workers: the figures are that isolate's, see README "Operating"). On Node with
  * several worker processes, GET /metrics answers the sum over all of them (see ./cluster.ts).
  */
+import { CLIENT_CLOSED_REQUEST } from '../kube/status.ts';
 import { processMetricsSource } from './process.ts';
 import {
   type Counter,
@@ -72,6 +73,7 @@ const KEPT_CLUSTERS = 4096;
 export class FleetMetrics {
   readonly registry = new Registry();
   readonly requests: Counter;
+  readonly aborts: Counter;
   readonly duration: Histogram;
   readonly inflight: Gauge;
   readonly longrunning: Gauge;
@@ -100,6 +102,13 @@ export class FleetMetrics {
       'apiserver_request_total',
       'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
       [...L, 'code'],
+    );
+    // kube counts a request its handler gave up on here, beside apiserver_request_total; the fleet counts
+    // the requests whose client went away before their answer (code 499 in apiserver_request_total)
+    this.aborts = r.counter(
+      'apiserver_request_aborts_total',
+      'Number of requests which apiserver aborted possibly due to a timeout, for each group, version, verb, resource, subresource and scope',
+      ['verb', 'group', 'version', 'resource', 'subresource', 'scope'],
     );
     this.duration = r.histogram(
       'apiserver_request_duration_seconds',
@@ -186,6 +195,10 @@ export class FleetMetrics {
       if (running) this.longrunning.addCell(running, -1);
       // the request counter's labels are the request's, then `code`
       this.requests.cell(labels, String(code)).value++;
+      if (code === CLIENT_CLOSED_REQUEST) {
+        const { component: _, ...aborted } = labels;
+        this.aborts.inc(aborted);
+      }
       // kube leaves long-running requests (watches, exec) out of the latency histogram
       if (!longRunning) this.duration.cell(labels).observe((now() - t0) / 1000);
     };

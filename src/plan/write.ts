@@ -29,9 +29,35 @@ function nameTheCluster(
   );
 }
 
+/**
+ * The refusal of a name whose cluster is not in the fleet. When the cluster is a member's name with a
+ * suffix (`member3-bdg947hgcc`), a generator appended it to a fleet name (kustomize's configMapGenerator
+ * and secretGenerator hash the name they are given, after the cluster): the message says how to give
+ * the generator the plain name instead, so the suffix stays in the name.
+ */
+function notInFleet(
+  info: { namespace?: string },
+  given: string,
+  named: string,
+  targets: readonly { cluster: string }[],
+): string {
+  const clusters = targets.map((t) => t.cluster);
+  const base = `the name "${given}" names cluster "${named}", which is not in the fleet (clusters: ${clusters.join(', ')})`;
+  const member = clusters.find((c) => named.startsWith(`${c}-`));
+  if (member === undefined) return base;
+  const plain = decodeName(given).name;
+  const ns = decodeName(info.namespace || '<namespace>').name;
+  return (
+    `${base}; a suffix after the cluster (a generator's hash, as kustomize's configMapGenerator adds) cannot name one: ` +
+    `generate the plain name "${plain}" in a namespace by fleet name (-n ${ns}.clusterspace.${member}, or ` +
+    `namespace: ${ns}.clusterspace.${member} in the kustomization), or apply it through a per-cluster context ` +
+    `(server <fleet URL>/clusterspaces/${member})`
+  );
+}
+
 /** The cluster a create goes to, from the names in its body, the clusterspace and the plain-name cluster. */
 export function createTarget<T extends { cluster: string }>(
-  info: Pick<RequestInfo, 'resource' | 'apiGroup' | 'clusterspace'>,
+  info: Pick<RequestInfo, 'resource' | 'apiGroup' | 'clusterspace'> & { namespace?: string },
   names: { name: string; generateName: string; namespace?: string },
   targets: readonly T[],
   plainNameCluster: string | undefined,
@@ -65,12 +91,7 @@ export function createTarget<T extends { cluster: string }>(
           : `metadata.namespace "${names.namespace}" names cluster "${named}", which contradicts the clusterspace "${cs}"`,
       );
     const target = targets.find((t) => t.cluster === named);
-    return (
-      target ??
-      badRequest(
-        `the name "${given}" names cluster "${named}", which is not in the fleet (clusters: ${targets.map((t) => t.cluster).join(', ')})`,
-      )
-    );
+    return target ?? badRequest(notInFleet(info, given, named, targets));
   }
   const cluster = csCluster ?? plainNameCluster;
   const target = cluster === undefined ? undefined : targets.find((t) => t.cluster === cluster);

@@ -55,3 +55,18 @@ export function headersOf(p: Pairs): Headers {
   for (let i = 0; i < p.length; i += 2) h.append(p[i]!, p[i + 1]!);
   return h;
 }
+
+/** Go's httpguts.ValidHostHeader: the bytes a Host value may hold (RFC 3986 reg-name, IP literal, port). */
+const HOST_BYTE = /^[A-Za-z0-9!$%&'()*+,\-.:;=[\]_~]*$/;
+
+/**
+ * What Go's net/http answers (before kube-apiserver's handlers run) for the request's Host lines, in its
+ * words: none on HTTP/1.1 ("missing required Host header"), more than one ("too many Host headers"), or one
+ * with a byte a host cannot hold ("malformed Host header"). Undefined for a good one. Go writes these as a
+ * text/plain 400; the fleet says the same in a Status.
+ */
+export function hostRefusal(hosts: readonly string[], http11: boolean): string | undefined {
+  if (hosts.length > 1) return 'too many Host headers';
+  if (hosts.length === 0) return http11 ? 'missing required Host header' : undefined;
+  return HOST_BYTE.test(hosts[0]!) ? undefined : 'malformed Host header';
+}

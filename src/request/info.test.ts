@@ -208,6 +208,9 @@ function referenceSplit(rawPath: string): { segs: string[]; raw: string[] } {
     return s;
   };
   if (!rawPath.startsWith('/')) throw new RequestPathError(400, 'path must be absolute');
+  // kube's director matches API roots as path prefixes, uncleaned: `//…` reaches its not-found handler
+  if (rawPath.startsWith('//'))
+    throw new RequestPathError(404, 'the server could not find the requested resource');
   const trimmed = rawPath.replace(/^\/+/, '').replace(/\/+$/, '');
   if (trimmed === '') return { segs: [], raw: [] };
   const raw = trimmed.split('/');

@@ -135,8 +135,16 @@ export function splitPath(rawPath: string): SplitPath {
   return split;
 }
 
+/**
+ * kube-apiserver's answer for a path no handler claims (its notfoundhandler). A path that starts with
+ * `//` (`GET //api/v1/pods`) is one: kube's director matches its API roots (`/api`, `/apis/…`) as path
+ * prefixes without cleaning the path, so it reaches the not-found handler, never the pods.
+ */
+export const PATH_NOT_FOUND = 'the server could not find the requested resource';
+
 function splitOnce(rawPath: string): SplitPath {
   if (!rawPath.startsWith('/')) throw new RequestPathError(400, 'path must be absolute');
+  if (rawPath.charCodeAt(1) === 47) throw new RequestPathError(404, PATH_NOT_FOUND);
   const trimmed = trimSlashes(rawPath);
   if (trimmed === '') return { segs: [], raw: [] };
   // most paths carry no escape: their segments are their decodings (one array for both)

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { encodeComposite } from '../merge/rv.ts';
 import { getRoute } from './get.ts';
@@ -81,5 +82,37 @@ describe('getRoute', () => {
     const { res, body } = await get({ west: () => missing('web') }, 'web.clusterspace.west', 'west');
     expect(res.status).toBe(404);
     expect(body.message).toBe('configmaps "web.clusterspace.west" not found');
+  });
+});
+
+describe('getRoute: bodies byte for byte as kube writes them', () => {
+  // a GET of a missing Deployment as a real kube-apiserver answered it (shared/fixtures/kube-wire)
+  const fixture = readFileSync('/work/shared/fixtures/kube-wire/status_404_notfound.json', 'utf8');
+
+  it('a Status the fleet rewrites keeps every byte but the name, trailing newline included', async () => {
+    const fleet = fakeFleet({
+      east: () => new Response(fixture, { status: 404, headers: { 'Content-Type': 'application/json' } }),
+    });
+    const res = await serve(
+      (c, info) => getRoute(c, fleet.deps, info, fleet.targets, undefined),
+      'http://fleet/apis/apps/v1/namespaces/default/deployments/web.clusterspace.east',
+    );
+    expect(res.status).toBe(404);
+    expect(await res.text()).toBe(
+      fixture
+        .replace('\\"web\\"', '\\"web.clusterspace.east\\"')
+        .replace('"name":"web"', '"name":"web.clusterspace.east"'),
+    );
+  });
+
+  it('an object the fleet rewrites ends with the newline kube ends it with', async () => {
+    const fleet = fakeFleet({ east: () => cm('web') });
+    const res = await serve(
+      (c, info) => getRoute(c, fleet.deps, info, fleet.targets, undefined),
+      'http://fleet/api/v1/namespaces/default/configmaps/web.clusterspace.east',
+    );
+    const text = await res.text();
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(JSON.parse(text).metadata.name).toBe('web.clusterspace.east');
   });
 });

@@ -11,14 +11,14 @@
  * `upgrade.ts` (relaying an upgrade to one cluster). `testing.ts` is the routes' tests' fake fleet.
  */
 import type { Context } from 'hono';
-import { failure, notFound, statusResponse } from '../kube/status.ts';
+import { failure, methodNotAllowedOnPath, notFound, statusResponse } from '../kube/status.ts';
 import { classifyDiscovery, isOpenAPIPath } from '../plan/discovery.ts';
 import { isFleetExec } from '../plan/fleetexec.ts';
 import { askedNamespace, askedNamespaceLines, fleetNamespace } from '../plan/namespace.ts';
 import { plainNameClusterFor } from '../plan/owner.ts';
 import { fleetReviewKind } from '../plan/reviews.ts';
 import { isElectionLock } from '../plan/targets.ts';
-import type { RequestInfo } from '../request/info.ts';
+import { PATH_NOT_FOUND, type RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
 import { clusterspaceTargets } from '../upstreams/fanout.ts';
 import { CONNECT_SUBRESOURCES, connectRoute } from './connect.ts';
@@ -50,8 +50,7 @@ export async function fleetRoute(c: Context, deps: FleetDeps, asked: RequestInfo
 
   if (!info.isResourceRequest) {
     const path = classifyDiscovery(info.kubePath);
-    if (!path)
-      return statusResponse(failure(404, 'NotFound', 'the server could not find the requested resource'));
+    if (!path) return statusResponse(failure(404, 'NotFound', PATH_NOT_FOUND));
     return isOpenAPIPath(path)
       ? openapiRoute(c, deps, info, targets, path)
       : discoveryRoute(c, deps, info, targets, path);
@@ -68,6 +67,12 @@ export async function fleetRoute(c: Context, deps: FleetDeps, asked: RequestInfo
   // exec, attach, portforward: an upgrade relayed to the owning cluster, whatever the method
   if (info.name && CONNECT_SUBRESOURCES.has(info.subresource))
     return connectRoute(c, deps, info, targets, plainNameCluster);
+  // a method the path has no route for (POST to a named object, PUT or PATCH to a collection): kube's 405,
+  // never forwarded (a cluster would read the POST as a create of the body's name)
+  if (
+    info.name ? info.verb === 'create' && !info.subresource : info.verb === 'update' || info.verb === 'patch'
+  )
+    return statusResponse(methodNotAllowedOnPath());
   switch (info.verb) {
     case 'list':
       return listRoute(c, deps, info, targets, plainNameCluster);

@@ -3,6 +3,7 @@
  * may import it, and it imports no route.
  */
 import type { FleetConfig } from '../config/schema.ts';
+import { kubeJson } from '../kube/json.ts';
 import { failure, readStatus, type Status, statusOfAnswer, statusResponse } from '../kube/status.ts';
 import type { SplitEvent } from '../merge/jsonsplit.ts';
 import type { ListSource } from '../merge/listmerge.ts';
@@ -99,7 +100,7 @@ export async function fleetAnswer(
   } else if (body === undefined) return new Response(text, { status: res.status, headers });
   if (body?.kind === 'Status') body = rewriteStatusNames(body as Status, plain, fleet);
   else if (res.ok && body && typeof body === 'object') toFleetBody(view, membership, cluster, body, ns);
-  return new Response(JSON.stringify(body), { status: res.status, headers });
+  return new Response(kubeJson(body), { status: res.status, headers });
 }
 
 /** One cluster's object, Table or list, rewritten in place into the fleet view. */

@@ -13,6 +13,7 @@
  * request (the cluster answers `400 Upgrade request required`, as kube-apiserver does).
  */
 import type { Context } from 'hono';
+import { kubeJson } from '../kube/json.ts';
 import { badRequest, type Status, statusResponse } from '../kube/status.ts';
 import { upgradeRelayOf } from '../platform/types.ts';
 import type { FleetDeps } from '../types.ts';
@@ -78,7 +79,7 @@ async function passThrough(res: Response, rename?: (s: Status) => Status): Promi
     const body = JSON.parse(text);
     if (body?.kind === 'Status') {
       headers.delete('content-length');
-      return new Response(JSON.stringify(rename(body as Status)), { status: res.status, headers });
+      return new Response(kubeJson(rename(body as Status)), { status: res.status, headers });
     }
   } catch {
     // not JSON after all: as it came

@@ -16,10 +16,11 @@
  */
 import type { Context } from 'hono';
 import { negotiate } from '../kube/negotiate.ts';
-import { serviceUnavailable, statusResponse } from '../kube/status.ts';
+import { type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import { prepareMembership } from '../merge/rv.ts';
 import { WatchMerger } from '../merge/watchmerge.ts';
 import { answerView, selectedName } from '../plan/view.ts';
+import { answerOf, type UnservedAnswer, unservedStatus } from '../plan/unserved.ts';
 import { planWatch } from '../plan/watch.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
@@ -38,7 +39,14 @@ import {
   upstreamHeaders,
   type WatchContext,
 } from '../upstreams/watch/sources.ts';
-import { groupWarnings, noneServes, openAll, probeColumns, startWarnings } from '../upstreams/watch/start.ts';
+import {
+  type FailedStart,
+  failedForGood,
+  groupWarnings,
+  openAll,
+  probeColumns,
+  startWarnings,
+} from '../upstreams/watch/start.ts';
 import { Upstreams } from '../upstreams/watch/upstreams.ts';
 
 /** streamed: a runtime that compresses would hold events back (RUNTIME-NOTES) */
@@ -139,7 +147,7 @@ export async function watchStream(
   const refusal =
     warnings.length && deps.config.strict
       ? serviceUnavailable(`strict mode: ${warnings.join('; ')}`)
-      : noneServes(starts);
+      : unwatchable(failedForGood(starts));
   if (refusal) {
     req.signal.removeEventListener('abort', abortAll);
     abortAll();
@@ -174,4 +182,24 @@ export async function watchStream(
         : undefined,
   });
   return new Response(body, { status: 200, headers });
+}
+
+/**
+ * What a watch none of whose clusters can be watched answers (`failed`: every start, failed for good):
+ * what a list answers in the same state (plan/unserved.ts), kube's own 404 when no cluster serves the
+ * resource (the first cluster's, as it wrote it).
+ */
+function unwatchable(failed: FailedStart[] | undefined): Status | undefined {
+  if (!failed) return undefined;
+  const first = failed[0]!;
+  if (failed.every((s) => s.status === 404) && first.statusBody) return first.statusBody;
+  return unservedStatus(
+    failed.map((s): UnservedAnswer => {
+      const cluster = s.src.clusters.join(', ');
+      // no answer at all (transport, timeout): the reason is the failure's own
+      return s.status === 0
+        ? { cluster, kind: 'failed', reason: s.reason }
+        : answerOf(cluster, s.status, s.statusBody);
+    }),
+  );
 }

@@ -34,6 +34,20 @@ describe.each(RUNTIMES)('the simulated container shell with kubectl on %s', (run
     fleetPod = `${pod}.clusterspace.member1`;
   });
 
+  it('seq counts, as in a BusyBox image (kubectl exec at the root)', async () => {
+    const r = await root.run([
+      '-n',
+      'shop',
+      'exec',
+      fleetPod,
+      '--',
+      'sh',
+      '-c',
+      'for i in $(seq 3); do echo "try $i"; done',
+    ]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, 'try 1\ntry 2\ntry 3\n', '']);
+  });
+
   it('sh -c "sleep 1; exit 3" exits 3; lists, $(…), for and >&2 behave like sh', async () => {
     const t0 = Date.now();
     const r = await k.run(['-n', 'shop', 'exec', pod, '--', 'sh', '-c', 'sleep 1; exit 3']);

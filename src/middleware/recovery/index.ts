@@ -7,6 +7,7 @@ import type { ErrorHandler } from 'hono';
 import { ConfigError } from '../../config/schema.ts';
 import {
   badRequest,
+  CLIENT_CLOSED_REQUEST,
   failure,
   gatewayTimeout,
   internalError,
@@ -20,16 +21,21 @@ import { MembershipError } from '../../upstreams/membership.ts';
 
 /**
  * A request its client abandoned (an upstream call aborted with it): nothing went wrong on our side.
- * Transports report an abort as the Web-standard AbortError (src/platform/node.ts maps undici's own).
+ * Transports report an abort as the Web-standard AbortError (src/platform/node.ts maps undici's own);
+ * whatever awaited the request's signal itself rejects with the signal's reason, which the runtime chose:
+ * @hono/node-server aborts with the text "Client connection prematurely closed." (or the socket's error
+ * as text), and its body reader throws that text as an Error.
  */
 function isClientGone(err: unknown, signal?: AbortSignal): boolean {
-  return !!signal?.aborted && (err as { name?: string })?.name === 'AbortError';
+  if (!signal?.aborted) return false;
+  if ((err as { name?: string })?.name === 'AbortError' || err === signal.reason) return true;
+  return err instanceof Error && typeof signal.reason === 'string' && err.message === signal.reason;
 }
 
 export function errorToResponse(err: unknown, signal?: AbortSignal): Response {
   // kube logs nothing for a client that left mid-request either; the answer goes nowhere (499, nginx's
   // "client closed request", for any access log in between)
-  if (isClientGone(err, signal)) return new Response(null, { status: 499 });
+  if (isClientGone(err, signal)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
   if (err instanceof RequestPathError)
     return statusResponse(err.code === 404 ? failure(404, 'NotFound', err.message) : badRequest(err.message));
   // a body read by a route after the limits middleware wrapped it (src/request/body.ts)

@@ -1,9 +1,9 @@
 /**
  * The start of a merged watch: every source is opened at once and the response starts when each has
  * answered. What the sources answered decides the response (Warning headers for those that failed, a 503
- * in strict mode, kube's 404 when no cluster serves the resource) and how each source is then held.
+ * in strict mode, the list's error when every one failed for good) and how each source is then held.
  */
-import { failure, readStatus, type Status } from '../../kube/status.ts';
+import { readStatus, type Status } from '../../kube/status.ts';
 import {
   CLUSTER_COLUMN,
   type ColumnDefinition,
@@ -94,36 +94,26 @@ export function startWarnings(starts: Start[], watchList: boolean): string[] {
   return out;
 }
 
-type Failed = Extract<Start, { status: number }>;
-
-/** a start that reached no answer from the cluster itself: transport failure, timeout, proxy or server error */
-function unreachable(s: Failed): boolean {
-  return s.status === 0 || s.status >= 500;
-}
+export type FailedStart = Extract<Start, { status: number }>;
 
 /**
- * kube's 404 when no chosen cluster serves the resource (nothing is down), or a 503 when none that
- * answered serves it and some could not be asked: the resource may be theirs alone, and a 404 would tell
- * the client it does not exist (KEP-4020: an unavailable server's resources are a 503, not a 404).
+ * The starts, when every one failed for good: no answer from the cluster itself (transport, timeout, a
+ * 5xx), the resource not served there (404), or not for this caller (401/403). Undefined when any start
+ * answered, or failed in a way the stream still serves (a 410's ERROR event, a refused WatchList's
+ * fallback, a 4xx retried as the plain watch). A stream of such starts would carry no event and only
+ * retry in the background: the route answers the error the list in the same state answers instead
+ * (routes/watch.ts), so a client backs off and can say why, instead of re-watching in a loop.
  */
-export function noneServes(starts: Start[]): Status | undefined {
-  const failed = starts.filter((s): s is Failed => !('res' in s));
-  if (starts.length === 0 || failed.length < starts.length) return undefined;
-  const notServed = failed.filter((s) => s.status === 404);
-  if (notServed.length === 0) return undefined;
-  if (notServed.length === starts.length)
-    return (
-      (starts[0] as { statusBody?: Status }).statusBody ??
-      failure(404, 'NotFound', 'the server could not find the requested resource')
-    );
-  const down = failed.filter(unreachable);
-  if (down.length + notServed.length < starts.length) return undefined;
-  const why = down.map((s) => `${s.src.label}: ${s.reason}`).join('; ');
-  return failure(
-    503,
-    'ServiceUnavailable',
-    `the server is currently unable to handle the request (no reachable cluster serves it; ${why})`,
-  );
+export function failedForGood(starts: Start[]): FailedStart[] | undefined {
+  if (starts.length === 0) return undefined;
+  const failed: FailedStart[] = [];
+  for (const s of starts) {
+    if ('res' in s) return undefined;
+    if (!(s.status === 0 || s.status >= 500 || s.status === 404 || s.status === 401 || s.status === 403))
+      return undefined;
+    failed.push(s);
+  }
+  return failed;
 }
 
 /** A relay group's own warnings (its clusters that failed) are the client's too. */

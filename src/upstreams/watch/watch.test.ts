@@ -7,7 +7,7 @@ import { holdSource } from './hold.ts';
 import { membershipChange } from './membership.ts';
 import { WatchOutput } from './output.ts';
 import type { Source } from './sources.ts';
-import { noneServes, type Start } from './start.ts';
+import { failedForGood, type Start } from './start.ts';
 import { Upstreams } from './upstreams.ts';
 
 const enc = new TextEncoder();
@@ -135,23 +135,27 @@ describe('holdSource', () => {
   });
 });
 
-describe('noneServes', () => {
-  const src = (c: string) => ({ label: `cluster ${c}` }) as Source;
+describe('failedForGood', () => {
+  const src = (c: string) => ({ label: `cluster ${c}`, clusters: [c] }) as unknown as Source;
   const failed = (c: string, status: number, reason = 'x'): Start => ({ src: src(c), status, reason });
   const ok = (c: string): Start => ({ src: src(c), res: new Response('') });
 
-  it("is kube's 404 when every cluster says not found, a 503 when the others cannot be asked", () => {
-    expect(noneServes([failed('a', 404), failed('b', 404)])?.code).toBe(404);
-    const s = noneServes([failed('a', 404), failed('b', 0, 'connection refused'), failed('c', 500)]);
-    expect(s).toMatchObject({ code: 503, reason: 'ServiceUnavailable' });
-    expect(s?.message).toMatch(/cluster b: connection refused; cluster c: x/);
+  it('is every start when each is down, not served there, or refused to the caller', () => {
+    const starts = [
+      failed('a', 404),
+      failed('b', 0, 'connection refused'),
+      failed('c', 500),
+      failed('d', 403),
+    ];
+    expect(failedForGood(starts)).toEqual(starts);
+    expect(failedForGood([failed('a', 0), failed('b', 503)])).toHaveLength(2);
   });
 
-  it('is nothing when one serves, when all are down (they join when back), or one refused otherwise', () => {
-    expect(noneServes([failed('a', 404), ok('b')])).toBeUndefined();
-    expect(noneServes([failed('a', 0), failed('b', 503)])).toBeUndefined();
-    expect(noneServes([failed('a', 404), failed('b', 403), failed('c', 0)])).toBeUndefined();
-    expect(noneServes([])).toBeUndefined();
+  it('is nothing when one answered, when one failed in a way the stream serves (410, a 4xx retried), or none was asked', () => {
+    expect(failedForGood([failed('a', 404), ok('b')])).toBeUndefined();
+    expect(failedForGood([failed('a', 500), failed('b', 410)])).toBeUndefined();
+    expect(failedForGood([failed('a', 500), failed('b', 429)])).toBeUndefined();
+    expect(failedForGood([])).toBeUndefined();
   });
 });
 
