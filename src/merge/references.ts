@@ -62,12 +62,16 @@ function walk(holder: unknown, path: readonly string[], i: number, at: string, f
   });
 }
 
-function kindOf(obj: Obj): Kind | undefined {
-  if (typeof obj.kind === 'string' && obj.kind !== '') return BY_KIND.get(obj.kind);
-  return KINDS.find((k) => k.looksLike(obj));
-}
-
+/** each kind's references that answers show; the kinds that have some, in the table's order */
+const SHOWN = new Map(KINDS.map((k) => [k, k.refs.filter((r) => r.shown)]));
+const SHOWING = KINDS.filter((k) => SHOWN.get(k)!.length > 0);
 const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));
+
+/** the kind of `obj`: by its `kind`, else the first of `kinds` it looks like */
+function kindOf(obj: Obj, kinds: readonly Kind[]): Kind | undefined {
+  if (typeof obj.kind === 'string' && obj.kind !== '') return BY_KIND.get(obj.kind);
+  return kinds.find((k) => k.looksLike(obj));
+}
 
 /**
  * Applies `f` to every reference of `obj` that answers show by fleet name (not ownerReferences: those
@@ -75,7 +79,8 @@ const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));
  */
 export function mapReferences(obj: Obj, f: NameMap): void {
   if (!isObj(obj)) return;
-  for (const r of kindOf(obj)?.refs ?? []) if (r.shown) walk(obj, r.path, 0, '', f);
+  const k = kindOf(obj, SHOWING);
+  if (k) for (const r of SHOWN.get(k)!) walk(obj, r.path, 0, '', f);
 }
 
 /**
@@ -85,7 +90,7 @@ export function mapReferences(obj: Obj, f: NameMap): void {
  */
 export function mapWrittenReferences(obj: Obj, f: NameMap): void {
   if (!isObj(obj)) return;
-  for (const r of kindOf(obj)?.refs ?? []) walk(obj, r.path, 0, '', f);
+  for (const r of kindOf(obj, KINDS)?.refs ?? []) walk(obj, r.path, 0, '', f);
 }
 
 /** every reference's JSON path once, whatever the kind (JSON patches name no kind) */
@@ -135,9 +140,7 @@ export const REFERENCE_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Kinds whose objects carry references answers show by fleet name (mapReferences changes them): parsed. */
-export const REFERENCE_KINDS: ReadonlySet<string> = new Set(
-  KINDS.filter((k) => k.refs.some((r) => r.shown)).map((k) => k.kind),
-);
+export const REFERENCE_KINDS: ReadonlySet<string> = new Set(SHOWING.map((k) => k.kind));
 
 /**
  * Top-level members of a kind-less object that make mapReferences look inside it (Events, Endpoints,
