@@ -105,6 +105,39 @@ describe.each(RUNTIMES)('references written by fleet name on %s', (runtime) => {
       .run(['get', 'deploy', `${x}.clusterspace.member2`, '-n', 'default', '-o', 'json']);
     expect(got.code, got.stderr).toBe(0);
     expect(JSON.parse(got.stdout).spec.template.spec.serviceAccountName).toBe(x);
+    // an upgrade applies the manifest again (Helm 4: server-side apply patches) by the same names
+    const up = await helm(f.kubectl('').kubeconfig, [
+      'upgrade',
+      release,
+      CHART,
+      '-n',
+      'default',
+      '--set',
+      `fullnameOverride=${x}.clusterspace.member2`,
+      '--set',
+      'image=nginx:2',
+    ]);
+    expect(up.code, up.out).toBe(0);
+    const after = (m2.get(DEPLOY, 'default', x) as Obj).spec.template.spec;
+    expect(after.containers[0].image).toBe('nginx:2');
+    expect(after.serviceAccountName).toBe(x);
+    expect(after.containers[0].envFrom).toEqual([{ secretRef: { name: x } }]);
+    // kubectl patch (a strategic merge patch, no kind in it) maps its references the same way
+    const p = await f
+      .kubectl('')
+      .run([
+        'patch',
+        'deploy',
+        `${x}.clusterspace.member2`,
+        '-n',
+        'default',
+        '-p',
+        JSON.stringify({
+          spec: { template: { spec: { serviceAccountName: `y${x}.clusterspace.member2` } } },
+        }),
+      ]);
+    expect(p.code, p.stderr).toBe(0);
+    expect((m2.get(DEPLOY, 'default', x) as Obj).spec.template.spec.serviceAccountName).toBe(`y${x}`);
     const un = await helm(f.kubectl('').kubeconfig, ['uninstall', release, '-n', 'default']);
     expect(un.code, un.out).toBe(0);
   }, 240_000);
