@@ -1,8 +1,8 @@
 /**
  * `fleet-apiserver kubeconfig --server <url> [options]`: writes kubeconfig contexts for a running fleet —
  * `fleet` (the root: every cluster as one), `karmada` (the control plane) and one per member cluster
- * (`/clusterspaces/<member>`) — from its live membership (the clusters the fleet answers for), merged into an existing kubeconfig like
- * `kubectl config set-*` does. Node only.
+ * (`/clusterspaces/<member>`) — from its live membership (the clusters the fleet itself lists), merged
+ * into an existing kubeconfig like `kubectl config set-*` does. Node only.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

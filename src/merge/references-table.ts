@@ -75,7 +75,7 @@ const POD_SPEC = [
   ...under(CONTAINER, 'ephemeralContainers[] 34.1'),
 ];
 
-/** a workload's pod template's spec at field numbers `pb`: its node is authored there (on a Pod the scheduler fills it in) */
+/** a pod template's spec, at field numbers `pb`: its node is authored there (a Pod's is filled in) */
 const template = (pb: string, json = 'spec.template.spec') =>
   under(['nodeName 10', ...POD_SPEC], `${json} ${pb}`);
 

@@ -6,10 +6,10 @@
  * - names: `metadata.name` / `generateName` lose their `.clusterspace.<cluster>` suffix (a suffix naming
  *   another cluster is refused); on update and patch the body's name must be the URL's (fleet or plain
  *   spelling of it), like kube-apiserver's checkName; ownerReferences and the references of references.ts
- *   (`spec.nodeName`, `claimRef`, a Binding's target…, and the authored ones: `serviceAccountName`, volumes,
- *   env sources, workload templates…) lose it too, in JSON and protobuf bodies alike; merge patches by
- *   the same fields (recognised as references.ts recognises kind-less objects), JSON patches at the
- *   paths that write them or values holding them (`/spec/nodeName`, `/spec/template`…);
+ *   (`spec.nodeName`, `claimRef`, a Binding's target…, and the authored ones: `serviceAccountName`,
+ *   volumes, env sources, workload templates…) lose it too, in JSON and protobuf bodies alike; merge
+ *   patches by the same fields (recognised as references.ts recognises kind-less objects), JSON patches
+ *   at the paths that write them or values holding them (`/spec/nodeName`, `/spec/template`…);
  * - markers: the annotation and the label `fleet.karmada.io/cluster` are never written to a cluster. In
  *   objects they are removed; in merge and strategic merge patches their keys are removed (setting or
  *   deleting them is a no-op); JSON patch operations whose `path` or `from` points at a marker are DROPPED
@@ -112,7 +112,7 @@ function renameOwnerRefs(refs: unknown, ctx: WriteContext): void {
   });
 }
 
-/** the references of references.ts (authored ones too) as the owning cluster knows them; another cluster's is refused */
+/** every reference of references.ts, authored ones too, as the owning cluster knows it (or a refusal) */
 function plainReferences(obj: Obj, ctx: WriteContext): void {
   mapWrittenReferences(obj, (name, field) => plainName(name, ctx.cluster, field));
 }
