@@ -24,7 +24,7 @@ import { requestMetrics } from './middleware/metrics/index.ts';
 import { recovery } from './middleware/recovery/index.ts';
 import { requestInfo } from './middleware/requestinfo/index.ts';
 import { ExactRouter } from './router.ts';
-import { live, ready } from './routes/health.ts';
+import { healthz, live, ready } from './routes/health.ts';
 import { fleetRoute } from './routes/index.ts';
 import { metricsRoute } from './routes/metrics.ts';
 import { passthrough } from './routes/passthrough.ts';
@@ -77,7 +77,7 @@ export function dispatcher(probes: ExactRouter<Handler>, handler: Handler): Flee
 export function createApp(deps: FleetDeps): FleetApp {
   // the probes answer before the chain, as kube-apiserver's do (no limits, no authentication)
   const probes = new ExactRouter<Handler>();
-  probes.add('GET', '/healthz', live);
+  probes.add('GET', '/healthz', healthz);
   probes.add('GET', '/livez', live);
   probes.add('GET', '/readyz', (c) => ready(c, deps));
 

@@ -1,8 +1,8 @@
 /**
  * `fleet-apiserver kubeconfig --server <url> [options]`: writes kubeconfig contexts for a running fleet —
  * `fleet` (the root: every cluster as one), `karmada` (the control plane) and one per member cluster
- * (`/clusterspaces/<member>`) — from its live membership, merged into an existing kubeconfig like
- * `kubectl config set-*` does. Node only.
+ * (`/clusterspaces/<member>`) — from its live membership (the clusters the fleet itself lists), merged
+ * into an existing kubeconfig like `kubectl config set-*` does. Node only.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -169,9 +169,10 @@ interface Reach {
 }
 
 /**
- * The fleet's members as the caller may see them: Karmada's Cluster objects through the control plane's
- * clusterspace; where those are not readable (static membership, or RBAC), the clusters the merged
- * namespace list comes from (every cluster has namespaces, each labelled with its cluster).
+ * The fleet's members as the running fleet reports them: its own list of the clusters it serves
+ * (`/fleet/api/clusters`, what the status page shows; a member that is down included), whatever the
+ * membership mode: with static members, Karmada's Cluster objects may name clusters the fleet does not
+ * serve and miss ones it does.
  */
 async function discoverMembers(server: string, reach: Reach): Promise<string[]> {
   const dispatcher = new Agent({
@@ -182,8 +183,8 @@ async function discoverMembers(server: string, reach: Reach): Promise<string[]> 
       ...(reach.servername ? { servername: reach.servername } : {}),
     },
   });
-  const get = async (path: string) => {
-    const r = await undiciFetch(`${server}${path}`, {
+  try {
+    const r = await undiciFetch(`${server}/fleet/api/clusters`, {
       dispatcher,
       headers: {
         Accept: 'application/json',
@@ -191,26 +192,13 @@ async function discoverMembers(server: string, reach: Reach): Promise<string[]> 
       },
     });
     const text = await r.text();
-    if (!r.ok) throw new Error(`GET ${path}: ${r.status} ${statusMessage(text)}`);
-    return JSON.parse(text) as {
-      items?: { metadata?: { name?: string; labels?: Record<string, string> } }[];
-    };
-  };
-  try {
-    const clusters = await get('/clusterspaces/karmada/apis/cluster.karmada.io/v1alpha1/clusters');
-    const names = (clusters.items ?? []).map((c) => c.metadata?.name).filter((n): n is string => !!n);
-    if (names.length) return names;
-  } catch {
-    // not Karmada-managed membership, or not readable by this caller: ask the merged view instead
-  }
-  try {
-    const ns = await get('/api/v1/namespaces');
-    const names = new Set<string>();
-    for (const n of ns.items ?? []) {
-      const c = n.metadata?.labels?.['fleet.karmada.io/cluster'];
-      if (c && c !== 'karmada') names.add(c);
-    }
-    return [...names];
+    if (!r.ok)
+      throw new Error(
+        `GET /fleet/api/clusters: ${r.status} ${statusMessage(text)} (or name the members: --members a,b)`,
+      );
+    const { clusters } = JSON.parse(text) as { clusters?: { name?: string }[] };
+    const names = (clusters ?? []).map((c) => c.name ?? '').filter((n) => n !== '' && n !== 'karmada');
+    return [...new Set(names)].sort();
   } finally {
     await dispatcher.close();
   }

@@ -142,6 +142,45 @@ function withoutExpect(req: Request): Request {
   } as RequestInit);
 }
 
+const awaiting = new WeakSet<IncomingMessage>();
+
+/**
+ * True while a request that said `Expect: 100-continue` has not been asked for its body: the client
+ * waits for the answer before sending it, so there is nothing to read away before answering.
+ */
+export function awaitingContinue(req: IncomingMessage): boolean {
+  return awaiting.has(req);
+}
+
+/**
+ * Sends `100 Continue` on the first read of `req`'s body (Node's IncomingMessage pulls the socket in its
+ * `_read`); until then the answer closes the connection: a body that was announced but not asked for
+ * may still come, and would be read as the next request.
+ */
+function continueOnRead(req: IncomingMessage, res: ServerResponse): void {
+  const keepAlive = res.shouldKeepAlive;
+  res.shouldKeepAlive = false;
+  awaiting.add(req);
+  const read = req._read;
+  req._read = function (this: IncomingMessage, n: number) {
+    req._read = read;
+    awaiting.delete(req);
+    if (!res.headersSent) {
+      res.shouldKeepAlive = keepAlive;
+      res.writeContinue();
+    }
+    return read.call(this, n);
+  };
+}
+
+/** Node's raw header lines (name, value, name, value…) without `Expect` */
+function withoutExpectLines(lines: string[]): string[] {
+  const out: string[] = [];
+  for (let j = 0; j < lines.length; j += 2)
+    if (lines[j]!.toLowerCase() !== 'expect') out.push(lines[j]!, lines[j + 1]!);
+  return out.length === lines.length ? lines : out;
+}
+
 function nodeHeaders(res: Response): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   res.headers.forEach((v, k) => {
@@ -302,10 +341,12 @@ export async function serveFetch(
       if (req.method === 'GET' || req.method === 'HEAD') Object.defineProperty(req, 'body', { value: null });
       // the request's headers from the lines Node parsed, read without a Fetch Headers being built (the
       // adapter's own make one as soon as they are iterated, which the filters do: src/upstreams/pair-headers.ts)
+      // (`Expect` left out, see withoutExpect, here by its lines: rebuilding the Request would create its
+      // body, which starts reading it, and so send `100 Continue` before the limits are checked)
       Object.defineProperty(req, 'headers', {
-        value: new PairHeaders((env as NodeRequestEnv).incoming.rawHeaders),
+        value: new PairHeaders(withoutExpectLines((env as NodeRequestEnv).incoming.rawHeaders)),
       });
-      const res = await fetch(withoutExpect(req), env as NodeRequestEnv);
+      const res = await fetch(req, env as NodeRequestEnv);
       return writeStreamed(res, (env as NodeRequestEnv).outgoing, watches) ? ALREADY_SENT : res;
     },
     { overrideGlobalObjects: false },
@@ -362,9 +403,12 @@ export async function serveFetch(
   const server: Server = opts.tls
     ? createHttpsServer({ ...opts.tls, ...head }, handler)
     : createHttpServer(head, handler);
-  // Expect: 100-continue: the body is read by this server (within the fleet's limits), so it may come
+  // Expect: 100-continue: `100 Continue` when the body is first read, as Go's net/http (kube-apiserver)
+  // sends it; a request refused before its body is read (a Content-Length over the limit: the limits
+  // filter answers from the headers) gets its answer alone, and the connection closes after it, as the
+  // client may or may not send the body it announced
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    res.writeContinue();
+    continueOnRead(req, res);
     handler(req, res);
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {

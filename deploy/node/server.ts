@@ -12,7 +12,7 @@ import { nodePlatform, UndiciTransport } from '../../src/platform/node.ts';
 import { DIRECT_RELAY, EXEC_TRANSPORT } from '../../src/platform/types.ts';
 import { RAW_TARGET } from '../../src/request/target.ts';
 import { nodeExecTransport } from './exec-transport.ts';
-import { type ServedHandle, serveFetch } from './http.ts';
+import { awaitingContinue, type ServedHandle, serveFetch } from './http.ts';
 import { NodeDirectRelay } from './relay.ts';
 import { httpsOptions, transportFactsFor } from './tls.ts';
 import { attachUpgradeRelay } from './upgrade.ts';
@@ -80,9 +80,10 @@ export async function startNodeFleet(opts: NodeFleetOptions): Promise<NodeFleet>
         [DIRECT_RELAY]: pools && new NodeDirectRelay(pools, env.outgoing),
       });
       // a body refused for its size (by Content-Length) is still arriving: read it away first (a `then`,
-      // not an async function: this runs for every request)
+      // not an async function: this runs for every request); unless the client waits for `100 Continue`
+      // before sending it (./http.ts): then the 413 goes at once, as kube-apiserver's does
       const read = (res: Response): Response | Promise<Response> =>
-        res.status === 413
+        res.status === 413 && !awaitingContinue(env.incoming)
           ? discardBody(env.incoming, 4 * deps.config.limits.maxBodyBytes).then(() => res)
           : res;
       return answer instanceof Promise ? answer.then(read) : read(answer);

@@ -7,147 +7,123 @@
  * `involvedObject`/`regarding`/`related`, the garbage collector's ownerReferences) is shown as the fleet
  * name of the object it names, `<name>.clusterspace.<cluster>` (plain for the control plane when
  * federation is on; shortened past 253 characters like every fleet name, names.ts), so that following it at
- * the root URL reaches that cluster's object. On the way in
- * (create/update bodies) the same fields lose the suffix of the owning cluster; another cluster's suffix
- * is a 400 (an object cannot refer across clusters). Field selectors on such fields are translated the
- * same way (fieldnames.ts), and so are the Table cells that print them (table.ts).
+ * the root URL reaches that cluster's object. Field selectors on such fields are translated the same way
+ * (fieldnames.ts), and so are the Table cells that print them (table.ts).
  *
- * What stays plain, and why: references a user AUTHORS in a spec (a pod's volumes' configMap, secret and
- * persistentVolumeClaim.claimName, serviceAccountName, imagePullSecrets, env/envFrom sources; a
- * workload's template) and class names (storageClassName, priorityClassName, runtimeClassName,
+ * What answers leave plain, and why: references a user AUTHORS in a spec (a pod's volumes' configMap,
+ * secret and persistentVolumeClaim.claimName, serviceAccountName, imagePullSecrets, env/envFrom sources;
+ * a workload's template; a StatefulSet's serviceName, a RoleBinding's roleRef, an HPA's target, an
+ * Ingress's backends) and class names (storageClassName, priorityClassName, runtimeClassName,
  * ingressClassName). They are resolved by the cluster inside the object's own namespace or among
  * classes every member defines alike, never by a client at the root; they are what Karmada propagates
  * unchanged to every member; and rewriting them would make the object read back differ from the manifest
  * applied (kubectl apply's three-way diff would see a change on every apply). `metadata.namespace` and
  * `involvedObject.namespace` stay plain too: namespaces are shown by their plain name in every object.
  *
+ * On the way in (create, update, apply and patch bodies; JSON, YAML, protobuf) EVERY reference of the
+ * table, shown or authored, loses the suffix of the owning cluster, and another cluster's suffix is a 400
+ * naming the field (an object cannot refer across clusters): a chart that names all its objects
+ * `x.clusterspace.member2` (Helm's fullnameOverride) gets pods whose serviceAccountName is the `x` it
+ * created. A plain reference is written as it came.
+ *
+ * The fields themselves are one table (references-table.ts) read in both directions.
  * Objects are recognised by `kind` when they carry it (single objects, watch events, Table rows with
  * includeObject=Object); list items carry no kind, so then by the fields only that kind has.
  */
+
+import { isObj, KINDS, type Kind } from './references-table.ts';
 
 type Obj = Record<string, any>;
 
 /** What to do with one reference: the name in, the name to store out. `field` names it for errors. */
 export type NameMap = (name: string, field: string) => string;
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function mapString(holder: unknown, key: string, field: string, f: NameMap): void {
-  if (isObj(holder) && typeof holder[key] === 'string' && holder[key] !== '')
-    holder[key] = f(holder[key], field);
-}
-
-/** an ObjectReference: only its name (namespace, kind, uid stay) */
-function mapRef(holder: unknown, key: string, field: string, f: NameMap): void {
-  if (isObj(holder)) mapString(holder[key], 'name', `${field}.name`, f);
-}
-
-function eachOf(list: unknown, fn: (item: unknown, i: number) => void): void {
-  if (Array.isArray(list)) list.forEach(fn);
-}
-
-/** the reference-bearing kinds, by kind; `looksLike` recognises a list item (no kind) */
-interface Kind {
-  kind: string;
-  looksLike(o: Obj): boolean;
-  map(o: Obj, f: NameMap): void;
-}
-
-const KINDS: readonly Kind[] = [
-  {
-    // the scheduler binds (spec.nodeName); preemption nominates (status.nominatedNodeName)
-    kind: 'Pod',
-    looksLike: (o) => isObj(o.spec) && Array.isArray(o.spec.containers),
-    map(o, f) {
-      mapString(o.spec, 'nodeName', 'spec.nodeName', f);
-      mapString(o.status, 'nominatedNodeName', 'status.nominatedNodeName', f);
-    },
-  },
-  {
-    // the PV binder writes both halves of a bound pair
-    kind: 'PersistentVolume',
-    looksLike: (o) => isObj(o.spec) && isObj(o.spec.claimRef),
-    map: (o, f) => mapRef(o.spec, 'claimRef', 'spec.claimRef', f),
-  },
-  {
-    kind: 'PersistentVolumeClaim',
-    looksLike: (o) =>
-      isObj(o.spec) && typeof o.spec.volumeName === 'string' && !Array.isArray(o.spec.containers),
-    map: (o, f) => mapString(o.spec, 'volumeName', 'spec.volumeName', f),
-  },
-  {
-    kind: 'Endpoints',
-    looksLike: (o) => Array.isArray(o.subsets),
-    map(o, f) {
-      eachOf(o.subsets, (s, i) => {
-        for (const key of ['addresses', 'notReadyAddresses'] as const) {
-          if (!isObj(s)) return;
-          eachOf(s[key], (a, j) => {
-            const at = `subsets[${i}].${key}[${j}]`;
-            mapRef(a, 'targetRef', `${at}.targetRef`, f);
-            mapString(a, 'nodeName', `${at}.nodeName`, f);
-          });
-        }
-      });
-    },
-  },
-  {
-    kind: 'EndpointSlice',
-    looksLike: (o) => Array.isArray(o.endpoints) && typeof o.addressType === 'string',
-    map(o, f) {
-      eachOf(o.endpoints, (e, i) => {
-        mapRef(e, 'targetRef', `endpoints[${i}].targetRef`, f);
-        mapString(e, 'nodeName', `endpoints[${i}].nodeName`, f);
-      });
-    },
-  },
-  {
-    // the attach/detach controller: which node, which PV
-    kind: 'VolumeAttachment',
-    looksLike: (o) => isObj(o.spec) && typeof o.spec.attacher === 'string' && isObj(o.spec.source),
-    map(o, f) {
-      mapString(o.spec, 'nodeName', 'spec.nodeName', f);
-      mapString(o.spec?.source, 'persistentVolumeName', 'spec.source.persistentVolumeName', f);
-    },
-  },
-  {
-    // core/v1 (involvedObject) and events.k8s.io/v1 (regarding) Events; both may name a related object
-    kind: 'Event',
-    looksLike: (o) => isObj(o.involvedObject) || isObj(o.regarding),
-    map(o, f) {
-      mapRef(o, 'involvedObject', 'involvedObject', f);
-      mapRef(o, 'regarding', 'regarding', f);
-      mapRef(o, 'related', 'related', f);
-    },
-  },
-  {
-    // a Binding names the node a pod is bound to (written, never read)
-    kind: 'Binding',
-    looksLike: () => false,
-    map: (o, f) => mapRef(o, 'target', 'target', f),
-  },
-];
-
-const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));
+// --- walking a JSON path ------------------------------------------------------------------------------
 
 /**
- * Applies `f` to every reference of `obj` (not ownerReferences: those are metadata, handled with it),
- * in place. An object of a kind without references is left alone.
+ * applies `f` to the non-empty string at `path` (Ref.path: members, `[]` for every element of an array,
+ * `[kind=X]` for the elements whose kind is X) below `holder`, from step `i`, in place
+ */
+function walk(holder: unknown, path: readonly string[], i: number, at: string, f: NameMap): void {
+  const step = path[i]!;
+  if (step[0] !== '[') {
+    if (!isObj(holder)) return;
+    const field = at === '' ? step : `${at}.${step}`;
+    if (i === path.length - 1) {
+      const v = holder[step];
+      if (typeof v === 'string' && v !== '') holder[step] = f(v, field);
+    } else walk(holder[step], path, i + 1, field, f);
+    return;
+  }
+  if (!Array.isArray(holder)) return;
+  const only = step.slice(6, -1); // `[kind=X]`: X; `[]`: ''
+  holder.forEach((el, j) => {
+    if (only === '' || (isObj(el) && el.kind === only)) walk(el, path, i + 1, `${at}[${j}]`, f);
+  });
+}
+
+/** each kind's references that answers show; the kinds that have some, in the table's order */
+const SHOWN = new Map(KINDS.map((k) => [k, k.refs.filter((r) => r.shown)]));
+const SHOWING = KINDS.filter((k) => SHOWN.get(k)!.length > 0);
+const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));
+
+/** the kind of `obj`: by its `kind`, else the first of `kinds` it looks like */
+function kindOf(obj: Obj, kinds: readonly Kind[]): Kind | undefined {
+  if (typeof obj.kind === 'string' && obj.kind !== '') return BY_KIND.get(obj.kind);
+  return kinds.find((k) => k.looksLike(obj));
+}
+
+/**
+ * Applies `f` to every reference of `obj` that answers show by fleet name (not ownerReferences: those
+ * are metadata, handled with it), in place. An object of a kind without such references is left alone.
  */
 export function mapReferences(obj: Obj, f: NameMap): void {
   if (!isObj(obj)) return;
-  if (typeof obj.kind === 'string' && obj.kind !== '') {
-    BY_KIND.get(obj.kind)?.map(obj, f);
-    return;
-  }
-  for (const k of KINDS) {
-    if (k.looksLike(obj)) {
-      k.map(obj, f);
-      return;
-    }
-  }
+  const k = kindOf(obj, SHOWING);
+  if (k) for (const r of SHOWN.get(k)!) walk(obj, r.path, 0, '', f);
+}
+
+/**
+ * The way in: applies `f` to EVERY reference of `obj` (shown and authored alike), in place: a body
+ * written by fleet names (a chart with `fullnameOverride: x.clusterspace.member2`) names the objects it
+ * refers to as their cluster knows them.
+ */
+export function mapWrittenReferences(obj: Obj, f: NameMap): void {
+  if (!isObj(obj)) return;
+  for (const r of kindOf(obj, KINDS)?.refs ?? []) walk(obj, r.path, 0, '', f);
+}
+
+/** every reference's JSON path once, whatever the kind (JSON patches name no kind) */
+const ALL_PATHS: readonly (readonly string[])[] = [
+  ...new Map(KINDS.flatMap((k) => k.refs.map((r) => [r.json, r.path]))).values(),
+];
+
+function unescapePointer(s: string): string {
+  return s.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/**
+ * A JSON patch value written at `pointer` (RFC 6901), with `f` applied to the references it holds or
+ * is, whatever the kind: `/spec/serviceAccountName`, `/spec/volumes/0`, `/spec/template` alike. The value
+ * is set in an object shaped by the pointer and every reference's path walked there, so a
+ * `[kind=…]` step is checked on the value when the pointer ends at the element (`/subjects/-`) and
+ * cannot match when it passes by index (`/subjects/0/name`: no kind to check).
+ */
+export function mapReferencesAt(pointer: string, value: unknown, f: NameMap): unknown {
+  if (pointer === '') return value;
+  const keys = pointer.slice(1).split('/').map(unescapePointer);
+  const root: Obj = {};
+  let at: Obj = root;
+  keys.forEach((k, i) => {
+    // an index makes an array (sparse: the error names the index given); `-` appends, as at 0
+    const next = i === keys.length - 1 ? value : /^(\d+|-)$/.test(keys[i + 1]!) ? [] : {};
+    at[k === '-' ? '0' : k] = next;
+    at = next as Obj;
+  });
+  for (const path of ALL_PATHS) walk(root, path, 0, '', f);
+  let out: any = root;
+  for (const k of keys) out = out[k === '-' ? '0' : k];
+  return out;
 }
 
 /**
@@ -163,8 +139,8 @@ export const REFERENCE_FIELDS: ReadonlySet<string> = new Set([
   'related.name',
 ]);
 
-/** Kinds whose objects carry references (mapReferences changes them): their texts are parsed. */
-export const REFERENCE_KINDS: ReadonlySet<string> = new Set(KINDS.map((k) => k.kind));
+/** Kinds whose objects carry references answers show by fleet name (mapReferences changes them): parsed. */
+export const REFERENCE_KINDS: ReadonlySet<string> = new Set(SHOWING.map((k) => k.kind));
 
 /**
  * Top-level members of a kind-less object that make mapReferences look inside it (Events, Endpoints,
@@ -182,63 +158,26 @@ export const REFERRING_MEMBERS: ReadonlySet<string> = new Set([
 export const REFERRING_SPEC_MEMBERS: ReadonlySet<string> = new Set(['claimRef', 'volumeName', 'attacher']);
 
 /**
- * The same references in protobuf bodies (what client-go sends for built-in kinds), by the envelope's
- * `<group>/<kind>` (group "" for core): each a path of field numbers from the object to a string field
- * (k8s.io/api generated.proto, 1.35; repeated messages are walked element by element). ObjectReference's
- * name is field 3.
+ * The references of the table in protobuf bodies (what client-go sends for built-in kinds), by the
+ * envelope's `<group>/<kind>` (group "" for core): each a path of field numbers from the object to a
+ * string field (repeated messages are walked element by element). Writes only: all of them.
  */
 export const PROTOBUF_REFERENCES: ReadonlyMap<
   string,
-  ReadonlyArray<{ path: number[]; field: string }>
-> = new Map([
-  [
-    '/Pod',
-    [
-      { path: [2, 10], field: 'spec.nodeName' },
-      { path: [3, 11], field: 'status.nominatedNodeName' },
-    ],
-  ],
-  ['/Binding', [{ path: [2, 3], field: 'target.name' }]],
-  ['/PersistentVolume', [{ path: [2, 4, 3], field: 'spec.claimRef.name' }]],
-  ['/PersistentVolumeClaim', [{ path: [2, 3], field: 'spec.volumeName' }]],
-  [
-    '/Endpoints',
-    [
-      { path: [2, 1, 2, 3], field: 'subsets.addresses.targetRef.name' },
-      { path: [2, 1, 4], field: 'subsets.addresses.nodeName' },
-      { path: [2, 2, 2, 3], field: 'subsets.notReadyAddresses.targetRef.name' },
-      { path: [2, 2, 4], field: 'subsets.notReadyAddresses.nodeName' },
-    ],
-  ],
-  [
-    'discovery.k8s.io/EndpointSlice',
-    [
-      { path: [2, 4, 3], field: 'endpoints.targetRef.name' },
-      { path: [2, 6], field: 'endpoints.nodeName' },
-    ],
-  ],
-  [
-    'storage.k8s.io/VolumeAttachment',
-    [
-      { path: [2, 3], field: 'spec.nodeName' },
-      { path: [2, 2, 1], field: 'spec.source.persistentVolumeName' },
-    ],
-  ],
-  [
-    '/Event',
-    [
-      { path: [2, 3], field: 'involvedObject.name' },
-      { path: [13, 3], field: 'related.name' },
-    ],
-  ],
-  [
-    'events.k8s.io/Event',
-    [
-      { path: [8, 3], field: 'regarding.name' },
-      { path: [9, 3], field: 'related.name' },
-    ],
-  ],
-]);
+  ReadonlyArray<{ path: readonly number[]; field: string }>
+> = (() => {
+  const m = new Map<string, { path: readonly number[]; field: string }[]>();
+  for (const k of KINDS)
+    for (const g of k.groups)
+      for (const r of k.refs) {
+        const path = r.pb[g] ?? r.pb['*'];
+        if (!path) continue;
+        const key = `${g}/${k.kind}`;
+        if (!m.has(key)) m.set(key, []);
+        m.get(key)!.push({ path, field: r.json.replace(/\[[^\]]*\]/g, '') });
+      }
+  return m;
+})();
 
 // ---------------------------------------------------------------------------------------------------
 // the same rule on texts, for the byte-level paths of objects.ts

@@ -6,9 +6,10 @@
  * - names: `metadata.name` / `generateName` lose their `.clusterspace.<cluster>` suffix (a suffix naming
  *   another cluster is refused); on update and patch the body's name must be the URL's (fleet or plain
  *   spelling of it), like kube-apiserver's checkName; ownerReferences and the references of references.ts
- *   (`spec.nodeName`, `claimRef`, `volumeName`, `targetRef`, `involvedObject`, a Binding's target…) lose
- *   it too, in JSON and protobuf bodies alike; merge patches by the same fields (a pod's node only beside
- *   its containers), JSON patches at the paths that write them (`/spec/nodeName`, `/spec/claimRef`…);
+ *   (`spec.nodeName`, `claimRef`, a Binding's target…, and the authored ones: `serviceAccountName`,
+ *   volumes, env sources, workload templates…) lose it too, in JSON and protobuf bodies alike; merge
+ *   patches by the same fields (recognised as references.ts recognises kind-less objects), JSON patches
+ *   at the paths that write them or values holding them (`/spec/nodeName`, `/spec/template`…);
  * - markers: the annotation and the label `fleet.karmada.io/cluster` are never written to a cluster. In
  *   objects they are removed; in merge and strategic merge patches their keys are removed (setting or
  *   deleting them is a no-op); JSON patch operations whose `path` or `from` points at a marker are DROPPED
@@ -31,7 +32,7 @@ import { LAST_APPLIED } from './lastapplied.ts';
 import { decodeName, unresolvedMessage } from './names.ts';
 import { stripMarkers } from './objects.ts';
 import { editProtobufObjectMeta } from './protobuf.ts';
-import { mapReferences } from './references.ts';
+import { mapReferencesAt, mapWrittenReferences } from './references.ts';
 import { type Membership, ownResourceVersion } from './rv.ts';
 
 export { LAST_APPLIED } from './lastapplied.ts';
@@ -113,9 +114,9 @@ function renameOwnerRefs(refs: unknown, ctx: WriteContext): void {
   });
 }
 
-/** the references of references.ts as the owning cluster knows them; another cluster's is refused */
+/** every reference of references.ts, authored ones too, as the owning cluster knows it (or a refusal) */
 function plainReferences(obj: Obj, ctx: WriteContext): void {
-  mapReferences(obj, (name, field) => plainName(name, ctx.cluster, field));
+  mapWrittenReferences(obj, (name, field) => plainName(name, ctx.cluster, field));
 }
 
 function dropMarkerKeys(m: unknown): void {
@@ -240,15 +241,6 @@ export function jsonPatchForCluster(ops: unknown, ctx: WriteContext): Rewritten<
   });
 }
 
-/** JSON patch paths that write a reference's name (references.ts), whatever the kind */
-const JSON_PATCH_REFERENCES: ReadonlyMap<string, string> = new Map([
-  ['/spec/nodeName', 'spec.nodeName'],
-  ['/status/nominatedNodeName', 'status.nominatedNodeName'],
-  ['/spec/volumeName', 'spec.volumeName'],
-  ['/spec/claimRef/name', 'spec.claimRef.name'],
-  ['/target/name', 'target.name'],
-]);
-
 function rewriteValueAt(path: string, value: unknown, ctx: WriteContext): unknown {
   switch (path) {
     case '':
@@ -285,10 +277,8 @@ function rewriteValueAt(path: string, value: unknown, ctx: WriteContext): unknow
       renameOwnerRefs(value, ctx);
       return value;
   }
-  const ref = JSON_PATCH_REFERENCES.get(path);
-  if (ref && typeof value === 'string' && value !== '') return plainName(value, ctx.cluster, ref);
-  if (path === '/spec/claimRef' && isObj(value) && typeof value.name === 'string' && value.name !== '')
-    value.name = plainName(value.name, ctx.cluster, 'spec.claimRef.name');
+  // a reference, or a value holding references (`/spec/template`, `/spec/volumes/0`…): references.ts
+  value = mapReferencesAt(path, value, (name, field) => plainName(name, ctx.cluster, field));
   if (/^\/metadata\/ownerReferences\/(\d+|-)$/.test(path)) {
     renameOwnerRefs([value], ctx);
     return value;

@@ -134,7 +134,7 @@ export class FleetMetrics {
     );
     this.upstreamErrors = r.counter(
       'fleet_upstream_errors_total',
-      'Upstream calls that failed, per cluster and reason (unreachable, timeout, body, status).',
+      'Upstream calls that failed, per cluster and reason (unreachable, timeout, status: a 5xx answer).',
       ['cluster', 'reason'],
     );
     // a per-process observation: over processes the most recent one wins (see ./snapshot.ts)

@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { live, ready } from './health.ts';
+import { healthz, live, ready } from './health.ts';
 import { type Cluster, fakeFleet, json } from './testing.ts';
 
 function app(controlPlane: Cluster) {
   const { deps } = fakeFleet({ karmada: controlPlane });
   const h = new Hono();
   h.get('/livez', live);
+  h.get('/healthz', healthz);
   h.get('/readyz', (c) => ready(c, deps));
   return h;
 }
@@ -15,6 +16,13 @@ describe('health', () => {
   it('is live without asking anyone', async () => {
     const r = await app(() => 'unreachable').request('/livez');
     expect([r.status, await r.text()]).toEqual([200, 'ok']);
+  });
+
+  it('names each probe in its ?verbose answer, /healthz as healthz (as kube-apiserver does)', async () => {
+    const a = app(() => 'unreachable');
+    expect(await (await a.request('/livez?verbose')).text()).toBe('[+]ping ok\nlivez check passed\n');
+    expect(await (await a.request('/healthz?verbose')).text()).toBe('[+]ping ok\nhealthz check passed\n');
+    expect(await (await a.request('/healthz')).text()).toBe('ok');
   });
 
   it("is ready when the control plane's /readyz answers 200, and lists the checks with ?verbose", async () => {

@@ -28,8 +28,17 @@ function text(body: string, status: number): Response {
 }
 
 export function live(c: Context): Response {
+  return liveAs(c, 'livez');
+}
+
+/** /healthz: the same checks as /livez, named as kube-apiserver names them (`healthz check passed`) */
+export function healthz(c: Context): Response {
+  return liveAs(c, 'healthz');
+}
+
+function liveAs(c: Context, name: string): Response {
   const verbose = c.req.query('verbose') !== undefined;
-  return text(checkBody('livez', [['ping', undefined]], verbose), 200);
+  return text(checkBody(name, [['ping', undefined]], verbose), 200);
 }
 
 export async function ready(c: Context, deps: ClientDeps): Promise<Response> {

@@ -119,6 +119,7 @@ describe('fleet-apiserver kubeconfig against a running fleet', () => {
   let sims: ServedSimFleet;
   let plain: RunningFleet;
   let secure: RunningFleet;
+  let fixed: RunningFleet;
   const ca = createTestCA();
   beforeAll(async () => {
     sims = await startSimFleet();
@@ -128,8 +129,25 @@ describe('fleet-apiserver kubeconfig against a running fleet', () => {
       sims.karmadaConfig({ authentication: { staticTokens: { csv: 'kc-token,kate,k-1,"dev"\n' } } }),
       { tls: ca.server() },
     );
+    // static members: `edge` is member2's cluster under another name, `gone` answers nobody, member3 is
+    // left out; Karmada's Cluster objects still say member1, member2, member3
+    const urls = sims.memberUrls;
+    fixed = await startFleet(
+      'node',
+      sims.staticConfig({
+        members: {
+          mode: 'static',
+          clusters: [
+            { name: 'member1', server: urls.get('member1')!, token: 'fleet-demo-token' },
+            { name: 'edge', server: urls.get('member2')!, token: 'fleet-demo-token' },
+            { name: 'gone', server: 'http://127.0.0.1:1', token: 'fleet-demo-token' },
+          ],
+        },
+      }),
+    );
   });
   afterAll(async () => {
+    await fixed?.stop();
     await plain?.stop();
     await secure?.stop();
     await sims?.close();
@@ -234,6 +252,19 @@ describe('fleet-apiserver kubeconfig against a running fleet', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/401/);
     expect(() => statSync(file)).toThrow();
+  });
+
+  it('static members: a context per member the fleet serves, down ones included, none for other Clusters', async () => {
+    const r = await cli(['--server', fixed.url, '--kubeconfig', '-']);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = parseYaml(r.stdout);
+    expect(doc.contexts.map((c: any) => c.name)).toEqual(['fleet', 'karmada', 'edge', 'gone', 'member1']);
+    const edge = doc.clusters.find((c: any) => c.name === 'fleet-edge');
+    expect(edge.cluster.server).toBe(`${fixed.url}/clusterspaces/edge`);
+    const file = tmpFile('config', r.stdout);
+    const got = await kubectlWith(file)(['--context', 'edge', 'get', 'ns', 'default', '-o', 'name']);
+    expect(got.stderr).toBe('');
+    expect(got.stdout.trim()).toBe('namespace/default');
   });
 
   it('bad usage exits 2 with the usage text', async () => {
