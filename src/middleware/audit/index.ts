@@ -8,7 +8,7 @@ import { type AuditEvent, type AuditLog, identityFields } from '../../auth/audit
 import { decodeName } from '../../merge/names.ts';
 import type { FleetEnv } from '../../types.ts';
 import { parseTraceparent } from '../../util/trace.ts';
-import { afterAnswer, type Filter } from '../chain.ts';
+import { afterAnswer, type Filter } from '../filter.ts';
 
 function event(c: Context<FleetEnv>, code: number): AuditEvent {
   const info = c.get('info');
@@ -61,7 +61,7 @@ export function audit(log: AuditLog): Filter {
   return (c, next) => {
     c.set('auditCalls', []);
     // a throw below has already become a Status (recovery runs where it was thrown, chain.ts)
-    return afterAnswer(c, next(c), (res) => {
+    return afterAnswer(next(c), (res) => {
       log.write(event(c, res.status));
       return res;
     });

@@ -12,7 +12,7 @@ import { unauthorizedResponse } from '../../auth/forbidden.ts';
 import { transportFacts } from '../../auth/request.ts';
 import type { FleetEnv } from '../../types.ts';
 import { auditRefusal } from '../audit/index.ts';
-import type { Answer, Filter, Handler } from '../chain.ts';
+import type { Answer, Filter, Handler } from '../filter.ts';
 
 export function authentication(authn: Authn, audit: AuditLog): Filter {
   const decided = (c: Context<FleetEnv>, next: Handler, r: AuthnOutcome): Answer => {

@@ -10,7 +10,7 @@ import { FleetPolicy } from '../../auth/policy.ts';
 import type { PolicyConfig } from '../../config/security.ts';
 import { statusResponse } from '../../kube/status.ts';
 import type { RequestInfo } from '../../request/info.ts';
-import type { Filter } from '../chain.ts';
+import type { Filter } from '../filter.ts';
 
 export function attributesOf(info: RequestInfo, who: Identity): Attributes {
   if (!info.isResourceRequest) return { user: who.user, verb: info.verb, path: info.kubePath };

@@ -28,7 +28,7 @@ import type { FleetDeps, FleetEnv } from '../../types.ts';
 import type { CallerBinding, UpstreamClient } from '../../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../../upstreams/endpoint.ts';
 import { parseTraceparent } from '../../util/trace.ts';
-import type { Answer, Filter, Handler } from '../chain.ts';
+import type { Answer, Filter, Handler } from '../filter.ts';
 
 const SAR_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 

@@ -29,7 +29,7 @@ import {
 } from '../../request/body.ts';
 import { checkRawTarget, rawTargetOf } from '../../request/target.ts';
 import type { FleetEnv } from '../../types.ts';
-import { type Answer, afterAnswer, type Filter, type Handler } from '../chain.ts';
+import { type Answer, afterAnswer, type Filter, type Handler } from '../filter.ts';
 import { lingering } from './linger.ts';
 
 /**
@@ -159,7 +159,7 @@ export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): Filter {
     // a declared length is the runtime's to enforce; the deadline holds for every body
     if (body)
       withBody(c, limitBody(body, { maxBytes: declared ? undefined : max, timeoutMs: bodyTimeoutMs }));
-    return afterAnswer(c, intake ? intake(c, next) : next(c), (res) => {
+    return afterAnswer(intake ? intake(c, next) : next(c), (res) => {
       const answer = ownRefusal(c.error) ?? res;
       return res.status >= 400 ? refuse(answer) : answer;
     });

@@ -6,7 +6,7 @@
 import { type FleetMetrics, kubeVerb, type RequestLabels } from '../../metrics/fleet.ts';
 import type { RequestInfo } from '../../request/info.ts';
 import { onBodyEnd } from '../../util/ends.ts';
-import { afterAnswer, type Filter } from '../chain.ts';
+import { afterAnswer, type Filter } from '../filter.ts';
 
 export function labelsOf(
   info: RequestInfo | undefined,
@@ -86,7 +86,7 @@ export function requestMetrics(metrics: FleetMetrics | undefined): Filter {
     // the watch) then keep the request, not the whole Context (≈ 1.5 KiB per open merged watch)
     const raw = c.req.raw;
     // a throw below has already become a Status (chain.ts): counted with its code
-    return afterAnswer(c, next(c), (res) => {
+    return afterAnswer(next(c), (res) => {
       countPartial(metrics, res.headers.get('warning'));
       // an upgrade (101) is handed to the runtime as it is; a stream is counted when it ends
       if (!longRunning || !res.body || res.status === 101) {
