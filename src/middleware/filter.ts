@@ -14,7 +14,7 @@
  * error), and every filter before it sees an answer as for any refusal (counted, audited, mapped by
  * limits).
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { FleetEnv } from '../types.ts';
 
 /** An answer, now or to come. */
@@ -30,19 +30,29 @@ export function afterAnswer(answer: Answer, then: (res: Response) => Answer): An
 /**
  * `filter` as a Hono middleware: `next` runs the rest of the app (its answer is then `c.res`); a refusal,
  * or an answer the filter changed, becomes the request's answer. Set whole, not merged: Hono's `c.res`
- * setter copies the old answer's headers into a new one, and a refusal must not carry the route's.
+ * setter copies the old answer's headers into a new one, and a refusal must not carry the route's. A
+ * filter that hands the rest's answer on unchanged (most do) costs no promise of this wrapper's own.
  */
 export function middleware(filter: Filter): MiddlewareHandler<FleetEnv> {
-  return async (c, next) => {
+  // Hono awaits what a middleware returns: a refusal made at once is set without a promise
+  const handler = (c: Context<FleetEnv>, next: Next): Promise<Response | undefined> | undefined => {
     let inner: Response | undefined;
-    const answer = await filter(c, async () => {
-      await next();
-      inner = c.res;
-      return inner;
+    let passed: Promise<Response> | undefined;
+    const answer = filter(c, () => {
+      passed = next().then(() => (inner = c.res));
+      return passed;
     });
-    if (answer !== inner) {
-      c.res = undefined;
-      c.res = answer;
-    }
+    if (answer === passed) return passed;
+    if (!(answer instanceof Promise)) return settle(c, answer, inner);
+    return answer.then((a) => settle(c, a, inner));
   };
+  return handler as MiddlewareHandler<FleetEnv>;
+}
+
+/** `answer` as the request's answer, unless it is the one already there (`inner`) */
+function settle(c: Context<FleetEnv>, answer: Response, inner: Response | undefined): undefined {
+  if (answer === inner) return undefined;
+  c.res = undefined;
+  c.res = answer;
+  return undefined;
 }

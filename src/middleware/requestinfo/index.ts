@@ -4,7 +4,7 @@
  * (`outer.route('/k8s', fleet)`), the path parsed is the one below the prefix: `/k8s/api/v1/pods` is the
  * fleet's `/api/v1/pods`.
  */
-import { basePath } from 'hono/route';
+import { basePath, baseRoutePath } from 'hono/route';
 import { parseRequestInfo } from '../../request/info.ts';
 import type { Filter } from '../filter.ts';
 
@@ -40,9 +40,21 @@ export function belowMount(pathname: string, base: string): string {
   return rest === '' ? '/' : rest;
 }
 
-export const requestInfo: Filter = (c, next) => {
-  const { pathname, search } = pathAndSearch(c.req.url);
-  const path = belowMount(pathname, basePath(c));
-  c.set('info', parseRequestInfo(c.req.method, path, new URLSearchParams(search)));
-  return next(c);
-};
+/**
+ * The filter, one per app: the mount prefix of a static mount (`/k8s`) is read from Hono once and kept
+ * (asking for it costs a copy of the matched routes and a WeakMap entry per request); a prefix with
+ * parameters (`/:tenant`) is read for each request.
+ */
+export function requestInfo(): Filter {
+  let staticBase: string | undefined;
+  return (c, next) => {
+    const { pathname, search } = pathAndSearch(c.req.url);
+    if (staticBase === undefined) {
+      const route = baseRoutePath(c);
+      if (!/[:*]/.test(route)) staticBase = route;
+    }
+    const path = belowMount(pathname, staticBase ?? basePath(c));
+    c.set('info', parseRequestInfo(c.req.method, path, new URLSearchParams(search)));
+    return next(c);
+  };
+}
