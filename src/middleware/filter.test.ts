@@ -1,12 +1,13 @@
+import type { Handler } from 'hono';
 import { Hono } from 'hono';
 import { describe, expect, it, vi } from 'vitest';
 import { RequestPathError } from '../request/info.ts';
 import type { FleetEnv } from '../types.ts';
-import { afterAnswer, type Filter, type Handler, middleware } from './filter.ts';
+import { afterAnswer, type Filter, middleware } from './filter.ts';
 import { recovery } from './recovery/index.ts';
 
 /** the filters registered with `app.use` in order, then `route` for every path, as src/app.ts builds it */
-function app(filters: Filter[], route: Handler) {
+function app(filters: Filter[], route: Handler<FleetEnv>) {
   const a = new Hono<FleetEnv>();
   a.onError(recovery);
   for (const f of filters) a.use(middleware(f));
@@ -23,7 +24,7 @@ describe('filters as Hono middleware', () => {
       (name: string): Filter =>
       (c, next) => {
         seen.push(name);
-        return afterAnswer(next(c), (res) => {
+        return afterAnswer(c, next(), (res) => {
           seen.push(`/${name}`);
           return res;
         });
@@ -43,7 +44,7 @@ describe('filters as Hono middleware', () => {
 
   it('a changed answer replaces the route’s whole, without its headers', async () => {
     const mapping: Filter = (c, next) =>
-      afterAnswer(next(c), (res) => (res.status === 200 ? new Response('mapped', { status: 409 }) : res));
+      afterAnswer(c, next(), (res) => (res.status === 200 ? new Response('mapped', { status: 409 }) : res));
     const res = await app([mapping], () => ok())();
     expect([res.status, await res.text(), res.headers.get('x-route')]).toEqual([409, 'mapped', null]);
   });
@@ -53,7 +54,7 @@ describe('filters as Hono middleware', () => {
     const codes: number[] = [];
     const errors: unknown[] = [];
     const watch: Filter = (c, next) =>
-      afterAnswer(next(c), (res) => {
+      afterAnswer(c, next(), (res) => {
         codes.push(res.status);
         errors.push(c.error);
         return res;
@@ -74,8 +75,8 @@ describe('filters as Hono middleware', () => {
     const boom = await app([watch], () => Promise.reject(new Error('boom at /var/run/secret')))();
     expect(boom.status).toBe(500);
     expect(await boom.text()).not.toContain('/var/run/secret');
-    const late: Filter = (_c, next) =>
-      afterAnswer(next(_c), () => {
+    const late: Filter = (c, next) =>
+      afterAnswer(c, next(), () => {
         throw new Error('late');
       });
     expect((await app([watch, late], () => Promise.resolve(ok()))()).status).toBe(500);

@@ -314,7 +314,7 @@ describe('body intake after authentication, on the Node server', () => {
       middleware((c, next) =>
         c.req.header('authorization') !== 'Bearer ok'
           ? statusResponse(failure(401, 'Unauthorized', 'Unauthorized'))
-          : next(c),
+          : next(),
       ),
     );
     app.use(middleware(bodyIntake(cfg, 1_000)));

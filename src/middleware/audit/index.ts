@@ -57,11 +57,11 @@ export function auditRefusal(c: Context<FleetEnv>, log: AuditLog, code: number, 
 
 export function audit(log: AuditLog): Filter {
   // off: still a step of the chain, one that only passes the request on
-  if (!log.enabled) return (c, next) => next(c);
+  if (!log.enabled) return (_c, next) => next();
   return (c, next) => {
     c.set('auditCalls', []);
     // a throw below has already become a Status (recovery runs where it was thrown, chain.ts)
-    return afterAnswer(next(c), (res) => {
+    return afterAnswer(c, next(), (res) => {
       log.write(event(c, res.status));
       return res;
     });

@@ -28,7 +28,7 @@ export function attributesOf(info: RequestInfo, who: Identity): Attributes {
 export function authorization(config: PolicyConfig | undefined): Filter {
   const policy = new FleetPolicy(config);
   // no policy: every request passes (each cluster's RBAC decides)
-  if (!policy.enabled) return (c, next) => next(c);
+  if (!policy.enabled) return (_c, next) => next();
   return (c, next) => {
     const info = c.get('info');
     const who = c.get('identity');
@@ -37,6 +37,6 @@ export function authorization(config: PolicyConfig | undefined): Filter {
       c.set('refusal', `policy: ${d.reason}`);
       return statusResponse(forbidden(attributesOf(info, who), d.reason));
     }
-    return next(c);
+    return next();
   };
 }

@@ -73,7 +73,7 @@ function countPartial(metrics: FleetMetrics, warning: string | null): void {
 const now = () => performance.now();
 
 export function requestMetrics(metrics: FleetMetrics | undefined): Filter {
-  if (!metrics) return (c, next) => next(c);
+  if (!metrics) return (_c, next) => next();
   return (c, next) => {
     const info = c.get('info');
     const longRunning = isLongRunning(info);
@@ -86,7 +86,7 @@ export function requestMetrics(metrics: FleetMetrics | undefined): Filter {
     // the watch) then keep the request, not the whole Context (≈ 1.5 KiB per open merged watch)
     const raw = c.req.raw;
     // a throw below has already become a Status (chain.ts): counted with its code
-    return afterAnswer(next(c), (res) => {
+    return afterAnswer(c, next(), (res) => {
       countPartial(metrics, res.headers.get('warning'));
       // an upgrade (101) is handed to the runtime as it is; a stream is counted when it ends
       if (!longRunning || !res.body || res.status === 101) {

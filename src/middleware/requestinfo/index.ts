@@ -55,6 +55,6 @@ export function requestInfo(): Filter {
     }
     const path = belowMount(pathname, staticBase ?? basePath(c));
     c.set('info', parseRequestInfo(c.req.method, path, new URLSearchParams(search)));
-    return next(c);
+    return next();
   };
 }
