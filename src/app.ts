@@ -51,17 +51,20 @@ export function createApp(deps: FleetDeps): FleetApp {
   const authn = buildAuthn(deps.config.authentication);
   assertCanAdmit(authn);
   const auditLog = new AuditLog(deps.config.audit.enabled);
-  // a filter that is off (no metrics, no audit log, no policy) is not registered: each one Hono runs
-  // costs a step of its own per request
-  app.use(middleware(limits(deps.config.limits, { intakeAfterAuthentication: true })));
-  app.use(middleware(requestInfo()));
-  if (deps.metrics) app.use(middleware(requestMetrics(deps.metrics)));
-  app.use(middleware(authentication(authn, auditLog)));
-  if (auditLog.enabled) app.use(middleware(audit(auditLog)));
-  // a body of unknown length is read (bounded, timed) only once the caller is known
-  app.use(middleware(bodyIntake(deps.config.limits)));
-  app.use(middleware(impersonation(deps, authn)));
-  if (deps.config.authorization) app.use(middleware(authorization(deps.config.authorization)));
+  const filters = [
+    limits(deps.config.limits, { intakeAfterAuthentication: true }),
+    requestInfo(),
+    requestMetrics(deps.metrics),
+    authentication(authn, auditLog),
+    audit(auditLog),
+    // a body of unknown length is read (bounded, timed) only once the caller is known
+    bodyIntake(deps.config.limits),
+    impersonation(deps, authn),
+    authorization(deps.config.authorization),
+  ];
+  // in that order; a filter that is off (no metrics, no audit log, no policy) is none and not registered:
+  // each one Hono runs is a step of its own per request
+  for (const f of filters) if (f) app.use(middleware(f));
 
   // the fleet's own endpoints (kube's /metrics, protected like it, and the status page), then the API
   app.get('/metrics', (c) => metricsRoute(c, deps));

@@ -55,9 +55,9 @@ export function auditRefusal(c: Context<FleetEnv>, log: AuditLog, code: number, 
   log.write(event(c, code));
 }
 
-export function audit(log: AuditLog): Filter {
-  // off: still a step of the chain, one that only passes the request on
-  if (!log.enabled) return (_c, next) => next();
+/** The audit filter; none when the log is off (nothing to register). */
+export function audit(log: AuditLog): Filter | undefined {
+  if (!log.enabled) return undefined;
   return (c, next) => {
     c.set('auditCalls', []);
     // a throw below has already become a Status (recovery runs where it was thrown, chain.ts)

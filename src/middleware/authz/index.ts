@@ -25,10 +25,10 @@ export function attributesOf(info: RequestInfo, who: Identity): Attributes {
   };
 }
 
-export function authorization(config: PolicyConfig | undefined): Filter {
+/** The policy filter; none without a policy (every request passes, each cluster's RBAC decides). */
+export function authorization(config: PolicyConfig | undefined): Filter | undefined {
   const policy = new FleetPolicy(config);
-  // no policy: every request passes (each cluster's RBAC decides)
-  if (!policy.enabled) return (_c, next) => next();
+  if (!policy.enabled) return undefined;
   return (c, next) => {
     const info = c.get('info');
     const who = c.get('identity');

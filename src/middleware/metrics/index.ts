@@ -72,8 +72,9 @@ function countPartial(metrics: FleetMetrics, warning: string | null): void {
 
 const now = () => performance.now();
 
-export function requestMetrics(metrics: FleetMetrics | undefined): Filter {
-  if (!metrics) return (_c, next) => next();
+/** The request metrics filter; none without metrics to record into. */
+export function requestMetrics(metrics: FleetMetrics | undefined): Filter | undefined {
+  if (!metrics) return undefined;
   return (c, next) => {
     const info = c.get('info');
     const longRunning = isLongRunning(info);
