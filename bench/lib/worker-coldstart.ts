@@ -4,6 +4,9 @@
  * round and bundle: the time until workerd is ready (the script parsed and evaluated: what a bundle's
  * size costs) and the first answer after it (the fleet built from FLEET_CONFIG, then the probe). The
  * bundles take turns within a round, so a noisy machine slows both; medians of the per-round ratios.
+ * Run it once A/A (the tree's own bundle copied as `--base`) to see the machine's noise: on the shared
+ * 2-core machine of issue 31, 11 A/A rounds read 1.18x ready and 0.63x first answer, so differences of
+ * that size say nothing there.
  *
  *   node --import tsx bench/lib/worker-coldstart.ts [--base=<bundle.js>] [--rounds=7] [--out=<bundle.js>]
  */

@@ -60,7 +60,7 @@ export function audit(log: AuditLog): Filter | undefined {
   if (!log.enabled) return undefined;
   return (c, next) => {
     c.set('auditCalls', []);
-    // a throw below has already become a Status (recovery runs where it was thrown, chain.ts)
+    // a throw below has already become a Status (the app's onError runs where it was thrown)
     return afterAnswer(c, next(), (res) => {
       log.write(event(c, res.status));
       return res;

@@ -86,7 +86,7 @@ export function requestMetrics(metrics: FleetMetrics | undefined): Filter | unde
     // what the callback below needs of `c`: closures made in it (a watch's end listener lives as long as
     // the watch) then keep the request, not the whole Context (≈ 1.5 KiB per open merged watch)
     const raw = c.req.raw;
-    // a throw below has already become a Status (chain.ts): counted with its code
+    // a throw below has already become a Status (the app's onError, where it was thrown): counted with its code
     return afterAnswer(c, next(), (res) => {
       countPartial(metrics, res.headers.get('warning'));
       // an upgrade (101) is handed to the runtime as it is; a stream is counted when it ends
