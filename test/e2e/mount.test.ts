@@ -5,6 +5,7 @@
  * every cluster. Served by @hono/node-server over TLS (kubectl sends a token to https servers only), and
  * driven by real kubectl against `https://…/k8s`.
  */
+import { rmSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
@@ -88,6 +89,14 @@ describe('the fleet mounted under /k8s in another Hono app, hono/jwt in front', 
     url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
 
+  const kubectls: Kubectl[] = [];
+  /** kubectl against the mounted fleet, with its own kubeconfig (removed after the suite) */
+  const kubectl = (token?: string) => {
+    const k = new Kubectl(`${url}/k8s`, { caPem, ...(token ? { token } : {}) });
+    kubectls.push(k);
+    return k;
+  };
+
   /** undici's fetch trusting the test CA */
   const get = async (path: string, auth = true) => {
     const res = await undiciFetch(`${url}${path}`, {
@@ -101,10 +110,11 @@ describe('the fleet mounted under /k8s in another Hono app, hono/jwt in front', 
     await new Promise((r) => server?.close(r));
     await platform?.transport.close?.();
     await sims?.close();
+    for (const k of kubectls) rmSync(k.dir, { recursive: true, force: true });
   });
 
   it('kubectl get pods -A through the prefix lists every member’s pods, as the token’s user', async () => {
-    const k = new Kubectl(`${url}/k8s`, { caPem, token });
+    const k = kubectl(token);
     const r = await k.run(['get', 'pods', '-A', '-o', 'name', '--request-timeout=30s']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -124,12 +134,7 @@ describe('the fleet mounted under /k8s in another Hono app, hono/jwt in front', 
   it('a request without a valid token stops at hono/jwt and never reaches the fleet', async () => {
     const before = fleetSaw;
     for (const bad of ['not-a-jwt', foreign]) {
-      const r = await new Kubectl(`${url}/k8s`, { caPem, token: bad }).run([
-        'get',
-        'pods',
-        '-A',
-        '--request-timeout=30s',
-      ]);
+      const r = await kubectl(bad).run(['get', 'pods', '-A', '--request-timeout=30s']);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toContain('You must be logged in to the server');
     }
@@ -144,7 +149,7 @@ describe('the fleet mounted under /k8s in another Hono app, hono/jwt in front', 
     expect([outerRoot.status, await outerRoot.text()]).toEqual([200, 'the outer app']);
     const probe = await get('/k8s/livez');
     expect([probe.status, await probe.text()]).toEqual([200, 'ok']);
-    const k = new Kubectl(`${url}/k8s`, { caPem, token });
+    const k = kubectl(token);
     const v = await k.run(['get', '--raw', '/livez']);
     expect([v.code, v.stdout.trim()]).toEqual([0, 'ok']);
     const missing = await k.run(['get', '--raw', '/no/such/path']);
