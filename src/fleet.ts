@@ -10,7 +10,6 @@ import {
   endpointSchema,
   type FleetConfig,
   formatConfigError,
-  staticMemberSchema,
 } from './config/schema.ts';
 import { resolveSecurityFiles } from './config/security.ts';
 import { FleetMetrics } from './metrics/fleet.ts';
@@ -94,7 +93,8 @@ export function buildFleet(input: FleetConfig, platform: Platform): FleetDeps {
       members: config.members.clusters
         .map((m, i) => {
           const where = `config.members.clusters[${i}]`;
-          const { name, ...endpoint } = staticMemberSchema.parse(m) as Endpoint & { name: string };
+          // validated whole with the rest of the configuration (config/schema.ts)
+          const { name, ...endpoint } = m;
           return resolved(name, endpoint, config, platform, where);
         })
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),

@@ -1,10 +1,13 @@
 /**
  * Worker entry (Cloudflare Workers / workerd). Tiny on purpose: configuration from the `FLEET_CONFIG`
  * binding (JSON text: the worker reads no YAML, see wrangler.toml's `[alias]`), the fleet built once per
- * isolate, every request handed to the same app the Node server runs.
+ * isolate (bindings are known only with the first request), every request handed to the same Hono app
+ * the Node server runs. A worker of its own that mounts the fleet does what this one does with
+ * `outer.route('/k8s', createApp(deps))` instead.
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
-import { createApp } from './app.ts';
+import { Hono } from 'hono';
+import { createApp, type FleetApp } from './app.ts';
 import { ConfigError, parseConfig } from './config/schema.ts';
 import { buildFleet } from './fleet.ts';
 import { serviceUnavailable, statusResponse } from './kube/status.ts';
@@ -17,11 +20,11 @@ import { fanOut } from './upstreams/fanout.ts';
 import { handleRelay } from './upstreams/relay/serve.ts';
 import { parseYaml } from './util/yaml.ts';
 
-type App = ReturnType<typeof createApp>;
-type Built = { app: App; deps: FleetDeps; env: Record<string, unknown> } | { error: string };
+type Bindings = Record<string, unknown>;
+type Built = { app: FleetApp; deps: FleetDeps; env: Bindings } | { error: string };
 let built: Built | undefined;
 
-function build(env: Record<string, unknown>): Built {
+function build(env: Bindings): Built {
   try {
     const text = env.FLEET_CONFIG;
     if (typeof text !== 'string' || text.trim() === '')
@@ -44,13 +47,14 @@ function build(env: Record<string, unknown>): Built {
   }
 }
 
-export default {
-  fetch(request: Request, env: Record<string, unknown>, ctx: unknown): Response | Promise<Response> {
-    built ??= build(env);
-    if ('error' in built) return statusResponse(serviceUnavailable(`invalid configuration: ${built.error}`));
-    return built.app.fetch(withoutExpect(request), built.env, ctx as never);
-  },
-};
+const app = new Hono<{ Bindings: Bindings }>();
+app.all('*', (c) => {
+  built ??= build(c.env);
+  if ('error' in built) return statusResponse(serviceUnavailable(`invalid configuration: ${built.error}`));
+  return built.app.fetch(withoutExpect(c.req.raw), built.env, c.executionCtx);
+});
+
+export default app;
 
 /**
  * `Expect` is the receiving server's business and never goes upstream (a cluster's 100 could not reach
@@ -69,7 +73,7 @@ function withoutExpect(request: Request): Request {
  * not routed from the internet). A fan-out wider than the connection budget asks groups of clusters
  * through it (src/upstreams/relay.ts).
  */
-export class FleetRelay extends WorkerEntrypoint<Record<string, unknown>> {
+export class FleetRelay extends WorkerEntrypoint<Bindings> {
   override fetch(request: Request): Promise<Response> | Response {
     built ??= build(this.env);
     if ('error' in built) return statusResponse(serviceUnavailable(`invalid configuration: ${built.error}`));

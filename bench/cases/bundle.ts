@@ -1,5 +1,6 @@
 /**
- * The minified worker bundle (issue 16, goal 6: ≤ 300 KiB): src/worker.ts bundled as wrangler does it for
+ * The minified worker bundle (budget 1 MiB, issue 31; the platform's own limit is megabytes, and what a
+ * bundle's size costs is measured as workerd cold start, bench/lib/worker-coldstart.ts): src/worker.ts bundled as wrangler does it for
  * `npm run build:worker` (esbuild, ESM, the workers conditions, `minify = true`, `keep_names` and the
  * `[alias]` table as in wrangler.toml, scripts/build-worker.mjs: `wrangler deploy --dry-run --outdir
  * dist/worker` writes the same size within 0.2%), in the
@@ -10,7 +11,7 @@ import { WORKER_BUILD } from '../../scripts/build-worker.mjs';
 import { fmt } from '../lib/report.ts';
 import type { BenchCase, CustomResult } from './types.ts';
 
-export const BUNDLE_GOAL_BYTES = 300 * 1024;
+export const BUNDLE_GOAL_BYTES = 1024 * 1024;
 
 async function runBundle(): Promise<CustomResult> {
   const { build } = await import('esbuild');
@@ -34,7 +35,7 @@ async function runBundle(): Promise<CustomResult> {
     ].join('\n'),
     goals: [
       {
-        goal: `goal 6: minified worker bundle ≤ ${fmt.bytes(BUNDLE_GOAL_BYTES)}`,
+        goal: `minified worker bundle ≤ ${fmt.bytes(BUNDLE_GOAL_BYTES)}`,
         ok: bytes <= BUNDLE_GOAL_BYTES,
         detail: `${fmt.bytes(bytes)} (${fmt.x(bytes / BUNDLE_GOAL_BYTES)} of the budget; gzip ${fmt.bytes(gz)})`,
       },

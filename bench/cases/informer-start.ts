@@ -14,7 +14,7 @@ import { serveFetch } from '../../deploy/node/http.ts';
 import { createApp } from '../../src/app.ts';
 import { type FleetConfigInput, parseConfig } from '../../src/config/schema.ts';
 import { buildFleet } from '../../src/fleet.ts';
-import { nodePlatform } from '../../src/platform/node.ts';
+import { installNodeHooks, nodePlatform } from '../../src/platform/node.ts';
 import { sharedReadsOver } from '../../src/upstreams/cache/shared.ts';
 import type { BenchCase, CaseContext, CustomResult, UpstreamContext } from './types.ts';
 
@@ -60,6 +60,7 @@ function pct(xs: number[], p: number): number {
 /** One fleet in this process on the case's clusters, shared reads as given. */
 async function startFleet(base: FleetConfigInput, cache: FleetConfigInput['cache']) {
   const config = parseConfig({ ...base, cache });
+  installNodeHooks();
   const platform = nodePlatform();
   platform.transport = sharedReadsOver(platform.transport, config.cache);
   const app = createApp(buildFleet(config, platform));

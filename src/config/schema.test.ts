@@ -1,6 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CLUSTER_NAME_MAX_LENGTH, decodeName, encodeName } from '../merge/names.ts';
 import { endpointFromKubeconfig } from './kubeconfig.ts';
-import { ConfigError, parseConfig } from './schema.ts';
+import { ConfigError, clusterName, MEMBER_NAME_MAX_LENGTH, parseConfig } from './schema.ts';
+import { NO_AUTHENTICATOR } from './security.ts';
 
 function errorOf(input: unknown): string {
   try {
@@ -88,6 +91,108 @@ describe('configuration errors', () => {
       lines.some((l) => l.startsWith('fleet.yaml: authentication: no authenticator is configured')),
     ).toBe(true);
     expect(lines.every((l) => l.startsWith('fleet.yaml: '))).toBe(true);
+  });
+});
+
+describe('every problem of a file in one round', () => {
+  const errorLines = (input: unknown) => {
+    try {
+      parseConfig(input, 'fleet.yaml');
+    } catch (e) {
+      return (e as Error).message.split('\n');
+    }
+    return [];
+  };
+
+  it('every bad static member with the rest of the file, each with its path', () => {
+    const lines = errorLines({
+      controlPlane: { server: 'https://x' },
+      authentication: { anonymous: { enabled: true } },
+      timeouts: { requestSeconds: -1 },
+      members: {
+        mode: 'static',
+        clusters: [
+          { name: 'ok', server: 'https://a' },
+          { name: 'Bad_Name', server: 'https://b' },
+          { name: 'c', server: 'ftp://c', clientKeyData: 'k' },
+          { name: 'ok', server: 'https://d', typo: 1 },
+        ],
+      },
+    });
+    expect(lines).toEqual([
+      'fleet.yaml: members.clusters[1].name: must be a DNS-1123 label (lowercase letters, digits, -)',
+      'fleet.yaml: members.clusters[2].server: must be an http(s) URL',
+      'fleet.yaml: members.clusters[2]: a client certificate needs its key (and a key its certificate)',
+      'fleet.yaml: members.clusters[3]: Unrecognized key: "typo"',
+      'fleet.yaml: timeouts.requestSeconds: Too small: expected number to be >0',
+    ]);
+    // once each member is well formed on its own, the duplicate is told with the rest
+    const dup = errorLines({
+      controlPlane: { server: 'ftp://x' },
+      members: {
+        mode: 'static',
+        clusters: [
+          { name: 'ok', server: 'https://a' },
+          { name: 'c', server: 'https://c', clientKeyData: 'k' },
+          { name: 'ok', server: 'https://d' },
+        ],
+      },
+    });
+    expect(dup).toEqual([
+      'fleet.yaml: controlPlane.server: must be an http(s) URL',
+      'fleet.yaml: members.clusters[1]: a client certificate needs its key (and a key its certificate)',
+      'fleet.yaml: members.clusters[2].name: duplicate member "ok"',
+      `fleet.yaml: authentication: ${NO_AUTHENTICATOR}`,
+    ]);
+  });
+
+  it('zod’s words for types, bounds, options and unknown keys', () => {
+    expect(
+      errorLines({
+        controlPlane: { server: 5 },
+        federation: 'yes',
+        upstreamHttp2: 'h3',
+        limits: { maxBodyBytes: 1.5 },
+        members: { mode: 'push' },
+        extra: 1,
+        other: 2,
+        authentication: { anonymous: { enabled: true } },
+      }),
+    ).toEqual([
+      'fleet.yaml: controlPlane.server: Invalid input: expected string, received number',
+      "fleet.yaml: members.mode: Invalid discriminator value. Expected 'karmada' | 'static'",
+      'fleet.yaml: federation: Invalid input: expected boolean, received string',
+      'fleet.yaml: upstreamHttp2: Invalid option: expected one of "off"|"alpn"|"h2c"',
+      'fleet.yaml: limits.maxBodyBytes: Invalid input: expected int, received number',
+      'fleet.yaml: Unrecognized keys: "extra", "other"',
+    ]);
+  });
+});
+
+describe('member names', () => {
+  const base = { controlPlane: { server: 'https://x' }, authentication: { anonymous: { enabled: true } } };
+  const member = (name: string) => ({
+    ...base,
+    members: { mode: 'static', clusters: [{ name, server: 'https://a' }] },
+  });
+
+  it('are at most 48 characters, as Karmada’s Cluster names', () => {
+    expect(MEMBER_NAME_MAX_LENGTH).toBe(CLUSTER_NAME_MAX_LENGTH);
+    expect(() => parseConfig(member('m'.repeat(48)))).not.toThrow();
+    expect(() => parseConfig(member('m'.repeat(49)))).toThrow(
+      /config\.members\.clusters\[0\]\.name: must be at most 48 characters, as Karmada’s|as Karmada's/,
+    );
+  });
+
+  it('every name the configuration accepts is one the fleet-name codec decodes back', () => {
+    const label = fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
+    fc.assert(
+      fc.property(label, fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$/), (cluster, name) => {
+        if (!clusterName.safeParse(cluster).success) return;
+        expect(decodeName(encodeName(name, cluster))).toEqual({ name, cluster });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

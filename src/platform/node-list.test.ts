@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { answerReader, type PullReader, pullReader } from '../util/pulled.ts';
-import { UndiciTransport } from './node.ts';
+import { installNodeHooks, UndiciTransport } from './node.ts';
 
 // a body of many socket reads, chunked (no Content-Length), as kube-apiserver streams a list
 const BIG = new Uint8Array(600_000).map((_, i) => 97 + (i % 26));
@@ -14,6 +14,8 @@ const transport = new UndiciTransport(undefined);
 const sockets = new Set<import('node:net').Socket>();
 
 beforeAll(async () => {
+  // the Node entry's hooks (a merged list's sources pulled from undici's parser), as startNodeFleet makes them
+  installNodeHooks();
   server = createServer((req, res) => {
     if (req.url === '/status') {
       res.writeHead(403, { 'content-type': 'application/json' });

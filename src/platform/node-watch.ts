@@ -13,7 +13,6 @@
  * listener on a signal. A body read the Web way, or not read at all, stays under the signal to its end.
  */
 import type { UpstreamRequest } from '../upstreams/transport.ts';
-import { useNativeEquality } from '../upstreams/watch/events.ts';
 import type { ChunkReading, ChunkSink } from '../util/chunks.ts';
 import {
   DispatchAnswer,
@@ -26,14 +25,6 @@ import {
 } from './node-dispatch.ts';
 
 type Chunk = Uint8Array;
-
-/**
- * Node's Buffer#compare (memcmp; it takes any Uint8Array): where the item scanner recognises values it
- * validated before (src/merge/jsonsplit-memo.ts). The global, as node:buffer is node.ts's to import.
- */
-type Compare = (this: Uint8Array, target: Uint8Array, targetStart: number, targetEnd: number) => number;
-const compare = (globalThis as { Buffer?: { prototype: { compare: Compare } } }).Buffer?.prototype.compare;
-if (compare) useNativeEquality((m, b, at) => compare.call(m, b, at, at + m.length) === 0);
 
 /** a Web reader this far behind (queued bytes) pauses the upstream until it reads */
 const WEB_QUEUE_BYTES = 256 * 1024;

@@ -20,6 +20,7 @@ import { useLazyHeaders } from '../upstreams/client.ts';
 import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { PairHeaders } from '../upstreams/pair-headers.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from '../upstreams/transport.ts';
+import { useNativeEquality } from '../upstreams/watch/events.ts';
 import { shareHeartbeatTicks } from '../upstreams/watch/heartbeat.ts';
 import { useNativeChunks, usePushBodies } from '../util/chunks.ts';
 import { type IndexOf, useNativeIndexOf } from '../util/lines.ts';
@@ -106,24 +107,37 @@ export function nodeBodyOf(body: ReadableStream<Uint8Array>): Readable | undefin
   return src;
 }
 
+let hooksInstalled = false;
+
 /**
+ * Node's process-wide hooks into src/ (each a `use…` of the module named), installed by one explicit
+ * call from deploy/node (`startNodeFleet`), never by importing this module: a process that only reads a
+ * helper from here, or runs the fleet as a plain Web app (mounted in another Node app), keeps the
+ * runtime-neutral ways, which are also the Workers ones. Idempotent.
+ *
  * Bodies read chunk by chunk (watch streams, src/util/chunks.ts) are read from undici's parser (a watch
  * answer, ./node-watch.ts) or from their Node stream's 'data' events: an idle watch then holds no Web
  * stream, reader or pending promise per upstream.
  */
-useNativeChunks(
-  (body, sink) => watchAnswerChunks(body, sink) ?? nodeStreamChunks(nodeBodyOf(body), sink, neutralError),
-);
-// Node's timers belong to no request: every watch's heartbeat ticks from one interval
-shareHeartbeatTicks();
-// a merged watch's answer is written by its writer straight into the server's response (./node-streams.ts)
-usePushBodies(directPushBodies);
-// a merged list's sources are read from undici's parser, the connection read only as asked (./node-list.ts)
-useNativePull(pulledReaderOf);
-// watch lines are found by memchr (Buffer#indexOf takes any Uint8Array), not a byte at a time
-useNativeIndexOf(Buffer.prototype.indexOf as IndexOf);
-// the headers the upstream client hands on read as a Headers without an undici one built behind them
-useLazyHeaders((p) => new PairHeaders(p, true) as unknown as Headers);
+export function installNodeHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  useNativeChunks(
+    (body, sink) => watchAnswerChunks(body, sink) ?? nodeStreamChunks(nodeBodyOf(body), sink, neutralError),
+  );
+  // Node's timers belong to no request: every watch's heartbeat ticks from one interval
+  shareHeartbeatTicks();
+  // a merged watch's answer is written by its writer straight into the server's response (./node-streams.ts)
+  usePushBodies(directPushBodies);
+  // a merged list's sources are read from undici's parser, the connection read only as asked (./node-list.ts)
+  useNativePull(pulledReaderOf);
+  // watch lines are found by memchr (Buffer#indexOf takes any Uint8Array), not a byte at a time
+  useNativeIndexOf(Buffer.prototype.indexOf as IndexOf);
+  // the item scanner recognises values it validated before by memcmp (src/merge/jsonsplit-memo.ts)
+  useNativeEquality((m, b, at) => Buffer.prototype.compare.call(m, b, at, at + m.length) === 0);
+  // the headers the upstream client hands on read as a Headers without an undici one built behind them
+  useLazyHeaders((p) => new PairHeaders(p, true) as unknown as Headers);
+}
 
 /**
  * HTTP/2 to the clusters (config `upstreamHttp2`, overridden by FLEET_UPSTREAM_HTTP2 when that is set):

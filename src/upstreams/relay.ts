@@ -22,7 +22,7 @@ import type { RelayFetcher } from '../types.ts';
 import { type SendOptions, UpstreamError, type UpstreamFailure } from './client.ts';
 import { Demux, NULL_BODY, type RelayMode, type RelayRequest } from './relay/protocol.ts';
 
-export type { FanOutFn, RelayMode, RelayRequest, WatchRunner } from './relay/protocol.ts';
+export type { RelayMode, RelayRequest, WatchRunner } from './relay/protocol.ts';
 
 const dec = new TextDecoder();
 

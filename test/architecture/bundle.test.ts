@@ -1,5 +1,6 @@
 /**
- * The worker bundle's budget (issue 16, goal 6: ≤ 300 KiB minified) as a test, so a change that grows the
+ * The worker bundle's budget (≤ 1 MiB minified, issue 31: its cost is measured as workerd cold start by
+ * bench/lib/worker-coldstart.ts, not counted in KiB) as a test, so a change that grows the
  * bundle past it fails here instead of only in `npm run bench -- --only=worker-bundle`: the same build
  * (scripts/build-worker.mjs WORKER_BUILD, minified as wrangler.toml asks) the bench measures.
  */

@@ -151,8 +151,33 @@ export function buildGraph(files: string[], opts: ReadOptions = {}): Graph {
           line: lineOf(dyn.start),
         });
     }
+    // types written as `typeof import('./x.ts').name` or `import('hono').Context`: erased at run time,
+    // but the file's design depends on the other's as much as through `import type`
+    if (text.includes('import(')) {
+      walk(parsed.program, (node) => {
+        if (node.type === 'TSImportType' && typeof node.source?.value === 'string')
+          add(node.source.value, true, node.start);
+      });
+    }
   }
   return { files: all, edges, parseErrors };
+}
+
+interface AstNode {
+  type: string;
+  start: number;
+  source?: { value?: unknown };
+}
+
+/** Every node of an ESTree-shaped tree, depth first. */
+function walk(node: unknown, visit: (n: AstNode) => void): void {
+  if (Array.isArray(node)) {
+    for (const n of node) walk(n, visit);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  if (typeof (node as AstNode).type === 'string') visit(node as AstNode);
+  for (const [k, v] of Object.entries(node)) if (k !== 'parent' && v && typeof v === 'object') walk(v, visit);
 }
 
 /** Whether a repo-relative path is in a folder (`src/merge/`) or is a file (`src/types.ts`). */

@@ -74,7 +74,7 @@ describe('the checker sees the whole tree', () => {
     expect(resolveRelative('src/x/y.ts', '../a/c.ts', has)).toBeUndefined();
   });
 
-  it('reads import type, inline type names, export-from, side-effect and dynamic imports', () => {
+  it('reads import type, inline type names, typeof import(), export-from, side-effect and dynamic imports', () => {
     const g = buildGraph([], {
       overrides: {
         'src/t/a.ts': [
@@ -87,6 +87,8 @@ describe('the checker sees the whole tree', () => {
           "const h = await import('./h.ts');",
           "import { readFileSync } from 'node:fs';",
           "import { Hono } from 'hono/tiny';",
+          "export type I = typeof import('./i.ts').fanOut;",
+          "let j: import('hono').Context;",
         ].join('\n'),
       },
     });
@@ -101,6 +103,8 @@ describe('the checker sees the whole tree', () => {
       ['./e.ts', false, 4],
       ['./f.ts', true, 5],
       ['./h.ts', false, 7],
+      ['./i.ts', true, 10],
+      ['hono', true, 11],
     ]);
     expect(g.edges.find((e) => e.specifier === 'hono/tiny')?.target).toEqual({
       kind: 'package',

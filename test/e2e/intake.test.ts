@@ -16,7 +16,7 @@ import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
 import { type ServedHandle, serveFetch } from '../../deploy/node/http.ts';
 import { limitsSchema } from '../../src/config/security.ts';
 import { failure, statusResponse } from '../../src/kube/status.ts';
-import { chain } from '../../src/middleware/chain.ts';
+import { middleware } from '../../src/middleware/filter.ts';
 import { bodyIntake, limits } from '../../src/middleware/limits/index.ts';
 import { recovery } from '../../src/middleware/recovery/index.ts';
 import { RUNTIMES, type RunningFleet, startFleet } from '../helpers/fleet.ts';
@@ -309,23 +309,19 @@ describe('body intake after authentication, on the Node server', () => {
   beforeAll(async () => {
     const app = new Hono();
     app.onError(recovery);
-    app.all(
-      '*',
-      chain(
-        [
-          limits(cfg, { intakeAfterAuthentication: true, bodyTimeoutMs: 1_000 }),
-          (c, next) =>
-            c.req.header('authorization') !== 'Bearer ok'
-              ? statusResponse(failure(401, 'Unauthorized', 'Unauthorized'))
-              : next(c),
-          bodyIntake(cfg, 1_000),
-        ],
-        async (c) => {
-          routeRan++;
-          return c.text(`read ${(await c.req.raw.arrayBuffer()).byteLength}`);
-        },
+    app.use(middleware(limits(cfg, { intakeAfterAuthentication: true, bodyTimeoutMs: 1_000 })));
+    app.use(
+      middleware((c, next) =>
+        c.req.header('authorization') !== 'Bearer ok'
+          ? statusResponse(failure(401, 'Unauthorized', 'Unauthorized'))
+          : next(),
       ),
     );
+    app.use(middleware(bodyIntake(cfg, 1_000)));
+    app.all('*', async (c) => {
+      routeRan++;
+      return c.text(`read ${(await c.req.raw.arrayBuffer()).byteLength}`);
+    });
     served = await serveFetch((req, env) => app.fetch(req, env));
   });
   afterAll(async () => {

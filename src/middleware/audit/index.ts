@@ -8,7 +8,7 @@ import { type AuditEvent, type AuditLog, identityFields } from '../../auth/audit
 import { decodeName } from '../../merge/names.ts';
 import type { FleetEnv } from '../../types.ts';
 import { parseTraceparent } from '../../util/trace.ts';
-import { afterAnswer, type Filter } from '../chain.ts';
+import { afterAnswer, type Filter } from '../filter.ts';
 
 function event(c: Context<FleetEnv>, code: number): AuditEvent {
   const info = c.get('info');
@@ -55,13 +55,13 @@ export function auditRefusal(c: Context<FleetEnv>, log: AuditLog, code: number, 
   log.write(event(c, code));
 }
 
-export function audit(log: AuditLog): Filter {
-  // off: still a step of the chain, one that only passes the request on
-  if (!log.enabled) return (c, next) => next(c);
+/** The audit filter; none when the log is off (nothing to register). */
+export function audit(log: AuditLog): Filter | undefined {
+  if (!log.enabled) return undefined;
   return (c, next) => {
     c.set('auditCalls', []);
-    // a throw below has already become a Status (recovery runs where it was thrown, chain.ts)
-    return afterAnswer(c, next(c), (res) => {
+    // a throw below has already become a Status (the app's onError runs where it was thrown)
+    return afterAnswer(c, next(), (res) => {
       log.write(event(c, res.status));
       return res;
     });

@@ -11,7 +11,7 @@ import { parseTokenCsv, StaticTokenAuthenticator } from '../../auth/static.ts';
 import { parseConfig } from '../../config/schema.ts';
 import { authenticationSchema, oidcSchema, resolveSecurityFiles } from '../../config/security.ts';
 import type { FleetEnv } from '../../types.ts';
-import { chain } from '../chain.ts';
+import { middleware } from '../filter.ts';
 import { authentication } from './index.ts';
 
 // client certificates are authenticated as on the Node server (deploy/node/tls.ts links these in)
@@ -41,12 +41,8 @@ function sign(claims: JWTPayload, exp = 600, alg = 'ES256'): Promise<string> {
 function app(auth: unknown, facts?: TransportFacts) {
   const authn = buildAuthn(authenticationSchema.parse(auth));
   const a = new Hono<FleetEnv>();
-  a.get(
-    '*',
-    chain([authentication(authn, new AuditLog(false))], (c) =>
-      c.json({ user: c.get('user'), via: c.get('authn').via }),
-    ),
-  );
+  a.use(middleware(authentication(authn, new AuditLog(false))));
+  a.get('*', (c) => c.json({ user: c.get('user'), via: c.get('authn').via }));
   return (headers: Record<string, string> = {}) =>
     a.fetch(new Request('http://fleet/api', { headers }), facts ? { [TRANSPORT_FACTS]: facts } : undefined);
 }
@@ -105,7 +101,7 @@ describe('authentication middleware', () => {
     expect((await call({ Authorization: `Bearer ${await sign({ sub: 'a' })}` })).status).toBe(401);
   });
 
-  it('static tokens in kube’s CSV format, via the chain', async () => {
+  it('static tokens in kube’s CSV format, through the app', async () => {
     const call = app({ staticTokens: { csv: 't1,alice,u1,"a,b"\nt2,bob,u2\n' } });
     expect(await (await call({ Authorization: 'Bearer t2' })).json()).toEqual({
       user: { user: 'bob', groups: ['system:authenticated'], uid: 'u2' },

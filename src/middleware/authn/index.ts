@@ -5,17 +5,18 @@
  * An outcome known at once (anonymous access, a client certificate) passes the request on without a
  * promise of its own.
  */
-import type { Context } from 'hono';
+
+import type { Context, Next } from 'hono';
 import type { AuditLog } from '../../auth/audit.ts';
 import type { Authn, AuthnOutcome } from '../../auth/authenticator.ts';
 import { unauthorizedResponse } from '../../auth/forbidden.ts';
 import { transportFacts } from '../../auth/request.ts';
 import type { FleetEnv } from '../../types.ts';
 import { auditRefusal } from '../audit/index.ts';
-import type { Answer, Filter, Handler } from '../chain.ts';
+import type { Filter, FilterAnswer } from '../filter.ts';
 
 export function authentication(authn: Authn, audit: AuditLog): Filter {
-  const decided = (c: Context<FleetEnv>, next: Handler, r: AuthnOutcome): Answer => {
+  const decided = (c: Context<FleetEnv>, next: Next, r: AuthnOutcome): Response | Promise<void> => {
     if (!r.ok) {
       console.warn(`fleet: unable to authenticate the request: ${r.reason}`);
       const res = unauthorizedResponse(r.tokenPresented);
@@ -24,12 +25,12 @@ export function authentication(authn: Authn, audit: AuditLog): Filter {
     }
     c.set('user', r.identity);
     c.set('authn', r.bearer !== undefined ? { via: r.via, bearer: r.bearer } : { via: r.via });
-    return next(c);
+    return next();
   };
   return (c, next) => {
     // when it arrived: the audit line's (nobody else reads it)
     if (audit.enabled) c.set('received', { at: Date.now(), mark: performance.now() });
     const r = authn.authenticate({ headers: c.req.raw.headers, facts: transportFacts(c.env) });
-    return r instanceof Promise ? r.then((o) => decided(c, next, o)) : decided(c, next, r);
+    return r instanceof Promise ? r.then((o): FilterAnswer => decided(c, next, o)) : decided(c, next, r);
   };
 }

@@ -10,7 +10,7 @@ import { FleetPolicy } from '../../auth/policy.ts';
 import type { PolicyConfig } from '../../config/security.ts';
 import { statusResponse } from '../../kube/status.ts';
 import type { RequestInfo } from '../../request/info.ts';
-import type { Filter } from '../chain.ts';
+import type { Filter } from '../filter.ts';
 
 export function attributesOf(info: RequestInfo, who: Identity): Attributes {
   if (!info.isResourceRequest) return { user: who.user, verb: info.verb, path: info.kubePath };
@@ -25,10 +25,10 @@ export function attributesOf(info: RequestInfo, who: Identity): Attributes {
   };
 }
 
-export function authorization(config: PolicyConfig | undefined): Filter {
+/** The policy filter; none without a policy (every request passes, each cluster's RBAC decides). */
+export function authorization(config: PolicyConfig | undefined): Filter | undefined {
   const policy = new FleetPolicy(config);
-  // no policy: every request passes (each cluster's RBAC decides)
-  if (!policy.enabled) return (c, next) => next(c);
+  if (!policy.enabled) return undefined;
   return (c, next) => {
     const info = c.get('info');
     const who = c.get('identity');
@@ -37,6 +37,6 @@ export function authorization(config: PolicyConfig | undefined): Filter {
       c.set('refusal', `policy: ${d.reason}`);
       return statusResponse(forbidden(attributesOf(info, who), d.reason));
     }
-    return next(c);
+    return next();
   };
 }

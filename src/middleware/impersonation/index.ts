@@ -10,7 +10,7 @@
  *    watch, upgrades — with that identity (`Impersonate-*` with the fleet's credential, or the caller's
  *    own token in passthrough mode). A route has no client without it, so it cannot forget the caller.
  */
-import type { Context } from 'hono';
+import type { Context, Next } from 'hono';
 import type { Authn } from '../../auth/authenticator.ts';
 import { forbidden, unauthorizedResponse } from '../../auth/forbidden.ts';
 import { ANONYMOUS_USER, type Identity, type UpstreamIdentity } from '../../auth/identity.ts';
@@ -28,7 +28,7 @@ import type { FleetDeps, FleetEnv } from '../../types.ts';
 import type { CallerBinding, UpstreamClient } from '../../upstreams/client.ts';
 import type { ResolvedEndpoint } from '../../upstreams/endpoint.ts';
 import { parseTraceparent } from '../../util/trace.ts';
-import type { Answer, Filter, Handler } from '../chain.ts';
+import type { Filter, FilterAnswer } from '../filter.ts';
 
 const SAR_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 
@@ -95,7 +95,12 @@ export function impersonation(deps: FleetDeps, authn: Authn): Filter {
   }
 
   /** binds the request's upstream client to `acting` and passes the request on */
-  function bound(c: Context<FleetEnv>, next: Handler, user: Identity, acting: Identity): Answer {
+  function bound(
+    c: Context<FleetEnv>,
+    next: Next,
+    user: Identity,
+    acting: Identity,
+  ): Response | Promise<void> {
     let upstream: UpstreamIdentity;
     if (mode === 'passthrough') {
       const bearer = c.get('authn').bearer;
@@ -128,7 +133,7 @@ export function impersonation(deps: FleetDeps, authn: Authn): Filter {
     if (calls) binding.onAnswer = (cluster: string, code: number) => calls.push({ cluster, code });
     if (trace) binding.traceparent = trace.header;
     c.set('deps', { ...deps, client: deps.client.forCaller(binding) });
-    return next(c);
+    return next();
   }
 
   return (c, next) => {
@@ -149,8 +154,8 @@ export function impersonation(deps: FleetDeps, authn: Authn): Filter {
         ),
       );
     }
-    return reviewed(c, user, parsed.requested).then((acting) =>
-      acting instanceof Response ? acting : bound(c, next, user, acting),
+    return reviewed(c, user, parsed.requested).then(
+      (acting): FilterAnswer => (acting instanceof Response ? acting : bound(c, next, user, acting)),
     );
   };
 }

@@ -3,17 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { limitsSchema } from '../../config/security.ts';
 import { MAX_BODY_DEPTH, tooDeepMessage } from '../../kube/json.ts';
 import { RAW_TARGET } from '../../request/target.ts';
-import { chain } from '../chain.ts';
+import type { FleetEnv } from '../../types.ts';
+import { middleware } from '../filter.ts';
 import { limits } from './index.ts';
 
 function app(cfg: Record<string, number> = {}) {
-  const a = new Hono();
-  a.all(
-    '*',
-    chain([limits(limitsSchema.parse(cfg))], async (c) =>
-      c.text(`ok ${(await c.req.raw.arrayBuffer()).byteLength}`),
-    ),
-  );
+  const a = new Hono<FleetEnv>();
+  a.use(middleware(limits(limitsSchema.parse(cfg))));
+  a.all('*', async (c) => c.text(`ok ${(await c.req.raw.arrayBuffer()).byteLength}`));
   return (path: string, init: RequestInit & { duplex?: 'half' } = {}) =>
     a.fetch(new Request(`http://fleet${path}`, init));
 }
@@ -81,14 +78,10 @@ describe('request limits', () => {
   });
 
   it('Workers: what a refused request still sends is read away (bounded) before the refusal leaves', async () => {
-    const a = new Hono();
+    const a = new Hono<FleetEnv>();
     // refused without a look at the body, as authentication does
-    a.all(
-      '*',
-      chain([limits(limitsSchema.parse({}), { intakeAfterAuthentication: true })], (c) =>
-        c.json({ kind: 'Status', code: 401 }, 401),
-      ),
-    );
+    a.use(middleware(limits(limitsSchema.parse({}), { intakeAfterAuthentication: true })));
+    a.all('*', (c) => c.json({ kind: 'Status', code: 401 }, 401));
     let pulled = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(c) {
@@ -117,11 +110,9 @@ describe('request limits', () => {
   });
 
   it('Workers: a declared Content-Length over the limit is refused after what the client sends is read away', async () => {
-    const a = new Hono();
-    a.all(
-      '*',
-      chain([limits(limitsSchema.parse({ maxBodyBytes: 1024 }))], (c) => c.text('not reached', 500)),
-    );
+    const a = new Hono<FleetEnv>();
+    a.use(middleware(limits(limitsSchema.parse({ maxBodyBytes: 1024 }))));
+    a.all('*', (c) => c.text('not reached', 500));
     let pulled = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(c) {

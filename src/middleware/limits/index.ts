@@ -16,7 +16,7 @@
  * nested deeper than MAX_BODY_DEPTH (src/kube/json.ts) is a 400 before any route, passthrough included,
  * relays it. Every refusal is a Kubernetes Status.
  */
-import type { Context } from 'hono';
+import type { Context, Next } from 'hono';
 import type { LimitsConfig } from '../../config/security.ts';
 import { bytesNestDeeperThan, tooDeepMessage } from '../../kube/json.ts';
 import { badRequest, failure, statusResponse } from '../../kube/status.ts';
@@ -29,7 +29,7 @@ import {
 } from '../../request/body.ts';
 import { checkRawTarget, rawTargetOf } from '../../request/target.ts';
 import type { FleetEnv } from '../../types.ts';
-import { type Answer, afterAnswer, type Filter, type Handler } from '../chain.ts';
+import { afterAnswer, answered, type Filter } from '../filter.ts';
 import { lingering } from './linger.ts';
 
 /**
@@ -100,7 +100,7 @@ export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): Filter {
     // (on Node the body is not even touched before it is needed: a touched one is no longer dumped by
     // Node's server after a refusal, and the client's upload then stalls)
     const linger = rawTargetOf(c.env) === undefined && c.req.raw.body ? lingering(c.req.raw.body) : undefined;
-    const refuse = (res: Response): Answer =>
+    const refuse = (res: Response): Response | Promise<Response> =>
       linger ? linger.drain(4 * max, LINGER_MS).then(() => res) : res;
     const target = requestTarget(c);
     if (target.length > cfg.maxUrlBytes)
@@ -159,7 +159,7 @@ export function limits(cfg: LimitsConfig, opts: LimitsOptions = {}): Filter {
     // a declared length is the runtime's to enforce; the deadline holds for every body
     if (body)
       withBody(c, limitBody(body, { maxBytes: declared ? undefined : max, timeoutMs: bodyTimeoutMs }));
-    return afterAnswer(c, intake ? intake(c, next) : next(c), (res) => {
+    return afterAnswer(c, intake ? answered(c, intake(c, next)) : next(), (res) => {
       const answer = ownRefusal(c.error) ?? res;
       return res.status >= 400 ? refuse(answer) : answer;
     });
@@ -178,12 +178,7 @@ function isJsonMedia(contentType: string | null): boolean {
  */
 export function bodyIntake(cfg: LimitsConfig, bodyTimeoutMs = BODY_TIMEOUT_MS): Filter {
   const max = cfg.maxBodyBytes;
-  const read = async (
-    c: Context<FleetEnv>,
-    next: Handler,
-    body: ReadableStream<Uint8Array>,
-    json: boolean,
-  ) => {
+  const read = async (c: Context<FleetEnv>, next: Next, body: ReadableStream<Uint8Array>, json: boolean) => {
     const raw = c.req.raw;
     const deadline = AbortSignal.timeout(bodyTimeoutMs);
     const r = await readLimited(body, max, {
@@ -200,7 +195,7 @@ export function bodyIntake(cfg: LimitsConfig, bodyTimeoutMs = BODY_TIMEOUT_MS): 
       // cluster sees it (kube's decoder stops at 10,000 levels; the fleet, which re-serialises, earlier)
       if (json && bytesNestDeeperThan(r.bytes)) return statusResponse(badRequest(tooDeepMessage()));
       withBody(c, r.bytes);
-      return next(c);
+      return next();
     }
     if (r.reason === 'too-large') return tooLarge(max);
     if (r.reason === 'unreadable')
@@ -211,9 +206,9 @@ export function bodyIntake(cfg: LimitsConfig, bodyTimeoutMs = BODY_TIMEOUT_MS): 
   return (c, next) => {
     const raw = c.req.raw;
     const body = raw.body;
-    if (!body) return next(c);
+    if (!body) return next();
     const json = isJsonMedia(raw.headers.get('content-type'));
-    if (!json && raw.headers.has('content-length') && !raw.headers.has('transfer-encoding')) return next(c);
+    if (!json && raw.headers.has('content-length') && !raw.headers.has('transfer-encoding')) return next();
     return read(c, next, body, json);
   };
 }

@@ -6,7 +6,7 @@
 import { type FleetMetrics, kubeVerb, type RequestLabels } from '../../metrics/fleet.ts';
 import type { RequestInfo } from '../../request/info.ts';
 import { onBodyEnd } from '../../util/ends.ts';
-import { afterAnswer, type Filter } from '../chain.ts';
+import { afterAnswer, type Filter } from '../filter.ts';
 
 export function labelsOf(
   info: RequestInfo | undefined,
@@ -72,8 +72,9 @@ function countPartial(metrics: FleetMetrics, warning: string | null): void {
 
 const now = () => performance.now();
 
-export function requestMetrics(metrics: FleetMetrics | undefined): Filter {
-  if (!metrics) return (c, next) => next(c);
+/** The request metrics filter; none without metrics to record into. */
+export function requestMetrics(metrics: FleetMetrics | undefined): Filter | undefined {
+  if (!metrics) return undefined;
   return (c, next) => {
     const info = c.get('info');
     const longRunning = isLongRunning(info);
@@ -85,8 +86,8 @@ export function requestMetrics(metrics: FleetMetrics | undefined): Filter {
     // what the callback below needs of `c`: closures made in it (a watch's end listener lives as long as
     // the watch) then keep the request, not the whole Context (≈ 1.5 KiB per open merged watch)
     const raw = c.req.raw;
-    // a throw below has already become a Status (chain.ts): counted with its code
-    return afterAnswer(c, next(c), (res) => {
+    // a throw below has already become a Status (the app's onError, where it was thrown): counted with its code
+    return afterAnswer(c, next(), (res) => {
       countPartial(metrics, res.headers.get('warning'));
       // an upgrade (101) is handed to the runtime as it is; a stream is counted when it ends
       if (!longRunning || !res.body || res.status === 101) {

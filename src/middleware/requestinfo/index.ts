@@ -1,9 +1,12 @@
 /**
  * Parses the path once (src/request/info.ts) and puts the result on the context; every later step reads
- * it instead of looking at the URL again.
+ * it instead of looking at the URL again. Mounted under a prefix in another Hono app
+ * (`outer.route('/k8s', fleet)`), the path parsed is the one below the prefix: `/k8s/api/v1/pods` is the
+ * fleet's `/api/v1/pods`.
  */
+import { basePath, baseRoutePath } from 'hono/route';
 import { parseRequestInfo } from '../../request/info.ts';
-import type { Filter } from '../chain.ts';
+import type { Filter } from '../filter.ts';
 
 /**
  * A request URL whose path and query the WHATWG parser leaves exactly as written: characters it never
@@ -30,8 +33,28 @@ export function pathAndSearch(url: string): { pathname: string; search: string }
   return { pathname: u.pathname, search: u.search };
 }
 
-export const requestInfo: Filter = (c, next) => {
-  const { pathname, search } = pathAndSearch(c.req.url);
-  c.set('info', parseRequestInfo(c.req.method, pathname, new URLSearchParams(search)));
-  return next(c);
-};
+/** `pathname` below the app's mount prefix `base` (`/` when the app is not mounted). */
+export function belowMount(pathname: string, base: string): string {
+  if (base === '/' || base === '' || !pathname.startsWith(base)) return pathname;
+  const rest = pathname.slice(base.length);
+  return rest === '' ? '/' : rest;
+}
+
+/**
+ * The filter, one per app: the mount prefix of a static mount (`/k8s`) is read from Hono once and kept
+ * (asking for it costs a copy of the matched routes and a WeakMap entry per request); a prefix with
+ * parameters (`/:tenant`) is read for each request.
+ */
+export function requestInfo(): Filter {
+  let staticBase: string | undefined;
+  return (c, next) => {
+    const { pathname, search } = pathAndSearch(c.req.url);
+    if (staticBase === undefined) {
+      const route = baseRoutePath(c);
+      if (!/[:*]/.test(route)) staticBase = route;
+    }
+    const path = belowMount(pathname, staticBase ?? basePath(c));
+    c.set('info', parseRequestInfo(c.req.method, path, new URLSearchParams(search)));
+    return next();
+  };
+}

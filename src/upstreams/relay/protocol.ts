@@ -36,8 +36,6 @@ export type WatchRunner = (
   plainNameCluster: string | undefined,
 ) => Promise<Response>;
 
-export type FanOutFn = typeof import('../fanout.ts').fanOut;
-
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 

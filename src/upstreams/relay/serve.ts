@@ -7,8 +7,11 @@
 
 import { ListSplitter } from '../../merge/jsonsplit.ts';
 import type { FleetDeps } from '../../types.ts';
-import type { Outcome } from '../fanout.ts';
-import { type FanOutFn, failureFrame, frame, type RelayRequest, type WatchRunner } from './protocol.ts';
+import type { fanOut, Outcome } from '../fanout.ts';
+import { failureFrame, frame, type RelayRequest, type WatchRunner } from './protocol.ts';
+
+/** the fan-out a relay request runs (handed in by the entry: src/worker.ts) */
+export type FanOutFn = typeof fanOut;
 
 const enc = new TextEncoder();
 
