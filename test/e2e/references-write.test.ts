@@ -123,19 +123,17 @@ describe.each(RUNTIMES)('references written by fleet name on %s', (runtime) => {
     expect(after.serviceAccountName).toBe(x);
     expect(after.containers[0].envFrom).toEqual([{ secretRef: { name: x } }]);
     // kubectl patch (a strategic merge patch, no kind in it) maps its references the same way
-    const p = await f
-      .kubectl('')
-      .run([
-        'patch',
-        'deploy',
-        `${x}.clusterspace.member2`,
-        '-n',
-        'default',
-        '-p',
-        JSON.stringify({
-          spec: { template: { spec: { serviceAccountName: `y${x}.clusterspace.member2` } } },
-        }),
-      ]);
+    const p = await f.kubectl('').run([
+      'patch',
+      'deploy',
+      `${x}.clusterspace.member2`,
+      '-n',
+      'default',
+      '-p',
+      JSON.stringify({
+        spec: { template: { spec: { serviceAccountName: `y${x}.clusterspace.member2` } } },
+      }),
+    ]);
     expect(p.code, p.stderr).toBe(0);
     expect((m2.get(DEPLOY, 'default', x) as Obj).spec.template.spec.serviceAccountName).toBe(`y${x}`);
     const un = await helm(f.kubectl('').kubeconfig, ['uninstall', release, '-n', 'default']);
