@@ -8,7 +8,7 @@
  * The flag sets were chosen after reading how controller-runtime's envtest and kwokctl's binary runtime
  * start a loopback control plane; see testbed/README.md for why each non-default flag is there.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type CertificateAuthority,
@@ -31,6 +31,14 @@ import {
 /** Certificates last as long as a long demo session; every start makes new ones. */
 const DAYS = 30;
 
+/** A process's run directory, emptied first: every start is a fresh cluster (no data, keys or logs kept). */
+function freshDir(name: string): string {
+  const dir = join(RUN_DIR, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
 export interface Etcd {
   name: string;
   /** the client URL (plain HTTP on loopback) */
@@ -42,8 +50,7 @@ export interface Etcd {
 
 export async function startEtcd(opts: { name?: string } = {}): Promise<Etcd> {
   const name = opts.name ?? 'etcd';
-  const dir = join(RUN_DIR, name);
-  mkdirSync(dir, { recursive: true });
+  const dir = freshDir(name);
   const [client, peer] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${client}`;
   const peerUrl = `http://127.0.0.1:${peer}`;
@@ -134,8 +141,7 @@ export async function startApiserver(opts: {
   extraArgs?: string[];
 }): Promise<Apiserver> {
   const { name, etcd } = opts;
-  const dir = join(RUN_DIR, name);
-  mkdirSync(dir, { recursive: true });
+  const dir = freshDir(name);
   const pki = clusterPki(name, join(dir, 'pki'));
   const admin = pki.client('bed-admin', ['system:masters']);
   const kubeletClient = pki.client('kube-apiserver-kubelet-client', ['system:masters']);
@@ -276,7 +282,7 @@ export interface Kwok {
   /** kwok's own server (the fake kubelet's port of every node it manages) */
   port: number;
   nodes: string[];
-  /** the file every container's log is read from (kwok follows it) */
+  /** the file every container's log is read from, in the CRI log format (kwok follows it) */
   logsFile: string;
   stop(): Promise<void>;
 }
@@ -310,7 +316,8 @@ export async function startKwok(
   const port = await freePort();
   const serving = api.pki.ca.serving('kwok-serving', { cn: `${api.name}-kwok` });
   const logsFile = join(dir, 'container.log');
-  writeFileSync(logsFile, `hello from ${api.name}\n`);
+  // the CRI log format kwok parses, as a kubelet's container runtime writes it
+  writeFileSync(logsFile, `${new Date().toISOString()} stdout F hello from ${api.name}\n`);
   const rules = [
     { kind: 'ClusterLogs', metadata: { name: 'logs' }, spec: { logs: [{ logsFile, follow: true }] } },
     { kind: 'ClusterAttach', metadata: { name: 'attach' }, spec: { attaches: [{ logsFile }] } },
