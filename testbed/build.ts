@@ -110,7 +110,7 @@ export interface Built {
 /** Builds what is missing or stale among `names` (all targets when empty), one at a time. */
 export async function build(
   names: string[] = [],
-  log: (line: string) => void = console.log,
+  log: (line: string) => void = (line) => console.log(`testbed: ${line}`),
 ): Promise<Built[]> {
   const go = goVersion();
   mkdirSync(BIN_DIR, { recursive: true });
@@ -130,7 +130,7 @@ export async function build(
       continue;
     }
     const started = Date.now();
-    log(`testbed: building ${t.bin} (${t.pkg}, ${go}) …`);
+    log(`building ${t.bin} (${t.pkg}, ${go}) …`);
     const ldflags = ['-s', '-w', ...(t.ldflags ?? [])].join(' ');
     await run(
       'go',
@@ -141,11 +141,11 @@ export async function build(
     renameSync(`${out}.tmp`, out);
     writeFileSync(stampFile, stamp);
     const seconds = Math.round((Date.now() - started) / 100) / 10;
-    log(`testbed: built ${t.bin} in ${seconds} s`);
+    log(`built ${t.bin} in ${seconds} s`);
     results.push({ bin: t.bin, built: true, seconds });
   }
   const skipped = results.filter((r) => !r.built).map((r) => r.bin);
-  if (skipped.length) log(`testbed: up to date: ${skipped.join(', ')}`);
+  if (skipped.length) log(`up to date: ${skipped.join(', ')}`);
   return results;
 }
 
