@@ -3,6 +3,7 @@
  * kube-apiservers with kwok: what a user does first, checked against the members themselves.
  */
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpsRequest } from '../../testbed/process.ts';
 import type { Kubectl } from '../helpers/kubectl.ts';
@@ -131,6 +132,21 @@ describe('kubectl through the direct fleet, against real members', () => {
       'echo exec-through-fleet',
     ]);
     expect(out.trim()).toBe('exec-through-fleet');
+  });
+
+  it('attach by fleet name streams what the member container writes from then on', async () => {
+    const m = members[0]!;
+    const a = fleet.spawn(['attach', `${pods.get(m.name)}.clusterspace.${m.name}`, '-n', ns]);
+    try {
+      // kwok attaches to the log file from its end (tail 0, follow): write until a line comes through
+      const line = `attached-${randomBytes(3).toString('hex')}`;
+      await until('a line through attach', async () => {
+        appendFileSync(m.logsFile, `${new Date().toISOString()} stdout F ${line}\n`);
+        return a.output().includes(line) ? true : undefined;
+      });
+    } finally {
+      a.stop();
+    }
   });
 
   it('port-forward by fleet name reaches what the member forwards to (kwok forwards to its own server)', async () => {
