@@ -284,6 +284,8 @@ export interface Kwok {
   nodes: string[];
   /** the file every container's log is read from, in the CRI log format (kwok follows it) */
   logsFile: string;
+  /** the one line that file starts with: what `kubectl logs` shows for any pod of this cluster */
+  logLine: string;
   stop(): Promise<void>;
 }
 
@@ -316,8 +318,9 @@ export async function startKwok(
   const port = await freePort();
   const serving = api.pki.ca.serving('kwok-serving', { cn: `${api.name}-kwok` });
   const logsFile = join(dir, 'container.log');
+  const logLine = `hello from ${api.name}`;
   // the CRI log format kwok parses, as a kubelet's container runtime writes it
-  writeFileSync(logsFile, `${new Date().toISOString()} stdout F hello from ${api.name}\n`);
+  writeFileSync(logsFile, `${new Date().toISOString()} stdout F ${logLine}\n`);
   const rules = [
     { kind: 'ClusterLogs', metadata: { name: 'logs' }, spec: { logs: [{ logsFile, follow: true }] } },
     { kind: 'ClusterAttach', metadata: { name: 'attach' }, spec: { attaches: [{ logsFile }] } },
@@ -374,7 +377,7 @@ export async function startKwok(
     );
     return ready.length >= nodes.length;
   });
-  return { proc, port, nodes, logsFile, stop: proc.stop };
+  return { proc, port, nodes, logsFile, logLine, stop: proc.stop };
 }
 
 export interface Member {

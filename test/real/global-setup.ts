@@ -1,0 +1,47 @@
+/**
+ * `npm run test:real`'s global setup: extracts kubectl, builds the bed's binaries (testbed/build.ts, a no-op
+ * when current) and starts the real test bed once (testbed/bed.ts); the suites get what they need to reach
+ * it through `inject('bed')` (test/real/bed.ts). Stopped when the run ends.
+ */
+import type { TestProject } from 'vitest/node';
+import { ensureKubectl } from '../../scripts/kubectl.mjs';
+import { startBed } from '../../testbed/bed.ts';
+import { build } from '../../testbed/build.ts';
+import type { BedInfo } from './bed.ts';
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  ensureKubectl();
+  const log = (line: string) => console.log(`testbed: ${line}`);
+  await build([], log);
+  const bed = await startBed({ log });
+  const rss = bed.rssBytes();
+  log(`bed up in ${bed.startSeconds} s, ${Math.round(rss.total / 2 ** 20)} MiB resident`);
+  const fleet = (f: typeof bed.fleets.direct) => ({ name: f.name, url: f.url, kubeconfig: f.kubeconfig });
+  const admin = bed.user('bed-admin', ['system:masters']);
+  const info: BedInfo = {
+    fleets: {
+      direct: fleet(bed.fleets.direct),
+      ...(bed.fleets.karmada ? { karmada: fleet(bed.fleets.karmada) } : {}),
+    },
+    fleetCA: bed.fleetCA.cert,
+    admin,
+    members: bed.members.map((m) => ({
+      name: m.name,
+      url: m.apiserver.url,
+      ca: m.apiserver.ca,
+      kubeconfig: m.apiserver.adminKubeconfig,
+      admin: { cert: m.apiserver.admin.cert, key: m.apiserver.admin.key },
+      logLine: m.kwok.logLine,
+    })),
+    karmadaApiserver: {
+      name: bed.karmadaApiserver.name,
+      url: bed.karmadaApiserver.url,
+      ca: bed.karmadaApiserver.ca,
+      kubeconfig: bed.karmadaApiserver.adminKubeconfig,
+      admin: { cert: bed.karmadaApiserver.admin.cert, key: bed.karmadaApiserver.admin.key },
+      logLine: '',
+    },
+  };
+  project.provide('bed', info);
+  return () => bed.stop();
+}

@@ -1,0 +1,181 @@
+/**
+ * kubectl 1.35's everyday commands through the direct fleet (static members) in front of three real
+ * kube-apiservers with kwok: what a user does first, checked against the members themselves.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpsRequest } from '../../testbed/process.ts';
+import type { Kubectl } from '../helpers/kubectl.ts';
+import { bed, type ClusterInfo, clusterKubectl, fleetKubectl } from './bed.ts';
+
+const ns = `real-${randomBytes(3).toString('hex')}`;
+
+async function ok(k: Kubectl, args: string[], stdin?: string): Promise<string> {
+  const r = await k.run(args, { stdin, timeoutMs: 60_000 });
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} (exit ${r.code}):\n${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
+
+async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await f();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not reached in ${timeoutMs} ms (${String(last ?? '')})`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+describe('kubectl through the direct fleet, against real members', () => {
+  const b = bed();
+  const fleet = fleetKubectl(b.fleets.direct);
+  const members = b.members;
+  const direct = (m: ClusterInfo) => clusterKubectl(m);
+  /** each member's one pod of the `web` Deployment */
+  const pods = new Map<string, string>();
+
+  beforeAll(async () => {
+    for (const m of members) {
+      await ok(direct(m), ['create', 'namespace', ns]);
+      await ok(direct(m), ['create', 'deployment', 'web', '--image=nginx', '--replicas=1', '-n', ns]);
+    }
+    for (const m of members) {
+      const name = await until(`a Running pod in ${m.name}`, async () => {
+        const out = await ok(direct(m), [
+          'get',
+          'pods',
+          '-n',
+          ns,
+          '-o',
+          'jsonpath={range .items[?(@.status.phase=="Running")]}{.metadata.name}{"\\n"}{end}',
+        ]);
+        return out.trim().split('\n').filter(Boolean)[0];
+      });
+      pods.set(m.name, name);
+    }
+  });
+
+  afterAll(async () => {
+    for (const m of members) await direct(m).run(['delete', 'namespace', ns, '--wait=false']);
+  });
+
+  it('get pods -A merges the pods of the three members, each with its cluster', async () => {
+    const out = await ok(fleet, ['get', 'pods', '-A']);
+    expect(out.split('\n')[0]).toMatch(/^NAMESPACE\s+NAME\s+CLUSTER\s+READY\s+STATUS/);
+    for (const m of members) {
+      const line = out.split('\n').find((l) => l.includes(`${pods.get(m.name)}.clusterspace.${m.name}`));
+      expect(line, `${m.name}'s pod in:\n${out}`).toBeDefined();
+      expect(line).toMatch(new RegExp(`^${ns}\\s+\\S+\\s+${m.name}\\s+1/1\\s+Running`));
+    }
+  });
+
+  it('get by fleet name, and by name in a fleet namespace, answers the member object', async () => {
+    const m = members[1]!;
+    const pod = pods.get(m.name)!;
+    const byName = JSON.parse(
+      await ok(fleet, ['get', 'pod', `${pod}.clusterspace.${m.name}`, '-n', ns, '-o', 'json']),
+    );
+    const real = JSON.parse(await ok(direct(m), ['get', 'pod', pod, '-n', ns, '-o', 'json']));
+    expect(byName.metadata.name).toBe(`${pod}.clusterspace.${m.name}`);
+    expect(byName.metadata.uid).toBe(real.metadata.uid);
+    // references to cluster-scoped objects carry fleet names as well
+    expect(byName.spec.nodeName).toBe(`${real.spec.nodeName}.clusterspace.${m.name}`);
+    const inNs = await ok(fleet, ['get', 'pod', pod, '-n', `${ns}.clusterspace.${m.name}`, '-o', 'name']);
+    expect(inNs.trim()).toMatch(new RegExp(`^pod/${pod}`));
+  });
+
+  it('logs by fleet name come from the member kwok serves', async () => {
+    for (const m of members) {
+      const out = await ok(fleet, ['logs', `${pods.get(m.name)}.clusterspace.${m.name}`, '-n', ns]);
+      expect(out).toContain(m.logLine);
+    }
+  });
+
+  it('exec by fleet name runs in the member (kwok runs the command on this host)', async () => {
+    const m = members[2]!;
+    const out = await ok(fleet, [
+      'exec',
+      `${pods.get(m.name)}.clusterspace.${m.name}`,
+      '-n',
+      ns,
+      '--',
+      'sh',
+      '-c',
+      'echo exec-through-fleet',
+    ]);
+    expect(out.trim()).toBe('exec-through-fleet');
+  });
+
+  it('port-forward by fleet name reaches what the member forwards to (kwok forwards to its own server)', async () => {
+    const m = members[0]!;
+    const pf = fleet.spawn([
+      'port-forward',
+      `pod/${pods.get(m.name)}.clusterspace.${m.name}`,
+      '-n',
+      ns,
+      '0:80',
+    ]);
+    try {
+      const port = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(
+        await pf.waitFor(/Forwarding from 127\.0\.0\.1:\d+/),
+      )![1];
+      // kwok's server speaks TLS with the member's certificate; the forwarded bytes are its answer
+      const r = await httpsRequest(`https://127.0.0.1:${port}/healthz`, { ca: m.ca });
+      expect(r).toEqual({ status: 200, body: 'ok' });
+    } finally {
+      pf.stop();
+    }
+  });
+
+  it('create, apply and delete by fleet name land in the named member only', async () => {
+    const [m1, , m3] = members as [ClusterInfo, ClusterInfo, ClusterInfo];
+    const cm = (v: string) =>
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `settings.clusterspace.${m1.name}`, namespace: ns },
+        data: { v },
+      });
+    expect(await ok(fleet, ['apply', '-f', '-'], cm('one'))).toMatch(/configmap\/settings\S* created/);
+    expect(await ok(fleet, ['apply', '-f', '-'], cm('two'))).toMatch(/configmap\/settings\S* configured/);
+    const onMember = JSON.parse(
+      await ok(direct(m1), ['get', 'configmap', 'settings', '-n', ns, '-o', 'json', '--show-managed-fields']),
+    );
+    expect(onMember.data).toEqual({ v: 'two' });
+    expect(onMember.metadata.managedFields.map((f: { manager: string }) => f.manager)).toContain(
+      'kubectl-client-side-apply',
+    );
+    for (const other of members.slice(1)) {
+      const r = await direct(other).run(['get', 'configmap', 'settings', '-n', ns]);
+      expect(r.code, `${other.name} must not have it`).not.toBe(0);
+    }
+
+    await ok(fleet, ['create', 'configmap', `made.clusterspace.${m3.name}`, '--from-literal=a=b', '-n', ns]);
+    expect(await ok(direct(m3), ['get', 'configmap', 'made', '-n', ns, '-o', 'jsonpath={.data.a}'])).toBe(
+      'b',
+    );
+
+    await ok(fleet, ['delete', 'configmap', `settings.clusterspace.${m1.name}`, '-n', ns]);
+    const gone = await direct(m1).run(['get', 'configmap', 'settings', '-n', ns]);
+    expect(gone.stderr).toMatch(/NotFound/);
+  });
+
+  it('get -w shows an object created in a member afterwards, by its fleet name', async () => {
+    const m = members[1]!;
+    const w = fleet.spawn(['get', 'configmaps', '-n', ns, '-w', '--output-watch-events']);
+    try {
+      // the initial list: every member's kube-root-ca.crt
+      await w.waitFor(/kube-root-ca\.crt\.clusterspace\.member3/, 60_000);
+      await ok(direct(m), ['create', 'configmap', 'watched', '-n', ns]);
+      await w.waitFor(new RegExp(`ADDED\\s+watched\\.clusterspace\\.${m.name}`), 60_000);
+    } finally {
+      w.stop();
+    }
+  });
+});
