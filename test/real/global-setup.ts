@@ -9,6 +9,9 @@ import { startBed } from '../../testbed/bed.ts';
 import { build } from '../../testbed/build.ts';
 import type { BedInfo } from './bed.ts';
 
+/** the users the suites act as besides bed-admin (test/real/karmada.test.ts: identity through the proxy) */
+const SUITE_USERS = ['karmada-reader'];
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   ensureKubectl();
   const log = (line: string) => console.log(`testbed: ${line}`);
@@ -21,10 +24,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const info: BedInfo = {
     fleets: {
       direct: fleet(bed.fleets.direct),
-      ...(bed.fleets.karmada ? { karmada: fleet(bed.fleets.karmada) } : {}),
+      karmada: fleet(bed.fleets.karmada),
     },
     fleetCA: bed.fleetCA.cert,
     admin,
+    users: Object.fromEntries(SUITE_USERS.map((u) => [u, bed.user(u)])),
     members: bed.members.map((m) => ({
       name: m.name,
       url: m.apiserver.url,
