@@ -29,7 +29,7 @@ export interface BedInfo {
   fleetCA: string;
   /** the bed's admin user (CN bed-admin, O system:masters), accepted by every fleet */
   admin: { cert: string; key: string };
-  /** client certificates of the suites' other users (CN = the key, no group), accepted by every fleet */
+  /** client certificates of the suites' other users (CN = the key; global-setup.ts names their groups), accepted by every fleet */
   users: Record<string, { cert: string; key: string }>;
   members: ClusterInfo[];
   karmadaApiserver: ClusterInfo;

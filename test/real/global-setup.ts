@@ -9,8 +9,11 @@ import { startBed } from '../../testbed/bed.ts';
 import { build } from '../../testbed/build.ts';
 import type { BedInfo } from './bed.ts';
 
-/** the users the suites act as besides bed-admin (test/real/karmada.test.ts: identity through the proxy) */
-const SUITE_USERS = ['karmada-reader'];
+/** the users the suites act as besides bed-admin, with their groups (test/real/karmada.test.ts: identity) */
+const SUITE_USERS: Record<string, string[]> = {
+  'karmada-reader': [],
+  'karmada-grouped': ['karmada-proxy-group'],
+};
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   ensureKubectl();
@@ -28,7 +31,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     },
     fleetCA: bed.fleetCA.cert,
     admin,
-    users: Object.fromEntries(SUITE_USERS.map((u) => [u, bed.user(u)])),
+    users: Object.fromEntries(Object.entries(SUITE_USERS).map(([u, groups]) => [u, bed.user(u, groups)])),
     members: bed.members.map((m) => ({
       name: m.name,
       url: m.apiserver.url,

@@ -279,6 +279,44 @@ describe('identity through Karmada’s cluster proxy', () => {
     const r = await fleet.run(['get', 'pods', '-n', `${inm1}.clusterspace.${m.name}`, '--as', user]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(`User "${user}" cannot get resource "clusters/proxy"`);
+    // kubectl keeps discovery per server, not per user: the admin's next refresh must not replay the
+    // Warnings that the user's partial discovery carried
+    expect((await fleet.run(['api-resources', '--as', user])).stderr).toContain('Warning: cluster');
+    const admin = await fleet.run(['api-resources']);
+    expect([admin.code, admin.stderr]).toEqual([0, '']);
+  });
+
+  it('clusters/proxy held through a group only: the control plane lets it pass, the member refuses to impersonate the user', async () => {
+    const grouped = 'karmada-grouped';
+    const group = 'karmada-proxy-group';
+    const m = members[0]!;
+    await ok(controlPlane, [
+      'create',
+      'clusterrolebinding',
+      `cluster-proxy:${group}`,
+      '--clusterrole=cluster-proxy-admin',
+      `--group=${group}`,
+    ]);
+    try {
+      // once unified auth has synced, the impersonator may act as the group, not as its user
+      await until(`${m.name}: karmada-impersonator may impersonate group ${group}`, async () => {
+        const role = JSON.parse(
+          await ok(direct(m), ['get', 'clusterrole', 'karmada-impersonator', '-o', 'json']),
+        );
+        return role.rules.some(
+          (x: any) => x.resources?.includes('groups') && x.resourceNames?.includes(group),
+        )
+          ? true
+          : undefined;
+      });
+      const r = await fleetAs(grouped).run(['get', 'configmaps', '-n', `${inm1}.clusterspace.${m.name}`]);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(
+        `User "system:serviceaccount:karmada-cluster:karmada-impersonator" cannot impersonate resource "users"`,
+      );
+    } finally {
+      await controlPlane.run(['delete', 'clusterrolebinding', `cluster-proxy:${group}`]);
+    }
   });
 
   it('with clusters/proxy, the member decides with its own RBAC for the impersonated user', async () => {
