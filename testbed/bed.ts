@@ -16,7 +16,7 @@ import { type FleetConfigInput, parseConfig } from '../src/config/schema.ts';
 import { moduleDir } from './build.ts';
 import { grantClusterProxy, joinMember, type Karmada, startKarmada, waitClusterReady } from './karmada.ts';
 import { type Apiserver, type Etcd, type Member, startApiserver, startEtcd, startMember } from './kube.ts';
-import { b64, createCA, type IssuedPair, type KeyPair, writeKubeconfig } from './pki.ts';
+import { b64, createCA, fileSafe, type IssuedPair, type KeyPair, writeKubeconfig } from './pki.ts';
 import { RUN_DIR } from './process.ts';
 
 export interface BedFleet {
@@ -185,14 +185,14 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
     const serving = fleetCA.serving('fleet-serving', { cn: 'fleet-apiserver', days: 30 });
     const userPair = (user: string, groups: string[] = []) => {
       const p = fleetCA.client(user, groups, {
-        name: `user-${user.replace(/[^a-zA-Z0-9-]/g, '_')}`,
+        name: `user-${fileSafe(user)}`,
         days: 30,
       });
       return { cert: p.cert, key: p.key };
     };
     const admin = userPair('bed-admin', ['system:masters']);
     const kubeconfigFor = (fleet: { name: string; url: string }, user: string, groups: string[] = []) =>
-      writeKubeconfig(join(dir, `${fleet.name}-${user.replace(/[^a-zA-Z0-9-]/g, '_')}.kubeconfig`), {
+      writeKubeconfig(join(dir, `${fleet.name}-${fileSafe(user)}.kubeconfig`), {
         server: fleet.url,
         ca: fleetCA.cert,
         client: user === 'bed-admin' ? admin : userPair(user, groups),

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import {
   type CertificateAuthority,
   createCA,
+  fileSafe,
   type IssuedPair,
   serviceAccountKeys,
   writeKubeconfig,
@@ -105,8 +106,7 @@ export function clusterPki(name: string, dir: string): ClusterPki {
       dns: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'],
     }),
     serviceAccount: serviceAccountKeys(dir),
-    client: (user, groups = []) =>
-      ca.client(user, groups, { name: user.replace(/[^a-zA-Z0-9-]/g, '_'), days: DAYS }),
+    client: (user, groups = []) => ca.client(user, groups, { name: fileSafe(user), days: DAYS }),
   };
 }
 
@@ -189,7 +189,7 @@ export async function startApiserver(opts: {
   const tls = { ca: pki.ca.cert, cert: admin.cert, key: admin.key };
   await waitHealthy(proc, `${url}/readyz`, tls, 180_000);
   const kubeconfigFor = (user: string, groups: string[] = []) =>
-    writeKubeconfig(join(dir, `${user.replace(/[^a-zA-Z0-9-]/g, '_')}.kubeconfig`), {
+    writeKubeconfig(join(dir, `${fileSafe(user)}.kubeconfig`), {
       server: url,
       ca: pki.ca.cert,
       client: pki.client(user, groups),

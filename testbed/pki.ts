@@ -52,6 +52,9 @@ export interface CertificateAuthority extends IssuedPair {
 
 export const b64 = (s: string) => Buffer.from(s).toString('base64');
 
+/** A user name as a file name (system:kube-scheduler → system_kube-scheduler). */
+export const fileSafe = (name: string) => name.replace(/[^a-zA-Z0-9-]/g, '_');
+
 function openssl(dir: string, args: string[]): void {
   try {
     execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });

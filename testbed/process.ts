@@ -4,7 +4,16 @@
  * whole group on stop() or when this Node process exits, however it exits short of SIGKILL.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { request as httpPlain } from 'node:http';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
@@ -56,13 +65,36 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/**
+ * Kills every group this process started when it exits: synchronously on 'exit', and through a small
+ * watchdog shell for the exits Node never sees (SIGKILL, a crash in native code): it polls this
+ * process and then kills each group listed in `groupsFile`.
+ */
 function hookExit(): void {
   if (hooked) return;
   hooked = true;
   process.on('exit', () => {
     for (const child of live) killGroup(child, 'SIGKILL');
+    rmSync(groupsFile, { force: true });
   });
+  mkdirSync(RUN_DIR, { recursive: true });
+  writeFileSync(groupsFile, '');
+  const watchdog = spawn(
+    'sh',
+    [
+      '-c',
+      'while kill -0 "$1" 2>/dev/null; do sleep 2; done; ' +
+        '[ -f "$2" ] && for g in $(cat "$2"); do kill -9 "-$g" 2>/dev/null; done; rm -f "$2"',
+      'bed-watchdog',
+      String(process.pid),
+      groupsFile,
+    ],
+    { detached: true, stdio: 'ignore' },
+  );
+  watchdog.unref();
 }
+
+const groupsFile = join(RUN_DIR, `.groups-${process.pid}`);
 
 /** The last lines of a log, for errors that say why a process did not come up. */
 export function tail(file: string, lines = 15): string {
@@ -92,9 +124,12 @@ export function startProcess(opts: {
   closeSync(fd);
   hookExit();
   live.add(child);
+  if (child.pid) appendFileSync(groupsFile, `${child.pid}\n`);
   const exited = new Promise<string>((res) => {
     child.on('exit', (code, signal) => {
       live.delete(child);
+      // only live groups stay listed: a pid freed here may be reused by a stranger's process group
+      if (existsSync(groupsFile)) writeFileSync(groupsFile, [...live].map((c) => `${c.pid}\n`).join(''));
       res(signal ?? String(code));
     });
     child.on('error', (e) => {
