@@ -15,7 +15,15 @@ import { startNodeFleet } from '../deploy/node/server.ts';
 import { type FleetConfigInput, parseConfig } from '../src/config/schema.ts';
 import { moduleDir } from './build.ts';
 import { grantClusterProxy, joinMember, type Karmada, startKarmada, waitClusterReady } from './karmada.ts';
-import { type Apiserver, type Etcd, type Member, startApiserver, startEtcd, startMember } from './kube.ts';
+import {
+  type Apiserver,
+  type Etcd,
+  ensureObject,
+  type Member,
+  startApiserver,
+  startEtcd,
+  startMember,
+} from './kube.ts';
 import { b64, createCA, fileSafe, type IssuedPair, type KeyPair, writeKubeconfig } from './pki.ts';
 import { RUN_DIR } from './process.ts';
 
@@ -88,14 +96,8 @@ export async function grantFleet(api: Apiserver): Promise<void> {
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'fleet-apiserver' },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: FLEET_USER }],
   };
-  for (const [path, body] of [
-    ['/apis/rbac.authorization.k8s.io/v1/clusterroles', FLEET_ROLE],
-    ['/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', binding],
-  ] as const) {
-    const r = await api.request(path, { method: 'POST', body });
-    if (r.status !== 201 && r.status !== 409)
-      throw new Error(`${api.name}: POST ${path}: ${r.status} ${r.body}`);
-  }
+  await ensureObject(api, '/apis/rbac.authorization.k8s.io/v1/clusterroles', FLEET_ROLE);
+  await ensureObject(api, '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', binding);
 }
 
 /** Endpoint fields of the fleet configuration for one cluster, with the fleet's own client certificate. */

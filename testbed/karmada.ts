@@ -24,7 +24,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { moduleDir } from './build.ts';
-import type { Apiserver, Etcd } from './kube.ts';
+import { type Apiserver, applyObject, type Etcd, ensureObject, must } from './kube.ts';
 import { createCA } from './pki.ts';
 import {
   binary,
@@ -61,40 +61,6 @@ export interface JoinableMember {
   apiserver: Apiserver;
 }
 
-// ——— requests as an apiserver's admin, failing loudly ———
-
-type Api = Pick<Apiserver, 'name' | 'request'>;
-type KubeObject = { metadata: { name: string; [field: string]: unknown }; [field: string]: unknown };
-
-async function must(
-  api: Api,
-  path: string,
-  opts: { method?: string; body?: unknown; contentType?: string } = {},
-) {
-  const r = await api.request(path, opts);
-  if (r.status < 200 || r.status > 299)
-    throw new Error(`${api.name}: ${opts.method ?? 'GET'} ${path}: ${r.status} ${r.body.slice(0, 500)}`);
-  return r.body ? JSON.parse(r.body) : undefined;
-}
-
-/** POST, where AlreadyExists is success (karmadactl's Ensure… helpers). */
-async function ensure(api: Api, collection: string, body: KubeObject): Promise<void> {
-  const r = await api.request(collection, { method: 'POST', body });
-  if (r.status !== 201 && r.status !== 409)
-    throw new Error(
-      `${api.name}: POST ${collection} ${body.metadata.name}: ${r.status} ${r.body.slice(0, 500)}`,
-    );
-}
-
-/** Server-side apply by the bed. */
-function apply(api: Api, path: string, body: unknown) {
-  return must(api, `${path}?fieldManager=fleet-testbed&force=true`, {
-    method: 'PATCH',
-    body,
-    contentType: 'application/apply-patch+yaml',
-  });
-}
-
 // ——— the module's files ———
 
 function yamlFiles(dir: string): string[] {
@@ -118,7 +84,11 @@ async function installCrds(api: Apiserver, module: string): Promise<void> {
   for (const file of yamlFiles(join(module, 'charts/karmada/_crds/bases'))) {
     for (const crd of yamlDocs(file)) {
       if (crd.kind !== 'CustomResourceDefinition') continue;
-      await apply(api, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`, crd);
+      await applyObject(
+        api,
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+        crd,
+      );
       names.push(crd.metadata.name);
     }
   }
@@ -160,7 +130,7 @@ export async function startKarmada(opts: {
     return p;
   };
   try {
-    await ensure(apiserver, '/api/v1/namespaces', { metadata: { name: SYSTEM_NAMESPACE } });
+    await ensureObject(apiserver, '/api/v1/namespaces', { metadata: { name: SYSTEM_NAMESPACE } });
     await installCrds(apiserver, module);
 
     // karmada-aggregated-apiserver: the Cluster API and the cluster proxy
@@ -185,14 +155,14 @@ export async function startKarmada(opts: {
       `--cert-dir=${join(dir, 'karmada-aggregated-apiserver', 'cert-dir')}`,
     ]);
     await waitHealthy(aa, `${aggregatedUrl}/readyz`, { ca: ca.cert });
-    await ensure(apiserver, `/api/v1/namespaces/${SYSTEM_NAMESPACE}/services`, {
+    await ensureObject(apiserver, `/api/v1/namespaces/${SYSTEM_NAMESPACE}/services`, {
       apiVersion: 'v1',
       kind: 'Service',
       metadata: { name: 'karmada-aggregated-apiserver', namespace: SYSTEM_NAMESPACE },
       spec: { type: 'ExternalName', externalName: '127.0.0.1' },
     });
     const apiService = '/apis/apiregistration.k8s.io/v1/apiservices/v1alpha1.cluster.karmada.io';
-    await apply(apiserver, apiService, {
+    await applyObject(apiserver, apiService, {
       apiVersion: 'apiregistration.k8s.io/v1',
       kind: 'APIService',
       metadata: {
@@ -214,22 +184,27 @@ export async function startKarmada(opts: {
     });
 
     // karmadactl init: clusters/proxy for system:admin
-    await apply(apiserver, '/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-proxy-admin', {
+    await applyObject(apiserver, '/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-proxy-admin', {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: { name: 'cluster-proxy-admin' },
       rules: [{ apiGroups: ['cluster.karmada.io'], resources: ['clusters/proxy'], verbs: ['*'] }],
     });
-    await apply(apiserver, '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/cluster-proxy-admin', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'cluster-proxy-admin' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-proxy-admin' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:admin' }],
-    });
+    await applyObject(
+      apiserver,
+      '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/cluster-proxy-admin',
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'cluster-proxy-admin' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-proxy-admin' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:admin' }],
+      },
+    );
 
     // karmada-webhook (controller-runtime's webhook server: no health check of its own, so ready is
     // "answers TLS on its port")
+    // its serving certificate, written as <ca dir>/karmada-webhook.crt/.key (the flags below name them)
     ca.serving('karmada-webhook', { cn: 'karmada-webhook' });
     const whPort = await freePort();
     const wh = start('karmada-webhook', [
@@ -252,7 +227,7 @@ export async function startKarmada(opts: {
         .replaceAll('karmada-webhook.karmada-system.svc:443', `127.0.0.1:${whPort}`),
     )) {
       const plural = `${c.kind.toLowerCase()}s`;
-      await apply(apiserver, `/apis/admissionregistration.k8s.io/v1/${plural}/${c.metadata.name}`, c);
+      await applyObject(apiserver, `/apis/admissionregistration.k8s.io/v1/${plural}/${c.metadata.name}`, c);
     }
 
     // karmada-scheduler and karmada-controller-manager
@@ -282,7 +257,7 @@ export async function startKarmada(opts: {
 /** Asks the token controller for a service account's token Secret and waits for it (karmadactl's wait, 30 s). */
 async function serviceAccountToken(api: Apiserver, sa: string): Promise<{ token: string; ca: string }> {
   const secrets = `/api/v1/namespaces/${CLUSTER_NAMESPACE}/secrets`;
-  await ensure(api, secrets, {
+  await ensureObject(api, secrets, {
     metadata: { name: sa, annotations: { 'kubernetes.io/service-account.name': sa } },
     type: 'kubernetes.io/service-account-token',
   });
@@ -318,39 +293,39 @@ export async function joinMember(karmada: Karmada, member: JoinableMember): Prom
   const cp = karmada.apiserver;
   const name = member.name;
   const id = (await must(m, '/api/v1/namespaces/kube-system')).metadata.uid as string;
-  await ensure(m, '/api/v1/namespaces', {
+  await ensureObject(m, '/api/v1/namespaces', {
     metadata: { name: CLUSTER_NAMESPACE, labels: SYSTEM_LABEL },
   });
   const sas = `/api/v1/namespaces/${CLUSTER_NAMESPACE}/serviceaccounts`;
-  await ensure(m, sas, { metadata: { name: 'karmada-impersonator', labels: SYSTEM_LABEL } });
+  await ensureObject(m, sas, { metadata: { name: 'karmada-impersonator', labels: SYSTEM_LABEL } });
   const impersonator = await serviceAccountToken(m, 'karmada-impersonator');
   const sa = `karmada-${name}`;
   const role = `karmada-controller-manager:${sa}`;
-  await ensure(m, sas, { metadata: { name: sa, labels: SYSTEM_LABEL } });
-  await ensure(m, '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+  await ensureObject(m, sas, { metadata: { name: sa, labels: SYSTEM_LABEL } });
+  await ensureObject(m, '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
     metadata: { name: role, labels: SYSTEM_LABEL },
     rules: [
       { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
       { nonResourceURLs: ['*'], verbs: ['get'] },
     ],
   });
-  await ensure(m, '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+  await ensureObject(m, '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
     metadata: { name: role, labels: SYSTEM_LABEL },
     subjects: [{ kind: 'ServiceAccount', name: sa, namespace: CLUSTER_NAMESPACE }],
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
   });
   const credential = await serviceAccountToken(m, sa);
 
-  await ensure(cp, '/api/v1/namespaces', {
+  await ensureObject(cp, '/api/v1/namespaces', {
     metadata: { name: CLUSTER_NAMESPACE, labels: SYSTEM_LABEL },
   });
   const secrets = `/api/v1/namespaces/${CLUSTER_NAMESPACE}/secrets`;
   const impersonatorSecret = `${name}-impersonator`;
-  await ensure(cp, secrets, {
+  await ensureObject(cp, secrets, {
     metadata: { name: impersonatorSecret, labels: SYSTEM_LABEL },
     data: { token: impersonator.token },
   });
-  await ensure(cp, secrets, {
+  await ensureObject(cp, secrets, {
     metadata: { name, labels: SYSTEM_LABEL },
     data: { caBundle: credential.ca, token: credential.token },
   });
@@ -417,7 +392,7 @@ export async function waitClusterReady(karmada: Karmada, name: string, timeoutMs
  */
 export async function grantClusterProxy(karmada: Karmada, members: Apiserver[], user: string): Promise<void> {
   const name = `cluster-proxy:${user}`;
-  await apply(karmada.apiserver, `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`, {
+  await applyObject(karmada.apiserver, `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`, {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
     metadata: { name },
