@@ -5,6 +5,9 @@
  * (testbed/go/karmada) and the CRDs and webhook configuration read from that module.
  *
  * startKarmada():
+ *   0. a kube-controller-manager for karmada-apiserver with the controllers Karmada's own manifest
+ *      (artifacts/deploy/kube-controller-manager.yaml) runs there: namespaces can be deleted, deleted
+ *      templates' bindings and Works are collected, service-account tokens, aggregated view/edit/admin;
  *   1. namespace karmada-system; Karmada's CRDs from the module's charts/karmada/_crds/bases (server-side
  *      apply, then Established). The CRD patches (conversion webhooks for the bindings) are not applied:
  *      they only matter when a v1alpha1 binding is read, which nothing here does;
@@ -24,7 +27,14 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { moduleDir } from './build.ts';
-import { type Apiserver, applyObject, type Etcd, ensureObject, must } from './kube.ts';
+import {
+  type Apiserver,
+  applyObject,
+  type Etcd,
+  ensureObject,
+  must,
+  startControllerManager,
+} from './kube.ts';
 import { createCA } from './pki.ts';
 import {
   binary,
@@ -130,6 +140,9 @@ export async function startKarmada(opts: {
     return p;
   };
   try {
+    procs['karmada-apiserver/kube-controller-manager'] = await startControllerManager(apiserver, [
+      '--controllers=namespace,garbagecollector,serviceaccount-token,ttl-after-finished,bootstrapsigner,tokencleaner,csrcleaner,csrsigning,clusterrole-aggregation',
+    ]);
     await ensureObject(apiserver, '/api/v1/namespaces', { metadata: { name: SYSTEM_NAMESPACE } });
     await installCrds(apiserver, module);
 

@@ -274,7 +274,8 @@ async function componentServing(dir: string, kubeconfig: string): Promise<{ port
   };
 }
 
-export async function startControllerManager(api: Apiserver): Promise<Proc> {
+/** kube-controller-manager for `api`; `extraArgs` add to (or, like --controllers, narrow) its flags. */
+export async function startControllerManager(api: Apiserver, extraArgs: string[] = []): Promise<Proc> {
   const dir = join(api.dir, 'kube-controller-manager');
   const kubeconfig = api.kubeconfigFor('system:kube-controller-manager');
   const serving = await componentServing(dir, kubeconfig);
@@ -290,6 +291,7 @@ export async function startControllerManager(api: Apiserver): Promise<Proc> {
       `--cluster-signing-cert-file=${api.pki.ca.certFile}`,
       `--cluster-signing-key-file=${api.pki.ca.keyFile}`,
       '--profiling=false',
+      ...extraArgs,
     ],
   });
   await waitHealthy(proc, `https://127.0.0.1:${serving.port}/healthz`, {});

@@ -226,6 +226,17 @@ spec:
     for (const m of [m1, m3])
       expect(table).toMatch(new RegExp(`^web\\.clusterspace\\.${m.name}\\s+${m.name}\\s+1/1`, 'm'));
   });
+
+  it('the template deleted at the root: Karmada removes its copies from the members (its binding collected, its Works withdrawn)', async () => {
+    await ok(fleet, ['delete', 'deployment', 'web', '-n', pns]);
+    for (const m of [m1, m3])
+      await until(`web gone from ${m.name}`, async () => {
+        const r = await direct(m).run(['get', 'deployment', 'web', '-n', pns]);
+        return r.code !== 0 && r.stderr.includes('NotFound') ? true : undefined;
+      });
+    const left = await ok(fleet, ['get', 'deployments', '-n', pns, '-o', 'name']);
+    expect(left.trim()).toBe('');
+  });
 });
 
 describe('identity through Karmada’s cluster proxy', () => {
