@@ -15,6 +15,8 @@ export interface ClusterInfo {
   admin: { cert: string; key: string };
   /** the line every container's log holds in this cluster (kwok's ClusterLogs) */
   logLine: string;
+  /** the file kwok serves as every container's log and attach stream (CRI log format; '' if none) */
+  logsFile: string;
 }
 
 export interface FleetInfo {

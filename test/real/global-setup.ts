@@ -39,6 +39,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       kubeconfig: m.apiserver.adminKubeconfig,
       admin: { cert: m.apiserver.admin.cert, key: m.apiserver.admin.key },
       logLine: m.kwok.logLine,
+      logsFile: m.kwok.logsFile,
     })),
     karmadaApiserver: {
       name: bed.karmadaApiserver.name,
@@ -47,6 +48,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       kubeconfig: bed.karmadaApiserver.adminKubeconfig,
       admin: { cert: bed.karmadaApiserver.admin.cert, key: bed.karmadaApiserver.admin.key },
       logLine: '',
+      logsFile: '',
     },
   };
   project.provide('bed', info);
