@@ -32,6 +32,7 @@ import {
   applyObject,
   type Etcd,
   ensureObject,
+  freshDir,
   must,
   startControllerManager,
 } from './kube.ts';
@@ -41,7 +42,6 @@ import {
   freePort,
   httpsRequest,
   type Proc,
-  RUN_DIR,
   startProcess,
   waitHealthy,
   waitUntil,
@@ -124,7 +124,7 @@ export async function startKarmada(opts: {
 }): Promise<Karmada> {
   const { apiserver, etcd } = opts;
   const module = moduleDir('karmada', KARMADA_MODULE);
-  const dir = join(RUN_DIR, 'karmada');
+  const dir = freshDir('karmada');
   // the components' serving certificates (the APIService's and webhooks' caBundle)
   const ca = createCA(join(dir, 'pki'), 'karmada-components-ca', { days: 30 });
   const caBundle = ca.certData;

@@ -33,7 +33,7 @@ import {
 const DAYS = 30;
 
 /** A process's run directory, emptied first: every start is a fresh cluster (no data, keys or logs kept). */
-function freshDir(name: string): string {
+export function freshDir(name: string): string {
   const dir = join(RUN_DIR, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });

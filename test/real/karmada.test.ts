@@ -146,6 +146,25 @@ describe('kubectl at the fleet root, members reached through Karmada’s cluster
     }
   });
 
+  it('writes by fleet name go through the proxy to that member only: create (protobuf), server-side apply, delete', async () => {
+    const [m1, m2] = members as [ClusterInfo, ClusterInfo];
+    await ok(fleet, ['create', 'configmap', `made.clusterspace.${m1.name}`, '--from-literal=a=b', '-n', ns]);
+    const cm = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: made.clusterspace.${m1.name}, namespace: ${ns}}
+data: {a: c}
+`;
+    await ok(fleet, ['apply', '--server-side', '--force-conflicts', '-f', '-'], cm);
+    const onMember = JSON.parse(
+      await ok(direct(m1), ['get', 'configmap', 'made', '-n', ns, '-o', 'json', '--show-managed-fields']),
+    );
+    expect(onMember.data).toEqual({ a: 'c' });
+    expect(onMember.metadata.managedFields.map((f: any) => f.manager)).toContain('kubectl');
+    expect((await direct(m2).run(['get', 'configmap', 'made', '-n', ns])).code).not.toBe(0);
+    await ok(fleet, ['delete', 'configmap', `made.clusterspace.${m1.name}`, '-n', ns]);
+    expect((await direct(m1).run(['get', 'configmap', 'made', '-n', ns])).stderr).toMatch(/NotFound/);
+  });
+
   it('one member by its clusterspace prefix answers as that member alone', async () => {
     const m = members[2]!;
     const out = await ok(
