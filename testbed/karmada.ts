@@ -403,6 +403,18 @@ export async function waitClusterReady(karmada: Karmada, name: string, timeoutMs
  * user name on the member, so a user who holds clusters/proxy only through a group (system:masters
  * included) is refused there: the binding has to name the user.
  */
+/**
+ * Whether the rules of a member's karmada-impersonator ClusterRole (written by karmada-controller-manager's
+ * unified auth) let Karmada impersonate `name` there, as a user or as a group.
+ */
+export function impersonatorMay(
+  role: { rules?: { resources?: string[]; resourceNames?: string[] }[] } | undefined,
+  resource: 'users' | 'groups',
+  name: string,
+): boolean {
+  return (role?.rules ?? []).some((x) => x.resources?.includes(resource) && x.resourceNames?.includes(name));
+}
+
 export async function grantClusterProxy(karmada: Karmada, members: Apiserver[], user: string): Promise<void> {
   const name = `cluster-proxy:${user}`;
   await applyObject(karmada.apiserver, `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`, {
@@ -418,12 +430,7 @@ export async function grantClusterProxy(karmada: Karmada, members: Apiserver[], 
       `${m.name}: karmada-impersonator may impersonate ${user}`,
       async () => {
         const r = await m.request('/apis/rbac.authorization.k8s.io/v1/clusterroles/karmada-impersonator');
-        if (r.status !== 200) return false;
-        const rules = (JSON.parse(r.body).rules ?? []) as {
-          resources?: string[];
-          resourceNames?: string[];
-        }[];
-        return rules.some((x) => x.resources?.includes('users') && x.resourceNames?.includes(user));
+        return r.status === 200 && impersonatorMay(JSON.parse(r.body), 'users', user);
       },
     );
 }

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { impersonatorMay } from '../../testbed/karmada.ts';
 import { httpsRequest } from '../../testbed/process.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
 import { bed, type ClusterInfo, clusterKubectl, fleetKubectl, ok, until } from './bed.ts';
@@ -18,6 +19,16 @@ const fleet = fleetKubectl(karmadaFleet);
 const members = b.members;
 const direct = (m: ClusterInfo) => clusterKubectl(m);
 const controlPlane = clusterKubectl(b.karmadaApiserver);
+
+/** Waits for Karmada's unified auth to let the member's karmada-impersonator act as `name`. */
+function impersonatable(m: ClusterInfo, resource: 'users' | 'groups', name: string): Promise<true> {
+  return until(`${m.name}: karmada-impersonator may impersonate ${resource} ${name}`, async () => {
+    const role = JSON.parse(
+      await ok(direct(m), ['get', 'clusterrole', 'karmada-impersonator', '-o', 'json']),
+    );
+    return impersonatorMay(role, resource, name) || undefined;
+  });
+}
 
 /** kubectl through the Karmada-mode fleet as another user (client certificate from the fleet's user CA). */
 function fleetAs(user: string): Kubectl {
@@ -329,16 +340,7 @@ describe('identity through Karmada’s cluster proxy', () => {
     ]);
     try {
       // once unified auth has synced, the impersonator may act as the group, not as its user
-      await until(`${m.name}: karmada-impersonator may impersonate group ${group}`, async () => {
-        const role = JSON.parse(
-          await ok(direct(m), ['get', 'clusterrole', 'karmada-impersonator', '-o', 'json']),
-        );
-        return role.rules.some(
-          (x: any) => x.resources?.includes('groups') && x.resourceNames?.includes(group),
-        )
-          ? true
-          : undefined;
-      });
+      await impersonatable(m, 'groups', group);
       const r = await fleetAs(grouped).run(['get', 'configmaps', '-n', `${inm1}.clusterspace.${m.name}`]);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toContain(
@@ -368,15 +370,7 @@ describe('identity through Karmada’s cluster proxy', () => {
       inm1,
     ]);
     // Karmada's unified auth lets the member's impersonator act as the user once it has synced
-    for (const mm of [m, other])
-      await until(`${mm.name}: karmada-impersonator may impersonate ${user}`, async () => {
-        const role = JSON.parse(
-          await ok(direct(mm), ['get', 'clusterrole', 'karmada-impersonator', '-o', 'json']),
-        );
-        return role.rules.some((x: any) => x.resources?.includes('users') && x.resourceNames?.includes(user))
-          ? true
-          : undefined;
-      });
+    for (const mm of [m, other]) await impersonatable(mm, 'users', user);
     expect(
       (await ok(reader, ['get', 'configmaps', '-n', `${inm1}.clusterspace.${m.name}`, '-o', 'name'])).trim(),
     ).toBe(`configmap/kube-root-ca.crt.clusterspace.${m.name}`);
