@@ -221,6 +221,47 @@ describe('kubectl through the direct fleet, against real members', () => {
     }
   });
 
+  it("real servers' Table printers for several kinds, merged with the CLUSTER column", async () => {
+    const out = await ok(fleet, ['get', 'deployments,replicasets,serviceaccounts,configmaps', '-n', ns]);
+    const blocks = out.trim().split('\n\n');
+    expect(blocks).toHaveLength(4);
+    for (const block of blocks) {
+      const [header, ...rows] = block.split('\n');
+      expect(header).toMatch(/^NAME\s+CLUSTER\s/);
+      for (const m of members)
+        expect(rows.some((r) => new RegExp(`\\.clusterspace\\.${m.name}\\s+${m.name}\\s`).test(r))).toBe(
+          true,
+        );
+    }
+    expect(blocks[0]).toMatch(/^NAME\s+CLUSTER\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE/);
+  });
+
+  it("a WatchList (sendInitialEvents) through the fleet: every member's objects, then one initial-events-end bookmark", async () => {
+    const out = await ok(fleet, [
+      'get',
+      '--raw',
+      `/api/v1/namespaces/${ns}/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=3`,
+    ]);
+    const events = out
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            type: string;
+            object: { metadata: { name?: string; annotations?: Record<string, string> } };
+          },
+      );
+    const ends = events.filter(
+      (e) => e.type === 'BOOKMARK' && e.object.metadata.annotations?.['k8s.io/initial-events-end'] === 'true',
+    );
+    expect(ends).toHaveLength(1);
+    const before = events.slice(0, events.indexOf(ends[0]!)).filter((e) => e.type !== 'BOOKMARK');
+    expect(before.map((e) => `${e.type} ${e.object.metadata.name}`).sort()).toEqual(
+      members.map((m) => `ADDED ${pods.get(m.name)}.clusterspace.${m.name}`).sort(),
+    );
+  });
+
   it('get -w shows an object created in a member afterwards, by its fleet name', async () => {
     const m = members[1]!;
     const w = fleet.spawn(['get', 'configmaps', '-n', ns, '-w', '--output-watch-events']);
