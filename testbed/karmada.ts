@@ -397,13 +397,6 @@ export async function waitClusterReady(karmada: Karmada, name: string, timeoutMs
 }
 
 /**
- * Lets `user` reach the members through the cluster proxy: a ClusterRoleBinding to cluster-proxy-admin
- * (clusters/proxy) on the control plane, then the wait until karmada-controller-manager's unified auth has
- * written the user into every member's karmada-impersonator ClusterRole. Karmada impersonates the caller's
- * user name on the member, so a user who holds clusters/proxy only through a group (system:masters
- * included) is refused there: the binding has to name the user.
- */
-/**
  * Whether the rules of a member's karmada-impersonator ClusterRole (written by karmada-controller-manager's
  * unified auth) let Karmada impersonate `name` there, as a user or as a group.
  */
@@ -415,6 +408,13 @@ export function impersonatorMay(
   return (role?.rules ?? []).some((x) => x.resources?.includes(resource) && x.resourceNames?.includes(name));
 }
 
+/**
+ * Lets `user` reach the members through the cluster proxy: a ClusterRoleBinding to cluster-proxy-admin
+ * (clusters/proxy) on the control plane, then the wait until karmada-controller-manager's unified auth has
+ * written the user into every member's karmada-impersonator ClusterRole. Karmada impersonates the caller's
+ * user name on the member, so a user who holds clusters/proxy only through a group (system:masters
+ * included) is refused there: the binding has to name the user.
+ */
 export async function grantClusterProxy(karmada: Karmada, members: Apiserver[], user: string): Promise<void> {
   const name = `cluster-proxy:${user}`;
   await applyObject(karmada.apiserver, `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`, {
