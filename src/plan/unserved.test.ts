@@ -115,7 +115,9 @@ describe("undialedMember: Karmada's cluster proxy could not dial the member", ()
       ),
     ).toBeUndefined();
     expect(undialedMember('m', 500, dial('etcdserver: request timed out'))).toBeUndefined();
-    expect(undialedMember('m', 500, dial('Get "https://x": net/http: TLS handshake timeout'))).toBeUndefined();
+    expect(
+      undialedMember('m', 500, dial('Get "https://x": net/http: TLS handshake timeout')),
+    ).toBeUndefined();
     expect(undialedMember('m', 500, undefined)).toBeUndefined();
     // not a 500 (the HTTP status, or the body's code)
     expect(undialedMember('m', 502, dial(refused))).toBeUndefined();
