@@ -2,8 +2,9 @@
  * The real test bed: one etcd, three member clusters (kube-apiserver 1.35, kube-controller-manager,
  * kube-scheduler, kwok), karmada-apiserver (a kube-apiserver of its own), and fleet-apiservers in front:
  * - `direct`: members listed statically, each reached with its own endpoint and a fleet credential;
- * - `karmada` (once testbed/karmada.ts wires Karmada in): configured as the README tells a real user,
- *   membership from Karmada's Clusters, members reached through Karmada's cluster proxy.
+ * - `karmada`: configured as the README tells a real user, membership from Karmada's Clusters, members
+ *   reached through Karmada's cluster proxy (karmada-aggregated-apiserver, controller-manager, scheduler
+ *   and webhook beside karmada-apiserver, the members joined in Push mode: testbed/karmada.ts).
  * Every fleet serves TLS and authenticates callers by client certificate (the bed's user CA); the fleet's
  * own credential in every cluster is a certificate bound to a ClusterRole with exactly the rights the
  * README's Security section lists, not system:masters, so RBAC answers as it would for a real user.
@@ -13,7 +14,16 @@ import { join } from 'node:path';
 import { startNodeFleet } from '../deploy/node/server.ts';
 import { type FleetConfigInput, parseConfig } from '../src/config/schema.ts';
 import { moduleDir } from './build.ts';
-import { type Apiserver, type Etcd, type Member, startApiserver, startEtcd, startMember } from './kube.ts';
+import { grantClusterProxy, joinMember, type Karmada, startKarmada, waitClusterReady } from './karmada.ts';
+import {
+  type Apiserver,
+  type Etcd,
+  ensureObject,
+  type Member,
+  startApiserver,
+  startEtcd,
+  startMember,
+} from './kube.ts';
 import { b64, createCA, fileSafe, type IssuedPair, type KeyPair, writeKubeconfig } from './pki.ts';
 import { RUN_DIR } from './process.ts';
 
@@ -33,7 +43,8 @@ export interface Bed {
   etcd: Etcd;
   members: Member[];
   karmadaApiserver: Apiserver;
-  fleets: { direct: BedFleet; karmada?: BedFleet };
+  karmada: Karmada;
+  fleets: { direct: BedFleet; karmada: BedFleet };
   /** the CA of every fleet's serving certificate and of the users' client certificates */
   fleetCA: { cert: string; certData: string };
   /** a client certificate the fleets accept: CN = user, one O per group */
@@ -70,6 +81,9 @@ const FLEET_ROLE = {
     { apiGroups: ['authentication.k8s.io'], resources: ['uids', 'userextras/*'], verbs: ['impersonate'] },
     // --as through the fleet is reviewed on the control plane
     { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+    // members from Karmada's Clusters, reached through its cluster proxy (a no-op in a member)
+    { apiGroups: ['cluster.karmada.io'], resources: ['clusters'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: ['cluster.karmada.io'], resources: ['clusters/proxy'], verbs: ['*'] },
   ],
 };
 
@@ -82,14 +96,8 @@ export async function grantFleet(api: Apiserver): Promise<void> {
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'fleet-apiserver' },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: FLEET_USER }],
   };
-  for (const [path, body] of [
-    ['/apis/rbac.authorization.k8s.io/v1/clusterroles', FLEET_ROLE],
-    ['/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', binding],
-  ] as const) {
-    const r = await api.request(path, { method: 'POST', body });
-    if (r.status !== 201 && r.status !== 409)
-      throw new Error(`${api.name}: POST ${path}: ${r.status} ${r.body}`);
-  }
+  await ensureObject(api, '/apis/rbac.authorization.k8s.io/v1/clusterroles', FLEET_ROLE);
+  await ensureObject(api, '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', binding);
 }
 
 /** Endpoint fields of the fleet configuration for one cluster, with the fleet's own client certificate. */
@@ -163,8 +171,12 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
     const karmadaApiserver = await startApiserver({ name: 'karmada-apiserver', etcd });
     stops.push(karmadaApiserver.stop);
     log(`karmada-apiserver ready at ${karmadaApiserver.url}`);
-    // TODO(karmada): startKarmada({ apiserver: karmadaApiserver }) and joinMember() for each member here
-    // (testbed/karmada.ts), then the Karmada-mode fleet below.
+    const karmada = await startKarmada({ apiserver: karmadaApiserver, etcd });
+    stops.push(karmada.stop);
+    log(`Karmada ready (cluster API at ${karmada.aggregatedUrl})`);
+    for (const m of members) await joinMember(karmada, { name: m.name, apiserver: m.apiserver });
+    for (const m of members) await waitClusterReady(karmada, m.name);
+    log(`${names.join(', ')} joined in Push mode and Ready`);
 
     const clusters = [...members.map((m) => m.apiserver), karmadaApiserver];
     for (const api of clusters) await grantFleet(api);
@@ -196,7 +208,6 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
       name: 'direct',
       dir,
       serving,
-      port: opts.port,
       config: {
         controlPlane: endpointFor(karmadaApiserver, fleetCert(karmadaApiserver)),
         members: {
@@ -213,6 +224,37 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
     stops.push(direct.stop);
     log(`fleet (direct, static members) ready at ${direct.url}`);
 
+    // the README's "Against a real Karmada": karmada-apiserver's kubeconfig, members from Clusters; its
+    // users need clusters/proxy, bound by name (grantClusterProxy)
+    await grantClusterProxy(
+      karmada,
+      members.map((m) => m.apiserver),
+      'bed-admin',
+    );
+    const karmadaFleet = await startBedFleet({
+      name: 'karmada',
+      dir,
+      serving,
+      port: opts.port,
+      config: {
+        controlPlane: {
+          kubeconfig: {
+            path: writeKubeconfig(join(dir, 'karmada-apiserver.kubeconfig'), {
+              server: karmadaApiserver.url,
+              ca: karmadaApiserver.ca,
+              client: fleetCert(karmadaApiserver),
+              name: 'karmada-apiserver',
+            }),
+          },
+        },
+        members: { mode: 'karmada' },
+        ...common,
+      } as FleetConfigInput,
+      userKubeconfig: (url) => kubeconfigFor({ name: 'karmada', url }, 'bed-admin'),
+    });
+    stops.push(karmadaFleet.stop);
+    log(`fleet (karmada: Clusters, cluster proxy) ready at ${karmadaFleet.url}`);
+
     const procs = () => {
       const out: Record<string, number> = { etcd: etcd.proc.pid };
       for (const m of members) {
@@ -222,6 +264,7 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
         out[`${m.name}/kwok`] = m.kwok.proc.pid;
       }
       out['karmada-apiserver'] = karmadaApiserver.proc.pid;
+      for (const [name, p] of Object.entries(karmada.procs)) out[name] = p.pid;
       out['node (fleets, this process)'] = process.pid;
       return out;
     };
@@ -229,7 +272,8 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
       etcd,
       members,
       karmadaApiserver,
-      fleets: { direct },
+      karmada,
+      fleets: { direct, karmada: karmadaFleet },
       fleetCA: { cert: fleetCA.cert, certData: fleetCA.certData },
       user: userPair,
       kubeconfigFor,

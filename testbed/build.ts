@@ -24,6 +24,11 @@ const kubeVersionFlags = ['k8s.io/component-base/version', 'k8s.io/client-go/pkg
   `-X ${pkg}.gitTreeState=clean`,
 ]);
 
+/** The Karmada release the harness pins (testbed/go/karmada/go.mod), as its commands report it. */
+const KARMADA_VERSION = /github\.com\/karmada-io\/karmada (v\S+)/.exec(
+  readFileSync(join(GO_DIR, 'karmada', 'go.mod'), 'utf8'),
+)![1]!;
+
 export interface Target {
   /** the binary's file name in .cache/testbed/bin/ */
   bin: string;
@@ -55,6 +60,14 @@ export const TARGETS: Target[] = [
     ldflags: kubeVersionFlags,
   },
   { bin: 'kwok', harness: 'kwok', pkg: 'sigs.k8s.io/kwok/cmd/kwok' },
+  // Karmada's control plane (testbed/karmada.ts); the webhook sets the PropagationPolicy's permanent id,
+  // which propagation relies on
+  ...['aggregated-apiserver', 'controller-manager', 'scheduler', 'webhook'].map((c) => ({
+    bin: `karmada-${c}`,
+    harness: 'karmada',
+    pkg: `github.com/karmada-io/karmada/cmd/${c}`,
+    ldflags: [`-X github.com/karmada-io/karmada/pkg/version.gitVersion=${KARMADA_VERSION}`],
+  })),
 ];
 
 function goVersion(): string {

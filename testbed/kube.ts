@@ -33,7 +33,7 @@ import {
 const DAYS = 30;
 
 /** A process's run directory, emptied first: every start is a fresh cluster (no data, keys or logs kept). */
-function freshDir(name: string): string {
+export function freshDir(name: string): string {
   const dir = join(RUN_DIR, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -133,6 +133,40 @@ export interface Apiserver {
 export interface Res {
   status: number;
   body: string;
+}
+
+type Api = Pick<Apiserver, 'name' | 'request'>;
+/** An object to create: a name, and whatever else the API takes. */
+export type KubeObject = { metadata: { name: string; [field: string]: unknown }; [field: string]: unknown };
+
+/** A request as the admin that must succeed (2xx): its JSON body, or an error naming the cluster and the answer. */
+export async function must(
+  api: Api,
+  path: string,
+  opts: { method?: string; body?: unknown; contentType?: string } = {},
+): Promise<any> {
+  const r = await api.request(path, opts);
+  if (r.status < 200 || r.status > 299)
+    throw new Error(`${api.name}: ${opts.method ?? 'GET'} ${path}: ${r.status} ${r.body.slice(0, 500)}`);
+  return r.body ? JSON.parse(r.body) : undefined;
+}
+
+/** Creates an object unless it exists already (201, or 409 AlreadyExists); anything else throws. */
+export async function ensureObject(api: Api, collection: string, body: KubeObject): Promise<void> {
+  const r = await api.request(collection, { method: 'POST', body });
+  if (r.status !== 201 && r.status !== 409)
+    throw new Error(
+      `${api.name}: POST ${collection} ${body.metadata.name}: ${r.status} ${r.body.slice(0, 500)}`,
+    );
+}
+
+/** Server-side apply by the bed (field manager fleet-testbed, conflicts forced). */
+export function applyObject(api: Api, path: string, body: unknown): Promise<any> {
+  return must(api, `${path}?fieldManager=fleet-testbed&force=true`, {
+    method: 'PATCH',
+    body,
+    contentType: 'application/apply-patch+yaml',
+  });
 }
 
 export async function startApiserver(opts: {
@@ -240,7 +274,8 @@ async function componentServing(dir: string, kubeconfig: string): Promise<{ port
   };
 }
 
-export async function startControllerManager(api: Apiserver): Promise<Proc> {
+/** kube-controller-manager for `api`; `extraArgs` add to (or, like --controllers, narrow) its flags. */
+export async function startControllerManager(api: Apiserver, extraArgs: string[] = []): Promise<Proc> {
   const dir = join(api.dir, 'kube-controller-manager');
   const kubeconfig = api.kubeconfigFor('system:kube-controller-manager');
   const serving = await componentServing(dir, kubeconfig);
@@ -256,6 +291,7 @@ export async function startControllerManager(api: Apiserver): Promise<Proc> {
       `--cluster-signing-cert-file=${api.pki.ca.certFile}`,
       `--cluster-signing-key-file=${api.pki.ca.keyFile}`,
       '--profiling=false',
+      ...extraArgs,
     ],
   });
   await waitHealthy(proc, `https://127.0.0.1:${serving.port}/healthz`, {});
@@ -352,21 +388,16 @@ export async function startKwok(
   });
   await waitHealthy(proc, `https://127.0.0.1:${port}/healthz`, {});
   const nodes = opts.nodes ?? [`${api.name}-node-1`];
-  for (const node of nodes) {
-    const r = await api.request('/api/v1/nodes', {
-      method: 'POST',
-      body: {
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: {
-          name: node,
-          annotations: { [KWOK_NODE_ANNOTATION]: 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
-          labels: { type: 'kwok', 'kubernetes.io/hostname': node, 'kubernetes.io/os': 'linux' },
-        },
+  for (const node of nodes)
+    await ensureObject(api, '/api/v1/nodes', {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name: node,
+        annotations: { [KWOK_NODE_ANNOTATION]: 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
+        labels: { type: 'kwok', 'kubernetes.io/hostname': node, 'kubernetes.io/os': 'linux' },
       },
     });
-    if (r.status !== 201 && r.status !== 409) throw new Error(`creating node ${node}: ${r.status} ${r.body}`);
-  }
   await waitUntil(proc, `${api.name}: nodes Ready`, async () => {
     const r = await api.request('/api/v1/nodes');
     const items = (JSON.parse(r.body).items ?? []) as {

@@ -88,6 +88,9 @@ describe("undialedMember: Karmada's cluster proxy could not dial the member", ()
       'dial tcp: lookup member1.example on 10.96.0.10:53: no such host',
       'dial tcp6 [fd00::3]:6443: connect: network is unreachable',
       'proxyconnect tcp: dial tcp 10.1.1.1:3128: connect: connection refused',
+      // a stalled member (Karmada v1.18.2 in testbed/, the member's kube-apiserver stopped with SIGSTOP)
+      'net/http: TLS handshake timeout',
+      'tls: failed to verify certificate: x509: certificate signed by unknown authority',
     ])
       expect(undialedMember('member2', 500, dial(m))).toEqual(
         failure(
@@ -112,6 +115,9 @@ describe("undialedMember: Karmada's cluster proxy could not dial the member", ()
       ),
     ).toBeUndefined();
     expect(undialedMember('m', 500, dial('etcdserver: request timed out'))).toBeUndefined();
+    expect(
+      undialedMember('m', 500, dial('Get "https://x": net/http: TLS handshake timeout')),
+    ).toBeUndefined();
     expect(undialedMember('m', 500, undefined)).toBeUndefined();
     // not a 500 (the HTTP status, or the body's code)
     expect(undialedMember('m', 502, dial(refused))).toBeUndefined();

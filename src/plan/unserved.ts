@@ -70,11 +70,15 @@ export function unservedLookup(answers: readonly UnservedAnswer[]): Status | und
  * transport's error to the apiserver's REST responder, which writes an error that is no API status as
  * kube does (responsewriters.ErrorToAPIStatus): HTTP 500, `reason` empty (StatusReasonUnknown), the Go dial
  * error as the message: `dial tcp 172.18.0.3:6443: connect: connection refused`, `dial tcp: lookup … no
- * such host`, `dial tcp …: i/o timeout` (through a Cluster's proxyURL: `proxyconnect tcp: dial tcp …`).
+ * such host`, `dial tcp …: i/o timeout` (through a Cluster's proxyURL: `proxyconnect tcp: dial tcp …`);
+ * a member that accepts the connection but never completes TLS (a stalled apiserver) gives
+ * `net/http: TLS handshake timeout` after 10 s (seen against Karmada v1.18.2, testbed/), one whose
+ * certificate the Cluster's caBundle does not verify `tls: failed to verify certificate: x509: …`.
  * A member's own errors carry a reason (500 InternalError) or another message (a kubelet it cannot reach
  * for logs: `Get "https://…:10250/…": dial tcp …`), so they never match.
  */
-const DIAL_ERROR = /^(proxyconnect tcp: )?dial (tcp|tcp4|tcp6)[ :]/;
+const DIAL_ERROR =
+  /^((proxyconnect tcp: )?dial (tcp|tcp4|tcp6)[ :]|net\/http: TLS handshake timeout$|tls: failed to verify certificate: )/;
 
 /**
  * The fleet's answer for `cluster` when a request routed through Karmada's cluster proxy got the proxy's

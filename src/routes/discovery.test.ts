@@ -51,6 +51,21 @@ describe('discoveryRoute', () => {
     expect(fleet.sent).toHaveLength(4);
   });
 
+  it('a partial answer has no ETag and is never a 304, so no client keeps its Warnings once the cluster is back', async () => {
+    // west serves nothing east does not: the fleet's document is the same with or without it
+    const whole = await fleetOf({ east: () => groups('apps'), west: () => groups('apps') }).ask('/apis');
+    const etag = whole.res.headers.get('etag')!;
+    expect([whole.res.status, whole.res.headers.get('warning')]).toEqual([200, null]);
+    const { ask } = fleetOf({ east: () => groups('apps'), west: () => 'unreachable' });
+    for (const init of [undefined, { headers: { 'If-None-Match': etag } }]) {
+      const partial = await ask('/apis', init);
+      expect(partial.res.status).toBe(200);
+      expect(partial.body.groups.map((g: any) => g.name)).toEqual(['apps']);
+      expect(partial.res.headers.get('warning')).toContain('cluster west');
+      expect(partial.res.headers.get('etag')).toBeNull();
+    }
+  });
+
   it('answers with the reachable clusters in strict mode too (kubectl must stay usable), relays a shared refusal', async () => {
     const strict = fleetOf({ east: () => groups('apps'), west: () => 'unreachable' }, true);
     const partial = await strict.ask('/apis');

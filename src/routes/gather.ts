@@ -244,20 +244,28 @@ export async function render(doc: unknown, contentType: string): Promise<Rendere
   return { body, etag: await discoveryETag(body), contentType };
 }
 
-/** A merged document with its ETag (If-None-Match → 304); a partial answer is never cacheable. */
+/**
+ * A merged document with its ETag (If-None-Match → 304). A partial answer is never cacheable and carries
+ * no validator, nor is it ever a 304: its body can equal the whole fleet's (a member left out whose APIs
+ * the others serve too), and client-go's HTTP cache keeps a stored answer's Warning headers when a
+ * revalidation says 304, so kubectl would go on printing one caller's or one outage's warnings long after
+ * (seen with kubectl --as through Karmada's cluster proxy, test/real/).
+ */
 export function respondDoc(
   req: Request,
   r: Rendered,
   warnings: string[],
   opts: { vary: boolean; cachePublic: boolean },
 ): Response {
-  const headers = new Headers({ 'Content-Type': r.contentType, ETag: r.etag });
+  const partial = warnings.length > 0;
+  const headers = new Headers({ 'Content-Type': r.contentType });
+  if (!partial) headers.set('ETag', r.etag);
   if (opts.cachePublic) {
     // merged per caller: a cache in front may keep it but must revalidate every reuse and key it by the
     // identity headers too, so it can never hand one caller's document to another; a partial answer is
     // kept by nobody (it changes as soon as the cluster is back)
     for (const [k, v] of documentCacheHeaders({
-      partial: warnings.length > 0,
+      partial,
       varyAccept: opts.vary,
       sharedIdentity: false,
     }))
@@ -267,7 +275,7 @@ export function respondDoc(
     headers.set('Cache-Control', 'no-cache, private');
   }
   for (const w of warnings) headers.append('Warning', warningHeader(w));
-  if (etagMatches(req.headers.get('if-none-match'), r.etag))
+  if (!partial && etagMatches(req.headers.get('if-none-match'), r.etag))
     return new Response(null, { status: 304, headers });
   return new Response(req.method === 'HEAD' ? null : r.body, { status: 200, headers });
 }

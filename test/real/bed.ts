@@ -26,11 +26,13 @@ export interface FleetInfo {
 }
 
 export interface BedInfo {
-  fleets: { direct: FleetInfo; karmada?: FleetInfo };
+  fleets: { direct: FleetInfo; karmada: FleetInfo };
   /** the CA of the fleets' serving certificates and of their users' client certificates, PEM */
   fleetCA: string;
   /** the bed's admin user (CN bed-admin, O system:masters), accepted by every fleet */
   admin: { cert: string; key: string };
+  /** client certificates of the suites' other users (CN = the key; global-setup.ts names their groups), accepted by every fleet */
+  users: Record<string, { cert: string; key: string }>;
   members: ClusterInfo[];
   karmadaApiserver: ClusterInfo;
 }
@@ -58,4 +60,32 @@ export function clusterKubectl(cluster: ClusterInfo): Kubectl {
     clientCert: cluster.admin.cert,
     clientKey: cluster.admin.key,
   });
+}
+
+/** kubectl that must succeed: its stdout, or an error with its exit code and output. */
+export async function ok(k: Kubectl, args: string[], stdin?: string): Promise<string> {
+  const r = await k.run(args, { stdin, timeoutMs: 60_000 });
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} (exit ${r.code}):\n${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
+
+/** Polls `f` every 0.5 s until it returns a value; fails after `timeoutMs` with the last error. */
+export async function until<T>(
+  what: string,
+  f: () => Promise<T | undefined>,
+  timeoutMs = 90_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await f();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not reached in ${timeoutMs} ms (${String(last ?? '')})`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }

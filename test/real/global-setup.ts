@@ -9,6 +9,12 @@ import { startBed } from '../../testbed/bed.ts';
 import { build } from '../../testbed/build.ts';
 import type { BedInfo } from './bed.ts';
 
+/** the users the suites act as besides bed-admin, with their groups (test/real/karmada.test.ts: identity) */
+const SUITE_USERS: Record<string, string[]> = {
+  'karmada-reader': [],
+  'karmada-grouped': ['karmada-proxy-group'],
+};
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   ensureKubectl();
   const log = (line: string) => console.log(`testbed: ${line}`);
@@ -21,10 +27,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const info: BedInfo = {
     fleets: {
       direct: fleet(bed.fleets.direct),
-      ...(bed.fleets.karmada ? { karmada: fleet(bed.fleets.karmada) } : {}),
+      karmada: fleet(bed.fleets.karmada),
     },
     fleetCA: bed.fleetCA.cert,
     admin,
+    users: Object.fromEntries(Object.entries(SUITE_USERS).map(([u, groups]) => [u, bed.user(u, groups)])),
     members: bed.members.map((m) => ({
       name: m.name,
       url: m.apiserver.url,

@@ -6,32 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpsRequest } from '../../testbed/process.ts';
-import type { Kubectl } from '../helpers/kubectl.ts';
-import { bed, type ClusterInfo, clusterKubectl, fleetKubectl } from './bed.ts';
+import { bed, type ClusterInfo, clusterKubectl, fleetKubectl, ok, until } from './bed.ts';
 
 const ns = `real-${randomBytes(3).toString('hex')}`;
-
-async function ok(k: Kubectl, args: string[], stdin?: string): Promise<string> {
-  const r = await k.run(args, { stdin, timeoutMs: 60_000 });
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} (exit ${r.code}):\n${r.stderr}${r.stdout}`);
-  return r.stdout;
-}
-
-async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await f();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`${what}: not reached in ${timeoutMs} ms (${String(last ?? '')})`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 describe('kubectl through the direct fleet, against real members', () => {
   const b = bed();
