@@ -1,0 +1,60 @@
+/**
+ * Issue 32: the programs Kubernetes developers write, client-go and controller-runtime, against the fleet
+ * on Node and in workerd. The Go tests live in their own module (test/clientgo, client-go v0.35 as kubectl
+ * 1.35, controller-runtime v0.23); this file builds their test binary once (.cache/clientgo/, cold build
+ * measured in docs/client-go.md), and for each runtime starts the simulated fleet, serves a control URL
+ * through which the Go side changes the simulated clusters mid-run (test/helpers/simcontrol.ts), and runs
+ * each Go test as one vitest test, its subtests named in the failure message. `FLEET_GO` picks the `go`.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RUNTIMES } from '../helpers/fleet.ts';
+import { goTestBinary, goTestList, runGoTest } from '../helpers/gotest.ts';
+import { type SimControl, serveSimControl } from '../helpers/simcontrol.ts';
+import { useSimFleet } from '../helpers/simfleet.ts';
+
+/** Every Go test, in the order they run, with its time budget (ms) */
+const CASES: Array<[string, number]> = [
+  ['TestTypedByFleetName', 90_000],
+  ['TestDynamicWidgets', 60_000],
+  ['TestMetadataClientAndInformer', 60_000],
+  ['TestDiscoveryAndRESTMapper', 90_000],
+];
+
+const BUILD_MS = 1_800_000;
+
+describe('the client-go module', () => {
+  it(
+    'builds, and holds exactly the Go tests this file runs',
+    async () => {
+      const { binary, ms, cached } = await goTestBinary();
+      if (!cached) console.log(`client-go test binary built in ${(ms / 1000).toFixed(1)} s`);
+      expect((await goTestList(binary)).sort()).toEqual(CASES.map(([n]) => n).sort());
+    },
+    BUILD_MS,
+  );
+});
+
+describe.each(RUNTIMES)('client-go and controller-runtime against the fleet on %s', (runtime) => {
+  // the demo's clusters: widgets (a CRD) served by member2 and the control plane only
+  const f = useSimFleet(runtime);
+  let control: SimControl;
+  let binary: string;
+
+  beforeAll(async () => {
+    binary = (await goTestBinary()).binary;
+    control = await serveSimControl(() => f.sims);
+    return () => control.close();
+  }, BUILD_MS);
+
+  for (const [name, ms] of CASES)
+    it(
+      name,
+      async () => {
+        const env = { FLEET_URL: f.url, FLEET_CONTROL: control.url, FLEET_RUNTIME: runtime };
+        const r = await runGoTest(binary, name, env, ms);
+        const subtests = r.subtests.map((s) => `${s.outcome} ${s.name} (${s.elapsed ?? '?'} s)`).join('\n');
+        expect(r.outcome, `${name} on ${runtime}:\n${subtests}\n--- output ---\n${r.output}`).toBe('pass');
+      },
+      ms + 15_000,
+    );
+});
