@@ -12,13 +12,23 @@ import { goTestBinary, goTestList, runGoTest } from '../helpers/gotest.ts';
 import { type SimControl, serveSimControl } from '../helpers/simcontrol.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';
 
-/** Every Go test, in the order they run, with its time budget (ms) */
-const CASES: Array<[string, number]> = [
+/** Every Go test, in the order they run: its name, its time budget (ms), its environment */
+const CASES: Array<[string, number, Record<string, string>?]> = [
   ['TestTypedByFleetName', 90_000],
   ['TestDynamicWidgets', 60_000],
   ['TestMetadataClientAndInformer', 60_000],
   ['TestDiscoveryAndRESTMapper', 90_000],
+  // client-go 1.35 reads its feature gates from KUBE_FEATURE_<gate> once per process
+  ['TestSharedInformers', 150_000, { KUBE_FEATURE_WatchListClient: 'true' }],
+  ['TestSharedInformers', 150_000, { KUBE_FEATURE_WatchListClient: 'false' }],
+  ['TestInformerSoak', 120_000],
 ];
+const caseName = (name: string, env?: Record<string, string>) =>
+  env
+    ? `${name} ${Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`
+    : name;
 
 const BUILD_MS = 1_800_000;
 
@@ -28,7 +38,7 @@ describe('the client-go module', () => {
     async () => {
       const { binary, ms, cached } = await goTestBinary();
       if (!cached) console.log(`client-go test binary built in ${(ms / 1000).toFixed(1)} s`);
-      expect((await goTestList(binary)).sort()).toEqual(CASES.map(([n]) => n).sort());
+      expect((await goTestList(binary)).sort()).toEqual([...new Set(CASES.map(([n]) => n))].sort());
     },
     BUILD_MS,
   );
@@ -46,13 +56,17 @@ describe.each(RUNTIMES)('client-go and controller-runtime against the fleet on %
     return () => control.close();
   }, BUILD_MS);
 
-  for (const [name, ms] of CASES)
+  for (const [name, ms, extraEnv] of CASES)
     it(
-      name,
+      caseName(name, extraEnv),
       async () => {
-        const env = { FLEET_URL: f.url, FLEET_CONTROL: control.url, FLEET_RUNTIME: runtime };
+        const env = { FLEET_URL: f.url, FLEET_CONTROL: control.url, FLEET_RUNTIME: runtime, ...extraEnv };
         const r = await runGoTest(binary, name, env, ms);
         const subtests = r.subtests.map((s) => `${s.outcome} ${s.name} (${s.elapsed ?? '?'} s)`).join('\n');
+        // what a passing test logged (seeds, counts) is worth seeing too
+        const logged = r.output.split('\n').filter((l) => /^\s+\w+_test\.go:\d+: /.test(l));
+        if (r.outcome === 'pass' && logged.length)
+          console.log(`${name} on ${runtime}:\n${logged.join('\n')}`);
         expect(r.outcome, `${name} on ${runtime}:\n${subtests}\n--- output ---\n${r.output}`).toBe('pass');
       },
       ms + 15_000,
