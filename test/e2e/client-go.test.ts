@@ -22,6 +22,9 @@ const CASES: Array<[string, number, Record<string, string>?]> = [
   ['TestSharedInformers', 150_000, { KUBE_FEATURE_WatchListClient: 'true' }],
   ['TestSharedInformers', 150_000, { KUBE_FEATURE_WatchListClient: 'false' }],
   ['TestInformerSoak', 120_000],
+  ['TestServerSideApply', 60_000],
+  ['TestImpersonate', 30_000],
+  ['TestLeaderElection', 90_000],
 ];
 const caseName = (name: string, env?: Record<string, string>) =>
   env
