@@ -25,6 +25,8 @@ const CASES: Array<[string, number, Record<string, string>?]> = [
   ['TestServerSideApply', 60_000],
   ['TestImpersonate', 30_000],
   ['TestLeaderElection', 90_000],
+  ['TestExec', 90_000],
+  ['TestPortForward', 90_000],
 ];
 const caseName = (name: string, env?: Record<string, string>) =>
   env
