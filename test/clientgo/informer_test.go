@@ -279,6 +279,18 @@ func TestSharedInformers(t *testing.T) {
 		t.Fatalf("WatchListClient off: %d WatchList requests and %d lists, want 0 and 3", wl, lists)
 	}
 
+	// a cached object written back as it is (its resourceVersion the precondition), as controllers do
+	obj, ok, err := rig.cms.GetStore().GetByKey(ns + "/" + fleetName("seed", "member3"))
+	if err != nil || !ok {
+		t.Fatalf("member3's seed not in the store: %v", err)
+	}
+	cached := obj.(*corev1.ConfigMap).DeepCopy()
+	cached.Data["v"] = "written-back"
+	if _, err := clientset(t, protoType).CoreV1().ConfigMaps(ns).Update(ctxFor(t, 30*time.Second), cached, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("update of the cached object: %v", err)
+	}
+	want = append(want, ns+"/"+fleetName("seed", "member3")+"=written-back")
+
 	// live changes in every cluster
 	want = append(want, rig.put("member1", "a"), rig.put("member3", "b"), rig.put("karmada", "k"), rig.put("member1", "seed"))
 	rig.remove("member2", "seed")
