@@ -27,6 +27,7 @@ const CASES: Array<[string, number, Record<string, string>?]> = [
   ['TestLeaderElection', 90_000],
   ['TestExec', 90_000],
   ['TestPortForward', 90_000],
+  ['TestControllerRuntimeManager', 150_000],
 ];
 const caseName = (name: string, env?: Record<string, string>) =>
   env

@@ -14,6 +14,8 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 export const GO_MODULE = resolve('test/clientgo');
+/** the runnable controller example, whose reconciler the module tests (a `replace` in its go.mod) */
+const EXAMPLE_MODULE = resolve('examples/controller');
 const GO = process.env.FLEET_GO ?? 'go';
 // never fetch another Go toolchain behind the tests' back
 const GO_ENV = { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly' };
@@ -36,7 +38,7 @@ let built: Promise<{ binary: string; ms: number; cached: boolean }> | undefined;
 export function goTestBinary(): Promise<{ binary: string; ms: number; cached: boolean }> {
   built ??= (async () => {
     const h = createHash('sha256');
-    for (const f of sources(GO_MODULE)) h.update(f).update(readFileSync(f));
+    for (const f of [...sources(GO_MODULE), ...sources(EXAMPLE_MODULE)]) h.update(f).update(readFileSync(f));
     const dir = resolve('.cache/clientgo');
     const binary = join(dir, `clientgo-${h.digest('hex').slice(0, 16)}.test`);
     if (existsSync(binary)) return { binary, ms: 0, cached: true };

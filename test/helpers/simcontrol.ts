@@ -6,7 +6,8 @@
  * bad request). Ops:
  *
  *   namespace {name}                         the namespace in the control plane and every member
- *   put {cluster, resource, ns, name, data?, labels?}   create, or update `data`/`labels`
+ *   put {cluster, resource, ns, name, object?, data?, labels?}   create, or update `data`/`labels` and
+ *                                            `object`'s top-level fields
  *   remove {cluster, resource, ns, name}
  *   get {cluster, resource, ns, name}        the object, or null
  *   list {resource, ns}                      [{cluster, name, resourceVersion, data?, labels?}] in every cluster
@@ -75,6 +76,8 @@ export async function serveSimControl(sims: () => ServedSimFleet): Promise<SimCo
       if (cur) {
         const next = {
           ...cur,
+          // `object`'s top-level fields other than metadata replace the live ones (e.g. a whole spec)
+          ...(a.object ? Object.fromEntries(Object.entries(a.object).filter(([k]) => k !== 'metadata')) : {}),
           metadata: { ...cur.metadata, ...(labels ? { labels: { ...cur.metadata.labels, ...labels } } : {}) },
           ...(a.data ? { data: a.data } : {}),
         } as KubeObject;
