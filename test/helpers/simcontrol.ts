@@ -37,6 +37,8 @@ type Args = Record<string, unknown> & { cluster?: string; resource?: string; ns?
 
 export async function serveSimControl(sims: () => ServedSimFleet): Promise<SimControl> {
   const namespaces = new Set<string>();
+  /** members that joined through `join`, closed when they leave or the control URL closes */
+  const joined = new Map<string, SimCluster>();
   const cluster = (name: unknown): SimCluster => {
     const s = sims();
     const c = name === 'karmada' ? s.karmada : s.members.get(String(name));
@@ -132,10 +134,14 @@ export async function serveSimControl(sims: () => ServedSimFleet): Promise<SimCo
       const m = new SimCluster({ name, seed: false, crds: !!a.crds });
       for (const ns of namespaces) ensureNs(m, ns);
       sims().karmada.addMember(name, m);
+      joined.set(name, m);
       return {};
     },
     leave: (a) => {
-      sims().karmada.removeMember(String(a.cluster));
+      const name = String(a.cluster);
+      sims().karmada.removeMember(name);
+      joined.get(name)?.close();
+      joined.delete(name);
       return {};
     },
   };
@@ -167,6 +173,7 @@ export async function serveSimControl(sims: () => ServedSimFleet): Promise<SimCo
     url: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((r) => {
+        for (const m of joined.values()) m.close();
         server.closeAllConnections();
         server.close(() => r());
       }),
