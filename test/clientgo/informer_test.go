@@ -1,6 +1,7 @@
 package clientgo
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"net/http"
@@ -43,6 +44,10 @@ func (w *watchLog) wrap(rt http.RoundTripper) http.RoundTripper {
 		return rt.RoundTrip(r)
 	})
 }
+
+type warningFunc func(string)
+
+func (f warningFunc) HandleWarningHeader(_ int, _ string, text string) { f(text) }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
@@ -329,16 +334,51 @@ func TestSharedInformers(t *testing.T) {
 	}
 }
 
-// The randomized soak: for ~25 s, random ConfigMap writes and deletes in every cluster while watches are
-// cut, histories expire (410) and members go down and come back at random; the informer (its reflector
-// restarting watches and relisting as client-go does) must end equal to the clusters, with no change
-// delivered twice. FLEET_SOAK_SEED replays a seed's operations; FLEET_SOAK_SECONDS sets the length.
+// watchFault and listFault are what the fault proxies (test/faults/faults.ts) inject into a member's next
+// watch or list: cuts, resets, silence after K events, a 410 or 500 in the stream, garbage, refusals.
+func watchFault(rnd *rand.Rand) map[string]any {
+	k := rnd.Intn(4)
+	all := []map[string]any{
+		{"kind": "cutAfterEvents", "events": k},
+		{"kind": "rstAfterEvents", "events": k},
+		{"kind": "statusAfterEvents", "events": k, "code": 410},
+		{"kind": "statusAfterEvents", "events": k, "code": 500},
+		{"kind": "eofAfterHeaders"},
+		{"kind": "garbage", "where": "body", "bytes": "<html>oops</html>\n"},
+		{"kind": "refuse"},
+		{"kind": "rst"},
+		{"kind": "status", "code": 500},
+		{"kind": "status", "code": 410},
+		{"kind": "cut", "phase": "body", "bytes": 1 + rnd.Intn(300)},
+	}
+	return all[rnd.Intn(len(all))]
+}
+
+func listFault(rnd *rand.Rand) map[string]any {
+	all := []map[string]any{
+		{"kind": "refuse"},
+		{"kind": "rst"},
+		{"kind": "status", "code": 500},
+		{"kind": "cut", "phase": "body", "bytes": 1 + rnd.Intn(400)},
+	}
+	return all[rnd.Intn(len(all))]
+}
+
+// The randomized soak: for ~15 s, random ConfigMap writes and deletes in every cluster while the clusters
+// cut watches, expire their history (410) and go down and come back; or, against a fleet whose clusters
+// sit behind fault proxies (FLEET_FAULT_PROXY=1), while the proxies cut, reset, break and poison the
+// members' watches and lists and the clusters cut and expire (members also taken down left the workerd
+// fleet unable to reach any member for over a minute: docs/client-go.md). The informer (its reflector
+// resuming from the last RV after a watch ends, relisting on a 410 or a failed watch) must end equal to
+// the clusters, with no change of the control plane delivered twice. FLEET_SOAK_SEED replays a seed's
+// operations; FLEET_SOAK_SECONDS sets the length.
 func TestInformerSoak(t *testing.T) {
+	proxied := os.Getenv("FLEET_FAULT_PROXY") == "1"
 	seed := time.Now().UnixNano() % 1_000_000
 	if s := os.Getenv("FLEET_SOAK_SEED"); s != "" {
 		seed, _ = strconv.ParseInt(s, 10, 64)
 	}
-	secs := 25
+	secs := 15
 	if s := os.Getenv("FLEET_SOAK_SECONDS"); s != "" {
 		secs, _ = strconv.Atoi(s)
 	}
@@ -352,7 +392,7 @@ func TestInformerSoak(t *testing.T) {
 	for time.Now().Before(end) {
 		c := clusters[rnd.Intn(len(clusters))]
 		name := fmt.Sprintf("o%d", rnd.Intn(20))
-		switch k := rnd.Intn(20); {
+		switch k := rnd.Intn(24); {
 		case k < 9:
 			rig.put(c, name)
 		case k < 14:
@@ -361,17 +401,25 @@ func TestInformerSoak(t *testing.T) {
 			if o != nil {
 				rig.remove(c, name)
 			}
-		case k < 16:
+		case k < 15:
 			control(t, "cut", map[string]any{"cluster": members[rnd.Intn(3)]}, nil)
 			faults++
-		case k < 17:
+		case k < 16:
 			control(t, "expire", map[string]any{"cluster": members[rnd.Intn(3)]}, nil)
 			faults++
-		case k < 18 && down == "":
+		case k < 20 && proxied:
+			m := members[rnd.Intn(3)]
+			if rnd.Intn(3) == 0 {
+				control(t, "fault", map[string]any{"cluster": m, "on": "list", "fault": listFault(rnd)}, nil)
+			} else {
+				control(t, "fault", map[string]any{"cluster": m, "on": "watch", "fault": watchFault(rnd)}, nil)
+			}
+			faults++
+		case k < 21 && down == "" && !proxied:
 			down = members[rnd.Intn(3)]
 			control(t, "down", map[string]any{"cluster": down}, nil)
 			faults++
-		case down != "":
+		case k >= 21 && down != "":
 			control(t, "up", map[string]any{"cluster": down}, nil)
 			down = ""
 		}
@@ -382,6 +430,21 @@ func TestInformerSoak(t *testing.T) {
 		control(t, "up", map[string]any{"cluster": down}, nil)
 	}
 	t.Logf("seed %d: %d operations, %d faults", seed, ops, faults)
+	t.Cleanup(func() {
+		if t.Failed() { // what a fresh list says now, and its warnings, beside the informer's store
+			cfg := fleetConfig(t, "")
+			var warnings []string
+			cfg.WarningHandler = warningFunc(func(w string) { warnings = append(warnings, w) })
+			l, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
+			perCluster := map[string]int{}
+			if err == nil {
+				for _, o := range l.Items {
+					perCluster[o.Labels[clusterLabel]]++
+				}
+			}
+			t.Logf("seed %d: a fresh list: %v per cluster, err %v, warnings %q", seed, perCluster, err, warnings)
+		}
+	})
 	rig.converged(fmt.Sprintf("the soak (seed %d)", seed), 60*time.Second)
 	// A relist while a member is down lists the other clusters only (with a Warning; not in strict mode),
 	// so client-go's Replace deletes that member's objects and adds them again once it is back: their

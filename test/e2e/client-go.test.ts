@@ -7,6 +7,7 @@
  * each Go test as one vitest test, its subtests named in the failure message. `FLEET_GO` picks the `go`.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { useFaultFleet } from '../helpers/faultfleet.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
 import { goTestBinary, goTestList, runGoTest } from '../helpers/gotest.ts';
 import { type SimControl, serveSimControl } from '../helpers/simcontrol.ts';
@@ -29,6 +30,10 @@ const CASES: Array<[string, number, Record<string, string>?]> = [
   ['TestPortForward', 90_000],
   ['TestControllerRuntimeManager', 150_000],
 ];
+/** The Go tests run against a fleet whose clusters sit behind fault proxies (test/faults/) */
+const FAULT_CASES: Array<[string, number, Record<string, string>?]> = [
+  ['TestInformerSoak', 120_000, { FLEET_FAULT_PROXY: '1' }],
+];
 const caseName = (name: string, env?: Record<string, string>) =>
   env
     ? `${name} ${Object.entries(env)
@@ -44,11 +49,38 @@ describe('the client-go module', () => {
     async () => {
       const { binary, ms, cached } = await goTestBinary();
       if (!cached) console.log(`client-go test binary built in ${(ms / 1000).toFixed(1)} s`);
-      expect((await goTestList(binary)).sort()).toEqual([...new Set(CASES.map(([n]) => n))].sort());
+      expect((await goTestList(binary)).sort()).toEqual(
+        [...new Set([...CASES, ...FAULT_CASES].map(([n]) => n))].sort(),
+      );
     },
     BUILD_MS,
   );
 });
+
+/** Each Go test of `cases` as one vitest test, against the fleet at `url()` with the control URL `control()` */
+function goCases(
+  runtime: string,
+  cases: typeof CASES,
+  binary: () => string,
+  url: () => string,
+  control: () => SimControl,
+): void {
+  for (const [name, ms, extraEnv] of cases)
+    it(
+      caseName(name, extraEnv),
+      async () => {
+        const env = { FLEET_URL: url(), FLEET_CONTROL: control().url, FLEET_RUNTIME: runtime, ...extraEnv };
+        const r = await runGoTest(binary(), name, env, ms);
+        const subtests = r.subtests.map((s) => `${s.outcome} ${s.name} (${s.elapsed ?? '?'} s)`).join('\n');
+        // what a passing test logged (seeds, counts) is worth seeing too
+        const logged = r.output.split('\n').filter((l) => /^\s+\w+_test\.go:\d+: /.test(l));
+        if (r.outcome === 'pass' && logged.length)
+          console.log(`${name} on ${runtime}:\n${logged.join('\n')}`);
+        expect(r.outcome, `${name} on ${runtime}:\n${subtests}\n--- output ---\n${r.output}`).toBe('pass');
+      },
+      ms + 15_000,
+    );
+}
 
 describe.each(RUNTIMES)('client-go and controller-runtime against the fleet on %s', (runtime) => {
   // the demo's clusters: widgets (a CRD) served by member2 and the control plane only
@@ -62,19 +94,34 @@ describe.each(RUNTIMES)('client-go and controller-runtime against the fleet on %
     return () => control.close();
   }, BUILD_MS);
 
-  for (const [name, ms, extraEnv] of CASES)
-    it(
-      caseName(name, extraEnv),
-      async () => {
-        const env = { FLEET_URL: f.url, FLEET_CONTROL: control.url, FLEET_RUNTIME: runtime, ...extraEnv };
-        const r = await runGoTest(binary, name, env, ms);
-        const subtests = r.subtests.map((s) => `${s.outcome} ${s.name} (${s.elapsed ?? '?'} s)`).join('\n');
-        // what a passing test logged (seeds, counts) is worth seeing too
-        const logged = r.output.split('\n').filter((l) => /^\s+\w+_test\.go:\d+: /.test(l));
-        if (r.outcome === 'pass' && logged.length)
-          console.log(`${name} on ${runtime}:\n${logged.join('\n')}`);
-        expect(r.outcome, `${name} on ${runtime}:\n${subtests}\n--- output ---\n${r.output}`).toBe('pass');
-      },
-      ms + 15_000,
+  goCases(
+    runtime,
+    CASES,
+    () => binary,
+    () => f.url,
+    () => control,
+  );
+});
+
+describe.each(RUNTIMES)('client-go informers under the fault proxies on %s', (runtime) => {
+  const ff = useFaultFleet(runtime, {}, { resetEach: false });
+  let control: SimControl;
+  let binary: string;
+
+  beforeAll(async () => {
+    binary = (await goTestBinary()).binary;
+    control = await serveSimControl(
+      () => ff.sims,
+      (c) => ff.cluster(c),
     );
+    return () => control.close();
+  }, BUILD_MS);
+
+  goCases(
+    runtime,
+    FAULT_CASES,
+    () => binary,
+    () => ff.url,
+    () => control,
+  );
 });

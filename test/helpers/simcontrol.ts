@@ -13,11 +13,15 @@
  *   list {resource, ns}                      [{cluster, name, resourceVersion, data?, labels?}] in every cluster
  *   cut|expire|down|up {cluster}             watches cut / history compacted and watches cut / unreachable / back
  *   join {cluster, crds?} | leave {cluster}  a member joins (empty, with the test namespaces) or leaves
+ *   fault {cluster, on: watch|list, fault}   (a fault fleet only) the cluster's next watch or list request
+ *                                            gets `fault` from its fault proxy (test/faults/faults.ts)
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ServedSimFleet } from '../../deploy/node/demo.ts';
 import { type KubeObject, SimCluster } from '../../sim/index.ts';
+import type { Fault } from '../faults/faults.ts';
+import type { ClusterTap } from '../faults/fleet.ts';
 
 const RESOURCES: Record<string, { group: string; version: string; resource: string }> = {
   configmaps: { group: '', version: 'v1', resource: 'configmaps' },
@@ -35,7 +39,11 @@ export interface SimControl {
 
 type Args = Record<string, unknown> & { cluster?: string; resource?: string; ns?: string; name?: string };
 
-export async function serveSimControl(sims: () => ServedSimFleet): Promise<SimControl> {
+export async function serveSimControl(
+  sims: () => ServedSimFleet,
+  /** a fault fleet's clusters (`fault` answers 400 without) */
+  taps?: (cluster: string) => ClusterTap,
+): Promise<SimControl> {
   const namespaces = new Set<string>();
   /** members that joined through `join`, closed when they leave or the control URL closes */
   const joined = new Map<string, SimCluster>();
@@ -135,6 +143,16 @@ export async function serveSimControl(sims: () => ServedSimFleet): Promise<SimCo
       for (const ns of namespaces) ensureNs(m, ns);
       sims().karmada.addMember(name, m);
       joined.set(name, m);
+      return {};
+    },
+    fault: (a) => {
+      if (!taps) throw new Error('no fault proxies in front of these clusters');
+      const watch = a['on'] === 'watch';
+      if (!watch && a['on'] !== 'list') throw new Error(`fault on ${String(a['on'])}: watch or list`);
+      taps(String(a.cluster)).on(
+        { method: 'GET', query: { watch: watch ? 'true' : false } },
+        a['fault'] as Fault,
+      );
       return {};
     },
     leave: (a) => {
