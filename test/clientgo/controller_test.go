@@ -33,17 +33,13 @@ var setLogger sync.Once
 func deploymentIn(t testing.TB, cluster, ns, name string, replicas int32, managed bool) {
 	t.Helper()
 	lbl := map[string]string{"app": name}
-	meta := map[string]any{}
-	if managed {
-		meta["labels"] = map[string]string{managedLabel: "true"}
-	}
 	d := appsv1.Deployment{Spec: appsv1.DeploymentSpec{
 		Replicas: ptr.To(replicas),
 		Selector: &metav1.LabelSelector{MatchLabels: lbl},
 		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: lbl},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}},
 	}}
-	obj := map[string]any{"metadata": meta, "spec": d.Spec}
+	obj := map[string]any{"spec": d.Spec}
 	args := map[string]any{"cluster": cluster, "resource": "deployments", "ns": ns, "name": name, "object": obj}
 	if managed {
 		args["labels"] = map[string]string{managedLabel: "true"}
