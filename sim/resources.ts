@@ -4,6 +4,7 @@
  */
 
 import { parse as parseYaml } from 'yaml';
+import { applyOwnership } from './apply.ts';
 import type { KubeObject, ResourceDef, SubresourceDef } from './catalog/types.ts';
 import { checkFields, checkPatchFields, fieldValidationOf, warningHeader } from './fieldvalidation.ts';
 import type { SimHost } from './host.ts';
@@ -433,6 +434,8 @@ function doUpdate(
   part: 'main' | 'status',
   manager: string,
   operation: 'Apply' | 'Update',
+  /** server-side apply: the applied configuration (the fields its manager owns), other owners' entries */
+  ownership?: { fields: KubeObject; managedFields?: Array<Record<string, unknown>> },
 ): KubeObject {
   const { sim, def } = ctx;
   const name = old.metadata.name!;
@@ -473,7 +476,7 @@ function doUpdate(
   merged.kind = def.kind;
   merged.metadata.resourceVersion = old.metadata.resourceVersion;
   if (sameContent(merged, old)) return old;
-  merged.metadata.managedFields = old.metadata.managedFields;
+  merged.metadata.managedFields = ownership?.managedFields ?? old.metadata.managedFields;
   recordManager(
     merged,
     manager,
@@ -481,7 +484,7 @@ function doUpdate(
     groupVersion(def.group, ctx.info.version),
     sim.clock(),
     part === 'status' ? 'status' : undefined,
-    part === 'status' ? { status: merged.status } : undefined,
+    part === 'status' ? { status: merged.status } : ownership?.fields,
   );
   if (isDryRun(ctx.q)) return merged;
   return sim.store.put(ctx.gr, objectKey(old.metadata.namespace, name), merged);
@@ -518,7 +521,7 @@ async function patchedObject(
   ctx: Ctx,
   base: KubeObject | undefined,
   allowStrategic: boolean,
-): Promise<{ obj: KubeObject; apply: boolean }> {
+): Promise<{ obj: KubeObject; apply: boolean; applied?: KubeObject }> {
   const ct = parseMediaType(ctx.req.headers.get('content-type') ?? '');
   const mt = `${ct.type}/${ct.subtype}`;
   const accepted = allowStrategic ? PATCH_TYPES : PATCH_TYPES.filter((t) => !t.includes('strategic'));
@@ -558,7 +561,7 @@ async function patchedObject(
         ),
       );
     }
-    return { obj: base ? (applyMerge(base, a) as KubeObject) : a, apply: true };
+    return { obj: base ? (applyMerge(base, a) as KubeObject) : clone(a), apply: true, applied: a };
   }
   if (!base) throw new StatusError(notFound(ctx.def.resource, ctx.def.group, ctx.info.name!));
   let obj: KubeObject;
@@ -584,8 +587,16 @@ async function patchedObject(
 async function patch(ctx: Ctx, part: 'main' | 'status' = 'main'): Promise<Response> {
   const name = ctx.info.name!;
   const old = ctx.sim.store.get(ctx.gr, objectKey(ctx.info.namespace, name));
-  const { obj, apply } = await patchedObject(ctx, old, !ctx.def.custom);
+  const { obj, apply, applied } = await patchedObject(ctx, old, !ctx.def.custom);
   const manager = apply ? ctx.q.get('fieldManager')! : fieldManager(ctx);
+  // an Apply manager owns what it applied; taking another's field is a Conflict unless forced
+  const ownership =
+    applied && old && part === 'main'
+      ? {
+          fields: applied,
+          managedFields: applyOwnership(old, applied, manager, ctx.q.get('force') === 'true', ctx.def),
+        }
+      : undefined;
   if (!old) {
     // server-side apply creates
     obj.metadata.name = name;
@@ -608,7 +619,7 @@ async function patch(ctx: Ctx, part: 'main' | 'status' = 'main'): Promise<Respon
   }
   // a patch carrying metadata.resourceVersion is a precondition; otherwise it applies to the latest
   if (obj.metadata.resourceVersion === old.metadata.resourceVersion) delete obj.metadata.resourceVersion;
-  return respondObject(ctx, doUpdate(ctx, old, obj, part, manager, apply ? 'Apply' : 'Update'));
+  return respondObject(ctx, doUpdate(ctx, old, obj, part, manager, apply ? 'Apply' : 'Update', ownership));
 }
 
 // ------------------------------------------------------------------------------------------ delete

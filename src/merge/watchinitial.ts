@@ -11,8 +11,9 @@
  * object sent (plus the few metadata fields a DELETED event needs), never whole objects.
  *
  * For the same reason the RV the merged stream gives its client during a cluster's initial events keeps
- * that cluster's entry where the phase started (WatchMerger.onEvent): a client that resumes from one of
- * them gets the cluster's snapshot again, never the rest of it after a mid-snapshot RV.
+ * that cluster's entry where the phase started (StreamRV.writer): a client that resumes from one of them
+ * gets the cluster's snapshot again, never the rest of it after a mid-snapshot RV. A WatchList's own
+ * initial events (before its initial-events-end bookmark) carry their own RV instead: StreamRV.writer says why.
  */
 
 export interface SentObject {

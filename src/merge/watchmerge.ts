@@ -226,8 +226,7 @@ export class WatchMerger {
     if (!o) return undefined;
     this.shape = o.shape;
     const phase = this.phaseOf(cluster);
-    const withOwn = this.rv.withOwn(cluster);
-    const rvFor = phase ? () => withOwn(this.rv.get(cluster)) : withOwn;
+    const rvFor = this.rv.writer(cluster, !!phase && !(this.o.sendInitialEvents && !this.initSent));
     let line = this.lineWriter.line(ev, cluster, type, rvFor);
     if (!line) return undefined;
     if (phase) {
@@ -267,8 +266,7 @@ export class WatchMerger {
 
   /** One object event of `cluster` in the fleet view, with the stream's RV (`initial`: see watchinitial.ts). */
   private objectLine(cluster: string, type: string, obj: Record<string, any>, initial = false): string {
-    const withOwn = this.rv.withOwn(cluster);
-    const rvFor = initial ? () => withOwn(this.rv.get(cluster)) : withOwn;
+    const rvFor = this.rv.writer(cluster, initial && !(this.o.sendInitialEvents && !this.initSent));
     if (this.o.table && obj.kind === 'Table') {
       const at = this.o.clusters.indexOf(cluster);
       const rv = this.resourceVersion();

@@ -43,6 +43,19 @@ export class StreamRV {
     return this.splice;
   }
 
+  /**
+   * How an event of `cluster` gets its RV: its own spliced in; with `keepPhaseStart` (initial events,
+   * watchinitial.ts), the cluster's entry where its phase started, so that a client resuming from it gets
+   * the snapshot again. Not for a WatchList's own initial events: client-go restarts a WatchList cut before
+   * its initial-events-end bookmark from its last synced RV, never from one of them, and any WatchList
+   * resumed gets every snapshot again; their own RV is what a client writing a cached object back sends as
+   * its precondition (client-go 1.35's informers sync by WatchList).
+   */
+  writer(cluster: string, keepPhaseStart: boolean): Splicer {
+    const withOwn = this.withOwn(cluster);
+    return keepPhaseStart ? () => withOwn(this.get(cluster)) : withOwn;
+  }
+
   /** the composite of everything delivered so far */
   encode(): string {
     return encodeComposite(this.membership, this.rvs);

@@ -1,0 +1,141 @@
+// Package clientgo holds client-go and controller-runtime programs run against the fleet: the vitest file
+// test/e2e/client-go.test.ts starts the simulated fleet on Node and in workerd and runs each test here
+// with FLEET_URL (the fleet's root) and FLEET_CONTROL (a URL through which a test changes the simulated
+// clusters: test/helpers/simcontrol.ts) in the environment.
+package clientgo
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+const (
+	jsonType  = "application/json"
+	protoType = "application/vnd.kubernetes.protobuf"
+	// the label and annotation under which the fleet shows an object's cluster
+	clusterLabel = "fleet.karmada.io/cluster"
+)
+
+var runtimeName = os.Getenv("FLEET_RUNTIME")
+
+// fleetConfig is a rest.Config for the fleet's root URL with the given wire format for bodies.
+func fleetConfig(t testing.TB, contentType string) *rest.Config {
+	t.Helper()
+	url := os.Getenv("FLEET_URL")
+	if url == "" {
+		t.Fatal("FLEET_URL is not set: run these tests through test/e2e/client-go.test.ts")
+	}
+	cfg := &rest.Config{Host: url, QPS: 200, Burst: 400, Timeout: 60 * time.Second}
+	if contentType != "" {
+		cfg.ContentType = contentType
+		if contentType == protoType {
+			cfg.AcceptContentTypes = protoType + "," + jsonType
+		}
+	}
+	return cfg
+}
+
+func clientset(t testing.TB, contentType string) *kubernetes.Clientset {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(fleetConfig(t, contentType))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// control asks the test driver to change the simulated clusters (op and args as in simcontrol.ts); out, if
+// not nil, receives the JSON answer.
+func control(t testing.TB, op string, args map[string]any, out any) {
+	t.Helper()
+	base := os.Getenv("FLEET_CONTROL")
+	if base == "" {
+		t.Fatal("FLEET_CONTROL is not set: run these tests through test/e2e/client-go.test.ts")
+	}
+	body, _ := json.Marshal(args)
+	res, err := http.Post(base+"/"+op, jsonType, bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("control %s: %v", op, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 {
+		t.Fatalf("control %s %v: %d %s", op, args, res.StatusCode, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("control %s: %v in %s", op, err, b)
+		}
+	}
+}
+
+// simObject is what the control URL says about an object in one simulated cluster.
+type simObject struct {
+	Cluster         string            `json:"cluster"`
+	Name            string            `json:"name"`
+	Namespace       string            `json:"namespace"`
+	ResourceVersion string            `json:"resourceVersion"`
+	Labels          map[string]string `json:"labels"`
+	Annotations     map[string]string `json:"annotations"`
+	Data            map[string]string `json:"data"`
+}
+
+// simList is every cluster's objects of a resource in a namespace, straight from the simulated clusters.
+func simList(t testing.TB, resource, ns string) []simObject {
+	t.Helper()
+	var out []simObject
+	control(t, "list", map[string]any{"resource": resource, "ns": ns}, &out)
+	return out
+}
+
+// namespace creates ns in the control plane and every member, named for the test and the runtime.
+func namespace(t testing.TB, base string) string {
+	t.Helper()
+	ns := fmt.Sprintf("%s-%s", base, runtimeName)
+	control(t, "namespace", map[string]any{"name": ns}, nil)
+	return ns
+}
+
+// fleetName is the name under which the fleet shows `name` of `cluster`.
+func fleetName(name, cluster string) string {
+	if cluster == "karmada" {
+		return name
+	}
+	return name + ".clusterspace." + cluster
+}
+
+// eventually polls cond until it holds, failing after timeout with what() describing the last state.
+func eventually(t testing.TB, timeout time.Duration, cond func() bool, what func() string) {
+	t.Helper()
+	end := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("not met in %s: %s", timeout, what())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func ctxFor(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func metavCfg(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
