@@ -12,14 +12,11 @@
  *   rollback patch them in place (they once deleted them all);
  * - `helm list -A` at the root lists the releases of every cluster.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureHelm } from '../../scripts/kubectl.mjs';
 import type { KubeObject, SimCluster } from '../../sim/index.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
+import { type Helm, type HelmResult, helmRunner } from '../helpers/helm.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';
 
 const CHART = resolve('test/fixtures/charts/tiny');
@@ -35,42 +32,10 @@ const WAIT = '90s';
 const TEST_TIMEOUT = 240_000;
 
 type Obj = KubeObject & Record<string, any>;
-interface HelmResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-let helmBin: string;
-const home = mkdtempSync(join(tmpdir(), 'fleet-helm4-'));
-
-/** Helm with its own kubeconfig and homes; resolves when it exits (never rejects). */
-function helm(kubeconfig: string, args: string[], timeoutMs = 120_000): Promise<HelmResult> {
-  return new Promise((done) => {
-    const p = spawn(helmBin, ['--kubeconfig', kubeconfig, ...args], {
-      env: {
-        ...process.env,
-        HELM_CACHE_HOME: join(home, 'cache'),
-        HELM_CONFIG_HOME: join(home, 'config'),
-        HELM_DATA_HOME: join(home, 'data'),
-        KUBECONFIG: kubeconfig,
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    p.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
-}
+let helmRun: Helm;
+const helm = (kubeconfig: string, args: string[], timeoutMs?: number) =>
+  helmRun.run(kubeconfig, args, timeoutMs);
 
 function expectOk(r: HelmResult, what: string): void {
   expect(r.stderr, what).toBe('');
@@ -101,11 +66,9 @@ function expectClean(o: Obj | undefined): void {
 }
 
 beforeAll(() => {
-  helmBin = ensureHelm();
+  helmRun = helmRunner('fleet-helm4-');
 });
-afterAll(() => {
-  rmSync(home, { recursive: true, force: true });
-});
+afterAll(() => helmRun.close());
 
 describe.each(RUNTIMES)('Helm 4 through the fleet on %s', (runtime) => {
   const f = useSimFleet(runtime);

@@ -7,15 +7,12 @@
  * `kubectl apply` (JSON) and a protobuf body (encoded by the simulator's own codec, as client-go would),
  * and a reference to another cluster is a 400 that names the field. On Node and in workerd.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureHelm } from '../../scripts/kubectl.mjs';
 import type { KubeObject } from '../../sim/index.ts';
 import { encodeProtobuf } from '../../sim/protobuf.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
+import { type Helm, helmRunner } from '../helpers/helm.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';
 
 const CHART = resolve('test/fixtures/charts/refs');
@@ -24,41 +21,17 @@ const DEPLOY = { group: 'apps', version: 'v1', resource: 'deployments' };
 const ROLEBINDINGS = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings' };
 type Obj = KubeObject & Record<string, any>;
 
-let helmBin: string;
-const home = mkdtempSync(join(tmpdir(), 'fleet-refs-'));
-
-function helm(kubeconfig: string, args: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((done) => {
-    const p = spawn(helmBin, ['--kubeconfig', kubeconfig, ...args], {
-      env: {
-        ...process.env,
-        HELM_CACHE_HOME: join(home, 'cache'),
-        HELM_CONFIG_HOME: join(home, 'config'),
-        HELM_DATA_HOME: join(home, 'data'),
-        KUBECONFIG: kubeconfig,
-      },
-    });
-    let out = '';
-    p.stdout.on('data', (d) => {
-      out += d;
-    });
-    p.stderr.on('data', (d) => {
-      out += d;
-    });
-    const timer = setTimeout(() => p.kill('SIGKILL'), 120_000);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, out });
-    });
-  });
-}
+let helmRun: Helm;
+/** Helm's output and errors together, as a failed expectation shows them */
+const helm = async (kubeconfig: string, args: string[]) => {
+  const r = await helmRun.run(kubeconfig, args);
+  return { code: r.code, out: r.stdout + r.stderr };
+};
 
 beforeAll(() => {
-  helmBin = ensureHelm();
+  helmRun = helmRunner('fleet-refs-');
 });
-afterAll(() => {
-  rmSync(home, { recursive: true, force: true });
-});
+afterAll(() => helmRun.close());
 
 const podManifest = (name: string, sa: string) => ({
   apiVersion: 'v1',
