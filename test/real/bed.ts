@@ -3,6 +3,7 @@
  * bound to a fleet or to one member directly.
  */
 import { inject } from 'vitest';
+import { httpsRequest } from '../../testbed/process.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
 
 export interface ClusterInfo {
@@ -87,5 +88,27 @@ export async function until<T>(
     if (Date.now() > deadline)
       throw new Error(`${what}: not reached in ${timeoutMs} ms (${String(last ?? '')})`);
     await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/**
+ * `kubectl port-forward <pod> 0:80` through `k`, then a GET of `/healthz` on the forwarded port: kwok
+ * forwards a pod's port to its own server, which speaks TLS with the member's certificate (`ca`) and
+ * answers `ok`. The forward is stopped before this resolves.
+ */
+export async function forwardedHealthz(
+  k: Kubectl,
+  pod: string,
+  ns: string,
+  ca: string,
+): Promise<{ status: number; body: string }> {
+  const pf = k.spawn(['port-forward', pod, '-n', ns, '0:80']);
+  try {
+    const port = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(
+      await pf.waitFor(/Forwarding from 127\.0\.0\.1:\d+/),
+    )![1];
+    return await httpsRequest(`https://127.0.0.1:${port}/healthz`, { ca });
+  } finally {
+    pf.stop();
   }
 }

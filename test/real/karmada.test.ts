@@ -8,9 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { impersonatorMay } from '../../testbed/karmada.ts';
-import { httpsRequest } from '../../testbed/process.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
-import { bed, type ClusterInfo, clusterKubectl, fleetKubectl, ok, until } from './bed.ts';
+import { bed, type ClusterInfo, clusterKubectl, fleetKubectl, forwardedHealthz, ok, until } from './bed.ts';
 
 const ns = `karmada-${randomBytes(3).toString('hex')}`;
 const b = bed();
@@ -124,25 +123,8 @@ describe('kubectl at the fleet root, members reached through Karmada’s cluster
 
   it('port-forward by fleet name goes through the proxy’s upgrade to what the member forwards to', async () => {
     const m = members[0]!;
-    const pf = fleet.spawn([
-      'port-forward',
-      `pod/${pods.get(m.name)}.clusterspace.${m.name}`,
-      '-n',
-      ns,
-      '0:80',
-    ]);
-    try {
-      const port = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(
-        await pf.waitFor(/Forwarding from 127\.0\.0\.1:\d+/),
-      )![1];
-      // kwok forwards to its own server, which speaks TLS with the member's certificate
-      expect(await httpsRequest(`https://127.0.0.1:${port}/healthz`, { ca: m.ca })).toEqual({
-        status: 200,
-        body: 'ok',
-      });
-    } finally {
-      pf.stop();
-    }
+    const pod = `pod/${pods.get(m.name)}.clusterspace.${m.name}`;
+    expect(await forwardedHealthz(fleet, pod, ns, m.ca)).toEqual({ status: 200, body: 'ok' });
   });
 
   it('get -w streams through the proxy: an object created in a member afterwards, by its fleet name', async () => {

@@ -5,8 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpsRequest } from '../../testbed/process.ts';
-import { bed, type ClusterInfo, clusterKubectl, fleetKubectl, ok, until } from './bed.ts';
+import { bed, type ClusterInfo, clusterKubectl, fleetKubectl, forwardedHealthz, ok, until } from './bed.ts';
 
 const ns = `real-${randomBytes(3).toString('hex')}`;
 
@@ -129,23 +128,8 @@ describe('kubectl through the direct fleet, against real members', () => {
 
   it('port-forward by fleet name reaches what the member forwards to (kwok forwards to its own server)', async () => {
     const m = members[0]!;
-    const pf = fleet.spawn([
-      'port-forward',
-      `pod/${pods.get(m.name)}.clusterspace.${m.name}`,
-      '-n',
-      ns,
-      '0:80',
-    ]);
-    try {
-      const port = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(
-        await pf.waitFor(/Forwarding from 127\.0\.0\.1:\d+/),
-      )![1];
-      // kwok's server speaks TLS with the member's certificate; the forwarded bytes are its answer
-      const r = await httpsRequest(`https://127.0.0.1:${port}/healthz`, { ca: m.ca });
-      expect(r).toEqual({ status: 200, body: 'ok' });
-    } finally {
-      pf.stop();
-    }
+    const pod = `pod/${pods.get(m.name)}.clusterspace.${m.name}`;
+    expect(await forwardedHealthz(fleet, pod, ns, m.ca)).toEqual({ status: 200, body: 'ok' });
   });
 
   it('create, apply and delete by fleet name land in the named member only', async () => {
