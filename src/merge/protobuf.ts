@@ -44,8 +44,6 @@ export interface MetaEdit {
   echo?(v: string, objectName: string): string;
 }
 
-type RefPath = ProtobufRef;
-
 /**
  * The message `f` (of `buf`) with the string fields at the end of `paths` (field numbers below it)
  * edited; undefined when nothing changed. Repeated messages come as one field each: every one is walked.
@@ -53,9 +51,9 @@ type RefPath = ProtobufRef;
 function editPaths(
   buf: Uint8Array,
   f: Field,
-  paths: readonly RefPath[],
+  paths: readonly ProtobufRef[],
   depth: number,
-  fn: (v: string, at: RefPath) => string,
+  fn: (v: string, at: ProtobufRef) => string,
 ): Uint8Array | undefined {
   if (f.wire !== WIRE_LEN) return undefined;
   let changed = false;
@@ -144,7 +142,8 @@ export function editProtobufObjectMeta(body: Uint8Array, edit: MetaEdit): Uint8A
         if (o.num === 1 && o.wire === WIRE_LEN)
           for (const m of readFields(body, o.valueStart, o.valueEnd))
             if (m.num === META_NAME && m.wire === WIRE_LEN) name = fieldString(body, m);
-    const each = (v: string, at: RefPath) => (at.echo ? edit.echo!(v, name) : edit.reference!(v, at.field));
+    const each = (v: string, at: ProtobufRef) =>
+      at.echo ? edit.echo!(v, name) : edit.reference!(v, at.field);
     const raw = rewriteMessage(body, f.valueStart, f.valueEnd, (o) => {
       if (o.num === 1 && o.wire === WIRE_LEN) return lenField(1, editObjectMeta(body, o, edit));
       const here = refs.filter((r) => r.path[0] === o.num);

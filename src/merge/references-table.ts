@@ -94,9 +94,8 @@ const looksLikePod = (o: Obj) => isObj(o.spec) && Array.isArray(o.spec.container
 
 /**
  * [kind, its groups (comma-separated), looksLike (none: only by kind), shown rows, authored rows, echo
- * rows]. The
- * kinds with shown references come first: a kind-less object is the first kind it looks like, so answers
- * see the same kinds they always did.
+ * rows]. The kinds with shown references come first: a kind-less object is the first kind it looks like,
+ * so answers see the same kinds they always did.
  */
 type Row = [string, string, ((o: Obj) => boolean) | null, string[], string[], string[]?];
 
