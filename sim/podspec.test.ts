@@ -12,7 +12,7 @@ const send = async (s: SimCluster, method: string, path: string, body: unknown) 
     new Request(`http://sim${path}`, {
       method,
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     }),
   );
   return { code: res.status, body: (await res.json()) as any };
@@ -91,6 +91,23 @@ describe('container names (pod validation)', () => {
       expect(put.code).toBe(422);
       expect(put.body.details.causes[0].field).toBe(field);
     });
+
+  it('an ephemeral container added through pods/ephemeralcontainers is checked (kubectl debug)', async () => {
+    const s = new SimCluster({ name: 'm' });
+    const pods = '/api/v1/namespaces/default/pods';
+    expect((await send(s, 'POST', pods, { metadata: { name: 'p' }, spec: spec('web') })).code).toBe(201);
+    const pod = (await send(s, 'GET', `${pods}/p`, undefined)).body;
+    pod.spec.ephemeralContainers = [{ name: 'debugger.x', image: 'busybox' }];
+    const r = await send(s, 'PUT', `${pods}/p/ephemeralcontainers`, pod);
+    expect(r.code).toBe(422);
+    expect(r.body.details.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "debugger.x": must not contain dots',
+        field: 'spec.ephemeralContainers[0].name',
+      },
+    ]);
+  });
 
   it('init containers are checked too; a missing name is required', async () => {
     const s = new SimCluster({ name: 'm' });
