@@ -42,6 +42,7 @@ import {
 } from './objects.ts';
 import { applyMerge, jsonPatch, mergePatch, parseJsonBody, strategicMergePatch } from './patch.ts';
 import type { ResourceInfo } from './paths.ts';
+import { containerNameCauses } from './podspec.ts';
 import {
   hasProtobuf,
   isProtobufBody,
@@ -383,6 +384,13 @@ function validateName(ctx: Ctx, obj: KubeObject): void {
   }
 }
 
+/** container names, as pod validation checks them in every kind with a pod spec (podspec.ts) */
+function validateContainers(ctx: Ctx, obj: KubeObject): void {
+  const causes = containerNameCauses(ctx.def, obj);
+  if (causes.length > 0)
+    throw new StatusError(invalid(ctx.def.kind, ctx.def.group, obj.metadata.name ?? '', causes));
+}
+
 // ------------------------------------------------------------------------------------------ writes
 
 /** The create path shared by POST, PUT-creates and apply-creates. */
@@ -397,6 +405,7 @@ function doCreate(
   if (!obj.metadata.name && obj.metadata.generateName)
     obj.metadata.name = `${obj.metadata.generateName}${randomSuffix()}`;
   validateName(ctx, obj);
+  validateContainers(ctx, obj);
   admitNamespace(ctx, obj.metadata.namespace, obj.metadata.name!);
   const key = objectKey(obj.metadata.namespace, obj.metadata.name!);
   if (sim.store.get(ctx.gr, key))
@@ -475,6 +484,7 @@ function doUpdate(
   merged.apiVersion = old.apiVersion ?? groupVersion(def.group, ctx.info.version);
   merged.kind = def.kind;
   merged.metadata.resourceVersion = old.metadata.resourceVersion;
+  if (part === 'main') validateContainers(ctx, merged);
   if (sameContent(merged, old)) return old;
   merged.metadata.managedFields = ownership?.managedFields ?? old.metadata.managedFields;
   recordManager(

@@ -20,12 +20,13 @@ import {
   mapEntry,
   OWNER_NAME,
   ProtobufError,
+  readFields,
   readMapEntry,
   rewriteMessage,
   WIRE_LEN,
 } from '../kube/protobuf.ts';
 import { concatBytes } from '../util/bytes.ts';
-import { PROTOBUF_REFERENCES } from './references.ts';
+import { PROTOBUF_REFERENCES, type ProtobufRef } from './references.ts';
 
 const dec = new TextDecoder();
 
@@ -39,9 +40,9 @@ export interface MetaEdit {
   ownerName?(v: string): string;
   /** a reference of the object (references.ts PROTOBUF_REFERENCES), `field` naming it for errors */
   reference?(v: string, field: string): string;
+  /** an echo of the object's own name (a container's name), given the name ObjectMeta holds as written */
+  echo?(v: string, objectName: string): string;
 }
-
-type RefPath = { path: readonly number[]; field: string };
 
 /**
  * The message `f` (of `buf`) with the string fields at the end of `paths` (field numbers below it)
@@ -50,9 +51,9 @@ type RefPath = { path: readonly number[]; field: string };
 function editPaths(
   buf: Uint8Array,
   f: Field,
-  paths: readonly RefPath[],
+  paths: readonly ProtobufRef[],
   depth: number,
-  fn: (v: string, field: string) => string,
+  fn: (v: string, at: ProtobufRef) => string,
 ): Uint8Array | undefined {
   if (f.wire !== WIRE_LEN) return undefined;
   let changed = false;
@@ -61,7 +62,7 @@ function editPaths(
     if (here.length === 0) return undefined;
     const leaf = here.find((p) => p.path.length === depth + 1);
     const out = leaf
-      ? editString(m.num, buf, m, (v) => (v === '' ? v : fn(v, leaf.field)))
+      ? editString(m.num, buf, m, (v) => (v === '' ? v : fn(v, leaf)))
       : editPaths(buf, m, here, depth + 1, fn);
     if (out) changed = true;
     return out;
@@ -129,13 +130,24 @@ export function editProtobufObjectMeta(body: Uint8Array, edit: MetaEdit): Uint8A
   if (!isProtobufBody(body)) throw new ProtobufError('the body does not start with the k8s protobuf magic');
   const { apiVersion, kind } = decodeEnvelope(body);
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  const refs = edit.reference ? (PROTOBUF_REFERENCES.get(`${group}/${kind}`) ?? []) : [];
+  const refs = (PROTOBUF_REFERENCES.get(`${group}/${kind}`) ?? []).filter((r) =>
+    r.echo ? edit.echo : edit.reference,
+  );
   const envelope = rewriteMessage(body, 4, body.length, (f) => {
     if (f.num !== 2 || f.wire !== WIRE_LEN) return undefined;
+    // the object's name as written, for echoes (read first: ObjectMeta may in principle follow the spec)
+    let name = '';
+    if (edit.echo)
+      for (const o of readFields(body, f.valueStart, f.valueEnd))
+        if (o.num === 1 && o.wire === WIRE_LEN)
+          for (const m of readFields(body, o.valueStart, o.valueEnd))
+            if (m.num === META_NAME && m.wire === WIRE_LEN) name = fieldString(body, m);
+    const each = (v: string, at: ProtobufRef) =>
+      at.echo ? edit.echo!(v, name) : edit.reference!(v, at.field);
     const raw = rewriteMessage(body, f.valueStart, f.valueEnd, (o) => {
       if (o.num === 1 && o.wire === WIRE_LEN) return lenField(1, editObjectMeta(body, o, edit));
       const here = refs.filter((r) => r.path[0] === o.num);
-      return here.length ? editPaths(body, o, here, 1, edit.reference!) : undefined;
+      return here.length ? editPaths(body, o, here, 1, each) : undefined;
     });
     return lenField(2, raw);
   });

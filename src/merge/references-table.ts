@@ -12,6 +12,12 @@
  *   generated.proto 1.35; inlined Go structs are a message of their own there, so the two paths differ);
  *   `<group>:<path>` when the kind's groups number it differently (`:` alone for core); none when the
  *   protobuf form is not rewritten. Checked against bodies k8s.io/api encodes: test/fixtures/references.
+ *
+ * Echoes are not references: fields a client fills with the object's OWN name. kubectl's generators (`kubectl
+ * run`, `create job`, `create cronjob`) name the container after the object, and a container name must be a
+ * DNS-1123 label, so a body written by fleet name has its container called `x.clusterspace.member2`, which
+ * the member refuses. On the way in an echo that is exactly the object's fleet name is written as its plain
+ * name; any other value is written as it came. Answers leave echoes alone (docs/names.md).
  */
 
 type Obj = Record<string, any>;
@@ -37,6 +43,8 @@ export interface Kind {
   groups: readonly string[];
   looksLike(o: Obj): boolean;
   refs: readonly Ref[];
+  /** fields that echo the object's own name (a container's name): written plain when they are its fleet name */
+  echoes: readonly Ref[];
 }
 
 /** `rows` one level down, below the member and field numbers of `at` (a row itself) */
@@ -79,14 +87,17 @@ const POD_SPEC = [
 const template = (pb: string, json = 'spec.template.spec') =>
   under(['nodeName 10', ...POD_SPEC], `${json} ${pb}`);
 
+/** a PodSpec's echo: the containers' names (what kubectl's generators set to the object's name) */
+const echo = (pb: string, json = 'spec.template.spec') => under(['containers[].name 2.1'], `${json} ${pb}`);
+
 const looksLikePod = (o: Obj) => isObj(o.spec) && Array.isArray(o.spec.containers);
 
 /**
- * [kind, its groups (comma-separated), looksLike (none: only by kind), shown rows, authored rows]. The
- * kinds with shown references come first: a kind-less object is the first kind it looks like, so answers
- * see the same kinds they always did.
+ * [kind, its groups (comma-separated), looksLike (none: only by kind), shown rows, authored rows, echo
+ * rows]. The kinds with shown references come first: a kind-less object is the first kind it looks like,
+ * so answers see the same kinds they always did.
  */
-type Row = [string, string, ((o: Obj) => boolean) | null, string[], string[]];
+type Row = [string, string, ((o: Obj) => boolean) | null, string[], string[], string[]?];
 
 const ROWS: Row[] = [
   // the scheduler binds (spec.nodeName); preemption nominates (status.nominatedNodeName)
@@ -96,6 +107,7 @@ const ROWS: Row[] = [
     looksLikePod,
     ['spec.nodeName 2.10', 'status.nominatedNodeName 3.11'],
     under(POD_SPEC, 'spec 2'),
+    echo('2', 'spec'),
   ],
   // the PV binder writes both halves of a bound pair
   [
@@ -160,21 +172,30 @@ const ROWS: Row[] = [
       'spec.volumeClaimTemplates[].spec.storageClassName 2.4.2.5',
       ...template('2.3.2'),
     ],
+    echo('2.3.2'),
   ],
   // Deployment's template fields are every workload's: kind-less, they all look like one
-  ['Deployment', 'apps', (o) => isObj(o.spec?.template?.spec), [], template('2.3.2')],
-  ['ReplicaSet', 'apps', null, [], template('2.3.2')],
-  ['DaemonSet', 'apps', null, [], template('2.2.2')],
-  ['ReplicationController', '', null, [], template('2.3.2')],
-  ['Job', 'batch', null, [], template('2.6.2')],
+  ['Deployment', 'apps', (o) => isObj(o.spec?.template?.spec), [], template('2.3.2'), echo('2.3.2')],
+  ['ReplicaSet', 'apps', null, [], template('2.3.2'), echo('2.3.2')],
+  ['DaemonSet', 'apps', null, [], template('2.2.2'), echo('2.2.2')],
+  ['ReplicationController', '', null, [], template('2.3.2'), echo('2.3.2')],
+  ['Job', 'batch', null, [], template('2.6.2'), echo('2.6.2')],
   [
     'CronJob',
     'batch',
     (o) => isObj(o.spec?.jobTemplate),
     [],
     template('2.5.2.6.2', 'spec.jobTemplate.spec.template.spec'),
+    echo('2.5.2.6.2', 'spec.jobTemplate.spec.template.spec'),
   ],
-  ['PodTemplate', '', (o) => isObj(o.template?.spec), [], template('2.2', 'template.spec')],
+  [
+    'PodTemplate',
+    '',
+    (o) => isObj(o.template?.spec),
+    [],
+    template('2.2', 'template.spec'),
+    echo('2.2', 'template.spec'),
+  ],
   [
     'ServiceAccount',
     '',
@@ -227,9 +248,10 @@ function ref(row: string, shown: boolean): Ref {
   return { json: json!, path: json!.split(/\.|(?=\[)/), pb, shown };
 }
 
-export const KINDS: readonly Kind[] = ROWS.map(([kind, groups, looksLike, shown, authored]) => ({
+export const KINDS: readonly Kind[] = ROWS.map(([kind, groups, looksLike, shown, authored, echoes = []]) => ({
   kind,
   groups: groups.split(','),
   looksLike: looksLike ?? (() => false),
   refs: [...shown.map((r) => ref(r, true)), ...authored.map((r) => ref(r, false))],
+  echoes: echoes.map((r) => ref(r, false)),
 }));

@@ -93,6 +93,15 @@ export function mapWrittenReferences(obj: Obj, f: NameMap): void {
   for (const r of kindOf(obj, KINDS)?.refs ?? []) walk(obj, r.path, 0, '', f);
 }
 
+/**
+ * The way in, for echoes (references-table.ts): applies `f` to every field of `obj` that may echo the
+ * object's own name (its containers' names), in place; `f` decides (the caller knows the object's name).
+ */
+export function mapEchoes(obj: Obj, f: NameMap): void {
+  if (!isObj(obj)) return;
+  for (const r of kindOf(obj, KINDS)?.echoes ?? []) walk(obj, r.path, 0, '', f);
+}
+
 /** every reference's JSON path once, whatever the kind (JSON patches name no kind) */
 const ALL_PATHS: readonly (readonly string[])[] = [
   ...new Map(KINDS.flatMap((k) => k.refs.map((r) => [r.json, r.path]))).values(),
@@ -157,25 +166,34 @@ export const REFERRING_MEMBERS: ReadonlySet<string> = new Set([
 /** Members of `spec` that name other objects in kinds rarer than pods (PV, PVC, VolumeAttachment): parsed. */
 export const REFERRING_SPEC_MEMBERS: ReadonlySet<string> = new Set(['claimRef', 'volumeName', 'attacher']);
 
+/** one field of the table in a protobuf body: field numbers down to a string; `echo` for an echo */
+export interface ProtobufRef {
+  path: readonly number[];
+  field: string;
+  echo: boolean;
+}
+
 /**
  * The references of the table in protobuf bodies (what client-go sends for built-in kinds), by the
  * envelope's `<group>/<kind>` (group "" for core): each a path of field numbers from the object to a
- * string field (repeated messages are walked element by element). Writes only: all of them.
+ * string field (repeated messages are walked element by element). Writes only: all of them, and the
+ * echoes (marked).
  */
-export const PROTOBUF_REFERENCES: ReadonlyMap<
-  string,
-  ReadonlyArray<{ path: readonly number[]; field: string }>
-> = (() => {
-  const m = new Map<string, { path: readonly number[]; field: string }[]>();
+export const PROTOBUF_REFERENCES: ReadonlyMap<string, readonly ProtobufRef[]> = (() => {
+  const m = new Map<string, ProtobufRef[]>();
   for (const k of KINDS)
     for (const g of k.groups)
-      for (const r of k.refs) {
-        const path = r.pb[g] ?? r.pb['*'];
-        if (!path) continue;
-        const key = `${g}/${k.kind}`;
-        if (!m.has(key)) m.set(key, []);
-        m.get(key)!.push({ path, field: r.json.replace(/\[[^\]]*\]/g, '') });
-      }
+      for (const [refs, echo] of [
+        [k.refs, false],
+        [k.echoes, true],
+      ] as const)
+        for (const r of refs) {
+          const path = r.pb[g] ?? r.pb['*'];
+          if (!path) continue;
+          const key = `${g}/${k.kind}`;
+          if (!m.has(key)) m.set(key, []);
+          m.get(key)!.push({ path, field: r.json.replace(/\[[^\]]*\]/g, ''), echo });
+        }
   return m;
 })();
 

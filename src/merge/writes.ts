@@ -10,6 +10,9 @@
  *   volumes, env sources, workload templates…) lose it too, in JSON and protobuf bodies alike; merge
  *   patches by the same fields (recognised as references.ts recognises kind-less objects), JSON patches
  *   at the paths that write them or values holding them (`/spec/nodeName`, `/spec/template`…);
+ * - echoes of the object's own name: a container named exactly the object's fleet name (what `kubectl run`,
+ *   `create job` and `create cronjob` send by fleet name) gets the plain name, in whole objects (JSON,
+ *   YAML, protobuf, the last-applied record); patches are left as they came;
  * - markers: the annotation and the label `fleet.karmada.io/cluster` are never written to a cluster. In
  *   objects they are removed; in merge and strategic merge patches their keys are removed (setting or
  *   deleting them is a no-op); JSON patch operations whose `path` or `from` points at a marker are DROPPED
@@ -32,7 +35,7 @@ import { LAST_APPLIED } from './lastapplied.ts';
 import { decodeName, unresolvedMessage } from './names.ts';
 import { stripMarkers } from './objects.ts';
 import { editProtobufObjectMeta } from './protobuf.ts';
-import { mapReferencesAt, mapWrittenReferences } from './references.ts';
+import { mapEchoes, mapReferencesAt, mapWrittenReferences } from './references.ts';
 import { type Membership, ownResourceVersion } from './rv.ts';
 
 export { LAST_APPLIED } from './lastapplied.ts';
@@ -119,6 +122,24 @@ function plainReferences(obj: Obj, ctx: WriteContext): void {
   mapWrittenReferences(obj, (name, field) => plainName(name, ctx.cluster, field));
 }
 
+/**
+ * An echo of the object's own name (a container's, references-table.ts) as the cluster knows it: exactly
+ * the object's fleet name in this cluster (`kubectl run x.clusterspace.member2`) becomes its plain name;
+ * any other value is written as it came (the cluster validates it).
+ */
+function plainEcho(v: string, objectName: string | undefined, ctx: WriteContext): string {
+  if (!objectName || v !== objectName) return v;
+  const d = decodeName(v);
+  return d.cluster === ctx.cluster && !d.unresolved ? d.name : v;
+}
+
+/** the echoes of `obj`, compared with its name as written (the body's, else the URL's); before the rename */
+function plainEchoes(obj: Obj, ctx: WriteContext): void {
+  const md = obj.metadata;
+  const own = isObj(md) && typeof md.name === 'string' && md.name !== '' ? md.name : ctx.url?.fleet;
+  mapEchoes(obj, (v) => plainEcho(v, own, ctx));
+}
+
 function dropMarkerKeys(m: unknown): void {
   if (isObj(m)) delete m[CLUSTER_LABEL];
 }
@@ -136,6 +157,7 @@ function rewriteLastApplied(annotations: unknown, ctx: WriteContext): void {
   // the annotation is re-serialised below: past the body limit it is refused like the body itself
   if (nestsDeeperThan(inner)) throw new Refusal(badRequest(tooDeepMessage()));
   if (!isObj(inner)) return;
+  plainEchoes(inner, ctx);
   const md = inner.metadata;
   if (isObj(md)) {
     if (typeof md.name === 'string' && md.name !== '') md.name = plainName(md.name, ctx.cluster);
@@ -166,6 +188,7 @@ function rewriteMetadata(md: Obj, ctx: WriteContext, checkName: boolean): void {
 export function objectForCluster(obj: Obj, ctx: WriteContext): Rewritten<Obj> {
   return run(obj, () => {
     if (!isObj(obj)) return obj;
+    plainEchoes(obj, ctx);
     if (isObj(obj.metadata)) {
       rewriteMetadata(obj.metadata, ctx, ctx.url !== undefined);
       stripMarkers(obj);
@@ -322,6 +345,7 @@ export function protobufObjectForCluster(body: Uint8Array, ctx: WriteContext): R
         },
         ownerName: (v) => (v === '' ? v : plainName(v, ctx.cluster, 'metadata.ownerReferences.name')),
         reference: (v, field) => plainName(v, ctx.cluster, field),
+        echo: (v, objectName) => plainEcho(v, objectName || ctx.url?.fleet, ctx),
       });
     } catch (e) {
       if (e instanceof ProtobufError)

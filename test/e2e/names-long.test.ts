@@ -217,16 +217,15 @@ describe.each(RUNTIMES)('long names on %s', (runtime) => {
   it('a pod of 253 characters: wait, logs and exec by its shortened name', async () => {
     const pod = `job-${'0123456789'.repeat(25)}`.slice(0, 253);
     const shortPod = shortened(pod, M);
-    const run = await member.run([
-      'run',
-      pod,
-      '-n',
-      'default',
-      '--image=busybox:1.36',
-      '--',
-      'sleep',
-      '3600',
-    ]);
+    // not `kubectl run`: it names the container after the pod, and a container name is at most 63
+    // characters (the member refuses it, as kube-apiserver does)
+    const manifest = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: pod, namespace: 'default' },
+      spec: { containers: [{ name: 'job', image: 'busybox:1.36', args: ['sleep', '3600'] }] },
+    };
+    const run = await member.run(['create', '-f', '-'], { stdin: JSON.stringify(manifest) });
     expect([run.code, run.stderr]).toEqual([0, '']);
     // kubectl wait lists and watches with metadata.name=<the shortened name>
     const wait = await root.run(

@@ -260,13 +260,12 @@ describe('kubectl through the direct fleet, against real members', () => {
     }
   });
 
-  // KNOWN FLEET BUG, found on the real bed (the simulator does not validate container names): `kubectl run`
-  // and `kubectl create job|cronjob` name the container after the object, so by fleet name the member
-  // gets a container called `<name>.clusterspace.<member>` and refuses it with a 422 ("must not contain
-  // dots"). The fleet decodes metadata.name only; these bodies are protobuf from kubectl's typed client.
-  // `it.fails` until the fleet decodes that container name too: flip it then.
-  // Last: were it to pass, its pod would change what the tests above count.
-  it.fails('kubectl run and create job by fleet name create them in the named member', async () => {
+  // Found on this bed (the simulator did not validate container names then): `kubectl run` and `kubectl
+  // create job|cronjob` name the container after the object, so by fleet name the member got a container
+  // called `<name>.clusterspace.<member>` and refused it with a 422 ("must not contain dots"). The fleet
+  // now writes that container with the plain name (docs/names.md; these bodies are protobuf from kubectl's
+  // typed client). Last: its pod would change what the tests above count.
+  it('kubectl run and create job by fleet name create them in the named member', async () => {
     const m = members[2]!;
     await ok(fleet, ['run', `solo.clusterspace.${m.name}`, '--image=nginx', '-n', ns]);
     await ok(fleet, ['create', 'job', `once.clusterspace.${m.name}`, '--image=busybox', '-n', ns]);
