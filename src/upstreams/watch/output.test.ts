@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { directPushBodies } from '../../platform/node-streams.ts';
 import { usePushBodies } from '../../util/chunks.ts';
+import { onBodyEnd } from '../../util/ends.ts';
 import { HIGH_WATER_BYTES, WatchOutput } from './output.ts';
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
@@ -103,5 +104,24 @@ describe('WatchOutput backpressure', () => {
     expect(a.paused).toBe(false);
     out.close();
     expect(ended).toBe(true);
+  });
+});
+
+describe('WatchOutput closed while its Web body is being made', () => {
+  // workerd has no push body: the stream's start runs the sources inside `new ReadableStream`, and a
+  // source that fails at once (every cluster gone, a 410) closes the output before the constructor has
+  // kept the stream; that close once threw "Cannot set properties of undefined (setting 'over')" out of
+  // the stream's start, uncaught in workerd
+  it('closes without a throw, and the body says at once that it ended', async () => {
+    let closes = 0;
+    const out = new WatchOutput(
+      { timeoutMs: undefined, heartbeatLine: () => undefined, onClose: () => closes++ },
+      (o) => o.close(),
+    );
+    expect(out.closed).toBe(true);
+    expect(closes).toBe(1);
+    // a body that ended says so to whoever asks later (the request metrics), instead of never calling back
+    expect(onBodyEnd(out.body, () => {})).toBe(false);
+    expect(await out.body.getReader().read()).toEqual({ done: true, value: undefined });
   });
 });

@@ -94,6 +94,8 @@ export class WatchOutput {
     );
     this.answer = this.web;
     this.ends = tellsEnd(this.web);
+    // closed by a source that failed at once, inside the stream's start, before the stream was kept here
+    if (this.done) ended(this.ends);
   }
 
   private begin(start: (out: WatchOutput) => void): void {
@@ -169,7 +171,7 @@ export class WatchOutput {
     this.owned.clear();
     this.o.onClose();
     if (this.web) bodyEnded(this.web);
-    else ended(this.ends);
+    else if (this.ends) ended(this.ends);
     try {
       if (this.pushed) this.pushed.close();
       else this.controller?.close();
