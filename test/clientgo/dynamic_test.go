@@ -2,6 +2,7 @@ package clientgo
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -214,6 +215,10 @@ func TestDiscoveryAndRESTMapper(t *testing.T) {
 	control(t, "leave", map[string]any{"cluster": member}, nil)
 	left = true
 	eventually(t, 30*time.Second, func() bool { return widgetsIn(member) == 0 }, func() string { return member + "'s widget still listed" })
+	// the tests after this one write back objects their informers cached: their resourceVersions must be made
+	// over the membership without the member (one made over another set is refused, 400)
+	eventually(t, 30*time.Second, func() bool { return !slices.Contains(fleetMembers(t), member) },
+		func() string { return "the fleet still lists " + member })
 	mapper.Reset()
 	check("after a leave")
 }

@@ -139,3 +139,28 @@ func mustJSON(v any) string {
 }
 
 func metavCfg(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
+
+// fleetMembers is the membership the fleet itself holds now (its status page's API, /fleet/api/clusters):
+// the clusters its composite resourceVersions are made over. A member that left Karmada stays in it until
+// the fleet's membership is listed again, and a resourceVersion issued meanwhile names the old set.
+func fleetMembers(t testing.TB) []string {
+	t.Helper()
+	res, err := http.Get(os.Getenv("FLEET_URL") + "/fleet/api/clusters")
+	if err != nil {
+		t.Fatalf("fleet clusters: %v", err)
+	}
+	defer res.Body.Close()
+	var list struct {
+		Clusters []struct {
+			Name string `json:"name"`
+		} `json:"clusters"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&list); err != nil {
+		t.Fatalf("fleet clusters: %v", err)
+	}
+	names := make([]string, 0, len(list.Clusters))
+	for _, c := range list.Clusters {
+		names = append(names, c.Name)
+	}
+	return names
+}

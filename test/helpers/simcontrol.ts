@@ -15,6 +15,7 @@
  *   join {cluster, crds?} | leave {cluster}  a member joins (empty, with the test namespaces) or leaves
  *   fault {cluster, on: watch|list, fault}   (a fault fleet only) the cluster's next watch or list request
  *                                            gets `fault` from its fault proxy (test/faults/faults.ts)
+ *   calm {}                                  (a fault fleet only) the faults armed and not yet applied go
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +23,7 @@ import type { ServedSimFleet } from '../../deploy/node/demo.ts';
 import { type KubeObject, SimCluster } from '../../sim/index.ts';
 import type { Fault } from '../faults/faults.ts';
 import type { ClusterTap } from '../faults/fleet.ts';
+import type { RuleHandle } from '../faults/proxy.ts';
 
 const RESOURCES: Record<string, { group: string; version: string; resource: string }> = {
   configmaps: { group: '', version: 'v1', resource: 'configmaps' },
@@ -47,6 +49,8 @@ export async function serveSimControl(
   const namespaces = new Set<string>();
   /** members that joined through `join`, closed when they leave or the control URL closes */
   const joined = new Map<string, SimCluster>();
+  /** faults armed through `fault`, removed by `calm` (each applies once; one no request met stays armed) */
+  const armed: RuleHandle[] = [];
   const cluster = (name: unknown): SimCluster => {
     const s = sims();
     const c = name === 'karmada' ? s.karmada : s.members.get(String(name));
@@ -149,10 +153,16 @@ export async function serveSimControl(
       if (!taps) throw new Error('no fault proxies in front of these clusters');
       const watch = a['on'] === 'watch';
       if (!watch && a['on'] !== 'list') throw new Error(`fault on ${String(a['on'])}: watch or list`);
-      taps(String(a.cluster)).on(
-        { method: 'GET', query: { watch: watch ? 'true' : false } },
-        a['fault'] as Fault,
+      armed.push(
+        taps(String(a.cluster)).on(
+          { method: 'GET', query: { watch: watch ? 'true' : false } },
+          a['fault'] as Fault,
+        ),
       );
+      return {};
+    },
+    calm: () => {
+      for (const h of armed.splice(0)) h.remove();
       return {};
     },
     leave: (a) => {
