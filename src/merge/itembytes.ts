@@ -9,7 +9,7 @@
 
 import type { ByteSink } from '../util/bytes.ts';
 import { Edits } from './itembytes-edits.ts';
-import { type ItemFacts, REFS_NOMINATED, REFS_SPEC, REFS_TOP } from './jsonsplit-facts.ts';
+import { type ItemFacts, REFS_NOMINATED, REFS_SELECTOR, REFS_SPEC, REFS_TOP } from './jsonsplit-facts.ts';
 import { LAST_APPLIED } from './lastapplied.ts';
 import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from './names.ts';
 import { CLUSTER_ANNOTATION, type FleetView, fleetName, keepsPlainNames } from './objects.ts';
@@ -240,6 +240,8 @@ export function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView)
   const md = b[f.mdFrom];
   if (md === 0x5b) return false;
   if (md !== 0x7b) return true;
+  // a pod selector shown by fleet name gains the cluster term (podselector.ts): left to parsing
+  if (f.refs & REFS_SELECTOR && !keepsPlainNames(iv.view, iv.cluster)) return false;
   // references (references.ts mapReferences): an object with a kind goes by its kind; a kind-less one is
   // a pod when its spec has containers, else it may be any other kind that refers (left to parsing)
   let pod = f.podSpec;

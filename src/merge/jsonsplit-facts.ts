@@ -72,6 +72,8 @@ export const REFS_TOP = 1;
 export const REFS_SPEC = 2;
 /** status.nominatedNodeName (a pod's) */
 export const REFS_NOMINATED = 4;
+/** spec.selector: a workload's or Service's pod selector, which the root view scopes (podselector.ts) */
+export const REFS_SELECTOR = 8;
 
 // contexts: what an object's keys mean to the rewriting
 export const NONE = 0;
@@ -154,6 +156,7 @@ know(META, K_OWNERS, OWNERS, 256);
 know(SPEC, K_CONTAINERS, SLOT_CONTAINERS, 512);
 know(SPEC, K_NODENAME, SLOT_NODENAME, 1024);
 for (const k of REFERRING_SPEC) know(SPEC, k, NONE, 0, REFS_SPEC);
+know(SPEC, enc('selector'), NONE, 0, REFS_SELECTOR);
 know(STATUS, K_NOMINATED, NONE, 0, REFS_NOMINATED);
 know(LABELS, K_MARKER, SLOT_MARK, 2048);
 know(ANNOTATIONS, K_MARKER, SLOT_MARK, 4096);

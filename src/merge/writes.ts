@@ -15,7 +15,8 @@
  *   deleting them is a no-op); JSON patch operations whose `path` or `from` points at a marker are DROPPED
  *   (the marker is where the object lives, not data: adding, replacing, removing or testing it means
  *   nothing to the cluster), and values written at `/metadata`, `/metadata/labels` or
- *   `/metadata/annotations` lose the marker keys;
+ *   `/metadata/annotations` lose the marker keys; the cluster term a pod selector is shown with at the
+ *   root (podselector.ts) is removed from objects' and merge patches' `spec.selector`;
  * - resourceVersions: a composite RV (object, patch, JSON patch value, delete preconditions) becomes the
  *   owning cluster's own, so optimistic concurrency keeps working (a stale one gets the cluster's 409);
  *   one that does not decode for this fleet is a 400;
@@ -31,6 +32,7 @@ import { badRequest, type Status } from '../kube/status.ts';
 import { LAST_APPLIED } from './lastapplied.ts';
 import { decodeName, unresolvedMessage } from './names.ts';
 import { stripMarkers } from './objects.ts';
+import { stripPodSelector } from './podselector.ts';
 import { editProtobufObjectMeta } from './protobuf.ts';
 import { mapReferencesAt, mapWrittenReferences } from './references.ts';
 import { type Membership, ownResourceVersion } from './rv.ts';
@@ -185,6 +187,7 @@ export function mergePatchForCluster(patch: unknown, ctx: WriteContext): Rewritt
     // a patch carries no kind: references are recognised by their fields (a pod's node only with its
     // containers, which a patch rarely repeats; a node is set at create or by a Binding anyway)
     plainReferences(patch, ctx);
+    stripPodSelector(patch);
     if (!isObj(patch.metadata)) return patch;
     const md = patch.metadata;
     // null deletes a field in a merge patch: deleting the name (or a marker) means nothing
