@@ -4,14 +4,22 @@
  * and every write body form (object, last-applied record, merge patch).
  */
 import { describe, expect, it } from 'vitest';
-import { ByteSink } from '../util/bytes.ts';
+import {
+  encodeEnvelope,
+  lenField,
+  mapEntry,
+  readFields,
+  readMapEntry,
+  varintField,
+} from '../kube/protobuf.ts';
+import { ByteSink, concatBytes as concat } from '../util/bytes.ts';
 import { itemView, writeFleetItem } from './itembytes.ts';
 import { writeFleetRow } from './itembytes-row.ts';
 import { ListSplitter } from './jsonsplit.ts';
 import { lastFacts, ROW, scanItem } from './jsonsplit-item.ts';
 import { type FleetView, toFleetObject } from './objects.ts';
 import { mergeColumns, toFleetRow } from './table.ts';
-import { LAST_APPLIED, mergePatchForCluster, objectForCluster } from './writes.ts';
+import { LAST_APPLIED, mergePatchForCluster, objectForCluster, protobufObjectForCluster } from './writes.ts';
 
 const K = 'fleet.karmada.io/cluster';
 const ROOT: FleetView = { federation: false };
@@ -159,5 +167,57 @@ describe('pod selectors shown at the root', () => {
       ? dec.decode(sink.take())
       : JSON.stringify(toFleetRow(ROOT, JSON.parse(dec.decode(t)), merged, 0, 'member2'));
     expect(JSON.parse(got)).toEqual(JSON.parse(JSON.stringify(want)));
+  });
+
+  it('protobuf write bodies lose the term too, beside the template references edited in the same spec', () => {
+    const ctx = { cluster: 'member2', membership: ['member1', 'member2'] };
+    const meta = lenField(1, concat([lenField(1, 'web.clusterspace.member2'), lenField(3, 'shop')]));
+    /** the entries of the map field at `path` below the object (`raw` of the envelope) */
+    const mapAt = (body: Uint8Array, path: number[]): Array<[string, string]> => {
+      const env = readFields(body, 4).find((f) => f.num === 2)!;
+      let fields = readFields(body, env.valueStart, env.valueEnd);
+      for (const n of path.slice(0, -1)) {
+        const f = fields.find((x) => x.num === n)!;
+        fields = readFields(body, f.valueStart, f.valueEnd);
+      }
+      return fields
+        .filter((f) => f.num === path.at(-1))
+        .map((f) => {
+          const e = readMapEntry(body, f);
+          return [e.key, dec.decode(e.value)];
+        });
+    };
+    const selector = lenField(2, concat([mapEntry(1, 'app', 'web'), mapEntry(1, K, 'member2')]));
+    // template (3) → spec (2) → serviceAccountName (8): a reference written plain (references.ts)
+    const tmpl = lenField(3, lenField(2, lenField(8, 'sa.clusterspace.member2')));
+    const deploy = encodeEnvelope(
+      'apps/v1',
+      'Deployment',
+      concat([meta, lenField(2, concat([varintField(1, 1), selector, tmpl]))]),
+    );
+    expect(mapAt(deploy, [2, 2, 1])).toEqual([
+      ['app', 'web'],
+      [K, 'member2'],
+    ]);
+    const d = protobufObjectForCluster(deploy, ctx);
+    expect(d.ok).toBe(true);
+    const out = d.ok ? d.value : new Uint8Array();
+    expect(mapAt(out, [2, 2, 1])).toEqual([['app', 'web']]);
+    expect(dec.decode(out)).not.toContain('sa.clusterspace');
+    expect(dec.decode(out)).toContain('sa');
+
+    const svc = encodeEnvelope(
+      'v1',
+      'Service',
+      concat([
+        meta,
+        lenField(
+          2,
+          concat([lenField(1, varintField(3, 80)), mapEntry(2, K, 'member2'), mapEntry(2, 'app', 'web')]),
+        ),
+      ]),
+    );
+    const s2 = protobufObjectForCluster(svc, ctx);
+    expect(s2.ok && mapAt(s2.value, [2, 2])).toEqual([['app', 'web']]);
   });
 });

@@ -11,7 +11,8 @@
  * `spec.selector.matchLabels` for Deployments, ReplicaSets, StatefulSets, DaemonSets and Jobs, the
  * `spec.selector` map for Services and ReplicationControllers (not an absent or empty one: a Service
  * without a selector selects no pods and must stay so). Writes remove the term again (`stripPodSelector`,
- * called with the markers' removal), so no member ever stores it and apply's three-way diff never sees it.
+ * called with the markers' removal; protobuf bodies by PROTOBUF_POD_SELECTORS), so no member ever stores
+ * it and apply's three-way diff never sees it.
  *
  * Pure and in place.
  */
@@ -49,6 +50,20 @@ function selectorForm(obj: Obj): 'labelSelector' | 'map' | undefined {
     Array.isArray(spec.ports) || typeof spec.clusterIP === 'string' || typeof spec.type === 'string';
   return template || service ? 'map' : undefined;
 }
+
+/**
+ * Protobuf write bodies (`<group>/<Kind>` as the envelope says): the field numbers from the object to its
+ * selector's label map (spec, selector, matchLabels), as k8s.io/api's generated.proto numbers them.
+ */
+export const PROTOBUF_POD_SELECTORS: ReadonlyMap<string, readonly number[]> = new Map([
+  ['apps/Deployment', [2, 2, 1]],
+  ['apps/ReplicaSet', [2, 2, 1]],
+  ['apps/StatefulSet', [2, 2, 1]],
+  ['apps/DaemonSet', [2, 1, 1]],
+  ['batch/Job', [2, 4, 1]],
+  ['/Service', [2, 2]],
+  ['/ReplicationController', [2, 2]],
+]);
 
 /** Adds `fleet.karmada.io/cluster=<cluster>` to `obj`'s pod selector, if it has one (see the top). */
 export function scopePodSelector(obj: Obj, cluster: string): void {

@@ -1,6 +1,6 @@
 /**
- * Rewriting the ObjectMeta of a Kubernetes protobuf body (fleet names, resourceVersions, labels), and the
- * references of the kinds references.ts lists by field number, without decoding the object's schema: every other byte is copied as it came. The framing and the wire format
+ * Rewriting the ObjectMeta of a Kubernetes protobuf body (fleet names, resourceVersions, labels), the
+ * references of the kinds references.ts lists by field number, and the pod selectors of podselector.ts, without decoding the object's schema: every other byte is copied as it came. The framing and the wire format
  * are Kubernetes vocabulary and live in src/kube/protobuf.ts.
  */
 
@@ -25,6 +25,7 @@ import {
   WIRE_LEN,
 } from '../kube/protobuf.ts';
 import { concatBytes } from '../util/bytes.ts';
+import { PROTOBUF_POD_SELECTORS } from './podselector.ts';
 import { PROTOBUF_REFERENCES } from './references.ts';
 
 const dec = new TextDecoder();
@@ -39,9 +40,16 @@ export interface MetaEdit {
   ownerName?(v: string): string;
   /** a reference of the object (references.ts PROTOBUF_REFERENCES), `field` naming it for errors */
   reference?(v: string, field: string): string;
+  /** an entry of a workload's or Service's pod selector (podselector.ts); undefined drops it */
+  selectorLabel?(key: string, value: string): string | undefined;
 }
 
-type RefPath = { path: readonly number[]; field: string };
+/** a string field at the end of `path`, or (`entry`) the entries of a map field there */
+type RefPath = {
+  path: readonly number[];
+  field: string;
+  entry?: (key: string, value: string) => string | undefined;
+};
 
 /**
  * The message `f` (of `buf`) with the string fields at the end of `paths` (field numbers below it)
@@ -60,9 +68,11 @@ function editPaths(
     const here = paths.filter((p) => p.path[depth] === m.num);
     if (here.length === 0) return undefined;
     const leaf = here.find((p) => p.path.length === depth + 1);
-    const out = leaf
-      ? editString(m.num, buf, m, (v) => (v === '' ? v : fn(v, leaf.field)))
-      : editPaths(buf, m, here, depth + 1, fn);
+    const out = !leaf
+      ? editPaths(buf, m, here, depth + 1, fn)
+      : leaf.entry
+        ? editMapEntry(m.num, buf, m, leaf.entry)
+        : editString(m.num, buf, m, (v) => (v === '' ? v : fn(v, leaf.field)));
     if (out) changed = true;
     return out;
   });
@@ -129,13 +139,17 @@ export function editProtobufObjectMeta(body: Uint8Array, edit: MetaEdit): Uint8A
   if (!isProtobufBody(body)) throw new ProtobufError('the body does not start with the k8s protobuf magic');
   const { apiVersion, kind } = decodeEnvelope(body);
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  const refs = edit.reference ? (PROTOBUF_REFERENCES.get(`${group}/${kind}`) ?? []) : [];
+  const key = `${group}/${kind}`;
+  const refs: RefPath[] = edit.reference ? [...(PROTOBUF_REFERENCES.get(key) ?? [])] : [];
+  const selector = edit.selectorLabel && PROTOBUF_POD_SELECTORS.get(key);
+  if (selector) refs.push({ path: selector, field: 'spec.selector', entry: edit.selectorLabel });
+  const reference = edit.reference ?? ((v: string) => v);
   const envelope = rewriteMessage(body, 4, body.length, (f) => {
     if (f.num !== 2 || f.wire !== WIRE_LEN) return undefined;
     const raw = rewriteMessage(body, f.valueStart, f.valueEnd, (o) => {
       if (o.num === 1 && o.wire === WIRE_LEN) return lenField(1, editObjectMeta(body, o, edit));
       const here = refs.filter((r) => r.path[0] === o.num);
-      return here.length ? editPaths(body, o, here, 1, edit.reference!) : undefined;
+      return here.length ? editPaths(body, o, here, 1, reference) : undefined;
     });
     return lenField(2, raw);
   });

@@ -325,6 +325,7 @@ export function protobufObjectForCluster(body: Uint8Array, ctx: WriteContext): R
         },
         ownerName: (v) => (v === '' ? v : plainName(v, ctx.cluster, 'metadata.ownerReferences.name')),
         reference: (v, field) => plainName(v, ctx.cluster, field),
+        selectorLabel: (k, v) => (k === CLUSTER_LABEL ? undefined : v),
       });
     } catch (e) {
       if (e instanceof ProtobufError)
