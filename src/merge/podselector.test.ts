@@ -19,7 +19,13 @@ import { ListSplitter } from './jsonsplit.ts';
 import { lastFacts, ROW, scanItem } from './jsonsplit-item.ts';
 import { type FleetView, toFleetObject } from './objects.ts';
 import { mergeColumns, toFleetRow } from './table.ts';
-import { LAST_APPLIED, mergePatchForCluster, objectForCluster, protobufObjectForCluster } from './writes.ts';
+import {
+  jsonPatchForCluster,
+  LAST_APPLIED,
+  mergePatchForCluster,
+  objectForCluster,
+  protobufObjectForCluster,
+} from './writes.ts';
 
 const K = 'fleet.karmada.io/cluster';
 const ROOT: FleetView = { federation: false };
@@ -130,6 +136,22 @@ describe('pod selectors shown at the root', () => {
       { cluster: 'member2', membership: ['member2'] },
     );
     expect(svcPatch.ok && svcPatch.value).toEqual({ spec: { selector: { app: 'web' } } });
+    // JSON patches: an operation on the term is dropped, values holding it lose it
+    const ops = jsonPatchForCluster(
+      [
+        { op: 'add', path: '/spec/selector/matchLabels/fleet.karmada.io~1cluster', value: 'member2' },
+        { op: 'replace', path: '/spec/selector/fleet.karmada.io~1cluster', value: 'member2' },
+        { op: 'replace', path: '/spec/selector', value: { matchLabels: { app: 'web', [K]: 'member2' } } },
+        { op: 'replace', path: '/spec/selector/matchLabels', value: { app: 'web', [K]: 'member2' } },
+        { op: 'replace', path: '/spec', value: { selector: { app: 'web', [K]: 'member2' } } },
+      ],
+      { cluster: 'member2', membership: ['member2'] },
+    );
+    expect(ops.ok && ops.value).toEqual([
+      { op: 'replace', path: '/spec/selector', value: { matchLabels: { app: 'web' } } },
+      { op: 'replace', path: '/spec/selector/matchLabels', value: { app: 'web' } },
+      { op: 'replace', path: '/spec', value: { selector: { app: 'web' } } },
+    ]);
   });
 
   it('list items and Table rows written from their bytes carry the term as toFleetObject gives it', () => {

@@ -210,6 +210,9 @@ const MARKER_POINTER = CLUSTER_LABEL.replace(/~/g, '~0').replace(/\//g, '~1');
 const MARKER_PATHS = new Set([
   `/metadata/labels/${MARKER_POINTER}`,
   `/metadata/annotations/${MARKER_POINTER}`,
+  // the term a pod selector is shown with at the root (podselector.ts)
+  `/spec/selector/${MARKER_POINTER}`,
+  `/spec/selector/matchLabels/${MARKER_POINTER}`,
 ]);
 
 export interface JsonPatchOp {
@@ -279,6 +282,15 @@ function rewriteValueAt(path: string, value: unknown, ctx: WriteContext): unknow
     case '/metadata/ownerReferences':
       renameOwnerRefs(value, ctx);
       return value;
+    case '/spec/selector':
+      stripPodSelector({ spec: { selector: value } });
+      return value;
+    case '/spec/selector/matchLabels':
+      dropMarkerKeys(value);
+      return value;
+    case '/spec':
+      stripPodSelector({ spec: value });
+      break; // and the references below it
   }
   // a reference, or a value holding references (`/spec/template`, `/spec/volumes/0`…): references.ts
   value = mapReferencesAt(path, value, (name, field) => plainName(name, ctx.cluster, field));
