@@ -18,10 +18,9 @@
  */
 
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
+import { isObj } from './references-table.ts';
 
 type Obj = Record<string, any>;
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** kinds whose `spec.selector` is a metav1.LabelSelector selecting the pods of `spec.template` */
 const LABEL_SELECTOR_KINDS = new Set(['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job']);

@@ -1,7 +1,8 @@
 /**
  * Rewriting the ObjectMeta of a Kubernetes protobuf body (fleet names, resourceVersions, labels), the
- * references of the kinds references.ts lists by field number, and the pod selectors of podselector.ts, without decoding the object's schema: every other byte is copied as it came. The framing and the wire format
- * are Kubernetes vocabulary and live in src/kube/protobuf.ts.
+ * references of the kinds references.ts lists by field number, and the pod selectors of podselector.ts,
+ * without decoding the object's schema: every other byte is copied as it came. The framing and the wire
+ * format are Kubernetes vocabulary and live in src/kube/protobuf.ts.
  */
 
 import {

@@ -16,7 +16,8 @@
  *   (the marker is where the object lives, not data: adding, replacing, removing or testing it means
  *   nothing to the cluster), and values written at `/metadata`, `/metadata/labels` or
  *   `/metadata/annotations` lose the marker keys; the cluster term a pod selector is shown with at the
- *   root (podselector.ts) is removed from objects' and merge patches' `spec.selector`;
+ *   root (podselector.ts) is removed the same ways from `spec.selector` (objects, merge patches, JSON
+ *   patch operations and values, protobuf bodies);
  * - resourceVersions: a composite RV (object, patch, JSON patch value, delete preconditions) becomes the
  *   owning cluster's own, so optimistic concurrency keeps working (a stale one gets the cluster's 409);
  *   one that does not decode for this fleet is a 400;
