@@ -3,7 +3,9 @@
  * (podselector.ts): single objects, kind-less list items, list items and Table rows from their bytes,
  * and every write body form (object, last-applied record, merge patch).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { looseJson, seeded, shuffled, text } from '../../test/helpers/loosejson.ts';
 import {
   encodeEnvelope,
   lenField,
@@ -241,5 +243,95 @@ describe('pod selectors shown at the root', () => {
     );
     const s2 = protobufObjectForCluster(svc, ctx);
     expect(s2.ok && mapAt(s2.value, [2, 2])).toEqual([['app', 'web']]);
+  });
+
+  it('random workloads, Services and look-alikes from list bodies: the byte path gives what toFleetObject gives', () => {
+    const key = fc.oneof(fc.constantFrom(K, 'app', 'matchLabels', '__proto__'), text);
+    const labels = fc.dictionary(key, text, { maxKeys: 3 });
+    const selector = fc.oneof(
+      labels,
+      shuffled(
+        fc.record(
+          {
+            matchLabels: fc.oneof(
+              { arbitrary: labels, weight: 6 },
+              { arbitrary: fc.constantFrom(null, 'x'), weight: 1 },
+            ),
+            matchExpressions: fc.constant([{ key: 'app', operator: 'Exists' }]),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
+      fc.constantFrom(null, 'app=web', {}),
+    );
+    const item = shuffled(
+      fc.record(
+        {
+          kind: fc.constantFrom('Deployment', 'ReplicaSet', 'Job', 'Service', 'PodDisruptionBudget', ''),
+          metadata: shuffled(
+            fc.record({ name: fc.stringMatching(/^[a-z]{1,8}$/), labels }, { requiredKeys: [] }),
+          ),
+          spec: shuffled(
+            fc.record(
+              {
+                selector,
+                template: fc.oneof(fc.constant(template), fc.constant(null)),
+                ports: fc.constant([{ port: 80 }]),
+                replicas: fc.nat(3),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
+        },
+        { requiredKeys: ['metadata'] },
+      ),
+    ).chain((o) =>
+      fc.tuple(fc.constant(o), fc.boolean()).map(([x, keepKind]) => (keepKind ? x : kindless(x))),
+    );
+    let bytePath = 0;
+    let parsed = 0;
+    let scoped = 0;
+    fc.assert(
+      fc.property(
+        fc.array(item, { maxLength: 4 }),
+        fc.integer(),
+        fc.constantFrom<FleetView>(ROOT, { federation: false, scope: 'member2' }, { federation: true }),
+        fc.constantFrom('member2', 'karmada'),
+        (items, seed, view, cluster) => {
+          const rnd = seeded(seed);
+          const body = enc.encode(
+            `{"kind":"List","items":[${items.map((o) => looseJson(o, rnd, { duplicateKeys: 0.03 })).join(',')}]}`,
+          );
+          const want = (JSON.parse(dec.decode(body)).items as Record<string, any>[]).map((o) =>
+            JSON.stringify(toFleetObject(view, o, cluster)),
+          );
+          const got: string[] = [];
+          const s = new ListSplitter();
+          const iv = itemView(view, cluster);
+          s.push(body, (e) => {
+            if (e.type !== 'item') return;
+            const sink = new ByteSink(16);
+            if (e.facts && writeFleetItem(sink, e.bytes, e.facts, iv)) {
+              bytePath++;
+              const out = dec.decode(sink.take());
+              if (JSON.parse(out).spec?.selector?.matchLabels?.[K] === cluster) scoped++;
+              got.push(out);
+            } else {
+              parsed++;
+              got.push(JSON.stringify(toFleetObject(view, JSON.parse(dec.decode(e.bytes)), cluster)));
+            }
+          });
+          s.end();
+          expect(got.length).toBe(want.length);
+          for (const [i, g] of got.entries())
+            expect(JSON.stringify(JSON.parse(g))).toBe(JSON.stringify(JSON.parse(want[i]!)));
+        },
+      ),
+      { numRuns: 1500 },
+    );
+    expect(bytePath).toBeGreaterThan(800);
+    expect(parsed).toBeGreaterThan(100);
+    // the byte path itself added the term to some workloads' matchLabels
+    expect(scoped).toBeGreaterThan(50);
   });
 });

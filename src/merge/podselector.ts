@@ -23,7 +23,13 @@ import { isObj } from './references-table.ts';
 type Obj = Record<string, any>;
 
 /** kinds whose `spec.selector` is a metav1.LabelSelector selecting the pods of `spec.template` */
-const LABEL_SELECTOR_KINDS = new Set(['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job']);
+export const LABEL_SELECTOR_KINDS: ReadonlySet<string> = new Set([
+  'Deployment',
+  'ReplicaSet',
+  'StatefulSet',
+  'DaemonSet',
+  'Job',
+]);
 /** kinds whose `spec.selector` is a plain map of labels */
 const MAP_SELECTOR_KINDS = new Set(['Service', 'ReplicationController']);
 
