@@ -6,9 +6,9 @@
  * Facts are noted only where the rewriting looks: an item's top-level keys, its metadata's keys, the keys
  * of labels, annotations and ownerReferences' elements, of spec and status (for the references a pod
  * carries, references.ts), of spec.selector and its matchLabels (podselector.ts); a row's `cells` and
- * `object`. Anything there the byte-level rewriting cannot
- * be sure of — a key written with escapes, a key it reads given twice, a member that makes the object
- * refer to others — sets `odd`, and the item goes down the parsing path.
+ * `object`. Anything there the byte-level rewriting cannot be sure of — a key written with escapes, a key
+ * it reads given twice, a member that makes the object refer to others — sets `odd`, and the item goes
+ * down the parsing path.
  */
 import { REFERRING_MEMBERS, REFERRING_SPEC_MEMBERS } from './references.ts';
 
