@@ -5,10 +5,11 @@
  * namespace (at the root: every member) and takes the first; the fleet shows a workload's selector with
  * the term `fleet.karmada.io/cluster=<member>` at the root (src/merge/podselector.ts), so that list asks
  * one member. Writes drop the term: `kubectl apply` twice says `unchanged`, `kubectl replace` of what
- * `get` showed stores the selector as it was.
+ * `get` showed stores the selector as it was, and so does a typed client's read-modify-write in protobuf.
  */
 import { describe, expect, it } from 'vitest';
 import type { SimCluster } from '../../sim/index.ts';
+import { encodeObject } from '../../sim/proto/envelope.ts';
 import { until } from '../faults/fleet.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';
@@ -140,5 +141,37 @@ describe.each(RUNTIMES)('a workload by fleet name selects its own member’s pod
     expect((f.member('member2').get(DEPLOY, 'default', app) as any).spec.selector).toEqual({
       matchLabels: { app },
     });
+  });
+
+  it('a typed client reads a Deployment and a Service at the root and writes them back in protobuf: stored without the term', async () => {
+    const SERVICES = { group: '', version: 'v1', resource: 'services' };
+    for (const [path, gvr, change] of [
+      [`/apis/apps/v1/namespaces/default/deployments/${app}.clusterspace.member3`, DEPLOY, { replicas: 2 }],
+      [
+        `/api/v1/namespaces/default/services/${app}.clusterspace.member3`,
+        SERVICES,
+        { sessionAffinity: 'ClientIP' },
+      ],
+    ] as const) {
+      const got = await fetch(`${f.url}${path}`, {
+        headers: { accept: 'application/vnd.kubernetes.protobuf,application/json' },
+      });
+      expect(got.status).toBe(200);
+      const obj = (await got.json()) as Record<string, any>;
+      const sel = obj.spec.selector.matchLabels ?? obj.spec.selector;
+      expect(sel[K], path).toBe('member3');
+      const put = await fetch(`${f.url}${path}`, {
+        method: 'PUT',
+        headers: {
+          'content-type': 'application/vnd.kubernetes.protobuf',
+          accept: 'application/json',
+        },
+        body: encodeObject({ ...obj, spec: { ...obj.spec, ...change } }),
+      });
+      expect(put.status, await put.clone().text()).toBe(200);
+      const stored = f.member('member3').get(gvr, 'default', app) as Record<string, any>;
+      expect(stored.spec).toMatchObject(change);
+      expect(stored.spec.selector, path).toEqual(gvr === DEPLOY ? { matchLabels: { app } } : { app });
+    }
   });
 });
