@@ -2,9 +2,9 @@
  * Pod selectors at the root: a workload shown by its fleet name selects only its own cluster's pods.
  *
  * kubectl's `exec|logs|attach|port-forward deploy/x.clusterspace.member2` (and `svc/`, `rs/`, `sts/`,
- * `ds/`, `job/`, `rc/`) GETs the workload, turns its `spec.selector` into a label selector string and lists
- * pods with it in the object's namespace (cli-runtime's SelectorsForObject, kubectl's GetFirstPod). At the
- * root that list spans every member, so the first pod could be another member's. Every pod the fleet shows
+ * `ds/`, `job/`, `rc/`) GETs the workload, turns its `spec.selector` into a label selector string and
+ * lists pods with it in the object's namespace (kubectl's polymorphichelpers: SelectorsForObject,
+ * GetFirstPod). At the root that list spans every member, so the first pod could be another member's. Every pod the fleet shows
  * carries the label `fleet.karmada.io/cluster=<cluster>`, and a list whose selector has that term goes to
  * that cluster only (kube/selectors.ts splitClusterSelector). So, where the view shows the object by its
  * fleet name (not in a scope that names its cluster, docs/names.md), its pod selector gains that term:
@@ -13,6 +13,8 @@
  * without a selector selects no pods and must stay so). Writes remove the term again (`stripPodSelector`,
  * called with the markers' removal; protobuf bodies by PROTOBUF_POD_SELECTORS), so no member ever stores
  * it and apply's three-way diff never sees it.
+ *
+ * Also `spec.selector.matchLabels` of list items from their bytes: itembytes.ts.
  *
  * Pure and in place.
  */
