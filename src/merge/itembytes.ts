@@ -12,7 +12,13 @@ import { Edits } from './itembytes-edits.ts';
 import { type ItemFacts, REFS_NOMINATED, REFS_SPEC, REFS_TOP } from './jsonsplit-facts.ts';
 import { LAST_APPLIED } from './lastapplied.ts';
 import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from './names.ts';
-import { CLUSTER_ANNOTATION, type FleetView, fleetName, keepsPlainNames } from './objects.ts';
+import {
+  CLUSTER_ANNOTATION,
+  type FleetView,
+  fleetName,
+  keepsPlainNames,
+  scopesPodSelectors,
+} from './objects.ts';
 import { LABEL_SELECTOR_KINDS } from './podselector.ts';
 import { REFERENCE_KINDS } from './references.ts';
 import { isMemberDecimalBytes, type Splicer } from './rvcodec.ts';
@@ -264,7 +270,7 @@ export function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView)
     workload = kind === KIND_WORKLOAD;
   } else if (!pod && f.refs & (REFS_TOP | REFS_SPEC)) return false;
   // a pod selector shown by fleet name gains the cluster term (podselector.ts scopePodSelector)
-  if (f.selFrom >= 0 && b[f.selFrom] === 0x7b && f.selKeys > 0 && !keepsPlainNames(iv.view, iv.cluster)) {
+  if (f.selFrom >= 0 && b[f.selFrom] === 0x7b && f.selKeys > 0 && scopesPodSelectors(iv.view, iv.cluster)) {
     // here: a workload's matchLabels object without the marker; any other selector is left to parsing
     if (!workload || f.mlFrom < 0 || b[f.mlFrom] !== 0x7b || f.mlMark) return false;
     e.put(f.mlTo - 1, f.mlTo - 1, f.mlKeys ? iv.bytes.markMemberComma : iv.bytes.markMember);

@@ -43,6 +43,14 @@ export function keepsPlainNames(view: FleetView, cluster: string): boolean {
   return cluster === view.scope || (view.federation && cluster === 'karmada');
 }
 
+/**
+ * Whether `view` shows `cluster`'s pod selectors with the cluster term (podselector.ts): where its names
+ * are fleet names, except the control plane's, whose workloads are templates with pods in the members.
+ */
+export function scopesPodSelectors(view: FleetView, cluster: string): boolean {
+  return cluster !== 'karmada' && !keepsPlainNames(view, cluster);
+}
+
 type Obj = Record<string, any>;
 
 function renameRef(view: FleetView, ref: unknown, cluster: string): void {
@@ -76,7 +84,7 @@ export function toFleetObject(
   // nodes, volumes, claims, endpoints' pods, events' objects: see references.ts for the rule
   mapReferences(obj, (name) => fleetName(view, name, cluster));
   // a workload shown by its fleet name selects its own cluster's pods (podselector.ts)
-  if (!keepsPlainNames(view, cluster)) scopePodSelector(obj, cluster);
+  if (scopesPodSelectors(view, cluster)) scopePodSelector(obj, cluster);
   return obj;
 }
 
