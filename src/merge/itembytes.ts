@@ -12,7 +12,14 @@ import { Edits } from './itembytes-edits.ts';
 import { type ItemFacts, REFS_NOMINATED, REFS_SPEC, REFS_TOP } from './jsonsplit-facts.ts';
 import { LAST_APPLIED } from './lastapplied.ts';
 import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from './names.ts';
-import { CLUSTER_ANNOTATION, type FleetView, fleetName, keepsPlainNames } from './objects.ts';
+import {
+  CLUSTER_ANNOTATION,
+  type FleetView,
+  fleetName,
+  keepsPlainNames,
+  scopesPodSelectors,
+} from './objects.ts';
+import { LABEL_SELECTOR_KINDS } from './podselector.ts';
 import { REFERENCE_KINDS } from './references.ts';
 import { isMemberDecimalBytes, type Splicer } from './rvcodec.ts';
 
@@ -212,11 +219,16 @@ function marker(
 const KIND_OTHER = 0;
 const KIND_POD = 1;
 const KIND_REFERS = 2;
+/** a kind whose spec.selector is a LabelSelector (podselector.ts) */
+const KIND_WORKLOAD = 3;
 /** the last kind met (its JSON text) and its class: a list's items are mostly of one kind */
 let lastKind = new Uint8Array(0);
 let lastKindClass = KIND_OTHER;
 
-/** what the kind whose JSON string is `b[from..to)` is to references.ts: a pod, another referring kind, or neither */
+/**
+ * what the kind whose JSON string is `b[from..to)` is to references.ts and podselector.ts: a pod, another
+ * referring kind, a workload with a LabelSelector, or none of these
+ */
 function kindClass(b: Uint8Array, from: number, to: number): number {
   const len = to - from;
   if (len === lastKind.length) {
@@ -226,7 +238,14 @@ function kindClass(b: Uint8Array, from: number, to: number): number {
   }
   const kind = stringAt(b, from, to);
   lastKind = b.slice(from, to);
-  lastKindClass = kind === 'Pod' ? KIND_POD : REFERENCE_KINDS.has(kind) ? KIND_REFERS : KIND_OTHER;
+  lastKindClass =
+    kind === 'Pod'
+      ? KIND_POD
+      : REFERENCE_KINDS.has(kind)
+        ? KIND_REFERS
+        : LABEL_SELECTOR_KINDS.has(kind)
+          ? KIND_WORKLOAD
+          : KIND_OTHER;
   return lastKindClass;
 }
 
@@ -243,11 +262,19 @@ export function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView)
   // references (references.ts mapReferences): an object with a kind goes by its kind; a kind-less one is
   // a pod when its spec has containers, else it may be any other kind that refers (left to parsing)
   let pod = f.podSpec;
+  let workload = f.podTemplate;
   if (f.kindFrom >= 0 && b[f.kindFrom] === 0x22 && f.kindTo - f.kindFrom > 2) {
     const kind = kindClass(b, f.kindFrom, f.kindTo);
     if (kind === KIND_REFERS) return false;
     pod = kind === KIND_POD;
+    workload = kind === KIND_WORKLOAD;
   } else if (!pod && f.refs & (REFS_TOP | REFS_SPEC)) return false;
+  // a pod selector shown by fleet name gains the cluster term (podselector.ts scopePodSelector)
+  if (f.selFrom >= 0 && b[f.selFrom] === 0x7b && f.selKeys > 0 && scopesPodSelectors(iv.view, iv.cluster)) {
+    // here: a workload's matchLabels object without the marker; any other selector is left to parsing
+    if (!workload || f.mlFrom < 0 || b[f.mlFrom] !== 0x7b || f.mlMark) return false;
+    e.put(f.mlTo - 1, f.mlTo - 1, f.mlKeys ? iv.bytes.markMemberComma : iv.bytes.markMember);
+  }
   if (pod) {
     if (f.refs & REFS_NOMINATED) return false;
     rename(e, b, f.nodeNameFrom, f.nodeNameTo, iv);

@@ -5,9 +5,10 @@
  *
  * Facts are noted only where the rewriting looks: an item's top-level keys, its metadata's keys, the keys
  * of labels, annotations and ownerReferences' elements, of spec and status (for the references a pod
- * carries, references.ts); a row's `cells` and `object`. Anything there the byte-level rewriting cannot
- * be sure of — a key written with escapes, a key it reads given twice, a member that makes the object
- * refer to others — sets `odd`, and the item goes down the parsing path.
+ * carries, references.ts), of spec.selector and its matchLabels (podselector.ts); a row's `cells` and
+ * `object`. Anything there the byte-level rewriting cannot be sure of — a key written with escapes, a key
+ * it reads given twice, a member that makes the object refer to others — sets `odd`, and the item goes
+ * down the parsing path.
  */
 import { REFERRING_MEMBERS, REFERRING_SPEC_MEMBERS } from './references.ts';
 
@@ -49,6 +50,16 @@ export class ItemFacts {
   specFrom = -1;
   /** spec.containers is an array: a pod, for references.ts */
   podSpec = false;
+  /** spec.template is an object (a workload's pod template, podselector.ts) */
+  podTemplate = false;
+  /** spec.selector's value, its members seen; its matchLabels' value, members, and whether it holds the marker */
+  selFrom = -1;
+  selTo = -1;
+  selKeys = 0;
+  mlFrom = -1;
+  mlTo = -1;
+  mlKeys = 0;
+  mlMark = false;
   nodeNameFrom = -1;
   nodeNameTo = -1;
   /** a Table row: its cells' value ranges (two numbers each), `cells`' and `object`'s ranges */
@@ -85,6 +96,8 @@ export const OWNERS = 7; // the ownerReferences array
 export const OWNER = 8;
 export const ROW = 9;
 export const CELLS = 10; // a row's cells array
+const SELECTOR = 11; // spec.selector (a workload's or Service's pod selector, podselector.ts)
+const MATCH_LABELS = 12; // spec.selector.matchLabels
 
 // slots: noted values the scanner does not look into (negative: never a context)
 export const SLOT_KIND = -10;
@@ -96,6 +109,7 @@ export const SLOT_MARK = -15;
 export const SLOT_OWNER_NAME = -16;
 export const SLOT_NAMESPACE = -17;
 export const SLOT_UID = -18;
+export const SLOT_TEMPLATE = -19;
 
 const enc = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 const K_METADATA = enc('metadata');
@@ -113,6 +127,9 @@ const K_CONTAINERS = enc('containers');
 const K_NODENAME = enc('nodeName');
 const K_NOMINATED = enc('nominatedNodeName');
 const K_MARKER = enc('fleet.karmada.io/cluster');
+const K_SELECTOR = enc('selector');
+const K_TEMPLATE = enc('template');
+const K_MATCH_LABELS = enc('matchLabels');
 const K_CELLS = enc('cells');
 const K_OBJECT = enc('object');
 /** top-level members that make an object refer to others (references.ts's rule; a Binding's target too) */
@@ -154,6 +171,10 @@ know(META, K_OWNERS, OWNERS, 256);
 know(SPEC, K_CONTAINERS, SLOT_CONTAINERS, 512);
 know(SPEC, K_NODENAME, SLOT_NODENAME, 1024);
 for (const k of REFERRING_SPEC) know(SPEC, k, NONE, 0, REFS_SPEC);
+know(SPEC, K_SELECTOR, SELECTOR, 32768);
+know(SPEC, K_TEMPLATE, SLOT_TEMPLATE, 65536);
+know(SELECTOR, K_MATCH_LABELS, MATCH_LABELS, 131072);
+know(MATCH_LABELS, K_MARKER, SLOT_MARK, 262144);
 know(STATUS, K_NOMINATED, NONE, 0, REFS_NOMINATED);
 know(LABELS, K_MARKER, SLOT_MARK, 2048);
 know(ANNOTATIONS, K_MARKER, SLOT_MARK, 4096);
@@ -182,6 +203,8 @@ export function keySlot(
   if (ctx === META) f.mdKeys++;
   else if (ctx === LABELS) f.labelsKeys++;
   else if (ctx === ANNOTATIONS) f.annKeys++;
+  else if (ctx === SELECTOR) f.selKeys++;
+  else if (ctx === MATCH_LABELS) f.mlKeys++;
   const byLen = KNOWN[ctx];
   if (byLen === undefined || len >= byLen.length) return NONE;
   const known = byLen[len];
@@ -261,12 +284,24 @@ export function noteValue(
     case SLOT_CONTAINERS:
       f.podSpec = b[start + from] === 0x5b;
       return;
+    case SLOT_TEMPLATE:
+      f.podTemplate = b[start + from] === 0x7b;
+      return;
+    case SELECTOR:
+      f.selFrom = from;
+      f.selTo = to;
+      return;
+    case MATCH_LABELS:
+      f.mlFrom = from;
+      f.mlTo = to;
+      return;
     case SLOT_NODENAME:
       f.nodeNameFrom = from;
       f.nodeNameTo = to;
       return;
     case SLOT_MARK:
-      if (ctx === LABELS) {
+      if (ctx === MATCH_LABELS) f.mlMark = true;
+      else if (ctx === LABELS) {
         f.labelsMarkFrom = from;
         f.labelsMarkTo = to;
       } else {

@@ -5,10 +5,12 @@
  * control plane keep their plain name when federation is on), the annotation and the label
  * `fleet.karmada.io/cluster` carry the cluster, names that refer to objects of the same cluster
  * (ownerReferences, and the references of references.ts: nodes, volumes, events' objects…) get the same
- * treatment, and
+ * treatment, a workload's pod selector gains the cluster term where the name is a fleet name
+ * (podselector.ts), and
  * `metadata.resourceVersion` becomes a composite (see rv.ts) so a client can hand it back.
  *
- * In (client → cluster, for writes): markers are stripped and names decoded (see stripMarkers).
+ * In (client → cluster, for writes): markers (and that selector term) are stripped and names decoded
+ * (see stripMarkers).
  * Pure and in place: the caller owns the parsed object. Lists rewrite their items from the bytes instead
  * (itembytes.ts), with this as the reference their property tests compare against.
  */
@@ -16,6 +18,7 @@
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { showRecordIn } from './lastapplied.ts';
 import { encodeName } from './names.ts';
+import { scopePodSelector, stripPodSelector } from './podselector.ts';
 import { mapReferences } from './references.ts';
 
 export const CLUSTER_ANNOTATION = CLUSTER_LABEL;
@@ -38,6 +41,14 @@ export function fleetName(view: FleetView, name: string, cluster: string): strin
 /** Whether `view` shows the names of `cluster` as they are (no suffix). */
 export function keepsPlainNames(view: FleetView, cluster: string): boolean {
   return cluster === view.scope || (view.federation && cluster === 'karmada');
+}
+
+/**
+ * Whether `view` shows `cluster`'s pod selectors with the cluster term (podselector.ts): where its names
+ * are fleet names, except the control plane's, whose workloads are templates with pods in the members.
+ */
+export function scopesPodSelectors(view: FleetView, cluster: string): boolean {
+  return cluster !== 'karmada' && !keepsPlainNames(view, cluster);
 }
 
 type Obj = Record<string, any>;
@@ -72,14 +83,18 @@ export function toFleetObject(
     md.resourceVersion = resourceVersion(md.resourceVersion);
   // nodes, volumes, claims, endpoints' pods, events' objects: see references.ts for the rule
   mapReferences(obj, (name) => fleetName(view, name, cluster));
+  // a workload shown by its fleet name selects its own cluster's pods (podselector.ts)
+  if (scopesPodSelectors(view, cluster)) scopePodSelector(obj, cluster);
   return obj;
 }
 
 /**
  * Removes the fleet's markers from an object a client writes back, so no cluster ever stores them.
  * Empty maps left behind are removed too (a client that never had labels does not gain `labels: {}`).
+ * The cluster term the view adds to a pod selector goes too (podselector.ts).
  */
 export function stripMarkers(obj: Obj): Obj {
+  stripPodSelector(obj);
   const md = obj?.metadata;
   if (!md || typeof md !== 'object') return obj;
   for (const key of ['annotations', 'labels'] as const) {

@@ -1,7 +1,8 @@
 /**
- * Rewriting the ObjectMeta of a Kubernetes protobuf body (fleet names, resourceVersions, labels), and the
- * references of the kinds references.ts lists by field number, without decoding the object's schema: every other byte is copied as it came. The framing and the wire format
- * are Kubernetes vocabulary and live in src/kube/protobuf.ts.
+ * Rewriting the ObjectMeta of a Kubernetes protobuf body (fleet names, resourceVersions, labels), the
+ * references of the kinds references.ts lists by field number, and the pod selectors of podselector.ts,
+ * without decoding the object's schema: every other byte is copied as it came. The framing and the wire
+ * format are Kubernetes vocabulary and live in src/kube/protobuf.ts.
  */
 
 import {
@@ -26,6 +27,7 @@ import {
   WIRE_LEN,
 } from '../kube/protobuf.ts';
 import { concatBytes } from '../util/bytes.ts';
+import { PROTOBUF_POD_SELECTORS } from './podselector.ts';
 import { PROTOBUF_REFERENCES, type ProtobufRef } from './references.ts';
 
 const dec = new TextDecoder();
@@ -42,7 +44,12 @@ export interface MetaEdit {
   reference?(v: string, field: string): string;
   /** an echo of the object's own name (a container's name), given the name ObjectMeta holds as written */
   echo?(v: string, objectName: string): string;
+  /** an entry of a workload's or Service's pod selector (podselector.ts); undefined drops it */
+  selectorLabel?(key: string, value: string): string | undefined;
 }
+
+/** a reference's or echo's string field at the end of `path`, or (`entry`) the entries of a map field there */
+type RefPath = ProtobufRef & { entry?: (key: string, value: string) => string | undefined };
 
 /**
  * The message `f` (of `buf`) with the string fields at the end of `paths` (field numbers below it)
@@ -51,7 +58,7 @@ export interface MetaEdit {
 function editPaths(
   buf: Uint8Array,
   f: Field,
-  paths: readonly ProtobufRef[],
+  paths: readonly RefPath[],
   depth: number,
   fn: (v: string, at: ProtobufRef) => string,
 ): Uint8Array | undefined {
@@ -61,9 +68,11 @@ function editPaths(
     const here = paths.filter((p) => p.path[depth] === m.num);
     if (here.length === 0) return undefined;
     const leaf = here.find((p) => p.path.length === depth + 1);
-    const out = leaf
-      ? editString(m.num, buf, m, (v) => (v === '' ? v : fn(v, leaf)))
-      : editPaths(buf, m, here, depth + 1, fn);
+    const out = !leaf
+      ? editPaths(buf, m, here, depth + 1, fn)
+      : leaf.entry
+        ? editMapEntry(m.num, buf, m, leaf.entry)
+        : editString(m.num, buf, m, (v) => (v === '' ? v : fn(v, leaf)));
     if (out) changed = true;
     return out;
   });
@@ -130,9 +139,12 @@ export function editProtobufObjectMeta(body: Uint8Array, edit: MetaEdit): Uint8A
   if (!isProtobufBody(body)) throw new ProtobufError('the body does not start with the k8s protobuf magic');
   const { apiVersion, kind } = decodeEnvelope(body);
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  const refs = (PROTOBUF_REFERENCES.get(`${group}/${kind}`) ?? []).filter((r) =>
+  const key = `${group}/${kind}`;
+  const refs: RefPath[] = (PROTOBUF_REFERENCES.get(key) ?? []).filter((r) =>
     r.echo ? edit.echo : edit.reference,
   );
+  const selector = edit.selectorLabel && PROTOBUF_POD_SELECTORS.get(key);
+  if (selector) refs.push({ path: selector, field: 'spec.selector', echo: false, entry: edit.selectorLabel });
   const envelope = rewriteMessage(body, 4, body.length, (f) => {
     if (f.num !== 2 || f.wire !== WIRE_LEN) return undefined;
     // the object's name as written, for echoes (read first: ObjectMeta may in principle follow the spec)

@@ -18,7 +18,9 @@
  *   deleting them is a no-op); JSON patch operations whose `path` or `from` points at a marker are DROPPED
  *   (the marker is where the object lives, not data: adding, replacing, removing or testing it means
  *   nothing to the cluster), and values written at `/metadata`, `/metadata/labels` or
- *   `/metadata/annotations` lose the marker keys;
+ *   `/metadata/annotations` lose the marker keys; the cluster term a pod selector is shown with at the
+ *   root (podselector.ts) is removed the same ways from `spec.selector` (objects, merge patches, JSON
+ *   patch operations and values, protobuf bodies);
  * - resourceVersions: a composite RV (object, patch, JSON patch value, delete preconditions) becomes the
  *   owning cluster's own, so optimistic concurrency keeps working (a stale one gets the cluster's 409);
  *   one that does not decode for this fleet is a 400;
@@ -34,6 +36,7 @@ import { badRequest, type Status } from '../kube/status.ts';
 import { LAST_APPLIED } from './lastapplied.ts';
 import { decodeName, unresolvedMessage } from './names.ts';
 import { stripMarkers } from './objects.ts';
+import { stripPodSelector } from './podselector.ts';
 import { editProtobufObjectMeta } from './protobuf.ts';
 import { mapEchoes, mapReferencesAt, mapWrittenReferences } from './references.ts';
 import { type Membership, ownResourceVersion } from './rv.ts';
@@ -208,6 +211,7 @@ export function mergePatchForCluster(patch: unknown, ctx: WriteContext): Rewritt
     // a patch carries no kind: references are recognised by their fields (a pod's node only with its
     // containers, which a patch rarely repeats; a node is set at create or by a Binding anyway)
     plainReferences(patch, ctx);
+    stripPodSelector(patch);
     if (!isObj(patch.metadata)) return patch;
     const md = patch.metadata;
     // null deletes a field in a merge patch: deleting the name (or a marker) means nothing
@@ -230,6 +234,9 @@ const MARKER_POINTER = CLUSTER_LABEL.replace(/~/g, '~0').replace(/\//g, '~1');
 const MARKER_PATHS = new Set([
   `/metadata/labels/${MARKER_POINTER}`,
   `/metadata/annotations/${MARKER_POINTER}`,
+  // the term a pod selector is shown with at the root (podselector.ts)
+  `/spec/selector/${MARKER_POINTER}`,
+  `/spec/selector/matchLabels/${MARKER_POINTER}`,
 ]);
 
 export interface JsonPatchOp {
@@ -299,6 +306,15 @@ function rewriteValueAt(path: string, value: unknown, ctx: WriteContext): unknow
     case '/metadata/ownerReferences':
       renameOwnerRefs(value, ctx);
       return value;
+    case '/spec/selector':
+      stripPodSelector({ spec: { selector: value } });
+      return value;
+    case '/spec/selector/matchLabels':
+      dropMarkerKeys(value);
+      return value;
+    case '/spec':
+      stripPodSelector({ spec: value });
+      break; // and the references below it
   }
   // a reference, or a value holding references (`/spec/template`, `/spec/volumes/0`…): references.ts
   value = mapReferencesAt(path, value, (name, field) => plainName(name, ctx.cluster, field));
@@ -346,6 +362,7 @@ export function protobufObjectForCluster(body: Uint8Array, ctx: WriteContext): R
         ownerName: (v) => (v === '' ? v : plainName(v, ctx.cluster, 'metadata.ownerReferences.name')),
         reference: (v, field) => plainName(v, ctx.cluster, field),
         echo: (v, objectName) => plainEcho(v, objectName || ctx.url?.fleet, ctx),
+        selectorLabel: (k, v) => (k === CLUSTER_LABEL ? undefined : v),
       });
     } catch (e) {
       if (e instanceof ProtobufError)

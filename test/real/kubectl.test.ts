@@ -189,13 +189,12 @@ describe('kubectl through the direct fleet, against real members', () => {
     ]);
   });
 
-  // KNOWN FLEET BUG, found on the real bed: kubectl resolves `exec|logs|attach|port-forward deploy/<x>` by
-  // listing pods with the Deployment's spec.selector in the plain namespace, which the fleet answers from
-  // every member; kubectl then takes the first pod of any cluster ("Found 3 pods, using pod/…member1" for
-  // a 1-replica Deployment of member3, and the command runs in member1). Objects the fleet hands out keep
-  // their selectors unscoped; scoping them (a fleet.karmada.io/cluster term, stripped again on writes) is
-  // the likely fix. `it.fails` until then: it fails the day the fleet gets it right, to be flipped.
-  it.fails('exec and logs on deploy/<fleet name> reach a pod of that member', async () => {
+  // Found on the real bed: kubectl resolves `exec|logs|attach|port-forward deploy/<x>` by listing pods with
+  // the Deployment's spec.selector in the plain namespace, which the fleet answered from every member;
+  // kubectl took the first pod of any cluster ("Found 3 pods, using pod/…member1" for a 1-replica
+  // Deployment of member3). The fleet now shows a member's workload selector with its cluster's term
+  // (docs/names.md, pod selectors at the root), so the list asks that member only.
+  it('exec and logs on deploy/<fleet name> reach a pod of that member', async () => {
     for (const m of members) {
       const target = `deploy/web.clusterspace.${m.name}`;
       const logs = await fleet.run(['logs', target, '-n', ns], { timeoutMs: 60_000 });
