@@ -175,7 +175,9 @@ describe('byte-level item rewriting', () => {
       }),
       { numRuns: 1500 },
     );
-    expect(spliced).toBeGreaterThan(300);
+    // about a fifth of the runs are plain decimal RVs the splicer takes: 300-352 of 1,500 in ten runs here,
+    // so a bound of 300 failed now and then; 200 still says the splice itself ran hundreds of times
+    expect(spliced).toBeGreaterThan(200);
   });
 
   it('writes items whose edits shrink them (escaped values decoded) as well as those they grow', () => {
