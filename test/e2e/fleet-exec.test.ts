@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServedSimFleet } from '../../deploy/node/demo.ts';
 import { kubectlPath } from '../../scripts/kubectl.mjs';
 import { RUNTIMES } from '../helpers/fleet.ts';
@@ -20,14 +20,15 @@ const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin');
 const SCRIPT =
   'echo hi from $(hostname); echo err $(hostname) >&2; if [ "$(hostname)" = fx-b ]; then exit 3; fi';
 
+const AT: Array<[string, string]> = [
+  ['member1', 'fx-a'],
+  ['member2', 'fx-b'],
+  ['member3', 'fx-c'],
+  ['member3', 'fx-d'],
+];
+
 function seed(s: ServedSimFleet): void {
-  const at: Array<[string, string]> = [
-    ['member1', 'fx-a'],
-    ['member2', 'fx-b'],
-    ['member3', 'fx-c'],
-    ['member3', 'fx-d'],
-  ];
-  for (const [cluster, name] of at)
+  for (const [cluster, name] of AT)
     s.members.get(cluster)!.create(PODS, {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -74,8 +75,19 @@ function kubectlFleet(
 describe.each(RUNTIMES)('kubectl fleet exec on %s', (runtime) => {
   const f = useSimFleet(runtime, { prepare: seed });
   let kubeconfig: string;
-  beforeAll(() => {
+  beforeAll(async () => {
     kubeconfig = f.kubectl().kubeconfig;
+    // a new pod is Pending until the simulated scheduler and kubelet start it (as in kube), and exec
+    // refuses a pod that is not running: on a loaded machine the first exec once came before that
+    await vi.waitFor(
+      () => {
+        for (const [cluster, name] of AT)
+          expect(
+            (f.member(cluster).get(PODS, 'shop', name) as { status?: { phase?: string } })?.status?.phase,
+          ).toBe('Running');
+      },
+      { timeout: 30_000, interval: 50 },
+    );
   });
 
   it('runs in every matching pod, output prefixed by fleet pod name, per-pod exit codes', async () => {
