@@ -112,3 +112,18 @@ export async function forwardedHealthz(
     pf.stop();
   }
 }
+
+/** The name of a Running pod in `ns` as `k` (a member's own kubectl) lists it, once there is one. */
+export function runningPod(k: Kubectl, ns: string, what: string): Promise<string> {
+  return until(what, async () => {
+    const out = await ok(k, [
+      'get',
+      'pods',
+      '-n',
+      ns,
+      '-o',
+      'jsonpath={range .items[?(@.status.phase=="Running")]}{.metadata.name}{"\\n"}{end}',
+    ]);
+    return out.trim().split('\n').filter(Boolean)[0];
+  });
+}

@@ -9,7 +9,16 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { impersonatorMay } from '../../testbed/karmada.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
-import { bed, type ClusterInfo, clusterKubectl, fleetKubectl, forwardedHealthz, ok, until } from './bed.ts';
+import {
+  bed,
+  type ClusterInfo,
+  clusterKubectl,
+  fleetKubectl,
+  forwardedHealthz,
+  ok,
+  runningPod,
+  until,
+} from './bed.ts';
 
 const ns = `karmada-${randomBytes(3).toString('hex')}`;
 const b = bed();
@@ -77,21 +86,7 @@ describe('kubectl at the fleet root, members reached through Karmada’s cluster
       await ok(direct(m), ['create', 'namespace', ns]);
       await ok(direct(m), ['create', 'deployment', 'app', '--image=nginx', '--replicas=1', '-n', ns]);
     }
-    for (const m of members)
-      pods.set(
-        m.name,
-        await until(`a Running pod in ${m.name}`, async () => {
-          const out = await ok(direct(m), [
-            'get',
-            'pods',
-            '-n',
-            ns,
-            '-o',
-            'jsonpath={range .items[?(@.status.phase=="Running")]}{.metadata.name}{"\\n"}{end}',
-          ]);
-          return out.trim().split('\n').filter(Boolean)[0];
-        }),
-      );
+    for (const m of members) pods.set(m.name, await runningPod(direct(m), ns, `a Running pod in ${m.name}`));
   });
 
   afterAll(async () => {

@@ -5,7 +5,16 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bed, type ClusterInfo, clusterKubectl, fleetKubectl, forwardedHealthz, ok, until } from './bed.ts';
+import {
+  bed,
+  type ClusterInfo,
+  clusterKubectl,
+  fleetKubectl,
+  forwardedHealthz,
+  ok,
+  runningPod,
+  until,
+} from './bed.ts';
 
 const ns = `real-${randomBytes(3).toString('hex')}`;
 
@@ -22,20 +31,7 @@ describe('kubectl through the direct fleet, against real members', () => {
       await ok(direct(m), ['create', 'namespace', ns]);
       await ok(direct(m), ['create', 'deployment', 'web', '--image=nginx', '--replicas=1', '-n', ns]);
     }
-    for (const m of members) {
-      const name = await until(`a Running pod in ${m.name}`, async () => {
-        const out = await ok(direct(m), [
-          'get',
-          'pods',
-          '-n',
-          ns,
-          '-o',
-          'jsonpath={range .items[?(@.status.phase=="Running")]}{.metadata.name}{"\\n"}{end}',
-        ]);
-        return out.trim().split('\n').filter(Boolean)[0];
-      });
-      pods.set(m.name, name);
-    }
+    for (const m of members) pods.set(m.name, await runningPod(direct(m), ns, `a Running pod in ${m.name}`));
   });
 
   afterAll(async () => {
