@@ -5,12 +5,12 @@
  * the upstream exec WebSocket. In workerd (whose fetch opens upstream WebSockets); on Node the endpoint
  * has no exec transport yet and must refuse with a Status, never a 500 or a hang.
  */
-import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServedSimFleet } from '../../deploy/node/demo.ts';
 import { kubectlPath } from '../../scripts/kubectl.mjs';
+import { type ChildResult, runChild } from '../helpers/child.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';
 
@@ -39,35 +39,16 @@ function seed(s: ServedSimFleet): void {
 }
 
 /** kubectl itself, run with the plugin's folder on PATH (global flags would hide the plugin: env only). */
-function kubectlFleet(
-  kubeconfig: string,
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const kubectl = kubectlPath();
-    const p = spawn(kubectl, ['fleet', ...args], {
-      env: {
-        ...process.env,
-        KUBECONFIG: kubeconfig,
-        KUBECTL: kubectl,
-        PATH: `${BIN}:${dirname(kubectl)}:${process.env.PATH}`,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    p.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
-    p.on('error', reject);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+function kubectlFleet(kubeconfig: string, args: string[]): Promise<ChildResult> {
+  const kubectl = kubectlPath();
+  return runChild(kubectl, ['fleet', ...args], {
+    env: {
+      ...process.env,
+      KUBECONFIG: kubeconfig,
+      KUBECTL: kubectl,
+      PATH: `${BIN}:${dirname(kubectl)}:${process.env.PATH}`,
+    },
+    timeoutMs: 60_000,
   });
 }
 

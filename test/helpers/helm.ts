@@ -1,20 +1,15 @@
 /**
  * The real Helm 4 binary (from the kubectl layer's npm package, scripts/kubectl.mjs) for end-to-end tests:
  * each runner keeps Helm's cache, config and data homes in a temporary folder of its own, so suites never
- * share repositories or plugins, and every run resolves when Helm exits (never rejects; killed at its
- * timeout).
+ * share repositories or plugins, and every run resolves when Helm exits (killed at its timeout).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureHelm } from '../../scripts/kubectl.mjs';
+import { type ChildResult, runChild } from './child.ts';
 
-export interface HelmResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type HelmResult = ChildResult;
 
 export interface Helm {
   run(kubeconfig: string, args: string[], timeoutMs?: number): Promise<HelmResult>;
@@ -27,29 +22,15 @@ export function helmRunner(prefix: string): Helm {
   const home = mkdtempSync(join(tmpdir(), prefix));
   return {
     run(kubeconfig, args, timeoutMs = 120_000) {
-      return new Promise((done) => {
-        const p = spawn(bin, ['--kubeconfig', kubeconfig, ...args], {
-          env: {
-            ...process.env,
-            HELM_CACHE_HOME: join(home, 'cache'),
-            HELM_CONFIG_HOME: join(home, 'config'),
-            HELM_DATA_HOME: join(home, 'data'),
-            KUBECONFIG: kubeconfig,
-          },
-        });
-        let stdout = '';
-        let stderr = '';
-        p.stdout.on('data', (d) => {
-          stdout += d;
-        });
-        p.stderr.on('data', (d) => {
-          stderr += d;
-        });
-        const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
-        p.on('close', (code) => {
-          clearTimeout(timer);
-          done({ code, stdout, stderr });
-        });
+      return runChild(bin, ['--kubeconfig', kubeconfig, ...args], {
+        env: {
+          ...process.env,
+          HELM_CACHE_HOME: join(home, 'cache'),
+          HELM_CONFIG_HOME: join(home, 'config'),
+          HELM_DATA_HOME: join(home, 'data'),
+          KUBECONFIG: kubeconfig,
+        },
+        timeoutMs,
       });
     },
     close() {

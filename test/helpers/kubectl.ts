@@ -7,12 +7,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kubectlPath } from '../../scripts/kubectl.mjs';
+import { type ChildResult, runChild } from './child.ts';
 
-export interface KubectlResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type KubectlResult = ChildResult;
 
 /** Credentials for the kubeconfig: a CA to trust (https servers), a bearer token, a client certificate. */
 export interface KubectlAuth {
@@ -66,26 +63,10 @@ current-context: fleet
     args: string[],
     opts: { stdin?: string; timeoutMs?: number; env?: Record<string, string> } = {},
   ): Promise<KubectlResult> {
-    return new Promise((resolve, reject) => {
-      const p = spawn(kubectlPath(), this.args(args), {
-        env: { ...process.env, KUBECONFIG: this.kubeconfig, ...opts.env },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      p.stdout.on('data', (d) => {
-        stdout += d;
-      });
-      p.stderr.on('data', (d) => {
-        stderr += d;
-      });
-      const t = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 45_000);
-      p.on('error', reject);
-      p.on('close', (code) => {
-        clearTimeout(t);
-        resolve({ code, stdout, stderr });
-      });
-      p.stdin.end(opts.stdin ?? '');
+    return runChild(kubectlPath(), this.args(args), {
+      env: { ...process.env, KUBECONFIG: this.kubeconfig, ...opts.env },
+      stdin: opts.stdin,
+      timeoutMs: opts.timeoutMs ?? 45_000,
     });
   }
 
