@@ -33,7 +33,9 @@ function seed(s: ServedSimFleet): void {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name, namespace: 'shop', labels: { fleetexec: 'web' } },
-      spec: { containers: [{ name: 'app', image: 'busybox' }] },
+      // bound and running, as a kubelet leaves them: the simulated scheduler would otherwise bind a pod
+      // created without a node and make it Pending again until its kubelet starts it
+      spec: { nodeName: `${cluster}-worker`, containers: [{ name: 'app', image: 'busybox' }] },
       status: { phase: 'Running' },
     } as never);
 }
@@ -58,8 +60,7 @@ describe.each(RUNTIMES)('kubectl fleet exec on %s', (runtime) => {
   let kubeconfig: string;
   beforeAll(async () => {
     kubeconfig = f.kubectl().kubeconfig;
-    // a new pod is Pending until the simulated scheduler and kubelet start it (as in kube), and exec
-    // refuses a pod that is not running: on a loaded machine the first exec once came before that
+    // exec refuses a pod that is not running: every seeded pod must be Running on its node first
     await vi.waitFor(
       () => {
         for (const [cluster, name] of AT)
