@@ -5,7 +5,8 @@
  *   npm start -- --config fleet.yaml   a real fleet (YAML or JSON; see README "Configuration")
  *
  * Options: --config FILE (or FLEET_CONFIG), --workers N|auto (or FLEET_WORKERS; default one process per
- * usable CPU with a config, one for the demo), --drain-seconds S (or FLEET_DRAIN_SECONDS; default 10).
+ * usable CPU with a config, one for the demo), --drain-seconds S (or FLEET_DRAIN_SECONDS; default 10),
+ * --federation on|off (the demo only; a configuration says `federation:` itself).
  * Environment: PORT (default 8080), HOST (default 127.0.0.1), FLEET_MEMORY_TUNING=on|off (./memory.ts).
  * An invalid configuration or option stops startup with the offending field named and exit code 2.
  */
@@ -22,7 +23,7 @@ import { parseYaml } from '../../src/util/yaml.ts';
 import { startPrimary } from './cluster.ts';
 import { startSimFleet } from './demo.ts';
 import { applyEngineSettings, describeMemorySettings, memoryTuningOn } from './memory.ts';
-import { argValue, drainMs, workerCount } from './options.ts';
+import { argValue, demoFederation, drainMs, workerCount } from './options.ts';
 import { startNodeFleet } from './server.ts';
 import { runWorker } from './worker.ts';
 
@@ -75,10 +76,12 @@ async function main() {
   let raw: FleetConfigInput;
   let demo: Awaited<ReturnType<typeof startSimFleet>> | undefined;
   if (path) {
+    if (argValue(argv, 'federation') !== undefined)
+      throw new ConfigError('--federation: for the demo only; a configuration sets `federation:` itself');
     raw = loadConfigDocument(path);
   } else {
     demo = await startSimFleet();
-    raw = demo.karmadaConfig();
+    raw = { ...demo.karmadaConfig(), ...demoFederation(argv) };
   }
   const source = path ?? 'embedded default';
   const config = parseConfig(raw, source);

@@ -60,3 +60,14 @@ export function drainMs(argv: string[]): number {
     );
   return Math.round(Number(v) * 1000);
 }
+
+/**
+ * `--federation on|off` for the demo: whether the simulated control plane is part of the fleet view
+ * (the configuration's `federation`); nothing when not given, so the demo's own default stands.
+ */
+export function demoFederation(argv: string[]): { federation?: boolean } {
+  const v = argValue(argv, 'federation');
+  if (v === undefined) return {};
+  if (v === 'on' || v === 'off') return { federation: v === 'on' };
+  throw new ConfigError(`--federation: "${v}" is neither "on" nor "off"`);
+}

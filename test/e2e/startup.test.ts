@@ -45,10 +45,9 @@ describe('npm start', () => {
     expect(m.output()).toContain(`${file}: members.clusters[0].name: "all" and "karmada" are reserved`);
   });
 
-  it('serves the embedded demo fleet to kubectl through /clusterspaces/<member>, and drains on SIGTERM', async () => {
-    const m = startMain([]);
-    procs.push(m.p);
-    const url = await new Promise<string>((resolve, reject) => {
+  /** the URL the fleet printed it listens on */
+  function listening(m: ReturnType<typeof startMain>): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`no listening line:\n${m.output()}`)), 30_000);
       const check = setInterval(() => {
         const found = /listening on (http:\/\/\S+)/.exec(m.output());
@@ -59,6 +58,12 @@ describe('npm start', () => {
         }
       }, 50);
     });
+  }
+
+  it('serves the embedded demo fleet to kubectl through /clusterspaces/<member>, and drains on SIGTERM', async () => {
+    const m = startMain([]);
+    procs.push(m.p);
+    const url = await listening(m);
     expect(m.output()).toContain(`kubectl --server ${url}/clusterspaces/member1 get pods -A`);
     const k = new Kubectl(`${url}/clusterspaces/member1`);
     const r = await k.run(['get', 'pods', '-A']);
@@ -68,5 +73,44 @@ describe('npm start', () => {
     expect(r.stdout).toContain('Running');
     m.p.kill('SIGTERM');
     expect(await m.exited).toBe(0);
+  });
+
+  it('--federation off serves the demo without the control plane in the fleet view; a config file refuses it', async () => {
+    const m = startMain(['--federation', 'off']);
+    procs.push(m.p);
+    const url = await listening(m);
+    const r = await new Kubectl(url).run(['get', 'deploy', '-n', 'shop', '-o', 'name']);
+    expect(r.code).toBe(0);
+    // the control plane's templates (web, api) leave the root; the members' copies stay, by fleet name
+    expect(r.stdout.trim().split('\n')).toEqual(
+      expect.arrayContaining([
+        'deployment.apps/web.clusterspace.member1',
+        'deployment.apps/api.clusterspace.member3',
+      ]),
+    );
+    expect(r.stdout).not.toMatch(/^deployment\.apps\/(web|api)$/m);
+    const cp = await new Kubectl(`${url}/clusterspaces/karmada`).run([
+      'get',
+      'deploy',
+      'web',
+      '-n',
+      'shop',
+      '-o',
+      'name',
+    ]);
+    expect(cp.stdout.trim()).toBe('deployment.apps/web');
+    m.p.kill('SIGTERM');
+    expect(await m.exited).toBe(0);
+
+    const bad = startMain(['--federation', 'maybe']);
+    procs.push(bad.p);
+    expect(await bad.exited).toBe(2);
+    expect(bad.output()).toContain('--federation: "maybe" is neither "on" nor "off"');
+    const dir = mkdtempSync(join(tmpdir(), 'fleet-cfg-'));
+    writeFileSync(join(dir, 'f.yaml'), 'controlPlane: {server: https://k.example}\n');
+    const withConfig = startMain(['--config', join(dir, 'f.yaml'), '--federation', 'off']);
+    procs.push(withConfig.p);
+    expect(await withConfig.exited).toBe(2);
+    expect(withConfig.output()).toContain('--federation: for the demo only');
   });
 });
