@@ -1,7 +1,9 @@
 /**
- * Every console example in the README, run as written against the embedded demo (`npm start`'s fleet:
- * the simulated control plane and members) with the kubectl and Helm the tests use, its output compared
- * with what the README shows. A README that drifts from the product fails here.
+ * Every console example in the README and in the pages it links for the details, run as written against
+ * the embedded demo (`npm start`'s fleet: the simulated control plane and members) with the kubectl and
+ * Helm the tests use, its output compared with what the page shows. A page that drifts from the product
+ * fails here. The README runs first (its examples write the kubeconfig contexts the others use), then each
+ * page in the order below, all on one fleet.
  * `README_UPDATE=1 npx vitest run test/readme` rewrites the outputs from the demo (review the diff).
  */
 import { execFile } from 'node:child_process';
@@ -15,12 +17,13 @@ import { ensureHelm, ensureKubectl } from '../../scripts/kubectl.mjs';
 import { parseConfig } from '../../src/config/schema.ts';
 import { consoleBlocks, normalise, withOutputs } from './examples.ts';
 
-const README = resolve('README.md');
+/** the pages whose console examples run, in order */
+const PAGES = ['README.md', 'docs/fleet-view.md', 'docs/configuration.md'];
 const SHOWN = 'http://127.0.0.1:8080';
-const text = readFileSync(README, 'utf8');
-const blocks = consoleBlocks(text);
-const runnable = blocks.filter((b) => b.run);
-const printed = new Map<number, string>();
+const pages = PAGES.map((page) => {
+  const text = readFileSync(resolve(page), 'utf8');
+  return { page, text, blocks: consoleBlocks(text), printed: new Map<number, string>() };
+});
 
 let sims: ServedSimFleet;
 let fleet: { url: string; stop(ms?: number): Promise<void> };
@@ -51,19 +54,24 @@ beforeAll(async () => {
 afterAll(async () => {
   await fleet?.stop(500);
   await sims?.close();
-  if (process.env.README_UPDATE) writeFileSync(README, withOutputs(text, printed));
+  if (process.env.README_UPDATE)
+    for (const p of pages) writeFileSync(resolve(p.page), withOutputs(p.text, p.printed));
 });
 
-describe('the README', () => {
-  it('has console examples that run, and says why the others do not', () => {
-    expect(runnable.length).toBeGreaterThan(3);
-    for (const b of blocks) if (!b.run) expect(b.why, `README.md:${b.line}`).toBeTruthy();
+it('the README stays a guide a newcomer reads in ten minutes: under 350 lines, the details in docs/', () => {
+  expect(pages[0]!.text.split('\n').length).toBeLessThan(350);
+});
+
+describe.each(pages)('$page', ({ page, blocks, printed }) => {
+  it('has console examples, and says why any of them does not run', () => {
+    expect(blocks.filter((b) => b.run).length).toBeGreaterThan(0);
+    for (const b of blocks) if (!b.run) expect(b.why, `${page}:${b.line}`).toBeTruthy();
   });
 
   // in order, on one fleet: later examples may see what earlier ones wrote, as a reader's would
-  for (const b of runnable)
+  for (const b of blocks.filter((x) => x.run))
     for (const ex of b.examples)
-      it(`README.md:${ex.line}: $ ${ex.command}`, async () => {
+      it(`${page}:${ex.line}: $ ${ex.command}`, async () => {
         const out = normalise(
           (await sh(ex.command.replaceAll(SHOWN, fleet.url))).replaceAll(fleet.url, SHOWN),
         );

@@ -1,0 +1,3 @@
+{{- define "hello.fullname" -}}
+{{- default .Release.Name .Values.fullnameOverride -}}
+{{- end -}}
