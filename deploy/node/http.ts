@@ -21,11 +21,11 @@ import { failure } from '../../src/kube/status.ts';
 import { nodeBodyOf } from '../../src/platform/node.ts';
 import { attachDirect } from '../../src/platform/node-streams.ts';
 import { isWatchUrl } from '../../src/platform/node-watch.ts';
-import { hostRefusal } from '../../src/request/headers.ts';
 import { PairHeaders } from '../../src/upstreams/pair-headers.ts';
 import { recyclePiece } from '../../src/util/bytes.ts';
 import { drainedOrClosed, plainRequest, writeAnswer, writeFailure } from './listener.ts';
 import { writeDirect } from './relay.ts';
+import { refuseRequestHead } from './request-head.ts';
 
 /** What @hono/node-server hands the fetch handler besides the Request: the Node request and response. */
 export interface NodeRequestEnv {
@@ -92,13 +92,6 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   else rawStatus(socket, 400, 'BadRequest', `malformed HTTP request (${err.code ?? 'parse error'})`);
 }
 
-/** Every Host line's value (Node's `headers.host` keeps only the first). */
-function hostsOf(raw: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'host') out.push(raw[i + 1]!);
-  return out;
-}
-
 /** A 400 Status for a request refused before any handler runs; the connection is closed after it, as Go does. */
 function badRequest(res: ServerResponse, message: string): void {
   const body = kubeJson(failure(400, 'BadRequest', message));
@@ -108,19 +101,6 @@ function badRequest(res: ServerResponse, message: string): void {
     Connection: 'close',
   });
   res.end(body);
-}
-
-/**
- * The target with every backslash of its path written `%5C`. Go's net/http takes a raw backslash as a
- * byte of the path (kube then finds no such resource, or no object of that name); the WHATWG URL
- * @hono/node-server builds would turn it into `/` (another path), so the adapter refuses it with a
- * bodyless 400. Escaped, the path means what Go reads in it: the segment holds a backslash.
- */
-function backslashesEscaped(target: string): string {
-  const q = target.indexOf('?');
-  const path = q < 0 ? target : target.slice(0, q);
-  if (!path.includes('\\')) return target;
-  return path.replaceAll('\\', '%5C') + (q < 0 ? '' : target.slice(q));
 }
 
 /**
@@ -381,12 +361,11 @@ export async function serveFetch(
       req.socket.destroy();
       return;
     }
-    const refused = hostRefusal(hostsOf(req.rawHeaders), req.httpVersion === '1.1');
+    const refused = refuseRequestHead(req);
     if (refused) {
       badRequest(res, refused);
       return;
     }
-    req.url = backslashesEscaped(req.url ?? '/');
     const plain = plainRequest(req, res);
     if (plain) served(plain, { incoming: req, outgoing: res });
     else void listener(req, res);

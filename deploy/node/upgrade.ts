@@ -19,11 +19,12 @@ import { request as httpRequest, type IncomingMessage, type Server, STATUS_CODES
 import { request as httpsRequest } from 'node:https';
 import { isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { internalError, statusResponse } from '../../src/kube/status.ts';
+import { failure, internalError, statusResponse } from '../../src/kube/status.ts';
 import { UPGRADE_RELAY, type UpgradeRelay } from '../../src/platform/types.ts';
 import { RAW_TARGET } from '../../src/request/target.ts';
 import type { ResolvedEndpoint } from '../../src/upstreams/endpoint.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from '../../src/upstreams/transport.ts';
+import { refuseRequestHead } from './request-head.ts';
 
 /** An upgrade request as a Web Request (no body: upgrade requests carry none). */
 export function requestFromIncoming(req: IncomingMessage, scheme: 'http' | 'https'): Request {
@@ -207,6 +208,12 @@ export function attachUpgradeRelay(server: Server, fetch: AppFetch): void {
     socket.on('error', () => {});
     let spliced = false;
     const scheme = (socket as Duplex & { encrypted?: boolean }).encrypted ? 'https' : 'http';
+    // the same head checks as every other request (Go refuses a bad Host before any upgrade)
+    const refused = refuseRequestHead(req);
+    if (refused) {
+      void writeRawResponse(socket, statusResponse(failure(400, 'BadRequest', refused)));
+      return;
+    }
     const relay = socketRelay(socket, head, () => {
       spliced = true;
     });

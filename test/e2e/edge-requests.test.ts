@@ -148,4 +148,43 @@ describe.each(RUNTIMES)('edge requests on %s', (runtime) => {
     expect(s.reason).toBe('NotFound');
     expect(s.message).toContain('a\\b');
   });
+
+  // exec, attach and port-forward come to node:http's 'upgrade' event, outside the request handler: the
+  // same head checks must hold there
+  const upgrade = (target: string, lines: string[]) =>
+    `GET ${target} HTTP/1.1\r\n${[
+      ...lines,
+      'Connection: Upgrade',
+      'Upgrade: websocket',
+      'Sec-WebSocket-Version: 13',
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+      'Sec-WebSocket-Protocol: v5.channel.k8s.io',
+    ].join('\r\n')}\r\n\r\n`;
+  const EXEC =
+    '/api/v1/namespaces/shop/pods/web-4rjfz2q6f2-47gdp.clusterspace.member2/exec?command=ls&stdout=true';
+
+  it.runIf(runtime === 'node')('an upgrade request with a bad Host gets the same 400 Status', async () => {
+    for (const [lines, message] of [
+      [[], 'missing required Host header'],
+      [['Host: a', 'Host: b'], 'too many Host headers'],
+    ] as const) {
+      const r = await rawRequest(port(), upgrade(EXEC, [...lines]));
+      expect(r.status, message).toBe(400);
+      expect(JSON.parse(bodyOf(r.text))).toMatchObject({ kind: 'Status', reason: 'BadRequest', message });
+    }
+  });
+
+  it.runIf(runtime === 'node')(
+    'a raw backslash in an upgrade path is a byte of the name, not a slash',
+    async () => {
+      const r = await rawRequest(
+        port(),
+        upgrade('/api/v1/namespaces/shop/pods/a\\b/exec?command=ls&stdout=true', ['Host: fleet']),
+      );
+      expect(r.status).toBe(404);
+      const s = JSON.parse(bodyOf(r.text)) as { reason: string; message: string };
+      expect(s.reason).toBe('NotFound');
+      expect(s.message).toContain('a\\b');
+    },
+  );
 });
