@@ -59,11 +59,12 @@ export class SimProfileHub extends SimCluster {
       const clusterName = `${name}-spoke`;
       cluster.extensions = [{ name: 'client.authentication.k8s.io/exec', extension: { clusterName } }];
       this.ensureNamespace(secretNamespace);
-      this.create(SECRETS, {
-        metadata: { name: clusterName, namespace: secretNamespace },
-        type: 'Opaque',
-        data: { token: btoa(o.token ?? `${name}-token`) },
-      } as KubeObject);
+      if (!this.get(SECRETS, secretNamespace, clusterName))
+        this.create(SECRETS, {
+          metadata: { name: clusterName, namespace: secretNamespace },
+          type: 'Opaque',
+          data: { token: btoa(o.token ?? `${name}-token`) },
+        } as KubeObject);
     }
     const profile = this.create(CLUSTER_PROFILES, {
       metadata: { name, namespace, labels: { 'x-k8s.io/cluster-manager': manager } },
