@@ -255,7 +255,7 @@ describe('Membership (clusterProfiles)', () => {
       name: 'm2',
       server: 'https://m2.example:6443',
       caPem: CA,
-      poolKey: 'm2:https://m2.example:6443',
+      poolKey: expect.stringMatching(/^m2:https:\/\/m2\.example:6443:[0-9a-f]+$/),
       timeoutMs: 5_000,
     });
     expect(members[1]!.endpoint.token?.()).toBe('m2-token');

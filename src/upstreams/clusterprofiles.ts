@@ -176,6 +176,13 @@ export function addressableProfiles(
 
 const utf8 = new TextDecoder();
 
+/** a short digest of a string (32-bit FNV-1a, hex): enough to tell one CA from the next */
+function fnv1a(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16);
+}
+
 /** A member's endpoint: the provider's server and CA, the credential given (a token read from the hub, or the provider's fixed one). */
 export function profileEndpoint(a: ProfileAccess, timeoutMs: number, token?: string): ResolvedEndpoint {
   const server = a.cluster.server!.replace(/\/+$/, '');
@@ -191,8 +198,9 @@ export function profileEndpoint(a: ProfileAccess, timeoutMs: number, token?: str
     token: token !== undefined ? () => token : fixedToken,
     mtlsBinding: a.provider.mtlsBinding,
     timeoutMs,
-    // the CA and credential are the profile's: a pool per member, as for static members
-    poolKey: `${a.name}:${new URL(server).origin}`,
+    // a pool per member, as for static members; keyed by the CA too, so that a CA the manager rotates
+    // gets a connection pool that trusts it
+    poolKey: `${a.name}:${new URL(server).origin}:${fnv1a(caData ?? '')}`,
   };
 }
 
