@@ -189,7 +189,7 @@ describe.each(RUNTIMES)('a fleet over ClusterProfiles on %s', (runtime) => {
     }
   });
 
-  it('a profile leaving the hub takes its member out after the refresh, and back when it returns', async () => {
+  it('a profile leaving the hub takes its member out after the refresh; an open watch takes it in when it returns', async () => {
     const clusters = async () =>
       new Set(
         (
@@ -206,7 +206,19 @@ describe.each(RUNTIMES)('a fleet over ClusterProfiles on %s', (runtime) => {
       );
     hub!.removeProfile('member3');
     await until(async () => !(await clusters()).has('member3'), 'member3 gone');
-    hub!.addProfile('member3', f.member('member3'), f.sims.memberUrls.get('member3')!);
+    const m3 = f.member('member3');
+    const w = cp.spawn(['get', 'configmaps', '-n', 'default', '-w', '-o', 'name']);
+    try {
+      await until(() => f.member('member1').openWatches() > 0, 'the watch open');
+      hub!.addProfile('member3', m3, f.sims.memberUrls.get('member3')!);
+      // the watch follows the membership as in the Karmada mode: member3's objects stream in
+      await until(() => m3.openWatches() > 0, 'the watch reaching member3');
+      m3.create(CMS, { metadata: { name: 'late', namespace: 'default' } });
+      await w.waitFor(/configmap\/late\.clusterspace\.member3/);
+    } finally {
+      w.stop();
+      m3.remove(CMS, 'default', 'late');
+    }
     await until(async () => (await clusters()).has('member3'), 'member3 back');
   });
 });
