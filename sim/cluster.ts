@@ -30,6 +30,8 @@ export interface SimClusterOptions {
   name: string;
   role?: 'member' | 'karmada';
   crds?: boolean;
+  /** serve ClusterProfiles, as a cluster-inventory hub (sim/clusterprofiles.ts) */
+  clusterInventory?: boolean;
   kubernetesVersion?: string;
   seed?: boolean;
   bookmarkIntervalMs?: number;
@@ -104,6 +106,7 @@ export class SimCluster implements SimHost {
         role: this.options.role,
         crds: this.options.crds,
         kubernetesVersion: this.options.kubernetesVersion,
+        ...(opts.clusterInventory ? { clusterInventory: true } : {}),
       });
     // real clusters never start at RV 1; a plausible offset per cluster also keeps clusters' RVs distinct
     let h = 0;

@@ -12,6 +12,7 @@ export {
   type SimClusterOptions,
   type SimFaults,
 } from './cluster.ts';
+export { CLUSTER_PROFILES, type ProfileOptions, SimProfileHub } from './clusterprofiles.ts';
 export { serveDiscovery } from './discovery.ts';
 export { negotiateResource, pageNotFound, parseAccept, StatusError } from './http.ts';
 export { createSimFleet, memberEndpoint, SimKarmada, type SimKarmadaOptions } from './karmada.ts';

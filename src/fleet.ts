@@ -17,6 +17,7 @@ import type { Platform } from './platform/types.ts';
 import type { FleetDeps } from './types.ts';
 import { sharedReadsOver } from './upstreams/cache/shared.ts';
 import { UpstreamClient } from './upstreams/client.ts';
+import type { ClusterProfileSource, ProviderCredential } from './upstreams/clusterprofiles.ts';
 import { type ResolvedEndpoint, resolveEndpoint } from './upstreams/endpoint.ts';
 import { Membership, type MembershipSource } from './upstreams/membership.ts';
 
@@ -57,6 +58,44 @@ function resolved(
   return ep;
 }
 
+/**
+ * Members from a hub's ClusterProfiles: the hub's endpoint (the control plane unless given) and each
+ * access provider's fixed credential resolved once, here, like every other file reference.
+ */
+function clusterProfileSource(
+  config: FleetConfig,
+  members: Extract<FleetConfig['members'], { mode: 'clusterProfiles' }>,
+  controlPlane: ResolvedEndpoint,
+  platform: Platform,
+): ClusterProfileSource {
+  const hub = members.hub
+    ? resolved('hub', members.hub, config, platform, 'config.members.hub')
+    : controlPlane;
+  const providers = members.accessProviders.map((p, i): ProviderCredential => {
+    const { name, secretReader, ...credential } = p;
+    if (secretReader) return { name, secretReader };
+    // the credential alone, resolved as an endpoint's (files read, tokenFile re-read as it rotates)
+    const ep = resolved(
+      name,
+      { server: hub.server, ...credential },
+      config,
+      platform,
+      `config.members.accessProviders[${i}]`,
+    );
+    return { name, certPem: ep.certPem, keyPem: ep.keyPem, token: ep.token, mtlsBinding: ep.mtlsBinding };
+  });
+  return {
+    mode: 'clusterProfiles',
+    refreshMs: members.refreshSeconds * 1000,
+    hub,
+    namespace: members.namespace,
+    clusterManager: members.clusterManager,
+    providers,
+    timeoutMs: config.timeouts.requestSeconds * 1000,
+    check: (ep, where) => platform.checkEndpoint(ep, where),
+  };
+}
+
 export function buildFleet(input: FleetConfig, platform: Platform): FleetDeps {
   // identity: file references become data; what the runtime cannot do is refused (config/security.ts)
   const config = resolveSecurityFiles(input, platform, (m) => new ConfigError(m));
@@ -87,6 +126,8 @@ export function buildFleet(input: FleetConfig, platform: Platform): FleetDeps {
   let source: MembershipSource;
   if (config.members.mode === 'karmada') {
     source = { mode: 'karmada', refreshMs: config.members.refreshSeconds * 1000 };
+  } else if (config.members.mode === 'clusterProfiles') {
+    source = clusterProfileSource(config, config.members, controlPlane, platform);
   } else {
     source = {
       mode: 'static',
@@ -102,9 +143,11 @@ export function buildFleet(input: FleetConfig, platform: Platform): FleetDeps {
   }
   if (config.upstreamIdentity.mode === 'passthrough') {
     // clusters authenticate a client certificate before a bearer token: every caller would act as the fleet
-    const withCert = [controlPlane, ...(source.mode === 'static' ? source.members : [])].find(
-      (e) => e.certPem || e.mtlsBinding,
-    );
+    const withCert = [
+      controlPlane,
+      ...(source.mode === 'static' ? source.members : []),
+      ...(source.mode === 'clusterProfiles' ? [source.hub, ...source.providers] : []),
+    ].find((e) => e.certPem || e.mtlsBinding);
     if (withCert)
       throw new ConfigError(
         `config.upstreamIdentity.mode: passthrough forwards the caller's token, but ${withCert.name} is reached with the fleet's client certificate, which clusters authenticate first (every caller would act as the fleet); drop the certificate for that endpoint or use mode impersonate`,

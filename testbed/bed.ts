@@ -4,7 +4,9 @@
  * - `direct`: members listed statically, each reached with its own endpoint and a fleet credential;
  * - `karmada`: configured as the README tells a real user, membership from Karmada's Clusters, members
  *   reached through Karmada's cluster proxy (karmada-aggregated-apiserver, controller-manager, scheduler
- *   and webhook beside karmada-apiserver, the members joined in Push mode: testbed/karmada.ts).
+ *   and webhook beside karmada-apiserver, the members joined in Push mode: testbed/karmada.ts);
+ * - `clusterProfiles` (option): membership from ClusterProfiles in karmada-apiserver as the hub, members
+ *   reached at their access provider's server with its token (testbed/clusterprofiles.ts).
  * Every fleet serves TLS and authenticates callers by client certificate (the bed's user CA); the fleet's
  * own credential in every cluster is a certificate bound to a ClusterRole with exactly the rights the
  * README's Security section lists, not system:masters, so RBAC answers as it would for a real user.
@@ -14,6 +16,14 @@ import { join } from 'node:path';
 import { startNodeFleet } from '../deploy/node/server.ts';
 import { type FleetConfigInput, parseConfig } from '../src/config/schema.ts';
 import { moduleDir } from './build.ts';
+import {
+  grantInventoryReader,
+  installClusterProfileCrd,
+  PROFILE_NAMESPACE,
+  PROVIDER,
+  publishProfile,
+  SECRET_NAMESPACE,
+} from './clusterprofiles.ts';
 import { grantClusterProxy, joinMember, type Karmada, startKarmada, waitClusterReady } from './karmada.ts';
 import {
   type Apiserver,
@@ -44,7 +54,7 @@ export interface Bed {
   members: Member[];
   karmadaApiserver: Apiserver;
   karmada: Karmada;
-  fleets: { direct: BedFleet; karmada: BedFleet };
+  fleets: { direct: BedFleet; karmada: BedFleet; clusterProfiles?: BedFleet };
   /** the CA of every fleet's serving certificate and of the users' client certificates */
   fleetCA: { cert: string; certData: string };
   /** a client certificate the fleets accept: CN = user, one O per group */
@@ -63,6 +73,8 @@ export interface BedOptions {
   members?: string[];
   /** the port of the fleet a user points kubectl at (the Karmada-mode one when present), else OS-picked */
   port?: number;
+  /** also publish the members as ClusterProfiles in karmada-apiserver and start a fleet over them */
+  clusterProfiles?: boolean;
   log?: (line: string) => void;
 }
 
@@ -255,6 +267,31 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
     stops.push(karmadaFleet.stop);
     log(`fleet (karmada: Clusters, cluster proxy) ready at ${karmadaFleet.url}`);
 
+    let profilesFleet: BedFleet | undefined;
+    if (opts.clusterProfiles) {
+      // karmada-apiserver as the inventory hub; the fleet's user there lists profiles and reads their tokens
+      await installClusterProfileCrd(karmadaApiserver);
+      await grantInventoryReader(karmadaApiserver, FLEET_USER);
+      for (const m of members) await publishProfile(karmadaApiserver, m.apiserver);
+      profilesFleet = await startBedFleet({
+        name: 'clusterprofiles',
+        dir,
+        serving,
+        config: {
+          controlPlane: endpointFor(karmadaApiserver, fleetCert(karmadaApiserver)),
+          members: {
+            mode: 'clusterProfiles',
+            namespace: PROFILE_NAMESPACE,
+            accessProviders: [{ name: PROVIDER, secretReader: { namespace: SECRET_NAMESPACE } }],
+          },
+          ...common,
+        } as FleetConfigInput,
+        userKubeconfig: (url) => kubeconfigFor({ name: 'clusterprofiles', url }, 'bed-admin'),
+      });
+      stops.push(profilesFleet.stop);
+      log(`fleet (clusterprofiles: ClusterProfiles in karmada-apiserver) ready at ${profilesFleet.url}`);
+    }
+
     const procs = () => {
       const out: Record<string, number> = { etcd: etcd.proc.pid };
       for (const m of members) {
@@ -273,7 +310,7 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
       members,
       karmadaApiserver,
       karmada,
-      fleets: { direct, karmada: karmadaFleet },
+      fleets: { direct, karmada: karmadaFleet, ...(profilesFleet ? { clusterProfiles: profilesFleet } : {}) },
       fleetCA: { cert: fleetCA.cert, certData: fleetCA.certData },
       user: userPair,
       kubeconfigFor,

@@ -122,8 +122,18 @@ const KARMADA_ROWS = [
 /** The custom resource only some members serve (CatalogOptions.crds). */
 const CRD_ROWS = ['example.fleet.io/v1|widgets|widget|Widget|N|A|wd||status'];
 
+/** The cluster inventory of a hub (sigs.k8s.io/cluster-inventory-api's CRD: namespaced, short name cp). */
+const INVENTORY_ROWS = [
+  'multicluster.x-k8s.io/v1alpha1|clusterprofiles|clusterprofile|ClusterProfile|N|A|cp||status',
+];
+
 /** Groups whose resources are served from CRDs (custom: true). */
-const CRD_GROUPS = new Set(['policy.karmada.io', 'work.karmada.io', 'example.fleet.io']);
+const CRD_GROUPS = new Set([
+  'policy.karmada.io',
+  'work.karmada.io',
+  'example.fleet.io',
+  'multicluster.x-k8s.io',
+]);
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const SUB_VERBS = ['get', 'patch', 'update'];
@@ -185,6 +195,7 @@ export function parseRow(row: string): ResourceDef {
 export interface ResourceTableOptions {
   role: 'member' | 'karmada';
   crds: boolean;
+  clusterInventory?: boolean;
 }
 
 /** Every resource a cluster with these options serves, in discovery order. */
@@ -192,6 +203,7 @@ export function resourceTable(opts: ResourceTableOptions): ResourceDef[] {
   const rows = [...BUILTIN_ROWS];
   if (opts.role === 'karmada') rows.push(...KARMADA_ROWS);
   if (opts.crds) rows.push(...CRD_ROWS);
+  if (opts.clusterInventory) rows.push(...INVENTORY_ROWS);
   return rows.map(parseRow);
 }
 

@@ -75,6 +75,8 @@ export interface CatalogOptions {
   crds: boolean;
   /** gitVersion for /version, e.g. 'v1.35.0'; lets tests simulate version skew */
   kubernetesVersion: string;
+  /** serve ClusterProfiles (multicluster.x-k8s.io, from the cluster-inventory-api CRD): a hub */
+  clusterInventory?: boolean;
 }
 
 export interface Catalog {

@@ -160,7 +160,7 @@ describe('every problem of a file in one round', () => {
       }),
     ).toEqual([
       'fleet.yaml: controlPlane.server: Invalid input: expected string, received number',
-      "fleet.yaml: members.mode: Invalid discriminator value. Expected 'karmada' | 'static'",
+      "fleet.yaml: members.mode: Invalid discriminator value. Expected 'karmada' | 'static' | 'clusterProfiles'",
       'fleet.yaml: federation: Invalid input: expected boolean, received string',
       'fleet.yaml: upstreamHttp2: Invalid option: expected one of "off"|"alpn"|"h2c"',
       'fleet.yaml: limits.maxBodyBytes: Invalid input: expected int, received number',

@@ -10,6 +10,7 @@
  */
 // a namespace import: `import { z }` would bundle every locale zod ships (≈ 250 KiB), this only the English one
 import * as z from 'zod';
+import { clusterProfilesSchema } from './clusterprofiles.ts';
 import {
   auditSchema,
   authenticationSchema,
@@ -181,6 +182,8 @@ export const configSchema = z.strictObject({
         refreshSeconds: z.number().gte(0).lte(3600).default(10),
       }),
       z.strictObject({ mode: z.literal('static'), clusters: staticMembersSchema }),
+      // ClusterProfiles of a hub (KEP-4322), reached by their access providers (config/clusterprofiles.ts)
+      clusterProfilesSchema(endpointSchema),
     ])
     .prefault({ mode: 'karmada' }),
   /** on: the control plane is one more cluster (`karmada`) and plain names mean it */

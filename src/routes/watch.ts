@@ -170,7 +170,7 @@ export async function watchStream(
     upstreams,
     // a static membership never changes
     follow:
-      follow && members.mode === 'karmada'
+      follow && members.mode !== 'static'
         ? {
             ctx,
             fleet: (signal) => fleetTargets(deps, signal),

@@ -1,11 +1,13 @@
 /**
  * Who is in the fleet. Either Karmada's Cluster objects (listed from the control plane, trusted for a
- * short TTL, each member reached through the cluster proxy) or a static list from the config.
+ * short TTL, each member reached through the cluster proxy), a hub's ClusterProfiles (the same TTL, each
+ * member reached by its access provider: ./clusterprofiles.ts) or a static list from the config.
  *
  * Only resolved data is cached, never a pending promise: on the worker runtime an isolate serves many
  * requests, and I/O started by one request must not be awaited by another.
  */
 import type { UpstreamClient } from './client.ts';
+import { ClusterProfileError, type ClusterProfileSource, listProfileMembers } from './clusterprofiles.ts';
 import { type ResolvedEndpoint, viaClusterProxy } from './endpoint.ts';
 
 export const RESERVED_CLUSTERSPACES = new Set(['all', 'karmada']);
@@ -21,7 +23,8 @@ export interface Member {
 
 export type MembershipSource =
   | { mode: 'karmada'; refreshMs: number }
-  | { mode: 'static'; members: ResolvedEndpoint[] };
+  | { mode: 'static'; members: ResolvedEndpoint[] }
+  | ClusterProfileSource;
 
 interface ClusterObject {
   metadata?: { name?: string };
@@ -51,7 +54,13 @@ export class Membership {
     if (fresh) return fresh;
     const c = this.cached;
     try {
-      const members = await this.listClusters(signal);
+      const members =
+        this.source.mode === 'clusterProfiles'
+          ? await listProfileMembers(this.client, this.source, signal).catch((e) => {
+              // the hub's refusal answers like the control plane's: 503, retry (middleware/recovery)
+              throw e instanceof ClusterProfileError ? new MembershipError(e.message) : e;
+            })
+          : await this.listClusters(signal);
       this.cached = { at: this.now(), members };
       return members;
     } catch (err) {
@@ -83,7 +92,7 @@ export class Membership {
     return fresh && (fresh.find((m) => m.name === clusterspace)?.endpoint ?? null);
   }
 
-  /** the listed members while they are within their refresh time (membership from Karmada) */
+  /** the listed members while they are within their refresh time (membership from Karmada or profiles) */
   private fresh(): Member[] | undefined {
     if (this.source.mode === 'static') return undefined;
     const c = this.cached;

@@ -27,7 +27,8 @@ export interface FleetInfo {
 }
 
 export interface BedInfo {
-  fleets: { direct: FleetInfo; karmada: FleetInfo };
+  /** clusterProfiles: members from ClusterProfiles in karmada-apiserver (testbed/clusterprofiles.ts) */
+  fleets: { direct: FleetInfo; karmada: FleetInfo; clusterProfiles?: FleetInfo };
   /** the CA of the fleets' serving certificates and of their users' client certificates, PEM */
   fleetCA: string;
   /** the bed's admin user (CN bed-admin, O system:masters), accepted by every fleet */

@@ -19,7 +19,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   ensureKubectl();
   const log = (line: string) => console.log(`testbed: ${line}`);
   await build([], log);
-  const bed = await startBed({ log });
+  const bed = await startBed({ log, clusterProfiles: true });
   const rss = bed.rssBytes();
   log(`bed up in ${bed.startSeconds} s, ${Math.round(rss.total / 2 ** 20)} MiB resident`);
   const fleet = (f: typeof bed.fleets.direct) => ({ name: f.name, url: f.url, kubeconfig: f.kubeconfig });
@@ -28,6 +28,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     fleets: {
       direct: fleet(bed.fleets.direct),
       karmada: fleet(bed.fleets.karmada),
+      ...(bed.fleets.clusterProfiles ? { clusterProfiles: fleet(bed.fleets.clusterProfiles) } : {}),
     },
     fleetCA: bed.fleetCA.cert,
     admin,
