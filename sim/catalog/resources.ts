@@ -122,8 +122,11 @@ const KARMADA_ROWS = [
 /** The custom resource only some members serve (CatalogOptions.crds). */
 const CRD_ROWS = ['example.fleet.io/v1|widgets|widget|Widget|N|A|wd||status'];
 
+/** A CRD a test installs in one member while clients run (CatalogOptions.gadgets): a group no other cluster serves. */
+const GADGET_ROWS = ['gadgets.fleet.io/v1|gadgets|gadget|Gadget|N|A|gd||'];
+
 /** Groups whose resources are served from CRDs (custom: true). */
-const CRD_GROUPS = new Set(['policy.karmada.io', 'work.karmada.io', 'example.fleet.io']);
+const CRD_GROUPS = new Set(['policy.karmada.io', 'work.karmada.io', 'example.fleet.io', 'gadgets.fleet.io']);
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const SUB_VERBS = ['get', 'patch', 'update'];
@@ -185,6 +188,7 @@ export function parseRow(row: string): ResourceDef {
 export interface ResourceTableOptions {
   role: 'member' | 'karmada';
   crds: boolean;
+  gadgets?: boolean;
 }
 
 /** Every resource a cluster with these options serves, in discovery order. */
@@ -192,6 +196,7 @@ export function resourceTable(opts: ResourceTableOptions): ResourceDef[] {
   const rows = [...BUILTIN_ROWS];
   if (opts.role === 'karmada') rows.push(...KARMADA_ROWS);
   if (opts.crds) rows.push(...CRD_ROWS);
+  if (opts.gadgets) rows.push(...GADGET_ROWS);
   return rows.map(parseRow);
 }
 
