@@ -1,7 +1,6 @@
 package clientgo
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -131,7 +130,18 @@ func TestMetadataClientAndInformer(t *testing.T) {
 		sort.Strings(k)
 		return strings.Join(k, ",")
 	}
-	want := fmt.Sprintf("%[1]s/m-karmada,%[1]s/m-member1.clusterspace.member1,%[1]s/m-member3.clusterspace.member3", ns)
+	// what the clusters hold (on the real bed every member's namespace also has kube-root-ca.crt)
+	var inClusters []string
+	for _, o := range simList(t, "configmaps", ns) {
+		inClusters = append(inClusters, ns+"/"+fleetName(o.Name, o.Cluster))
+	}
+	sort.Strings(inClusters)
+	want := strings.Join(inClusters, ",")
+	for _, c := range []string{"m-karmada", "m-member1.clusterspace.member1", "m-member3.clusterspace.member3"} {
+		if !strings.Contains(want, ns+"/"+c) {
+			t.Fatalf("the clusters hold %s, without %s", want, c)
+		}
+	}
 	if keys() != want {
 		t.Fatalf("synced metadata store %s, want %s", keys(), want)
 	}
