@@ -69,7 +69,8 @@ function sleep(ms: number): Promise<void> {
 export class SimCluster implements SimHost {
   readonly name: string;
   readonly faults: SimFaults = { latencyMs: 0, down: false };
-  readonly catalog: Catalog;
+  /** replaced only when a CRD comes or goes (serveGadgets) */
+  catalog: Catalog;
   readonly store: Store;
   readonly logs = new LogStore();
   readonly options: ResolvedOptions;
@@ -298,6 +299,17 @@ export class SimCluster implements SimHost {
 
   compact(): void {
     this.store.compact();
+  }
+
+  /**
+   * The Gadget CRD installed (or removed) while clients run: discovery answers the new group from now on;
+   * removing it deletes every gadget (DELETED events), as kube-apiserver does with a CRD's objects.
+   */
+  serveGadgets(on: boolean): void {
+    const gvr = { group: 'gadgets.fleet.io', version: 'v1', resource: 'gadgets' };
+    if (!on && this.catalog.find(gvr.group, gvr.version, gvr.resource))
+      for (const o of this.list(gvr)) this.remove(gvr, o.metadata.namespace, o.metadata.name ?? '');
+    this.catalog = buildCatalog({ ...this.catalog.options, gadgets: on });
   }
 
   // ------------------------------------------------------------------------------------------ direct store access

@@ -127,12 +127,16 @@ const INVENTORY_ROWS = [
   'multicluster.x-k8s.io/v1alpha1|clusterprofiles|clusterprofile|ClusterProfile|N|A|cp||status',
 ];
 
+/** A CRD a test installs in one member while clients run (CatalogOptions.gadgets): a group no other cluster serves. */
+const GADGET_ROWS = ['gadgets.fleet.io/v1|gadgets|gadget|Gadget|N|A|gd||'];
+
 /** Groups whose resources are served from CRDs (custom: true). */
 const CRD_GROUPS = new Set([
   'policy.karmada.io',
   'work.karmada.io',
   'example.fleet.io',
   'multicluster.x-k8s.io',
+  'gadgets.fleet.io',
 ]);
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -196,6 +200,7 @@ export interface ResourceTableOptions {
   role: 'member' | 'karmada';
   crds: boolean;
   clusterInventory?: boolean;
+  gadgets?: boolean;
 }
 
 /** Every resource a cluster with these options serves, in discovery order. */
@@ -204,6 +209,7 @@ export function resourceTable(opts: ResourceTableOptions): ResourceDef[] {
   if (opts.role === 'karmada') rows.push(...KARMADA_ROWS);
   if (opts.crds) rows.push(...CRD_ROWS);
   if (opts.clusterInventory) rows.push(...INVENTORY_ROWS);
+  if (opts.gadgets) rows.push(...GADGET_ROWS);
   return rows.map(parseRow);
 }
 

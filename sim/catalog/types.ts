@@ -73,6 +73,8 @@ export interface CatalogOptions {
   role: 'member' | 'karmada';
   /** serve the custom resource kind used by tests (only some members have it) */
   crds: boolean;
+  /** serve the Gadget CRD (gadgets.fleet.io), which a test installs in one member mid-run (SimCluster.serveGadgets) */
+  gadgets?: boolean;
   /** gitVersion for /version, e.g. 'v1.35.0'; lets tests simulate version skew */
   kubernetesVersion: string;
   /** serve ClusterProfiles (multicluster.x-k8s.io, from the cluster-inventory-api CRD): a hub */

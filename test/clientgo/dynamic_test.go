@@ -1,7 +1,6 @@
 package clientgo
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -130,7 +130,18 @@ func TestMetadataClientAndInformer(t *testing.T) {
 		sort.Strings(k)
 		return strings.Join(k, ",")
 	}
-	want := fmt.Sprintf("%[1]s/m-karmada,%[1]s/m-member1.clusterspace.member1,%[1]s/m-member3.clusterspace.member3", ns)
+	// what the clusters hold (on the real bed every member's namespace also has kube-root-ca.crt)
+	var inClusters []string
+	for _, o := range simList(t, "configmaps", ns) {
+		inClusters = append(inClusters, ns+"/"+fleetName(o.Name, o.Cluster))
+	}
+	sort.Strings(inClusters)
+	want := strings.Join(inClusters, ",")
+	for _, c := range []string{"m-karmada", "m-member1.clusterspace.member1", "m-member3.clusterspace.member3"} {
+		if !strings.Contains(want, ns+"/"+c) {
+			t.Fatalf("the clusters hold %s, without %s", want, c)
+		}
+	}
 	if keys() != want {
 		t.Fatalf("synced metadata store %s, want %s", keys(), want)
 	}
@@ -198,6 +209,11 @@ func TestDiscoveryAndRESTMapper(t *testing.T) {
 		}
 		return n
 	}
+	gadgetsFromOneMember(t, mapper, dyn, ns)
+	if !onSim(t, "a member joining and leaving (a Karmada join of a new cluster)") {
+		return
+	}
+
 	member := "member4-" + runtimeName
 	control(t, "join", map[string]any{"cluster": member, "crds": true}, nil)
 	left := false
@@ -221,4 +237,61 @@ func TestDiscoveryAndRESTMapper(t *testing.T) {
 		func() string { return "the fleet still lists " + member })
 	mapper.Reset()
 	check("after a leave")
+}
+
+// A new API group served by one member only (the Gadget CRD, gadgets.fleet.io, installed in member3 while
+// the client runs): the deferred mapper finds no Gadget until its cache is Reset after the group appears in
+// the fleet's discovery, maps it then to member3's resource, and after the CRD is removed maps it no more.
+func gadgetsFromOneMember(t *testing.T, mapper *restmapper.DeferredDiscoveryRESTMapper, dyn *dynamic.DynamicClient, ns string) {
+	t.Helper()
+	gk := schema.GroupKind{Group: "gadgets.fleet.io", Kind: "Gadget"}
+	if _, err := mapper.RESTMapping(gk); !meta.IsNoMatchError(err) {
+		t.Fatalf("Gadget before any cluster serves it: want a NoKindMatch, got %v", err)
+	}
+	control(t, "crd", map[string]any{"cluster": "member3", "present": true}, nil)
+	removed := false
+	defer func() {
+		if !removed {
+			control(t, "crd", map[string]any{"cluster": "member3", "present": false}, nil)
+		}
+	}()
+	var m *meta.RESTMapping
+	installed := time.Now()
+	eventually(t, 60*time.Second, func() bool {
+		mapper.Reset()
+		var err error
+		m, err = mapper.RESTMapping(gk)
+		return err == nil
+	}, func() string { return "Gadget not mapped after member3 installed its CRD" })
+	t.Logf("Gadget mapped %s after member3 installed its CRD", time.Since(installed).Round(time.Millisecond))
+	if m.Resource.Resource != "gadgets" || m.Resource.Version != "v1" || m.Scope.Name() != meta.RESTScopeNameNamespace {
+		t.Fatalf("Gadget mapped to %+v (%s)", m.Resource, m.Scope.Name())
+	}
+	g := dyn.Resource(m.Resource).Namespace(ns)
+	ctx := ctxFor(t, 60*time.Second)
+	name := fleetName("g1", "member3")
+	created, err := g.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "gadgets.fleet.io/v1", "kind": "Gadget",
+		"metadata": map[string]any{"name": name}, "spec": map[string]any{"size": int64(1)},
+	}}, metav1.CreateOptions{})
+	if err != nil || created.GetName() != name {
+		t.Fatalf("create %s: %v %v", name, err, created)
+	}
+	l, err := g.List(ctx, metav1.ListOptions{})
+	if err != nil || len(l.Items) != 1 || l.Items[0].GetName() != name || l.Items[0].GetLabels()[clusterLabel] != "member3" {
+		t.Fatalf("gadgets listed: %v %v", err, l)
+	}
+	if _, err := g.Get(ctx, fleetName("g1", "member1"), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("a gadget by a fleet name of member1 (which lacks the CRD): want NotFound, got %v", err)
+	}
+
+	control(t, "crd", map[string]any{"cluster": "member3", "present": false}, nil)
+	removed = true
+	gone := time.Now()
+	eventually(t, 60*time.Second, func() bool {
+		mapper.Reset()
+		_, err := mapper.RESTMapping(gk)
+		return meta.IsNoMatchError(err)
+	}, func() string { return "Gadget still mapped after member3 removed its CRD" })
+	t.Logf("Gadget unmapped %s after member3 removed its CRD", time.Since(gone).Round(time.Millisecond))
 }

@@ -1,7 +1,9 @@
 // Package clientgo holds client-go and controller-runtime programs run against the fleet: the vitest file
 // test/e2e/client-go.test.ts starts the simulated fleet on Node and in workerd and runs each test here
 // with FLEET_URL (the fleet's root) and FLEET_CONTROL (a URL through which a test changes the simulated
-// clusters: test/helpers/simcontrol.ts) in the environment.
+// clusters: test/helpers/simcontrol.ts) in the environment. test/real/client-go.test.ts runs them against
+// the real bed's fleets (FLEET_BED=real, the fleet's CA and a client certificate in FLEET_CA_FILE,
+// FLEET_CERT_FILE, FLEET_KEY_FILE; its control URL is test/real/control.ts).
 package clientgo
 
 import (
@@ -29,6 +31,37 @@ const (
 
 var runtimeName = os.Getenv("FLEET_RUNTIME")
 
+// realBed: the clusters are the real bed's kube-apiservers, which cannot be cut, expired, taken down or
+// joined through the control URL (test/real/control.ts)
+var realBed = os.Getenv("FLEET_BED") == "real"
+
+// onSim says whether the clusters are simulated; on the real bed it logs what the test leaves out and why.
+func onSim(t testing.TB, why string) bool {
+	t.Helper()
+	if realBed {
+		t.Logf("not on the real bed: %s", why)
+	}
+	return !realBed
+}
+
+// withTLS adds the fleet's CA and the client certificate the environment names (the real bed's fleets).
+func withTLS(cfg *rest.Config) *rest.Config {
+	cfg.TLSClientConfig = rest.TLSClientConfig{
+		CAFile: os.Getenv("FLEET_CA_FILE"), CertFile: os.Getenv("FLEET_CERT_FILE"), KeyFile: os.Getenv("FLEET_KEY_FILE"),
+	}
+	return cfg
+}
+
+// fleetHTTP is an http.Client that reaches the fleet as the tests' user (its TLS credentials, if any).
+func fleetHTTP(t testing.TB) *http.Client {
+	t.Helper()
+	c, err := rest.HTTPClientFor(fleetConfig(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // fleetConfig is a rest.Config for the fleet's root URL with the given wire format for bodies.
 func fleetConfig(t testing.TB, contentType string) *rest.Config {
 	t.Helper()
@@ -36,7 +69,7 @@ func fleetConfig(t testing.TB, contentType string) *rest.Config {
 	if url == "" {
 		t.Fatal("FLEET_URL is not set: run these tests through test/e2e/client-go.test.ts")
 	}
-	cfg := &rest.Config{Host: url, QPS: 200, Burst: 400, Timeout: 60 * time.Second}
+	cfg := withTLS(&rest.Config{Host: url, QPS: 200, Burst: 400, Timeout: 60 * time.Second})
 	if contentType != "" {
 		cfg.ContentType = contentType
 		if contentType == protoType {
@@ -145,7 +178,7 @@ func metavCfg(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name
 // the fleet's membership is listed again, and a resourceVersion issued meanwhile names the old set.
 func fleetMembers(t testing.TB) []string {
 	t.Helper()
-	res, err := http.Get(os.Getenv("FLEET_URL") + "/fleet/api/clusters")
+	res, err := fleetHTTP(t).Get(os.Getenv("FLEET_URL") + "/fleet/api/clusters")
 	if err != nil {
 		t.Fatalf("fleet clusters: %v", err)
 	}

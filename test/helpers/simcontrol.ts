@@ -13,6 +13,8 @@
  *   list {resource, ns}                      [{cluster, name, resourceVersion, data?, labels?}] in every cluster
  *   cut|expire|down|up {cluster}             watches cut / history compacted and watches cut / unreachable / back
  *   join {cluster, crds?} | leave {cluster}  a member joins (empty, with the test namespaces) or leaves
+ *   crd {cluster, present}                   the Gadget CRD (group gadgets.fleet.io) installed in or removed
+ *                                            from one cluster (test/real/control.ts does it on the real bed)
  *   fault {cluster, on: watch|list, fault}   (a fault fleet only) the cluster's next watch or list request
  *                                            gets `fault` from its fault proxy (test/faults/faults.ts)
  *   calm {}                                  (a fault fleet only) the faults armed and not yet applied go
@@ -32,6 +34,7 @@ const RESOURCES: Record<string, { group: string; version: string; resource: stri
   deployments: { group: 'apps', version: 'v1', resource: 'deployments' },
   leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' },
   widgets: { group: 'example.fleet.io', version: 'v1', resource: 'widgets' },
+  gadgets: { group: 'gadgets.fleet.io', version: 'v1', resource: 'gadgets' },
 };
 
 export interface SimControl {
@@ -147,6 +150,10 @@ export async function serveSimControl(
       for (const ns of namespaces) ensureNs(m, ns);
       sims().karmada.addMember(name, m);
       joined.set(name, m);
+      return {};
+    },
+    crd: (a) => {
+      cluster(a.cluster).serveGadgets(Boolean(a['present']));
       return {};
     },
     fault: (a) => {
