@@ -36,6 +36,12 @@ function memberIp(name: string): string {
 
 export class SimKarmada extends SimCluster {
   readonly members: Map<string, SimCluster>;
+  /**
+   * how long a member must be down before its Cluster turns not Ready (karmada-controller-manager's
+   * --cluster-failure-threshold, 30 s by default; here 0): while it lasts the proxy still dials the member
+   */
+  failureThresholdMs = 0;
+  private readonly downSince = new Map<string, number>();
 
   constructor(opts: SimKarmadaOptions) {
     const { members, clusterStatusIntervalMs, ...rest } = opts;
@@ -67,7 +73,9 @@ export class SimKarmada extends SimCluster {
         | (KubeObject & Record<string, any>)
         | undefined;
       if (!c) continue;
-      const ready = !m.faults.down;
+      if (!m.faults.down) this.downSince.delete(name);
+      else if (!this.downSince.has(name)) this.downSince.set(name, Date.now());
+      const ready = !m.faults.down || Date.now() - this.downSince.get(name)! < this.failureThresholdMs;
       const conds: any[] = c.status?.conditions ?? [];
       const prev = conds.find((x) => x.type === 'Ready');
       const version = m.options.kubernetesVersion;

@@ -122,6 +122,30 @@ export function endpointFor(api: Apiserver, fleetCert: IssuedPair) {
   };
 }
 
+/** An endpoint of the fleet configuration: where a cluster is and how the fleet authenticates there. */
+export type EndpointFields = ReturnType<typeof endpointFor> | { server: string };
+
+/**
+ * The `direct` fleet's configuration: the control plane, every member listed statically with its own
+ * endpoint, users authenticated by client certificates of `clientCAData`. `via` replaces a member's
+ * endpoint (test/real/faults.test.ts: the member behind a fault proxy, which holds the credential).
+ */
+export function staticFleetConfig(opts: {
+  controlPlane: EndpointFields;
+  members: Array<{ name: string; endpoint: EndpointFields }>;
+  clientCAData: string;
+  via?: (name: string) => EndpointFields | undefined;
+}): FleetConfigInput {
+  return {
+    controlPlane: opts.controlPlane,
+    members: {
+      mode: 'static',
+      clusters: opts.members.map((m) => ({ name: m.name, ...(opts.via?.(m.name) ?? m.endpoint) })),
+    },
+    authentication: { x509: { clientCAData: opts.clientCAData } },
+  } as FleetConfigInput;
+}
+
 /** Starts one fleet-apiserver in this process with `config`, serving TLS, and writes its files. */
 export async function startBedFleet(opts: {
   name: string;
@@ -220,17 +244,14 @@ export async function startBed(opts: BedOptions = {}): Promise<Bed> {
       name: 'direct',
       dir,
       serving,
-      config: {
+      config: staticFleetConfig({
         controlPlane: endpointFor(karmadaApiserver, fleetCert(karmadaApiserver)),
-        members: {
-          mode: 'static',
-          clusters: members.map((m) => ({
-            name: m.name,
-            ...endpointFor(m.apiserver, fleetCert(m.apiserver)),
-          })),
-        },
-        ...common,
-      } as FleetConfigInput,
+        members: members.map((m) => ({
+          name: m.name,
+          endpoint: endpointFor(m.apiserver, fleetCert(m.apiserver)),
+        })),
+        clientCAData: fleetCA.certData,
+      }),
       userKubeconfig: (url) => kubeconfigFor({ name: 'direct', url }, 'bed-admin'),
     });
     stops.push(direct.stop);

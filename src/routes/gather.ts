@@ -12,9 +12,10 @@
  */
 
 import { discoveryETag, etagMatches } from '../kube/discovery.ts';
-import { failure, serviceUnavailable, statusOfAnswer, statusResponse } from '../kube/status.ts';
+import { failure, parseStatus, serviceUnavailable, statusOfAnswer, statusResponse } from '../kube/status.ts';
 import type { ClusterDoc } from '../merge/discovery.ts';
 import type { CallerKey } from '../plan/discovery.ts';
+import { undialedMember } from '../plan/unserved.ts';
 import type { FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
 import { documentCacheHeaders } from '../upstreams/cache/http.ts';
 import { forwardableResponseHeaders, UpstreamError } from '../upstreams/client.ts';
@@ -83,13 +84,18 @@ export function upstreamReason(err: UpstreamError): string {
   return err.kind === 'timeout' ? `no response within the timeout (${err.detail})` : err.detail;
 }
 
-function statusMessage(body: string): string | undefined {
-  try {
-    const s = JSON.parse(body) as { kind?: string; message?: string };
-    return s?.kind === 'Status' && typeof s.message === 'string' ? s.message : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * Why a cluster's non-200 answer leaves it out, in the words a list's Warning uses for it: a Status's own
+ * message (never prefixed with the HTTP code: `500 dial tcp …` read as if the member had said 500), Karmada's
+ * proxy failing to dial the member as the fleet words it everywhere; only an answer without a Status (a
+ * proxy's page) keeps its HTTP code, which is then all there is to say.
+ */
+function failedReason(cluster: string, code: number, statusText: string, body: string): string {
+  const status = parseStatus(body);
+  const undialed = status && undialedMember(cluster, code, status);
+  if (undialed) return (undialed.message ?? '').replace(`cluster ${cluster}: `, '');
+  if (typeof status?.message === 'string' && status.message) return status.message;
+  return `${code} ${body.trim().slice(0, 200) || statusText}`.trim();
 }
 
 /**
@@ -128,11 +134,10 @@ export async function gather(
       const contentType = o.res.headers.get('content-type');
       if (o.res.status === 404 && absentOn404) return { target: o.target, kind: 'absent' };
       if (o.res.status !== 200) {
-        const msg = statusMessage(body) ?? (body.trim().slice(0, 200) || o.res.statusText);
         return {
           target: o.target,
           kind: 'failed',
-          reason: `${o.res.status} ${msg}`.trim(),
+          reason: failedReason(o.target.cluster, o.res.status, o.res.statusText, body),
           status: o.res.status,
           body,
           contentType: contentType ?? undefined,

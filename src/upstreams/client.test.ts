@@ -154,6 +154,21 @@ describe('UpstreamClient', () => {
     ]);
   });
 
+  it('never dials a member Karmada calls not Ready: an UpstreamError as for an unreachable one', async () => {
+    const r = recording(async () => new Response('{}'));
+    const c = new UpstreamClient(r.transport);
+    const e = await c
+      .send({ ...ep, notReady: 'cluster is not reachable' }, { method: 'GET', path: '/api' })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(UpstreamError);
+    expect(e).toMatchObject({
+      cluster: 'member1',
+      kind: 'unreachable',
+      detail: 'not Ready in Karmada: cluster is not reachable',
+    });
+    expect(r.seen).toHaveLength(0);
+  });
+
   it('rethrows a caller abort as it is, not as the cluster being down', async () => {
     const ac = new AbortController();
     const c = new UpstreamClient(

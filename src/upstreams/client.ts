@@ -281,6 +281,10 @@ export class UpstreamClient {
   send(endpoint: ResolvedEndpoint, opts: SendOptions): Promise<Response> {
     let via: Transport;
     let req: UpstreamRequest;
+    if (endpoint.notReady !== undefined)
+      return Promise.reject(
+        new UpstreamError(endpoint.name, 'unreachable', `not Ready in Karmada: ${endpoint.notReady}`),
+      );
     try {
       via = opts.via ?? this.transport;
       req = this.request(endpoint, opts, via);

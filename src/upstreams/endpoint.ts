@@ -25,6 +25,11 @@ export interface ResolvedEndpoint {
    * the control plane's pool: same host, same credential.
    */
   poolKey: string;
+  /**
+   * Karmada says this member is not Ready (its Ready condition's message): the client answers as for a
+   * member it cannot reach, without dialling it (every request would wait on the proxy's dial timeout).
+   */
+  notReady?: string;
 }
 
 /** How the platform turns file references into data; the worker has no files and refuses them. */

@@ -51,6 +51,11 @@ describe('Membership (karmada)', () => {
       poolKey: 'cp',
     });
     expect(k.state.asked[0]!.url).toBe('https://karmada.example/apis/cluster.karmada.io/v1alpha1/clusters');
+    // the not-Ready one is marked on its endpoint (the client answers as for an unreachable member)
+    expect([members[0]!.endpoint.notReady, members[1]!.endpoint.notReady]).toEqual([
+      undefined,
+      'lease expired',
+    ]);
   });
 
   it('trusts the list for refreshMs, then asks again', async () => {

@@ -126,13 +126,12 @@ export class Membership {
         continue;
       }
       const ready = item.status?.conditions?.find((x) => x.type === 'Ready');
-      members.push({
-        name,
-        ready: ready?.status === 'True',
-        reason:
-          ready?.status === 'True' ? undefined : (ready?.message ?? ready?.reason ?? 'no Ready condition'),
-        endpoint: viaClusterProxy(this.controlPlane, name),
-      });
+      const reason =
+        ready?.status === 'True' ? undefined : (ready?.message ?? ready?.reason ?? 'no Ready condition');
+      const endpoint = viaClusterProxy(this.controlPlane, name);
+      // a member Karmada calls not Ready is treated as down: skipped with a Warning, never dialled
+      if (reason !== undefined) endpoint.notReady = reason;
+      members.push({ name, ready: reason === undefined, reason, endpoint });
     }
     members.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return members;

@@ -163,10 +163,19 @@ describe.each(RUNTIMES)('Kubernetes 1.34–1.36 API machinery on %s', (runtime) 
     } finally {
       m2.faults.down = false;
     }
-    // back up: served, and a resource nobody serves is still kube's 404
-    const ok = await fetch(`${url}/apis/example.fleet.io/v1/widgets?watch=true&timeoutSeconds=1`);
-    expect(ok.status).toBe(200);
-    await ok.arrayBuffer();
+    // back up: served once the fleet's membership sees Karmada call member2 Ready again (Karmada had
+    // called it not Ready, and a not-Ready member is not dialled until the next membership refresh)
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const ok = await fetch(`${url}/apis/example.fleet.io/v1/widgets?watch=true&timeoutSeconds=1`);
+      await ok.arrayBuffer();
+      if (ok.status === 200 || Date.now() > deadline) {
+        expect(ok.status).toBe(200);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    // a resource nobody serves is still kube's 404
     const none = await fetch(`${url}/apis/example.fleet.io/v1/gadgets?watch=true`);
     expect(none.status).toBe(404);
     await none.arrayBuffer();

@@ -5,10 +5,12 @@
  */
 import { Buffer } from 'node:buffer';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { gunzipSync, constants as zc } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTestCA } from '../helpers/tls.ts';
 import { type FaultProxy, startFaultProxy } from './proxy.ts';
 
 const EVENTS = Array.from({ length: 4 }, (_, i) =>
@@ -304,6 +306,19 @@ describe('fault proxy', () => {
     expect(proxy.requests.map((r) => r.fault ?? '-')).toEqual(['-', '-', 'rst', '-']);
   });
 
+  it('sever() cuts a watch already under way, and the next request passes', async () => {
+    proxy = await startFaultProxy(target);
+    proxy.add({ fault: { kind: 'stall', phase: 'body', bytes: 1 } });
+    const open = raw(proxy.port, '/list', '', 5000);
+    const deadline = Date.now() + 5000;
+    while (proxy.requests.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(proxy.sever()).toBe(1);
+    expect((await open).ended).not.toBe('open');
+    const next = await raw(proxy.port, '/list');
+    expect(next.body.toString()).toBe(LIST);
+  });
+
   it('close() leaves no socket open, even with stalled and dripping responses', async () => {
     proxy = await startFaultProxy(target);
     proxy.add({ nth: 1, fault: { kind: 'stall', phase: 'body', bytes: 3 } });
@@ -318,5 +333,83 @@ describe('fault proxy', () => {
     const [a, b] = await Promise.all([s1, s2]);
     expect(a.ended).not.toBe('open');
     expect(b.ended).not.toBe('open');
+  });
+});
+
+describe('fault proxy in front of an https target with client certificates (a real kube-apiserver)', () => {
+  const ca = createTestCA('fault-proxy-ca');
+  const serving = ca.server();
+  const fleetCert = ca.client('fleet-apiserver', ['fleet']);
+  let secure: https.Server;
+  let secureUrl: string;
+
+  beforeAll(async () => {
+    secure = https.createServer(
+      { cert: serving.cert, key: serving.key, ca: ca.cert, requestCert: true, rejectUnauthorized: false },
+      (req, res) => {
+        const sock = req.socket as import('node:tls').TLSSocket;
+        const cn = sock.authorized ? String(sock.getPeerCertificate().subject?.CN ?? '') : '';
+        const body = JSON.stringify({ user: cn || 'system:anonymous', path: req.url, items: LIST });
+        res.writeHead(cn ? 200 : 401, { 'Content-Type': 'application/json' });
+        res.end(body);
+      },
+    );
+    // an upgrade answered with 101 and then echoed, as exec and port-forward streams are relayed
+    secure.on('upgrade', (_req, sock: net.Socket) => {
+      sock.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n');
+      sock.pipe(sock);
+    });
+    await new Promise<void>((r) => secure.listen(0, '127.0.0.1', r));
+    secureUrl = `https://127.0.0.1:${(secure.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    secure.closeAllConnections();
+    return new Promise<void>((r) => secure.close(() => r()));
+  });
+
+  it('forwards over TLS with the given client certificate, and its clients speak plain HTTP', async () => {
+    proxy = await startFaultProxy(secureUrl, {
+      upstreamTls: { ca: ca.cert, cert: fleetCert.cert, key: fleetCert.key },
+    });
+    const r = await raw(proxy.port, '/api/v1/pods?limit=2');
+    expect(r.head).toMatch(/^HTTP\/1\.1 200 /);
+    const got = JSON.parse(dechunk(r.body).data.toString() || r.body.toString());
+    expect(got).toMatchObject({ user: 'fleet-apiserver', path: '/api/v1/pods?limit=2' });
+  });
+
+  it('without a client certificate the target sees an anonymous caller', async () => {
+    proxy = await startFaultProxy(secureUrl, { upstreamTls: { ca: ca.cert } });
+    expect((await raw(proxy.port, '/api')).head).toMatch(/^HTTP\/1\.1 401 /);
+  });
+
+  it('faults act on the plain bytes: a cut after 30 body bytes of a TLS answer', async () => {
+    proxy = await startFaultProxy(secureUrl, {
+      upstreamTls: { ca: ca.cert, cert: fleetCert.cert, key: fleetCert.key },
+    });
+    proxy.add({ fault: { kind: 'cut', phase: 'body', bytes: 30 } });
+    const r = await raw(proxy.port, '/api/v1/pods');
+    expect(r.ended).toBe('fin');
+    expect(r.head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(r.body.length).toBe(30);
+  });
+
+  it('relays upgrades over TLS both ways', async () => {
+    proxy = await startFaultProxy(secureUrl, {
+      upstreamTls: { ca: ca.cert, cert: fleetCert.cert, key: fleetCert.key },
+    });
+    const echoed = await new Promise<string>((resolve, reject) => {
+      const req = http.request(`${proxy.url}/exec`, { headers: { Connection: 'Upgrade', Upgrade: 'echo' } });
+      req.on('upgrade', (_res, sock) => {
+        sock.once('data', (d: Buffer) => {
+          sock.destroy();
+          resolve(d.toString());
+        });
+        sock.write('ping over tls');
+      });
+      req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+      req.on('error', reject);
+      req.end();
+    });
+    expect(echoed).toBe('ping over tls');
   });
 });

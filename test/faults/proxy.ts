@@ -11,8 +11,10 @@
 import { Buffer } from 'node:buffer';
 import { once } from 'node:events';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import net from 'node:net';
+import tls from 'node:tls';
 import { createGzip, type Gzip, constants as zc } from 'node:zlib';
 import { type Fault, faultName, statusBody } from './faults.ts';
 
@@ -62,6 +64,12 @@ export interface RuleHandle {
 export interface FaultProxyOptions {
   /** gzip responses (with a sync flush per upstream write) when the client accepts gzip, as kube-apiserver does */
   gzip?: boolean;
+  /**
+   * for an https target (a real kube-apiserver): the CA its serving certificate is checked against, and
+   * the client certificate the proxy presents (the identity the target authorizes; the proxy's own
+   * clients speak plain HTTP to it, so faults act on the plain bytes they read)
+   */
+  upstreamTls?: { ca: string; cert?: string; key?: string };
 }
 
 export interface FaultProxy {
@@ -73,6 +81,11 @@ export interface FaultProxy {
   clear(): void;
   /** requests whose connection is still open on either side (for leak checks) */
   openSockets(): number;
+  /**
+   * cuts every connection open now (a watch or a long list mid-stream) both ways, as a network failure
+   * would; rules act on requests as they come, this on those already under way. Returns how many.
+   */
+  sever(): number;
   close(): Promise<void>;
 }
 
@@ -100,6 +113,9 @@ const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-con
 
 export async function startFaultProxy(target: string, opts: FaultProxyOptions = {}): Promise<FaultProxy> {
   const t = new URL(target);
+  const secure = t.protocol === 'https:';
+  const port = Number(t.port || (secure ? 443 : 80));
+  const tlsOpts = { ca: opts.upstreamTls?.ca, cert: opts.upstreamTls?.cert, key: opts.upstreamTls?.key };
   const rules: LiveRule[] = [];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -197,7 +213,7 @@ export async function startFaultProxy(target: string, opts: FaultProxyOptions = 
     }
     rec.forwarded = true;
     // upgrades (exec, port-forward) are piped as they are, both ways
-    const up = net.connect(Number(t.port), t.hostname, () => {
+    const onConnect = () => {
       const lines = [`${req.method} ${req.url} HTTP/1.1`];
       for (let i = 0; i < req.rawHeaders.length; i += 2) {
         const k = req.rawHeaders[i]!;
@@ -207,7 +223,10 @@ export async function startFaultProxy(target: string, opts: FaultProxyOptions = 
       if (head.length) up.write(head);
       up.pipe(sock);
       sock.pipe(up);
-    });
+    };
+    const up = secure
+      ? tls.connect({ host: t.hostname, port, ...tlsOpts, ALPNProtocols: ['http/1.1'] }, onConnect)
+      : net.connect(port, t.hostname, onConnect);
     upstreams.add(up);
     const done = () => {
       upstreams.delete(up);
@@ -227,9 +246,10 @@ export async function startFaultProxy(target: string, opts: FaultProxyOptions = 
     headers.host = t.host;
     const acceptsGzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
     if (opts.gzip) delete headers['accept-encoding'];
-    const up = http.request({
+    const up = (secure ? https : http).request({
+      ...(secure ? tlsOpts : {}),
       host: t.hostname,
-      port: t.port,
+      port,
       method: req.method,
       path: req.url,
       headers,
@@ -275,10 +295,10 @@ export async function startFaultProxy(target: string, opts: FaultProxyOptions = 
   }
 
   await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
-  const port = (server.address() as AddressInfo).port;
+  const own = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
+    url: `http://127.0.0.1:${own}`,
+    port: own,
     requests,
     add(rule) {
       const lr: LiveRule = { rule, matched: 0, applied: 0 };
@@ -301,6 +321,12 @@ export async function startFaultProxy(target: string, opts: FaultProxyOptions = 
       requests.length = 0;
     },
     openSockets: () => sockets.size + upstreams.size,
+    sever() {
+      const n = sockets.size;
+      for (const u of upstreams) u.destroy();
+      for (const s of sockets) s.destroy();
+      return n;
+    },
     async close() {
       for (const tm of timers) clearTimeout(tm);
       timers.clear();

@@ -18,6 +18,8 @@ export interface ClusterInfo {
   logLine: string;
   /** the file kwok serves as every container's log and attach stream (CRI log format; '' if none) */
   logsFile: string;
+  /** the fleet's own client certificate in this cluster (CN fleet-apiserver, the README's rights) */
+  fleetCert: { cert: string; key: string };
 }
 
 export interface FleetInfo {
@@ -37,6 +39,8 @@ export interface BedInfo {
   users: Record<string, { cert: string; key: string }>;
   members: ClusterInfo[];
   karmadaApiserver: ClusterInfo;
+  /** the one etcd every apiserver of the bed stores in (plain HTTP client URL; its JSON gateway at /v3/) */
+  etcdUrl: string;
 }
 
 declare module 'vitest' {

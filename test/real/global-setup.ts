@@ -5,7 +5,7 @@
  */
 import type { TestProject } from 'vitest/node';
 import { ensureKubectl } from '../../scripts/kubectl.mjs';
-import { startBed } from '../../testbed/bed.ts';
+import { FLEET_USER, startBed } from '../../testbed/bed.ts';
 import { build } from '../../testbed/build.ts';
 import type { BedInfo } from './bed.ts';
 
@@ -24,6 +24,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   log(`bed up in ${bed.startSeconds} s, ${Math.round(rss.total / 2 ** 20)} MiB resident`);
   const fleet = (f: typeof bed.fleets.direct) => ({ name: f.name, url: f.url, kubeconfig: f.kubeconfig });
   const admin = bed.user('bed-admin', ['system:masters']);
+  const pair = (p: { cert: string; key: string }) => ({ cert: p.cert, key: p.key });
   const info: BedInfo = {
     fleets: {
       direct: fleet(bed.fleets.direct),
@@ -41,6 +42,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       admin: { cert: m.apiserver.admin.cert, key: m.apiserver.admin.key },
       logLine: m.kwok.logLine,
       logsFile: m.kwok.logsFile,
+      fleetCert: pair(m.apiserver.pki.client(FLEET_USER)),
     })),
     karmadaApiserver: {
       name: bed.karmadaApiserver.name,
@@ -50,7 +52,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       admin: { cert: bed.karmadaApiserver.admin.cert, key: bed.karmadaApiserver.admin.key },
       logLine: '',
       logsFile: '',
+      fleetCert: pair(bed.karmadaApiserver.pki.client(FLEET_USER)),
     },
+    etcdUrl: bed.etcd.url,
   };
   project.provide('bed', info);
   return () => bed.stop();
