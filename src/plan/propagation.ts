@@ -10,6 +10,7 @@
  * the copies of one template (`kubectl get deploy -A -l resourcebinding.karmada.io/permanent-id=<id>`).
  */
 import { type Difference, driftOf } from '../merge/drift.ts';
+import { PROPAGATION_ANNOTATIONS as A } from '../merge/objects.ts';
 import type { ColumnDefinition } from '../merge/table.ts';
 
 export const BINDING_NAME_ANNOTATION = 'resourcebinding.karmada.io/name';
@@ -17,10 +18,6 @@ export const BINDING_NAMESPACE_ANNOTATION = 'resourcebinding.karmada.io/namespac
 export const BINDING_ID_LABEL = 'resourcebinding.karmada.io/permanent-id';
 export const WORK_NAME_ANNOTATION = 'work.karmada.io/name';
 export const WORK_NAMESPACE_ANNOTATION = 'work.karmada.io/namespace';
-
-/** The fleet's annotations: on a template, where it went; on a copy, its template and drift. */
-export const PROPAGATION_ANNOTATION = 'fleet.karmada.io/propagation';
-export const DRIFT_ANNOTATION = 'fleet.karmada.io/drift';
 
 export const BINDINGS_GROUP_VERSION = 'work.karmada.io/v1alpha2';
 export const WORKS_GROUP_VERSION = 'work.karmada.io/v1alpha1';
@@ -239,22 +236,19 @@ export function copyFacts(
   return { template: p.template.name, ...(placement ? { placement } : {}), drift, differences };
 }
 
-/** The annotation a template carries in the fleet view: where it went (JSON). */
-export function propagationAnnotation(p: Propagation): string {
-  return JSON.stringify({
-    binding: p.binding,
-    ...(p.bindingId ? { selector: `${BINDING_ID_LABEL}=${p.bindingId}` } : {}),
-    clusters: p.placements,
-  });
+/** What a template says in the fleet view: where it went, how it is doing, the selector of its copies. */
+export function templateAnnotations(p: Propagation): Record<string, string> {
+  return {
+    [A.propagatedTo]: placementsCell(p),
+    [A.status]: aggregatedCell(p),
+    ...(p.bindingId ? { [A.copies]: `${BINDING_ID_LABEL}=${p.bindingId}` } : {}),
+  };
 }
 
-/** The annotation a copy carries in the fleet view: its template and drift (JSON). */
-export function driftAnnotation(f: CopyFacts): string {
-  return JSON.stringify({
-    template: f.template,
-    drift: f.drift,
-    ...(f.differences.length ? { fields: f.differences.map((d) => d.path) } : {}),
-  });
+/** What a copy says in the fleet view: its template, and its drift (with the fields that drifted). */
+export function copyAnnotations(f: CopyFacts): Record<string, string> {
+  const fields = f.differences.map((d) => d.path).join(', ');
+  return { [A.template]: f.template, [A.drift]: fields ? `${f.drift}: ${fields}` : f.drift };
 }
 
 // ------------------------------------------------------------------------------------- Tables and items
@@ -332,8 +326,8 @@ export function enrichRow(index: PropagationIndex, row: Obj, cluster: string, in
   }
   const out: Obj = { ...row, cells: [...(Array.isArray(row.cells) ? row.cells : []), ...cells] };
   if (obj) {
-    if (p) annotate(obj, PROPAGATION_ANNOTATION, propagationAnnotation(p));
-    if (copy) annotate(obj, DRIFT_ANNOTATION, driftAnnotation(copy));
+    if (p) annotate(obj, templateAnnotations(p));
+    if (copy) annotate(obj, copyAnnotations(copy));
   }
   if (include === 'None') delete out.object;
   else if (include === 'Metadata' && obj && full)
@@ -347,16 +341,16 @@ export function enrichRow(index: PropagationIndex, row: Obj, cluster: string, in
  */
 export function enrichItem(index: PropagationIndex, obj: Obj, cluster: string, full: boolean): Obj {
   const p = templateOf(index, obj, cluster);
-  if (p) annotate(obj, PROPAGATION_ANNOTATION, propagationAnnotation(p));
+  if (p) annotate(obj, templateAnnotations(p));
   else {
     const copy = copyFacts(index, obj, cluster, full);
-    if (copy) annotate(obj, DRIFT_ANNOTATION, driftAnnotation(copy));
+    if (copy) annotate(obj, copyAnnotations(copy));
   }
   return obj;
 }
 
-function annotate(obj: Obj, key: string, value: string): void {
+function annotate(obj: Obj, add: Record<string, string>): void {
   const md = obj.metadata;
   if (!md || typeof md !== 'object') return;
-  md.annotations = { ...(md.annotations ?? {}), [key]: value };
+  md.annotations = { ...(md.annotations ?? {}), ...add };
 }

@@ -16,6 +16,7 @@ import {
   type IncludeObject,
   includeObjectOf,
   indexBindings,
+  isCopy,
   mayBePropagated,
   PROPAGATION_COLUMNS,
   type PropagationIndex,
@@ -130,4 +131,45 @@ async function* enriched(
     // new bytes: the splitter's facts were about the old ones
     yield { type: 'item', index: e.index, bytes: encoder.encode(JSON.stringify(out)) };
   }
+}
+
+/**
+ * One object answered by a GET at the root (what `kubectl describe` reads): a template gains where it went,
+ * a copy its template and drift, as annotations. The bindings (and, for a copy, its Works) are read only
+ * for a whole object of a kind Karmada may propagate, when the control plane is in the fleet view.
+ */
+export async function objectPropagation(
+  deps: FanOutDeps,
+  info: RequestInfo,
+  targets: Target[],
+  cluster: string,
+  answer: Response,
+  req: Request,
+): Promise<Response> {
+  const karmada = targets.find((t) => t.controlPlane);
+  if (!karmada || !answer.ok || info.subresource || !mayBePropagated(info)) return answer;
+  if (!(answer.headers.get('content-type') ?? '').startsWith('application/json')) return answer;
+  const text = await answer.text();
+  const again = () => new Response(text, answer);
+  let obj: Record<string, any>;
+  try {
+    obj = JSON.parse(text);
+  } catch {
+    return again();
+  }
+  const copy = isCopy(obj);
+  if (!obj?.metadata || obj.kind === 'Table' || obj.kind === 'PartialObjectMetadata') return again();
+  if (!copy && cluster !== karmada.cluster) return again();
+  const bindings = await readJson(deps, karmada, bindingsPath(info.namespace), req.signal);
+  const index = indexBindings(bindings, info.apiGroup, info.resource);
+  if (index.byBinding.size === 0) return again();
+  if (copy) {
+    const ids = [...index.byBinding.values()].flatMap((p) => (p.bindingId ? [p.bindingId] : []));
+    const works = await readJson(deps, karmada, worksPath(ids), req.signal);
+    if (works !== undefined) addWorks(index, works);
+  }
+  enrichItem(index, obj, cluster, true);
+  const headers = new Headers(answer.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(obj), { status: answer.status, headers });
 }

@@ -144,26 +144,51 @@ describe.each(RUNTIMES)('propagation at the root on %s', (runtime) => {
     expect(column(wide.stdout, 'web', 'KARMADA STATUS')).toMatch(/^applied 2\/2, healthy [0-2]\/2$/);
     const json = JSON.parse((await k().run(['get', 'deployments', '-n', NS, '-o', 'json'])).stdout);
     const byName = new Map<string, any>(json.items.map((d: any) => [d.metadata.name, d]));
-    const prop = JSON.parse(byName.get('web').metadata.annotations['fleet.karmada.io/propagation']);
-    expect(prop).toMatchObject({
-      binding: `${NS}/web-deployment`,
-      clusters: [
-        { cluster: 'member1', replicas: 2, applied: true },
-        { cluster: 'member2', replicas: 1, applied: true },
-      ],
+    const ann = byName.get('web').metadata.annotations;
+    expect(ann).toMatchObject({
+      'fleet.karmada.io/propagated-to': 'member1(2),member2(1)',
+      'fleet.karmada.io/propagation-status': expect.stringMatching(/^applied 2\/2, healthy [0-2]\/2$/),
     });
-    expect(prop.selector).toMatch(/^resourcebinding\.karmada\.io\/permanent-id=[0-9a-f-]{36}$/);
-    const drift = JSON.parse(
-      byName.get('web.clusterspace.member1').metadata.annotations['fleet.karmada.io/drift'],
-    );
-    expect(drift).toEqual({ template: 'web', drift: 'InSync' });
+    const selector = ann['fleet.karmada.io/copies-selector'];
+    expect(selector).toMatch(/^resourcebinding\.karmada\.io\/permanent-id=[0-9a-f-]{36}$/);
+    expect(byName.get('web.clusterspace.member1').metadata.annotations).toMatchObject({
+      'fleet.karmada.io/template': 'web',
+      'fleet.karmada.io/drift': 'InSync',
+    });
 
     // the selector the template names picks its copies, and only them
-    const copies = await k().run(['get', 'deployments', '-A', '-l', prop.selector, '-o', 'name']);
+    const copies = await k().run(['get', 'deployments', '-A', '-l', selector, '-o', 'name']);
     expect(copies.stdout.trim().split('\n').sort()).toEqual([
       'deployment.apps/web.clusterspace.member1',
       'deployment.apps/web.clusterspace.member2',
     ]);
+  });
+
+  it('kubectl describe shows it (the GET at the root), and a template written back does not store it', async () => {
+    const d = await k().run(['describe', 'deployment', 'web', '-n', NS]);
+    expect(d.code, d.stderr).toBe(0);
+    expect(d.stdout).toMatch(/fleet\.karmada\.io\/propagated-to: member1\(2\),member2\(1\)$/m);
+    expect(d.stdout).toMatch(
+      /fleet\.karmada\.io\/copies-selector: resourcebinding\.karmada\.io\/permanent-id=/,
+    );
+    const c = await k().run(['describe', 'deployment', 'web.clusterspace.member2', '-n', NS]);
+    expect(c.stdout).toMatch(/fleet\.karmada\.io\/drift: InSync$/m);
+    expect(c.stdout).toMatch(/fleet\.karmada\.io\/template: web$/m);
+
+    const got = await k().run(['get', 'deployment', 'web', '-n', NS, '-o', 'json']);
+    const obj = JSON.parse(got.stdout);
+    expect(obj.metadata.annotations).toHaveProperty(['fleet.karmada.io/propagated-to']);
+    obj.metadata.labels.tier = 'front';
+    const put = await k().run(['replace', '-f', '-'], { stdin: JSON.stringify(obj) });
+    expect(put.code, put.stderr).toBe(0);
+    const stored = f.sims.karmada.get(DEPLOY, NS, 'web') as any;
+    expect(stored.metadata.labels.tier).toBe('front');
+    expect(Object.keys(stored.metadata.annotations).filter((a) => a.startsWith('fleet.'))).toEqual([]);
+    // Karmada carries the template's change to both copies (before the next test suspends dispatching)
+    await vi.waitFor(() => {
+      for (const m of ['member1', 'member2'])
+        expect((f.member(m).get(DEPLOY, NS, 'web') as any).metadata.labels.tier).toBe('front');
+    });
   });
 
   it('a copy changed in its member while dispatching is suspended is flagged Drifted, and fleet diff names the field', async () => {
