@@ -61,8 +61,11 @@ export async function listRoute(
   const membership = prepareMembership(await fleetMembership(deps, req.signal));
   const plan = planList({ query: new URL(req.url).searchParams, targets, membership, plainNameCluster });
   if ('code' in plan) return statusResponse(plan);
-  // templates and copies Karmada propagated, when the list has any (routes/propagation.ts)
-  const propagation = await listPropagation(deps, info, targets, neg.shape, req);
+  // templates and copies Karmada propagated, when the list has any (routes/propagation.ts): a Table waits
+  // for the bindings (its clusters are asked for whole row objects when some are of its kind); other
+  // answers read them while the clusters answer
+  const propagationRead = listPropagation(deps, info, targets, neg.shape, req).catch(() => undefined);
+  const propagation = neg.shape === 'table' ? await propagationRead : undefined;
 
   // one set of headers for every cluster (the client copies what it forwards, never changes them)
   const headers = new Headers(req.headers);
@@ -96,9 +99,10 @@ export async function listRoute(
   };
   let opened = await openSources(reader, sorted, deps.config.strict);
   if (opened instanceof Response) return opened;
-  if (propagation) {
+  const enrich = propagation ?? (await propagationRead);
+  if (enrich) {
     const sources = await withPropagation(
-      propagation,
+      enrich,
       opened.map((o) => o.source),
     );
     opened = opened.map((o, i) => ({ ...o, source: sources[i]! }));
