@@ -88,7 +88,9 @@ export async function getRoute(
     askedNamespace(info),
   );
   // a Karmada template or copy says where it went or came from (routes/propagation.ts)
-  return raw ? answer : objectPropagation(deps, info, targets, found.target.cluster, answer, req);
+  return raw
+    ? answer
+    : objectPropagation(deps, info, targets, found.target.cluster, owner.plain, answer, req);
 }
 
 /**

@@ -7,10 +7,14 @@
  * fields), and every row or item is parsed and enriched (plan/propagation.ts).
  */
 import { parseItem, type SplitEvent } from '../merge/jsonsplit.ts';
+import { showRecordIn } from '../merge/lastapplied.ts';
 import type { ListEvents } from '../merge/listmerge.ts';
+import { stripMarkers } from '../merge/objects.ts';
 import {
   addWorks,
   bindingsPath,
+  copyAnnotations,
+  copyFacts,
   enrichItem,
   enrichRow,
   type IncludeObject,
@@ -143,6 +147,7 @@ export async function objectPropagation(
   info: RequestInfo,
   targets: Target[],
   cluster: string,
+  plain: string,
   answer: Response,
   req: Request,
 ): Promise<Response> {
@@ -168,7 +173,17 @@ export async function objectPropagation(
     const works = await readJson(deps, karmada, worksPath(ids), req.signal);
     if (works !== undefined) addWorks(index, works);
   }
-  enrichItem(index, obj, cluster, true);
+  if (copy) {
+    // compared as the member holds it: the fleet view's name in client-side apply's record, its markers
+    // and its pod-selector term are the fleet's, not drift
+    const held = stripMarkers(structuredClone(obj));
+    if (held.metadata?.name !== plain)
+      showRecordIn(held.metadata?.annotations, {
+        name: { plain: String(held.metadata?.name), shown: plain },
+      });
+    const facts = copyFacts(index, held, cluster, true);
+    if (facts) obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), ...copyAnnotations(facts) };
+  } else enrichItem(index, obj, cluster, true);
   const headers = new Headers(answer.headers);
   headers.delete('content-length');
   return new Response(JSON.stringify(obj), { status: answer.status, headers });

@@ -30,7 +30,16 @@ function seed(s: ServedSimFleet): () => void {
   k.create(DEPLOY, {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: 'web', namespace: NS, labels: { app: 'web' }, generation: 1 },
+    metadata: {
+      name: 'web',
+      namespace: NS,
+      labels: { app: 'web' },
+      generation: 1,
+      // applied with kubectl: the record names the object, which the fleet view shows by its fleet name
+      annotations: {
+        'kubectl.kubernetes.io/last-applied-configuration': `${JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS } })}\n`,
+      },
+    },
     spec: {
       replicas: 3,
       selector: { matchLabels: { app: 'web' } },
