@@ -20,6 +20,7 @@ export { CONTINUE_EXPIRED, decodeContinue, encodeContinue, tooLargeResourceVersi
 export { type Gvr, present, timestamp } from './objects.ts';
 export { applyMerge, jsonPatch, mergePatch, strategicMergePatch } from './patch.ts';
 export { parseResourcePath, type ResourceInfo } from './paths.ts';
+export { propagate } from './propagation.ts';
 export { handleResource } from './resources.ts';
 export { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 export { Store, type StoreEvent } from './store.ts';

@@ -22,6 +22,18 @@ import { scopePodSelector, stripPodSelector } from './podselector.ts';
 import { mapReferences } from './references.ts';
 
 export const CLUSTER_ANNOTATION = CLUSTER_LABEL;
+/**
+ * What the fleet view says of Karmada's templates and copies (plan/propagation.ts): short values that
+ * `kubectl describe` prints whole; never written back.
+ */
+export const PROPAGATION_ANNOTATIONS = {
+  propagatedTo: 'fleet.karmada.io/propagated-to',
+  status: 'fleet.karmada.io/propagation-status',
+  copies: 'fleet.karmada.io/copies-selector',
+  template: 'fleet.karmada.io/template',
+  drift: 'fleet.karmada.io/drift',
+} as const;
+const VIEW_MARKS = [CLUSTER_LABEL, ...Object.values(PROPAGATION_ANNOTATIONS)];
 
 export interface FleetView {
   /** federation on: the control plane's objects keep plain names */
@@ -99,10 +111,11 @@ export function stripMarkers(obj: Obj): Obj {
   if (!md || typeof md !== 'object') return obj;
   for (const key of ['annotations', 'labels'] as const) {
     const m = md[key];
-    if (m && typeof m === 'object' && CLUSTER_LABEL in m) {
-      delete m[CLUSTER_LABEL];
-      if (Object.keys(m).length === 0) delete md[key];
-    }
+    if (!m || typeof m !== 'object') continue;
+    const marks = VIEW_MARKS.filter((k) => k in m);
+    if (marks.length === 0) continue;
+    for (const k of marks) delete m[k];
+    if (Object.keys(m).length === 0) delete md[key];
   }
   return obj;
 }

@@ -23,6 +23,7 @@ export type GetDeps = FanOutDeps & ClustersDeps;
 import type { SendOptions } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Target } from '../upstreams/fanout.ts';
 import { undialed } from './locate.ts';
+import { objectPropagation } from './propagation.ts';
 import { fleetAnswer } from './respond.ts';
 
 /** subresources whose bodies are not Kubernetes objects: relayed byte for byte, streaming */
@@ -77,7 +78,7 @@ export async function getRoute(
       res: await undialed(owner.target, await deps.client.send(owner.target.endpoint, request(owner.target))),
     };
   }
-  return fleetAnswer(
+  const answer = await fleetAnswer(
     view,
     membership,
     found.target.cluster,
@@ -86,6 +87,10 @@ export async function getRoute(
     raw,
     askedNamespace(info),
   );
+  // a Karmada template or copy says where it went or came from (routes/propagation.ts)
+  return raw
+    ? answer
+    : objectPropagation(deps, info, targets, found.target.cluster, owner.plain, answer, req);
 }
 
 /**

@@ -13,6 +13,7 @@
 import type { Context } from 'hono';
 import { failure, methodNotAllowedOnPath, notFound, statusResponse } from '../kube/status.ts';
 import { classifyDiscovery, isOpenAPIPath } from '../plan/discovery.ts';
+import { isFleetDrift } from '../plan/fleetdrift.ts';
 import { isFleetExec } from '../plan/fleetexec.ts';
 import { askedNamespace, askedNamespaceLines, fleetNamespace } from '../plan/namespace.ts';
 import { plainNameClusterFor } from '../plan/owner.ts';
@@ -23,6 +24,7 @@ import type { FleetDeps } from '../types.ts';
 import { clusterspaceTargets } from '../upstreams/fanout.ts';
 import { CONNECT_SUBRESOURCES, connectRoute } from './connect.ts';
 import { discoveryRoute } from './discovery.ts';
+import { fleetDriftRoute } from './fleetdrift.ts';
 import { fleetExecRoute } from './fleetexec.ts';
 import { getRoute } from './get.ts';
 import { listRoute } from './list.ts';
@@ -64,6 +66,8 @@ export async function fleetRoute(c: Context, deps: FleetDeps, asked: RequestInfo
   if (review) return reviewsRoute(c, deps, info, targets, review);
   // the fleet's own podexecs (`kubectl fleet exec`): one command in every matching pod (routes/fleetexec.ts)
   if (isFleetExec(info)) return fleetExecRoute(c, deps, info);
+  // the fleet's own drifts (`kubectl fleet diff`): a template's copies against what Karmada applied
+  if (isFleetDrift(info)) return fleetDriftRoute(c, deps, info);
   // exec, attach, portforward: an upgrade relayed to the owning cluster, whatever the method
   if (info.name && CONNECT_SUBRESOURCES.has(info.subresource))
     return connectRoute(c, deps, info, targets, plainNameCluster);

@@ -32,6 +32,7 @@ import type { SendOptions } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Outcome, type Target, warningHeader } from '../upstreams/fanout.ts';
 import { concatOwned } from '../util/bytes.ts';
 import { splitGuarded } from './listread.ts';
+import { listPropagation, propagationQuery, withPropagation } from './propagation.ts';
 import {
   type BodyIdleDeps,
   bodyFailure,
@@ -60,6 +61,11 @@ export async function listRoute(
   const membership = prepareMembership(await fleetMembership(deps, req.signal));
   const plan = planList({ query: new URL(req.url).searchParams, targets, membership, plainNameCluster });
   if ('code' in plan) return statusResponse(plan);
+  // templates and copies Karmada propagated, when the list has any (routes/propagation.ts): a Table waits
+  // for the bindings (its clusters are asked for whole row objects when some are of its kind); other
+  // answers read them while the clusters answer
+  const propagationRead = listPropagation(deps, info, targets, neg.shape, req).catch(() => undefined);
+  const propagation = neg.shape === 'table' ? await propagationRead : undefined;
 
   // one set of headers for every cluster (the client copies what it forwards, never changes them)
   const headers = new Headers(req.headers);
@@ -67,7 +73,7 @@ export async function listRoute(
   // the body is split and rewritten: it must arrive uncompressed
   headers.set('Accept-Encoding', 'identity');
   const request = (a: ListAsk<Target>): SendOptions => {
-    const qs = plan.queryFor(a).toString();
+    const qs = propagationQuery(propagation, plan.queryFor(a)).toString();
     // pulled: a cluster's body waiting its turn holds the chunk its head came in, not its whole answer
     return {
       method: 'GET',
@@ -91,8 +97,16 @@ export async function listRoute(
     signal: req.signal,
     ns: askedNamespace(info),
   };
-  const opened = await openSources(reader, sorted, deps.config.strict);
+  let opened = await openSources(reader, sorted, deps.config.strict);
   if (opened instanceof Response) return opened;
+  const enrich = propagation ?? (await propagationRead);
+  if (enrich) {
+    const sources = await withPropagation(
+      enrich,
+      opened.map((o) => o.source),
+    );
+    opened = opened.map((o, i) => ({ ...o, source: sources[i]! }));
+  }
   return mergedListResponse(req, deps, info, plan, membership, sorted, opened);
 }
 

@@ -1,0 +1,121 @@
+/**
+ * `kubectl fleet diff`: the fleet's own endpoint `/apis/fleet.karmada.io/v1alpha1/namespaces/<ns>/drifts`
+ * (what it takes and answers: src/plan/fleetdrift.ts). Two reads of the control plane (the template's
+ * ResourceBinding, then its Works), then every cluster it went to asked for its copy at once, as the
+ * caller; each copy compared with what Karmada applied to it (src/merge/drift.ts).
+ */
+import type { Context } from 'hono';
+import { badRequest, failure, notFound, statusResponse } from '../kube/status.ts';
+import { driftOf } from '../merge/drift.ts';
+import { fleetName } from '../merge/objects.ts';
+import {
+  type CopyReport,
+  copyPath,
+  type DriftReport,
+  manifestFor,
+  readDriftAsk,
+} from '../plan/fleetdrift.ts';
+import { bindingsPath, readBinding, worksPath } from '../plan/propagation.ts';
+import type { RequestInfo } from '../request/info.ts';
+import type { ClustersDeps, FanOutDeps } from '../types.ts';
+import { fanOut, fleetTargets } from '../upstreams/fanout.ts';
+import { readJson } from './propagation.ts';
+
+export type FleetDriftDeps = FanOutDeps & ClustersDeps;
+
+export async function fleetDriftRoute(
+  c: Context,
+  deps: FleetDriftDeps,
+  info: RequestInfo,
+): Promise<Response> {
+  const req = c.req.raw;
+  if (req.method !== 'GET') return statusResponse(failure(405, 'MethodNotAllowed', 'drifts take GET'));
+  const ask = readDriftAsk(info.namespace, new URL(req.url).searchParams);
+  if ('code' in ask) return statusResponse(ask);
+  const targets = await fleetTargets(deps, req.signal);
+  const karmada = targets.find((t) => t.controlPlane);
+  if (!karmada)
+    return statusResponse(
+      badRequest(
+        'drifts compare Karmada templates with their copies: the fleet view has no control plane (federation off)',
+      ),
+    );
+  const group = ask.apiVersion.includes('/') ? ask.apiVersion.split('/')[0] : '';
+  const bindings = await readJson(deps, karmada, bindingsPath(ask.namespace), req.signal);
+  if (bindings === undefined)
+    return statusResponse(
+      failure(503, 'ServiceUnavailable', 'the control plane’s ResourceBindings could not be read'),
+    );
+  const p = ((bindings as { items?: unknown[] }).items ?? [])
+    .map(readBinding)
+    .find(
+      (b) =>
+        b &&
+        b.template.kind === ask.kind &&
+        b.template.name === ask.name &&
+        (b.template.apiVersion.includes('/') ? b.template.apiVersion.split('/')[0] : '') === group,
+    );
+  if (!p)
+    return statusResponse(
+      notFound(
+        'resourcebindings',
+        'work.karmada.io',
+        `${ask.name} (no binding propagates ${ask.kind} ${ask.namespace}/${ask.name})`,
+      ),
+    );
+  const works = await readJson(deps, karmada, worksPath(p.bindingId ? [p.bindingId] : []), req.signal);
+
+  const view = { federation: deps.config.federation };
+  const members = p.placements.flatMap((pl) => targets.filter((t) => t.cluster === pl.cluster));
+  const outcomes = await fanOut(deps, members, () => ({
+    method: 'GET',
+    path: copyPath(ask),
+    headers: new Headers({ Accept: 'application/json', 'Accept-Encoding': 'identity' }),
+    signal: req.signal,
+  }));
+  const copies: CopyReport[] = [];
+  for (const pl of p.placements) {
+    const name = fleetName(view, ask.name, pl.cluster);
+    const o = outcomes.find((x) => x.target.cluster === pl.cluster);
+    if (!o) {
+      copies.push({ cluster: pl.cluster, name, state: 'Unknown', error: 'not a cluster of the fleet' });
+      continue;
+    }
+    if (!o.ok) {
+      copies.push({ cluster: pl.cluster, name, state: 'Unknown', error: o.error.message });
+      continue;
+    }
+    const text = await o.res.text().catch(() => '');
+    if (o.res.status === 404) {
+      copies.push({ cluster: pl.cluster, name, state: 'Missing' });
+      continue;
+    }
+    if (!o.res.ok) {
+      copies.push({
+        cluster: pl.cluster,
+        name,
+        state: 'Unknown',
+        error: `HTTP ${o.res.status}: ${text.slice(0, 200)}`,
+      });
+      continue;
+    }
+    const manifest = manifestFor(works, pl.cluster, ask);
+    if (!manifest) {
+      copies.push({ cluster: pl.cluster, name, state: 'Unknown', error: 'its Work could not be read' });
+      continue;
+    }
+    const differences = driftOf(manifest, JSON.parse(text));
+    copies.push({ cluster: pl.cluster, name, state: differences.length ? 'Drifted' : 'InSync', differences });
+  }
+  const report: DriftReport = {
+    kind: 'DriftReport',
+    apiVersion: 'fleet.karmada.io/v1alpha1',
+    template: p.template,
+    binding: p.binding,
+    copies,
+  };
+  return new Response(JSON.stringify(report), {
+    status: 200,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+  });
+}
