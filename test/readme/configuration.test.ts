@@ -12,7 +12,7 @@ import { configSchema, parseConfig } from '../../src/config/schema.ts';
 
 const PAGE = readFileSync(resolve('docs/configuration.md'), 'utf8');
 
-// biome-ignore lint/suspicious/noExplicitAny: zod's internal definition tree is walked generically
+/** zod's internal definition tree, walked generically */
 type Def = any;
 
 /** Every key path the schema accepts: objects' keys, `[]` for list elements, union options merged. */
@@ -33,14 +33,17 @@ function schemaKeys(): Set<string> {
       case 'prefault':
       case 'nullable':
       case 'readonly':
-        return walk(def.innerType, path);
+        walk(def.innerType, path);
+        return;
       case 'pipe':
-        return walk(def.in, path);
+        walk(def.in, path);
+        return;
       case 'union':
         for (const option of def.options) walk(option, path);
         return;
       case 'array':
-        return walk(def.element, `${path}[]`);
+        walk(def.element, `${path}[]`);
+        return;
       default:
         return; // a leaf (string, number, enum, record of free keys, …)
     }
