@@ -31,10 +31,11 @@ export function findCase(name: string): BenchCase | undefined {
 
 /**
  * `--only` selection: comma-separated names or prefixes (`passthrough` selects both passthrough cases); a
- * full name selects that case only (`merged-list` is not also `merged-list-memory`).
+ * full name selects that case only (`merged-list` is not also `merged-list-memory`). Without `--only`, the
+ * cases that need the real bed run only with `--real` (`--only=real` selects them all).
  */
-export function selectCases(only: string[] | undefined): BenchCase[] {
-  if (!only?.length) return CASES;
+export function selectCases(only: string[] | undefined, real = false): BenchCase[] {
+  if (!only?.length) return CASES.filter((c) => real || !c.needsBed);
   const names = new Set(CASES.map((c) => c.name));
   return CASES.filter((c) => only.some((o) => c.name === o || (!names.has(o) && c.name.startsWith(o))));
 }
