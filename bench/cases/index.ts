@@ -8,6 +8,7 @@ import { mergedListCase, mergedListMemoryCase } from './merged-list.ts';
 import { mergedWatchCase } from './merged-watch.ts';
 import { mergedWatchManyCase } from './merged-watch-many.ts';
 import { configmapCase, podListCase } from './passthrough.ts';
+import { realListCase, realPassthroughCase, realWatchCase } from './real.ts';
 import type { BenchCase } from './types.ts';
 
 export const CASES: BenchCase[] = [
@@ -23,6 +24,9 @@ export const CASES: BenchCase[] = [
   execCase,
   bundleCase,
   informerStartCase,
+  realListCase,
+  realPassthroughCase,
+  realWatchCase,
 ];
 
 export function findCase(name: string): BenchCase | undefined {
