@@ -229,6 +229,8 @@ export interface WatchRun {
   /** from the first event to the last: the rate the burst came at */
   burstMs: number;
   received: number;
+  /** events per cluster: the name's `.clusterspace.<c>` through a fleet, the stream's step index directly */
+  byCluster: Record<string, number>;
   cpuMs: number;
   failed?: string;
 }
@@ -240,6 +242,7 @@ function watchOnce(t: RealTarget, spec: WatchesSpec): Promise<WatchRun> {
     const cpu0 = spec.cpuPid ? processCpuMs(spec.cpuPid) : null;
     let first = Number.NaN;
     let received = 0;
+    const byCluster: Record<string, number> = {};
     let done = false;
     const finish = (failed?: string) => {
       if (done) return;
@@ -253,23 +256,32 @@ function watchOnce(t: RealTarget, spec: WatchesSpec): Promise<WatchRun> {
         allMs: now - t0,
         burstMs: now - first,
         received,
+        byCluster,
         cpuMs: cpu0 !== null && cpu1 !== null ? cpu1 - cpu0 : Number.NaN,
         ...(failed ? { failed } : {}),
       });
     };
     const timer = setTimeout(
-      () => finish(`${received}/${spec.expect} events after ${spec.timeoutMs} ms`),
+      () =>
+        finish(
+          `${received}/${spec.expect} events after ${spec.timeoutMs} ms (by cluster: ${JSON.stringify(byCluster)})`,
+        ),
       spec.timeoutMs,
     );
-    const onLine = (line: string) => {
+    const onLine = (line: string, step: number) => {
       if (!line.trim()) return;
-      const ev = JSON.parse(line) as { type?: string; object?: { code?: number; message?: string } };
+      const ev = JSON.parse(line) as {
+        type?: string;
+        object?: { code?: number; message?: string; metadata?: { name?: string } };
+      };
       if (ev.type === 'BOOKMARK') return;
       if (ev.type === 'ERROR') return finish(`ERROR event: ${ev.object?.code} ${ev.object?.message}`);
       if (Number.isNaN(first)) first = performance.now();
+      const c = /\.clusterspace\.([^.]+)$/.exec(ev.object?.metadata?.name ?? '')?.[1] ?? `stream${step}`;
+      byCluster[c] = (byCluster[c] ?? 0) + 1;
       if (++received >= spec.expect) finish();
     };
-    for (const s of t.steps)
+    for (const [k, s] of t.steps.entries())
       request(s.url, {
         headers: { ...ACCEPT_JSON, ...s.headers },
         dispatcher: agentFor(s.as, spec.tls),
@@ -286,7 +298,7 @@ function watchOnce(t: RealTarget, spec: WatchesSpec): Promise<WatchRun> {
               const str = carry + chunk.toString('utf8');
               const lines = str.split('\n');
               carry = lines.pop()!;
-              for (const l of lines) if (!done) onLine(l);
+              for (const l of lines) if (!done) onLine(l, k);
               if (done) break;
             }
           } catch (e) {

@@ -128,6 +128,7 @@ describe('bench real-bed client', () => {
       expect(out[n]!.firstMs).toBeGreaterThan(0);
       expect(out[n]!.allMs).toBeGreaterThanOrEqual(out[n]!.firstMs);
     }
+    expect(out.three!.byCluster).toEqual({ stream0: 10, stream1: 10, stream2: 10 });
     expect(out.short!.received).toBe(5);
     expect(out.short!.failed).toMatch(/ERROR event: 410 too old/);
   });
