@@ -23,8 +23,9 @@
  *                                      memory against clusters, the same total items)
  *   BENCH_REAL=1 / --real              also the real-bed cases (real-list, real-passthrough, real-watch):
  *                                      the test bed (testbed/) started once, kube-apiserver members seeded,
- *                                      the fleets against the members read directly; never in --quick
- *                                      unless named; see bench/cases/real.ts
+ *                                      the fleets against the members read directly; left out of a run
+ *                                      without it (a plain --quick too) unless --only names them
+ *                                      (--only=real); see bench/cases/real.ts
  *   --list                             print the cases and exit
  */
 import type { Role } from './protocol.ts';
