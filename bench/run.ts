@@ -29,6 +29,7 @@ import type {
   Target,
 } from './cases/types.ts';
 import { bundleFleet } from './lib/fleetproc.ts';
+import { formatIssue33 } from './lib/goals33.ts';
 import { buildGoProxy, GO_INSTALL_HINT, type GoProxy, startGoProxy } from './lib/goproxy.ts';
 import { type Host, startHost } from './lib/host.ts';
 import type { LoadResult } from './lib/load.ts';
@@ -266,7 +267,7 @@ async function main(): Promise<number> {
     for (const c of CASES) log(`${c.name.padEnd(28)} ${c.title}`);
     return 0;
   }
-  const cases = selectCases(opts.only);
+  const cases = selectCases(opts.only, opts.real);
   if (!cases.length) {
     log(
       `bench: no case matches --only=${opts.only?.join(',')}; cases: ${CASES.map((c) => c.name).join(', ')}`,
@@ -408,12 +409,18 @@ async function main(): Promise<number> {
       if (res.profile) log(formatProfile(res.profile));
     }
   } finally {
+    for (const c of cases) await c.cleanup?.().catch((e: Error) => log(`   ${c.name} cleanup: ${e.message}`));
     await Promise.all([...goProxies.values()].map((g) => g.stop()));
     goProxies.clear();
     await Promise.all(hosts.map((h) => h.exit()));
   }
 
   log(formatGoals(results));
+  log(
+    formatIssue33(
+      results.flatMap((c) => (c.custom?.issue33 ?? []).map((check) => ({ case: c.name, check }))),
+    ),
+  );
   // performance.now() counts from this process's start, its imports included
   // the issue's budget for a smoke run of every case: 2 minutes (a run of some cases has none)
   const budgetS = opts.quick && !opts.only ? 120 : undefined;
@@ -465,6 +472,7 @@ async function main(): Promise<number> {
         })),
         comparisons: c.comparisons,
         goals: c.custom?.goals,
+        issue33: c.custom?.issue33,
         figures: c.custom?.figures,
         profile: c.profile && {
           path: c.profile.path,

@@ -11,22 +11,26 @@
  * `merged-list-canned`: 10 × 1,000 and 10 × 10,000 pods (--quick: 10 × 2,000 for the second), JSON and
  * Table, plus a watch burst (every cluster writes its canned events at once) through
  * the fleet vs direct.
- * `scale-curve`: 10 / 50 / 200 clusters for the same 10,000 pods, and 1,000 pods each (--quick leaves out
- * all but 10 × 1,000 and 200 × 50), one table. BENCH_SCALE_SHAPES=10x1000,200x50 measures only those.
+ * `scale-curve`: 10 / 50 / 200 / 1,000 clusters for the same 10,000 pods, and 1,000 pods each (--quick leaves
+ * out all but 10 × 1,000, 200 × 50 and 1,000 × 10), one table; with --write-docs the same-total points as
+ * docs/bench-scale.svg (../lib/scale-svg.ts). BENCH_SCALE_SHAPES=10x1000,200x50 measures only those.
  *
  * BENCH_BASELINE_BUNDLE=<file> (another build of deploy/node/main.ts, say the commit before a change): a
  * second fleet process from it beside the first, asked as `fleet-base` in the same interleaved rounds, so
  * a before/after is one run's noise (its CPU per answer and its ratios are printed next to the fleet's).
  * BENCH_FLEET_BUNDLE=<file> runs the fleet itself from another build instead of this tree's.
  */
+import { writeFileSync } from 'node:fs';
 import { get, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Canned, type CannedReply, cannedFleetConfig, sharedCanned } from '../lib/canned.ts';
 import { type FleetProcess, startFleetProcess } from '../lib/fleetproc.ts';
+import { judge, type Row33Check } from '../lib/goals33.ts';
 import { MiB, procMemory, resetPeak } from '../lib/proc.ts';
 import { formatProfile, type ProfileSummary, summarizeProfile } from '../lib/profile.ts';
 import { fmt, table } from '../lib/report.ts';
+import { scaleSvg } from '../lib/scale-svg.ts';
 import { type AnswerSample, runSequences, type SequenceResult, type SequenceSpec } from '../lib/sequence.ts';
 import { median, processCpuMs } from '../lib/stats.ts';
 import type { BenchCase, CaseContext, CustomResult, GoalCheck } from './types.ts';
@@ -123,6 +127,8 @@ const BASE_BUNDLE = process.env.BENCH_BASELINE_BUNDLE || undefined;
 const BURST_ROUNDS = Number(process.env.BENCH_BURST_ROUNDS) || undefined;
 /** the fleet's own build, when not this tree's (e.g. a commit's, beside BENCH_BASELINE_BUNDLE) */
 const FLEET_BUNDLE = process.env.BENCH_FLEET_BUNDLE || undefined;
+/** where --write-docs puts the scale curve */
+const SCALE_SVG = fileURLToPath(new URL('../../docs/bench-scale.svg', import.meta.url));
 const FLOOR_PROXY = fileURLToPath(new URL('../lib/floor-proxy.mjs', import.meta.url));
 
 /** One set: canned clusters served, a fresh fleet in front of them, targets interleaved answer by answer. */
@@ -616,9 +622,11 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
   const failures = sets.flatMap((s) =>
     Object.entries(s.targets).flatMap(([n, t]) => t.failures.map((f) => `${n}: ${f}`)),
   );
+  const issue33 = cannedRows33(sets, burst && { fleet: burst.fleet, direct: burst.direct });
   return {
     text: lines.join('\n'),
     goals,
+    issue33,
     figures: {
       sets: sets.map((s) => ({
         ...s,
@@ -632,6 +640,70 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
     },
     ...(failures.length ? { error: `${failures.length} failed answer(s): ${failures[0]}` } : {}),
   };
+}
+
+/** Issue 33's rows this case measures: each fleet figure ÷ the floor proxy's or the parallel reads', same rounds. */
+function cannedRows33(
+  sets: SetResult[],
+  burst: { fleet: BurstResult[]; direct: BurstResult[] } | undefined,
+): Row33Check[] {
+  const rows: Row33Check[] = [];
+  const shape = (s: SetResult) => `${s.clusters}×${s.pods.toLocaleString('en')} canned`;
+  const perRound = (s: SetResult, k: string) => (s.perRound[k] ?? []).map((x) => x.toFixed(2)).join(', ');
+  for (const s of sets) {
+    for (const [row, key, limit] of [
+      ['json-floor', 'fleet/floor', 1.1],
+      ['table-floor', 'fleet-table/floor-table', 1.15],
+    ] as const) {
+      const [f, b] = key.split('/') as [string, string];
+      const r = ratioOf(s, key);
+      rows.push({
+        row,
+        where: shape(s),
+        ratio: r,
+        ok: judge(r, limit),
+        detail: `p50 ${fmt.ms(s.targets[f]?.p50 ?? Number.NaN)} vs ${fmt.ms(s.targets[b]?.p50 ?? Number.NaN)} ms, median of per-round ratios ${perRound(s, key)}`,
+      });
+    }
+    for (const [row, t, limit] of [
+      ['cpu-json-floor', 'fleet', 1.2],
+      ['cpu-table-floor', 'fleet-table', 1.3],
+    ] as const) {
+      const v = cpuPerMiB(s, t);
+      const f = cpuPerMiB(s, t.replace('fleet', 'floor'));
+      rows.push({
+        row,
+        where: shape(s),
+        ratio: v / f,
+        ok: judge(v / f, limit),
+        detail: `${fmt.ms(v)} vs ${fmt.ms(f)} ms/MiB, medians over the answers`,
+      });
+    }
+  }
+  const small = sets.find((s) => s.clusters === 10 && s.pods === 1000);
+  if (small) {
+    const r = ratioOf(small, 'fleet/parallel');
+    rows.push({
+      row: 'json-parallel',
+      where: shape(small),
+      ratio: r,
+      ok: judge(r, 1.5),
+      detail: `p50 ${fmt.ms(small.targets.fleet!.p50)} vs ${fmt.ms(small.targets.parallel!.p50)} ms, per round ${perRound(small, 'fleet/parallel')}`,
+    });
+  }
+  if (burst) {
+    const rate = (b: BurstResult) => b.received / (b.ms / 1000);
+    const f = median(burst.fleet.map(rate));
+    const d = median(burst.direct.map(rate));
+    rows.push({
+      row: 'burst',
+      where: `${small?.clusters ?? 10} canned clusters`,
+      ratio: f / d,
+      ok: judge(f / d, 0.9, true),
+      detail: `${f.toFixed(0)} vs ${d.toFixed(0)} events/s, medians of ${burst.fleet.length} burst(s)`,
+    });
+  }
+  return rows;
 }
 
 export const cannedListCase: BenchCase = {
@@ -651,6 +723,7 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
     [10, 1000, 'same total'],
     ...(quick ? [] : ([[50, 200, 'same total']] as Array<[number, number, string]>)),
     [200, 50, 'same total'],
+    [1000, 10, 'same total'],
     ...(quick
       ? []
       : ([
@@ -669,7 +742,8 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
       forms: ['json'],
       baselines: ['parallel'],
       rounds,
-      iterations: clusters * pods > 50_000 ? 1 : 2,
+      // --quick: one answer at 1,000 clusters (its fan-out costs a quick run most: 16.7 s CPU with two, 5.9 without the point)
+      iterations: clusters * pods > 50_000 || (quick && clusters >= 1000) ? 1 : 2,
       profileLabel: `scale-curve-${clusters}x${pods}`,
     });
     m.fleet.stop();
@@ -717,8 +791,24 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
       ],
       rows,
     ),
-    quick ? '   (--quick: the ends of the curve only; 50×200, 50×1,000 and 200×1,000 left out)' : '',
+    quick ? '   (--quick: 10, 200 and 1,000 clusters only; 50×200, 50×1,000 and 200×1,000 left out)' : '',
   ];
+  const curve = sets.filter((s) => s.shape === 'same total');
+  if (ctx.opts.writeDocs && curve.length > 1) {
+    const svg = scaleSvg(
+      curve.map((s) => ({
+        clusters: s.clusters,
+        items: items(s),
+        fleetMs: s.targets.fleet!.p50,
+        parallelMs: s.targets.parallel!.p50,
+        cpuMs: s.targets.fleet!.fleetCpuMs,
+        memMiB: (s.peakRss - s.idleRss) / MiB,
+      })),
+      `npm run bench -- --only=scale-curve --write-docs${quick ? ' --quick' : ''}: canned clusters (+${LATENCY_MS} ms), JSON, ${curve[0]!.clusters * curve[0]!.pods} pods in all, ${rounds} round(s), ${new Date().toISOString().slice(0, 10)}`,
+    );
+    writeFileSync(SCALE_SVG, svg);
+    lines.push(`   wrote ${SCALE_SVG}`);
+  }
   for (const s of sets) {
     if (s.profile) lines.push(`   profile ${s.clusters}×${s.pods}:`, formatProfile(s.profile));
     if (s.profile?.base)
@@ -727,6 +817,7 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
   const by = (c: number, p: number) => sets.find((s) => s.clusters === c && s.pods === p);
   const a = by(10, 1000);
   const z = by(200, 50);
+  const k = by(1000, 10);
   const cpuItem = (s: SetResult, name = 'fleet') => s.targets[name]!.fleetCpuMs / items(s);
   const bytesItem = (s: SetResult) => s.targets.fleet!.bytes / items(s);
   if (!a || !z) return { text: lines.join('\n'), goals: [], figures: { sets } };
@@ -761,12 +852,34 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
     ok: Number.isFinite(widest.peakRss) ? widest.peakRss - widest.idleRss <= limit : undefined,
     detail: `${fmt.bytes(widest.peakRss - widest.idleRss)} vs ${fmt.bytes(limit)} (merged body ${fmt.bytes(widest.targets.fleet!.bytes)})`,
   });
-  return { text: lines.join('\n'), goals, figures: { sets } };
+  const issue33: Row33Check[] = [];
+  for (const [row, to] of [
+    ['cpu-item-200', z],
+    ['cpu-item-1000', k],
+  ] as const) {
+    if (!to) continue;
+    const g = cpuItem(to) / cpuItem(a);
+    issue33.push({
+      row,
+      where: `10×1,000 → ${to.clusters.toLocaleString('en')}×${to.pods} canned`,
+      ratio: g,
+      ok: judge(g, CANNED_GOAL.flat),
+      detail: `${(cpuItem(a) * 1000).toFixed(1)} → ${(cpuItem(to) * 1000).toFixed(1)} µs/item; fleet ÷ parallel ${fmt.x(ratioOf(a, 'fleet/parallel'))} → ${fmt.x(ratioOf(to, 'fleet/parallel'))}`,
+    });
+  }
+  if (k)
+    goals.push({
+      goal: `goal 3: fleet CPU per item does not grow with clusters, 10 → 1,000 (≤ ${CANNED_GOAL.flat}×)`,
+      ok: judge(cpuItem(k) / cpuItem(a), CANNED_GOAL.flat),
+      detail: `${(cpuItem(a) * 1000).toFixed(1)} → ${(cpuItem(k) * 1000).toFixed(1)} µs/item (${fmt.x(cpuItem(k) / cpuItem(a))})`,
+    });
+  return { text: lines.join('\n'), goals, issue33, figures: { sets } };
 }
 
 export const scaleCurveCase: BenchCase = {
   name: 'scale-curve',
-  title: 'merged JSON list over 10 / 50 / 200 canned clusters: same 10,000 pods, and 1,000 each',
+  title:
+    'merged JSON list over 10 / 50 / 200 / 1,000 canned clusters: same 10,000 pods, and 1,000 each; --write-docs: docs/bench-scale.svg',
   run: runScale,
   loadActions: { sequences: (spec: SequenceSpec) => runSequences(spec) },
 };

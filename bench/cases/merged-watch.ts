@@ -24,6 +24,7 @@
 import { join } from 'node:path';
 import type { SimCluster } from '../../sim/index.ts';
 import type { FleetProcess } from '../lib/fleetproc.ts';
+import { judge, type Row33Check } from '../lib/goals33.ts';
 import { formatProfile, summarizeProfile } from '../lib/profile.ts';
 import { fmt, table } from '../lib/report.ts';
 import { median, processCpuMs } from '../lib/stats.ts';
@@ -462,9 +463,27 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
       },
     );
     const failed = fOpen.failed + dOpen.failed;
+    const issue33: Row33Check[] = [
+      {
+        row: 'added-p99',
+        where: `${W} merged watches, 3 simulated clusters`,
+        ratio: Number.NaN,
+        shown: fmt.signedMs(addedP99),
+        ok: judge(addedP99, WATCH_GOAL.addedP99Ms),
+        detail: `added p99 ${fmt.signedMs(addedP99)}, fleet ${fmt.ms(med('f', 'p99'))} vs direct ${fmt.ms(med('d', 'p99'))} ms`,
+      },
+      {
+        row: 'burst',
+        where: `${W} watches, simulated clusters${limitedBySims ? ', the simulated clusters the limit' : ''}`,
+        ratio: burstRatio,
+        ok: judge(burstRatio, WATCH_GOAL.burstVsDirect, true),
+        detail: `${sat.f.deliveredRate.toFixed(0)} vs ${sat.d.deliveredRate.toFixed(0)} events/s`,
+      },
+    ];
     return {
       text: lines.join('\n'),
       goals,
+      issue33,
       figures: {
         watches: W,
         rate: WATCH_GOAL.rate,

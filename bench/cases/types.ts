@@ -10,6 +10,7 @@
  */
 import type { ServedSimFleet } from '../../deploy/node/demo.ts';
 import type { FleetConfigInput } from '../../src/config/schema.ts';
+import type { Row33Check } from '../lib/goals33.ts';
 import type { BenchOptions } from '../lib/options.ts';
 import type { ProfileSummary } from '../lib/profile.ts';
 
@@ -103,6 +104,8 @@ export interface GoalCheck {
 export interface CustomResult {
   text: string;
   goals: GoalCheck[];
+  /** issue 33's goals table rows this case measured (bench/lib/goals33.ts) */
+  issue33?: Row33Check[];
   figures: unknown;
   /** the case ran but something in it failed (printed, and the bench exits non-zero) */
   error?: string;
@@ -141,6 +144,13 @@ export interface BenchCase {
   targets?(env: BenchEnv): Promise<Target[]>;
   /** Cases with a load of their own shape (sequences of requests, streams, memory): they measure themselves. */
   run?(ctx: CaseContext): Promise<CustomResult>;
+  /**
+   * Needs the real test bed (testbed/): left out of a run unless --real is given or --only names it
+   * (it takes minutes to start and ~2.7 GiB)
+   */
+  needsBed?: boolean;
+  /** after every case of the run (also when one failed): stops what the case kept for the others (the bed) */
+  cleanup?(): Promise<void>;
   upstreamActions?: Record<string, UpstreamAction>;
   loadActions?: Record<string, LoadAction>;
 }

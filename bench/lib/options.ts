@@ -19,6 +19,13 @@
  *                                      shorten themselves too (fewer answers, 1,000 pods per cluster
  *                                      instead of 10,000 in merged-list-memory, 1 s phases, smaller bursts)
  *   BENCH_WATCHES=N                    merged watches (and direct ones) opened by merged-watch (default 1000)
+ *   --write-docs                       scale-curve writes its curve to docs/bench-scale.svg (time, CPU and
+ *                                      memory against clusters, the same total items)
+ *   BENCH_REAL=1 / --real              also the real-bed cases (real-list, real-passthrough, real-watch):
+ *                                      the test bed (testbed/) started once, kube-apiserver members seeded,
+ *                                      the fleets against the members read directly; left out of a run
+ *                                      without it (a plain --quick too) unless --only names them
+ *                                      (--only=real); see bench/cases/real.ts
  *   --list                             print the cases and exit
  */
 import type { Role } from './protocol.ts';
@@ -50,6 +57,10 @@ export interface BenchOptions {
   fleetNodeArgs: string[];
   quick: boolean;
   list: boolean;
+  /** regenerate what the bench writes under docs/ (the scale curve's SVG) */
+  writeDocs: boolean;
+  /** also the cases that need the real test bed (bench/cases/real.ts) */
+  real: boolean;
 }
 
 const ROLES: Role[] = ['upstream', 'fleet', 'load'];
@@ -99,6 +110,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     'profile',
     'fleet-node-args',
     'list',
+    'write-docs',
+    'real',
   ];
   for (const k of flags.keys())
     if (!known.includes(k))
@@ -131,5 +144,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     profile: truthy(pick('profile', 'BENCH_PROFILE')),
     fleetNodeArgs: (pick('fleet-node-args', 'BENCH_FLEET_NODE_ARGS') ?? '').split(/\s+/).filter(Boolean),
     list: truthy(flags.get('list')),
+    writeDocs: truthy(flags.get('write-docs')),
+    real: truthy(pick('real', 'BENCH_REAL')),
   };
 }

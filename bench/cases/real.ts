@@ -1,0 +1,535 @@
+/**
+ * The bench on real clusters (issue 30 part 4): the test bed (testbed/bed.ts: three kube-apiserver 1.35
+ * members with kwok, karmada-apiserver with Karmada, and the two fleets, `direct` with static members and
+ * `karmada` through Karmada's cluster proxy) started once for every real-* case of the run, each member
+ * seeded with the same N ConfigMaps in namespace `bench-real`; each fleet figure ÷ the same members read
+ * directly, in the same rounds:
+ *   - real-list: the merged list of the namespace at each fleet's root ÷ the three members listed in
+ *     parallel, unmerged (paired p50 per round, median of the rounds); fleet CPU per MiB;
+ *   - real-passthrough: GET of one object by fleet name (`cm-7.clusterspace.member2`) ÷ the same GET on
+ *     member2: latency on one connection, throughput at 8 connections;
+ *   - real-watch: changes written after the lists, then the watches opened from the lists' RVs, so the
+ *     members' watch caches replay them at once: time to the first event (a watch starting, as an informer
+ *     after its list) and the rate of the burst, the merged watch ÷ the three members watched directly.
+ *
+ * The fleets run in this (the harness's) process, as the bed starts them; the load runs in the load
+ * process with the bed's client certificates (../lib/real-load.ts). The harness does nothing else while a
+ * case measures, so its CPU over an answer is the fleets' work. Not in a default or --quick run (the bed
+ * takes 1–3 minutes to start and ~2.7 GiB): `--real`, or name them (`--only=real`). N = 1,000 per member
+ * (--quick 200; BENCH_REAL_OBJECTS=N).
+ */
+import type { Bed } from '../../testbed/bed.ts';
+import type { Apiserver } from '../../testbed/kube.ts';
+import { httpsRequest, waitUntil } from '../../testbed/process.ts';
+import { judge, type Row33Check } from '../lib/goals33.ts';
+import { MiB } from '../lib/proc.ts';
+import {
+  type Answer,
+  type AnswersSpec,
+  type GetsResult,
+  type GetsSpec,
+  type RealTarget,
+  realAnswers,
+  realGets,
+  realWatches,
+  type Tls,
+  type WatchesSpec,
+  type WatchRun,
+} from '../lib/real-load.ts';
+import { fmt, table } from '../lib/report.ts';
+import { median, percentile } from '../lib/stats.ts';
+import type { BenchCase, CaseContext, CustomResult, GoalCheck } from './types.ts';
+
+const NS = 'bench-real';
+const CM = (i: number) => `cm-${i}`;
+/** a field every seeded item has once: counts the items of a list */
+const ITEM_MARK = '"benchItem":"';
+/** the object the passthrough case asks for */
+const ONE = { member: 'member2', name: CM(7) };
+
+interface Shared {
+  bed: Bed;
+  objects: number;
+  tls: Record<string, Tls>;
+  startS: number;
+  seedS: number;
+}
+
+let shared: Promise<Shared> | undefined;
+
+/** how many objects each member gets */
+function objectsFor(ctx: CaseContext): number {
+  const env = Number(process.env.BENCH_REAL_OBJECTS);
+  return Number.isInteger(env) && env > 0 ? env : ctx.opts.quick ? 200 : 1000;
+}
+
+/** `fn` over `xs`, `n` at a time */
+async function pool<T>(xs: T[], n: number, fn: (x: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, xs.length) }, async () => {
+      while (next < xs.length) await fn(xs[next++]!);
+    }),
+  );
+}
+
+async function must(api: Apiserver, path: string, opts: Parameters<Apiserver['request']>[1] = {}) {
+  const r = await api.request(path, opts);
+  if (r.status < 200 || r.status > 299)
+    throw new Error(`${api.name}: ${opts.method ?? 'GET'} ${path}: ${r.status} ${r.body.slice(0, 300)}`);
+  return r;
+}
+
+async function seed(api: Apiserver, n: number): Promise<void> {
+  const nsr = await api.request('/api/v1/namespaces', {
+    method: 'POST',
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
+  });
+  if (nsr.status !== 201 && nsr.status !== 409)
+    throw new Error(`${api.name}: namespace ${NS}: ${nsr.status}`);
+  // ~0.5 KiB of data each, the size of a small real ConfigMap
+  await pool(
+    Array.from({ length: n }, (_, i) => i),
+    8,
+    async (i) => {
+      const r = await api.request(`/api/v1/namespaces/${NS}/configmaps`, {
+        method: 'POST',
+        body: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: CM(i), labels: { app: 'bench-real' } },
+          data: { benchItem: String(i), round: '0', pad: 'x'.repeat(480) },
+        },
+      });
+      if (r.status !== 201 && r.status !== 409)
+        throw new Error(`${api.name}: create ${CM(i)}: ${r.status} ${r.body.slice(0, 300)}`);
+    },
+  );
+}
+
+async function startShared(ctx: CaseContext): Promise<Shared> {
+  const { startBed } = await import('../../testbed/bed.ts');
+  const t0 = performance.now();
+  ctx.log(
+    '   starting the real bed (testbed/bed.ts: etcd, 3 members with kwok, karmada-apiserver + Karmada, 2 fleets)…',
+  );
+  const bed = await startBed({ log: (l) => ctx.log(`   bed: ${l}`) });
+  const startS = (performance.now() - t0) / 1000;
+  const objects = objectsFor(ctx);
+  const t1 = performance.now();
+  await Promise.all(bed.members.map((m) => seed(m.apiserver, objects)));
+  const seedS = (performance.now() - t1) / 1000;
+  ctx.log(
+    `   bed up in ${startS.toFixed(0)} s; ${bed.members.length} × ${objects} ConfigMaps seeded in ${seedS.toFixed(0)} s`,
+  );
+  const admin = bed.user('bed-admin', ['system:masters']);
+  const tls: Record<string, Tls> = { fleet: { ca: bed.fleetCA.cert, cert: admin.cert, key: admin.key } };
+  for (const m of bed.members)
+    tls[m.name] = { ca: m.apiserver.ca, cert: m.apiserver.admin.cert, key: m.apiserver.admin.key };
+  // the Karmada fleet finds its members from Karmada's Clusters: wait until its list has every item
+  for (const f of Object.values(bed.fleets))
+    await waitUntil(
+      undefined,
+      `${f.name} fleet lists ${bed.members.length * objects} ConfigMaps`,
+      async () => {
+        const r = await httpsRequest(`${f.url}/api/v1/namespaces/${NS}/configmaps`, tls.fleet!, {
+          timeoutMs: 60_000,
+        });
+        return (
+          r.status === 200 && (r.body.match(/"benchItem":"/g)?.length ?? 0) === bed.members.length * objects
+        );
+      },
+      180_000,
+    );
+  return { bed, objects, tls, startS, seedS };
+}
+
+function bedFor(ctx: CaseContext): Promise<Shared> {
+  shared ??= startShared(ctx);
+  return shared;
+}
+
+async function stopShared(): Promise<void> {
+  const s = shared;
+  shared = undefined;
+  if (s) await (await s.catch(() => undefined))?.bed.stop();
+}
+
+const rounds = (ctx: CaseContext) => (ctx.opts.quick ? 1 : Math.max(3, ctx.opts.rounds));
+const FLEETS = ['fleet-direct', 'fleet-karmada'] as const;
+const fleetUrl = (s: Shared, f: (typeof FLEETS)[number]) =>
+  f === 'fleet-direct' ? s.bed.fleets.direct.url : s.bed.fleets.karmada.url;
+const header = (s: Shared) =>
+  `   real bed: ${s.bed.members.map((m) => m.name).join(', ')} (kube-apiserver 1.35, kwok) + karmada-apiserver; ${s.objects} ConfigMaps per member in ${NS}; ` +
+  `fleet-direct: static members; fleet-karmada: members through Karmada's cluster proxy; both in the harness process (bed up in ${s.startS.toFixed(0)} s, seeded in ${s.seedS.toFixed(0)} s)`;
+const perRoundText = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
+
+// ------------------------------------------------------------------------------------------------ real-list
+
+async function runList(ctx: CaseContext): Promise<CustomResult> {
+  const s = await bedFor(ctx);
+  const path = `/api/v1/namespaces/${NS}/configmaps`;
+  const targets: RealTarget[] = [
+    ...FLEETS.map((f) => ({ name: f, steps: [{ url: `${fleetUrl(s, f)}${path}`, as: 'fleet' }] })),
+    {
+      name: 'parallel',
+      parallel: true,
+      steps: s.bed.members.map((m) => ({ url: `${m.apiserver.url}${path}`, as: m.name })),
+    },
+  ];
+  const R = rounds(ctx);
+  const byRound: Array<Record<string, Answer[]>> = [];
+  for (let r = 0; r < R; r++) {
+    const res = await ctx.load<Record<string, Answer[]>>('answers', {
+      targets: r % 2 ? [...targets].reverse() : targets,
+      tls: s.tls,
+      iterations: ctx.opts.quick ? 2 : 3,
+      warmup: r === 0 ? 1 : 0,
+      cpuPid: process.pid,
+      countPattern: ITEM_MARK,
+    } satisfies AnswersSpec);
+    byRound.push(res);
+    ctx.log(
+      `   round ${r + 1}/${R}  ${Object.entries(res)
+        .map(([n, a]) => `${n} ${median(a.map((x) => x.ms)).toFixed(0)} ms`)
+        .join(', ')}`,
+    );
+  }
+  const all = (n: string) => byRound.flatMap((r) => r[n] ?? []);
+  const failures = targets.flatMap((t) =>
+    all(t.name)
+      .filter((a) => a.failed)
+      .map((a) => `${t.name}: ${a.failed}`),
+  );
+  const ok = (n: string) => all(n).filter((a) => !a.failed);
+  const p50 = (n: string) => median(ok(n).map((a) => a.ms));
+  const ratios = (f: string) =>
+    byRound.map((r) => median((r[f] ?? []).map((a) => a.ms)) / median((r.parallel ?? []).map((a) => a.ms)));
+  const cpuPerMiB = (n: string) => median(ok(n).map((a) => a.cpuMs / (a.bytes / MiB)));
+  const expected = s.objects * s.bed.members.length;
+  const lines = [
+    header(s),
+    `   ${R} round(s), targets interleaved answer by answer; ratio = median over rounds of (fleet p50 ÷ parallel p50) of the round`,
+    '',
+    table(
+      [
+        'target',
+        'answers',
+        'p50 ms',
+        'body',
+        'items',
+        'fleet CPU ms',
+        'fleet CPU ms/MiB',
+        'ratio ÷ parallel',
+        'per round',
+      ],
+      targets.map((t) => {
+        const fleet = t.name !== 'parallel';
+        return [
+          t.name,
+          String(ok(t.name).length),
+          fmt.ms(p50(t.name)),
+          fmt.bytes(median(ok(t.name).map((a) => a.bytes))),
+          String(median(ok(t.name).map((a) => a.items))),
+          fleet ? fmt.ms(median(ok(t.name).map((a) => a.cpuMs))) : '-',
+          fleet ? fmt.ms(cpuPerMiB(t.name)) : '-',
+          fleet ? fmt.x(median(ratios(t.name))) : '',
+          fleet ? perRoundText(ratios(t.name)) : '',
+        ];
+      }),
+    ),
+  ];
+  const wrong = targets.filter((t) => ok(t.name).some((a) => a.items !== expected));
+  if (wrong.length)
+    failures.push(`${wrong.map((t) => t.name).join(', ')}: not ${expected} items in every answer`);
+  const issue33: Row33Check[] = FLEETS.map((f) => ({
+    row: 'json-parallel',
+    where: `real members, ${f}, 3×${s.objects.toLocaleString('en')} ConfigMaps`,
+    ratio: median(ratios(f)),
+    ok: judge(median(ratios(f)), 1.5),
+    detail: `p50 ${fmt.ms(p50(f))} vs ${fmt.ms(p50('parallel'))} ms, per round ${perRoundText(ratios(f))}`,
+  }));
+  const goals: GoalCheck[] = FLEETS.map((f) => ({
+    goal: `real members: ${f} CPU per MiB merged (3×${s.objects} ConfigMaps)`,
+    ok: undefined,
+    info: true,
+    detail: `${fmt.ms(cpuPerMiB(f))} ms/MiB`,
+  }));
+  return {
+    text: lines.join('\n'),
+    goals,
+    issue33,
+    figures: { objects: s.objects, byRound, bedStartS: s.startS },
+    ...(failures.length ? { error: `${failures.length} failure(s): ${failures[0]}` } : {}),
+  };
+}
+
+// ------------------------------------------------------------------------------------------------ real-passthrough
+
+async function runPassthrough(ctx: CaseContext): Promise<CustomResult> {
+  const s = await bedFor(ctx);
+  const member = s.bed.members.find((m) => m.name === ONE.member)!;
+  const fleetName = `${ONE.name}.clusterspace.${ONE.member}`;
+  const targets: GetsSpec['targets'] = [
+    ...FLEETS.map((f) => ({
+      name: f,
+      step: { url: `${fleetUrl(s, f)}/api/v1/namespaces/${NS}/configmaps/${fleetName}`, as: 'fleet' },
+    })),
+    {
+      name: 'direct',
+      step: {
+        url: `${member.apiserver.url}/api/v1/namespaces/${NS}/configmaps/${ONE.name}`,
+        as: member.name,
+      },
+    },
+  ];
+  const R = rounds(ctx);
+  const byRound: Array<Record<string, GetsResult>> = [];
+  for (let r = 0; r < R; r++) {
+    const res = await ctx.load<Record<string, GetsResult>>('gets', {
+      targets: r % 2 ? [...targets].reverse() : targets,
+      tls: s.tls,
+      n: ctx.opts.quick ? 30 : 200,
+      concurrency: 8,
+      seconds: ctx.opts.quick ? 1 : 3,
+      cpuPid: process.pid,
+    } satisfies GetsSpec);
+    byRound.push(res);
+    ctx.log(
+      `   round ${r + 1}/${R}  ${Object.entries(res)
+        .map(([n, g]) => `${n} p50 ${fmt.ms(percentile(g.latencies, 50))} ms, ${g.rps.toFixed(0)} req/s`)
+        .join('; ')}`,
+    );
+  }
+  const per = (n: string, f: (g: GetsResult) => number) => byRound.map((r) => f(r[n]!));
+  const p50 = (g: GetsResult) => percentile(g.latencies, 50);
+  const p99 = (g: GetsResult) => percentile(g.latencies, 99);
+  const failures: string[] = [];
+  for (const r of byRound)
+    for (const [n, g] of Object.entries(r))
+      if (g.failed) failures.push(`${n}: ${g.failed} failed (${g.firstFailure})`);
+  // the name a client asked by comes back (docs/names.md)
+  for (const f of FLEETS) {
+    const body = byRound[0]?.[f]?.body;
+    const name = body ? (JSON.parse(body) as { metadata?: { name?: string } }).metadata?.name : undefined;
+    if (name !== fleetName) failures.push(`${f}: answered the name ${name}, asked ${fleetName}`);
+  }
+  const ratio = (f: string, m: (g: GetsResult) => number) =>
+    median(byRound.map((r) => m(r[f]!) / m(r.direct!)));
+  const lines = [
+    header(s),
+    `   GET ${fleetName} through each fleet vs GET ${ONE.name} on ${ONE.member}: ${ctx.opts.quick ? 30 : 200} GETs each in turn (targets alternating), then 8 connections for ${ctx.opts.quick ? 1 : 3} s each; ${R} round(s)`,
+    '',
+    table(
+      [
+        'target',
+        'p50 ms',
+        'p99 ms',
+        'req/s (8 conns)',
+        'fleet CPU µs/GET',
+        'p50 ÷ direct',
+        'req/s ÷ direct',
+        'p50 per round',
+      ],
+      targets.map((t) => [
+        t.name,
+        fmt.ms(median(per(t.name, p50))),
+        fmt.ms(median(per(t.name, p99))),
+        fmt.rps(median(per(t.name, (g) => g.rps))),
+        t.name === 'direct' ? '-' : fmt.us(median(per(t.name, (g) => g.cpuMsPerGet * 1000))),
+        t.name === 'direct' ? '' : fmt.x(ratio(t.name, p50)),
+        t.name === 'direct' ? '' : fmt.x(ratio(t.name, (g) => g.rps)),
+        perRoundText(per(t.name, p50)),
+      ]),
+    ),
+  ];
+  const goals: GoalCheck[] = FLEETS.map((f) => ({
+    goal: `real members: passthrough GET by fleet name, ${f} ÷ direct (issue 30 sets no target)`,
+    ok: undefined,
+    info: true,
+    detail: `p50 ${fmt.x(ratio(f, p50))} (+${fmt.ms(median(per(f, p50)) - median(per('direct', p50)))} ms), throughput ${fmt.x(ratio(f, (g) => g.rps))}`,
+  }));
+  return {
+    text: lines.join('\n'),
+    goals,
+    figures: {
+      byRound: byRound.map((r) =>
+        Object.fromEntries(
+          Object.entries(r).map(([n, g]) => [
+            n,
+            { p50: p50(g), p99: p99(g), rps: g.rps, cpuMsPerGet: g.cpuMsPerGet, failed: g.failed },
+          ]),
+        ),
+      ),
+    },
+    ...(failures.length ? { error: `${failures.length} failure(s): ${failures[0]}` } : {}),
+  };
+}
+
+// ------------------------------------------------------------------------------------------------ real-watch
+
+async function listRv(url: string, tls: Tls): Promise<string> {
+  const r = await httpsRequest(url, tls, { timeoutMs: 120_000 });
+  if (r.status !== 200) throw new Error(`${url}: ${r.status} ${r.body.slice(0, 200)}`);
+  const rv = (JSON.parse(r.body) as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+  if (!rv) throw new Error(`${url}: no resourceVersion`);
+  return rv;
+}
+
+async function runWatch(ctx: CaseContext): Promise<CustomResult> {
+  const s = await bedFor(ctx);
+  const path = `/api/v1/namespaces/${NS}/configmaps`;
+  // changes per member and round: written between the lists and the watches (kube-apiserver's watch cache
+  // keeps 75 s of history, far more than a round takes)
+  const E = Math.min(s.objects, ctx.opts.quick ? 100 : 300);
+  const expect = E * s.bed.members.length;
+  const R = rounds(ctx);
+  const byRound: Array<Record<string, WatchRun>> = [];
+  const writeS: number[] = [];
+  for (let r = 0; r < R; r++) {
+    const rvs: Record<string, string> = {};
+    for (const f of FLEETS) rvs[f] = await listRv(`${fleetUrl(s, f)}${path}`, s.tls.fleet!);
+    for (const m of s.bed.members)
+      rvs[m.name] = await listRv(`${m.apiserver.url}${path}?limit=1`, s.tls[m.name]!);
+    const t0 = performance.now();
+    await Promise.all(
+      s.bed.members.map((m) =>
+        pool(
+          Array.from({ length: E }, (_, i) => i),
+          8,
+          async (i) => {
+            await must(m.apiserver, `${path}/${CM(i)}`, {
+              method: 'PATCH',
+              body: { data: { round: String(r + 1) } },
+              contentType: 'application/merge-patch+json',
+            });
+          },
+        ),
+      ),
+    );
+    writeS.push((performance.now() - t0) / 1000);
+    const w = (base: string, rv: string) =>
+      `${base}${path}?watch=true&resourceVersion=${encodeURIComponent(rv)}`;
+    const targets: RealTarget[] = [
+      ...FLEETS.map((f) => ({ name: f, steps: [{ url: w(fleetUrl(s, f), rvs[f]!), as: 'fleet' }] })),
+      {
+        name: 'direct',
+        steps: s.bed.members.map((m) => ({ url: w(m.apiserver.url, rvs[m.name]!), as: m.name })),
+      },
+    ];
+    const order = [...targets.slice(r % targets.length), ...targets.slice(0, r % targets.length)];
+    const res = await ctx.load<Record<string, WatchRun>>('watches', {
+      targets: order,
+      tls: s.tls,
+      expect,
+      timeoutMs: 120_000,
+      cpuPid: process.pid,
+    } satisfies WatchesSpec);
+    byRound.push(res);
+    ctx.log(
+      `   round ${r + 1}/${R}  ${expect} changes written in ${writeS[r]!.toFixed(1)} s; ` +
+        Object.entries(res)
+          .map(
+            ([n, x]) =>
+              `${n}: first ${fmt.ms(x.firstMs)} ms, ${x.received}/${expect} in ${fmt.ms(x.allMs)} ms`,
+          )
+          .join('; '),
+    );
+  }
+  const rate = (x: WatchRun) => (x.received - 1) / (x.burstMs / 1000);
+  const ratio = (f: string, m: (x: WatchRun) => number) => byRound.map((r) => m(r[f]!) / m(r.direct!));
+  const per = (n: string, m: (x: WatchRun) => number) => byRound.map((r) => m(r[n]!));
+  const failures = byRound.flatMap((r) =>
+    Object.entries(r)
+      .filter(([, x]) => x.failed)
+      .map(([n, x]) => `${n}: ${x.failed}`),
+  );
+  const lines = [
+    header(s),
+    `   per round: the lists (their RVs), then ${E} ConfigMaps patched in each member, then each target's watch opened from its list's RV (the members replay the ${expect} changes from their watch caches at once); direct = the 3 members watched at once; ${R} round(s), order rotating`,
+    '',
+    table(
+      [
+        'target',
+        'first event ms',
+        'all events ms',
+        'burst events/s',
+        'fleet CPU µs/event',
+        'first ÷ direct',
+        'burst ÷ direct',
+        'first per round',
+      ],
+      ['direct', ...FLEETS].map((n) => [
+        n,
+        fmt.ms(median(per(n, (x) => x.firstMs))),
+        fmt.ms(median(per(n, (x) => x.allMs))),
+        median(per(n, rate)).toFixed(0),
+        n === 'direct' ? '-' : ((median(per(n, (x) => x.cpuMs)) * 1000) / expect).toFixed(1),
+        n === 'direct' ? '' : fmt.x(median(ratio(n, (x) => x.firstMs))),
+        n === 'direct' ? '' : fmt.x(median(ratio(n, rate))),
+        perRoundText(per(n, (x) => x.firstMs)),
+      ]),
+    ),
+  ];
+  const issue33: Row33Check[] = FLEETS.flatMap((f) => {
+    const first = median(ratio(f, (x) => x.firstMs));
+    const burst = median(ratio(f, rate));
+    return [
+      {
+        row: 'first-event',
+        where: `real members, ${f}`,
+        ratio: first,
+        ok: judge(first, 1.2),
+        detail: `${fmt.ms(median(per(f, (x) => x.firstMs)))} vs ${fmt.ms(median(per('direct', (x) => x.firstMs)))} ms, per round ${perRoundText(ratio(f, (x) => x.firstMs))}`,
+      },
+      {
+        row: 'burst',
+        where: `real members, ${f}, ${expect} changes replayed`,
+        ratio: burst,
+        ok: judge(burst, 0.9, true),
+        detail: `${median(per(f, rate)).toFixed(0)} vs ${median(per('direct', rate)).toFixed(0)} events/s, per round ${perRoundText(ratio(f, rate))}`,
+      },
+    ];
+  });
+  return {
+    text: lines.join('\n'),
+    goals: [],
+    issue33,
+    figures: { changesPerRound: expect, writeS, byRound },
+    ...(failures.length ? { error: `${failures.length} failure(s): ${failures[0]}` } : {}),
+  };
+}
+
+const loadActions = {
+  answers: (spec: AnswersSpec) => realAnswers(spec),
+  gets: (spec: GetsSpec) => realGets(spec),
+  watches: (spec: WatchesSpec) => realWatches(spec),
+};
+
+export const realListCase: BenchCase = {
+  name: 'real-list',
+  title: 'real bed: merged list of 3 × N ConfigMaps through each fleet vs the 3 members listed in parallel',
+  needsBed: true,
+  run: runList,
+  cleanup: stopShared,
+  loadActions,
+};
+
+export const realPassthroughCase: BenchCase = {
+  name: 'real-passthrough',
+  title: 'real bed: GET one ConfigMap by fleet name through each fleet vs on its member',
+  needsBed: true,
+  run: runPassthrough,
+  cleanup: stopShared,
+  loadActions,
+};
+
+export const realWatchCase: BenchCase = {
+  name: 'real-watch',
+  title:
+    'real bed: merged watch, first event and replayed burst, through each fleet vs the 3 members watched directly',
+  needsBed: true,
+  run: runWatch,
+  cleanup: stopShared,
+  loadActions,
+};
