@@ -9,13 +9,14 @@
  *
  * The bench cases (bench/cases/canned-list.ts) measure the whole fleet process, HTTP included.
  */
+
+import { mergeList } from '../../src/list/merge.ts';
+import { splitGuarded } from '../../src/list/read.ts';
+import { listHead, resumableSource } from '../../src/list/resume.ts';
+import { listBody } from '../../src/list/route.ts';
 import { encodeContinue } from '../../src/merge/continue.ts';
-import { mergeList } from '../../src/merge/listmerge.ts';
 import { prepareMembership } from '../../src/merge/rv.ts';
 import { mergeColumns } from '../../src/merge/table.ts';
-import { listBody } from '../../src/routes/list.ts';
-import { splitGuarded } from '../../src/routes/listread.ts';
-import { listHead, resumableSource } from '../../src/routes/respond.ts';
 import { listBytes, makeBase } from './canned-bodies.ts';
 
 const CHUNK = 64 * 1024;

@@ -12,6 +12,7 @@
  */
 import type { Context } from 'hono';
 import { failure, methodNotAllowedOnPath, notFound, statusResponse } from '../kube/status.ts';
+import { listRoute } from '../list/route.ts';
 import { classifyDiscovery, isOpenAPIPath } from '../plan/discovery.ts';
 import { isFleetExec } from '../plan/fleetexec.ts';
 import { askedNamespace, askedNamespaceLines, fleetNamespace } from '../plan/namespace.ts';
@@ -25,7 +26,6 @@ import { CONNECT_SUBRESOURCES, connectRoute } from './connect.ts';
 import { discoveryRoute } from './discovery.ts';
 import { fleetExecRoute } from './fleetexec.ts';
 import { getRoute } from './get.ts';
-import { listRoute } from './list.ts';
 import { resolveShortenedNames } from './locate.ts';
 import { openapiRoute } from './openapi.ts';
 import { unknownClusterspace } from './respond.ts';

@@ -1,6 +1,6 @@
 /**
  * docs/architecture.md against the code: every name it writes in backticks that looks like a path of
- * the tree (`src/app.ts`, `routes/list.ts`, `upstreams/relay/`) or like an exported symbol (`createApp`,
+ * the tree (`src/app.ts`, `routes/get.ts`, `upstreams/relay/`) or like an exported symbol (`createApp`,
  * `installNodeHooks`, `Filter`, `ListSplitter.scan`) must exist, so the page cannot go on describing a
  * file or a function that was renamed or removed. Names of other projects (kube-apiserver's Go names)
  * are listed below as such. Lowercase single words (`limits`, `all`) are not checked: they are folder
@@ -25,7 +25,7 @@ const ELSEWHERE = new Set([
   'DESIGN.md',
 ]);
 
-/** the folders a short path may be written from (`routes/list.ts` is `src/routes/list.ts`) */
+/** the folders a short path may be written from (`routes/get.ts` is `src/routes/get.ts`) */
 const BASES = ['', 'src/'];
 
 const PATH = /^[\w.-]+(\/[\w.-]+)*\/?$/;
@@ -122,12 +122,12 @@ describe('docs/architecture.md names what exists', () => {
 
   it('reads paths and symbols from backticks, and reports ones that do not exist', () => {
     const probe = docNames(
-      'The `src/app.ts` root, `routes/list.ts`, `upstreams/relay/`, `createApp`, `Filter`, `FleetRelay`, ' +
+      'The `src/app.ts` root, `routes/get.ts`, `upstreams/relay/`, `createApp`, `Filter`, `FleetRelay`, ' +
         '`ListSplitter.scan`, `DIRECT_RELAY`, `limits`, `all`, `kubectl --as`, `src/nope.ts`, `noSuchExport`, ' +
         '`ListSplitter.noSuchMethod`\n```\nnpx vitest run `src/ignored.ts`\n```',
     );
     expect(probe).toEqual({
-      paths: ['routes/list.ts', 'src/app.ts', 'src/nope.ts', 'upstreams/relay/'],
+      paths: ['routes/get.ts', 'src/app.ts', 'src/nope.ts', 'upstreams/relay/'],
       symbols: [
         'DIRECT_RELAY',
         'Filter',

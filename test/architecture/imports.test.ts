@@ -144,10 +144,12 @@ describe('the checker reports a deliberately wrong import', () => {
         'src/merge/__ok__.ts':
           importLine('../kube/status.ts') + importLine('../types.ts', true) + importLine('hono'),
         'src/types.ts': importLine('./upstreams/client.ts', true),
-        'src/routes/__ok__.ts': importLine('./respond.ts') + importLine('../plan/list.ts'),
+        'src/routes/__ok__.ts': importLine('./respond.ts') + importLine('../plan/write.ts'),
         'src/routes/__unit__/a.ts': importLine('./b.ts'),
         'src/routes/__unit__/b.ts': '',
-        'src/routes/index.ts': importLine('./list.ts'),
+        'src/routes/index.ts': importLine('./get.ts') + importLine('../list/route.ts'),
+        'src/list/__ok__.ts': importLine('../routes/respond.ts') + importLine('../upstreams/fanout.ts'),
+        'src/routes/gather.ts': importLine('../list/read.ts'),
         'src/platform/node.ts': importLine('undici') + importLine('node:http'),
         'deploy/node/__ok__.ts': importLine('ws') + importLine('../../src/app.ts'),
       },
@@ -159,11 +161,11 @@ describe('the checker reports a deliberately wrong import', () => {
   it('keeps a route of several files to its own folder', () => {
     const g = buildGraph([], {
       overrides: {
-        'src/routes/__unit__/a.ts': importLine('../list.ts') + importLine('./b.ts'),
+        'src/routes/__unit__/a.ts': importLine('../get.ts') + importLine('./b.ts'),
         'src/routes/__unit__/b.ts': '',
       },
     });
-    expect(show(checkRules(g.edges))).toEqual(['src/routes/__unit__/a.ts:2 → src/routes/list.ts']);
+    expect(show(checkRules(g.edges))).toEqual(['src/routes/__unit__/a.ts:2 → src/routes/get.ts']);
   });
 
   it('tells a value import of types.ts from a type import', () => {

@@ -49,13 +49,24 @@ export const ROUTE_DISPATCHER = 'src/routes/index.ts';
  */
 export const ROUTE_HELPERS = [
   'src/routes/respond.ts', // writing answers and Statuses
-  'src/routes/listread.ts', // one cluster's list body split under the body-idle timeout (list, respond)
   'src/routes/gather.ts', // asking every cluster for one discovery document (discovery, OpenAPI)
   'src/routes/locate.ts', // finding the owning cluster of a named object (write, connect)
   'src/routes/lastknown.ts', // each cluster's discovery as last seen (discovery)
   'src/routes/upgrade.ts', // relaying an HTTP/1.1 upgrade to one cluster (connect, passthrough)
   'src/routes/testing.ts', // the route tests' in-process harness
 ];
+
+/**
+ * A room holds one streaming verb whole: its route, plan, reading and merging. Only the route table
+ * enters a room, through its entry; the few other ways in are listed with each room.
+ */
+export const ROOMS: Record<string, { entry: string; sharedWith: string[] }> = {
+  'src/list/': {
+    entry: 'src/list/route.ts',
+    // an upstream body read under the body-idle timeout (routes/gather.ts reads discovery documents so)
+    sharedWith: ['src/list/read.ts'],
+  },
+};
 
 /**
  * Node scripts kept beside the code they generate for, run by hand and never imported: exempt from the
@@ -149,11 +160,47 @@ export const RULES: Rule[] = [
     allow: ['src/platform/', 'src/upstreams/', 'src/config/', ...LEAVES, TYPES],
     probe: { file: 'src/platform/__probe__.ts', import: '../routes/respond.ts' },
   },
+  ...Object.entries(ROOMS).flatMap(([room, { entry, sharedWith }]): Rule[] => [
+    {
+      name: `only the route table enters ${room}`,
+      why: 'a verb room is read from its route down; a way in from the side would tie another verb to its insides',
+      files: ['src/'],
+      except: [room, ROUTE_DISPATCHER],
+      deny: [room],
+      denyExcept: sharedWith,
+      probe: { file: 'src/routes/get.ts', import: `../${entry.slice('src/'.length)}` },
+    },
+    {
+      name: `${room} is a room of its verb`,
+      why: 'a room reads its upstreams and merges through the shared folders, never through another room or a route',
+      files: [room],
+      allow: [
+        room,
+        'src/merge/',
+        'src/plan/',
+        'src/request/',
+        'src/upstreams/',
+        'src/routes/respond.ts',
+        'src/routes/testing.ts',
+        ...LEAVES,
+        TYPES,
+      ],
+      probe: { file: entry, import: '../routes/get.ts' },
+    },
+  ]),
   {
     name: 'middleware comes before routes',
     why: 'a filter of the chain knows nothing of the handlers after it',
     files: ['src/middleware/'],
-    deny: ['src/routes/', 'src/plan/', 'src/platform/', 'src/app.ts', 'src/fleet.ts', 'src/worker.ts'],
+    deny: [
+      'src/routes/',
+      ...Object.keys(ROOMS),
+      'src/plan/',
+      'src/platform/',
+      'src/app.ts',
+      'src/fleet.ts',
+      'src/worker.ts',
+    ],
     probe: { file: 'src/middleware/__probe__/index.ts', import: '../../routes/respond.ts' },
   },
   {

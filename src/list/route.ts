@@ -19,29 +19,28 @@ import { negotiate } from '../kube/negotiate.ts';
 import { readStatus, type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import { encodeContinue } from '../merge/continue.ts';
 import { parseItem, type SplitEvent } from '../merge/jsonsplit.ts';
-import { type ListSource, mergeList } from '../merge/listmerge.ts';
 import { type Membership, prepareMembership } from '../merge/rv.ts';
 import { mergeColumns } from '../merge/table.ts';
-import { type ListAsk, type ListPlan, planList } from '../plan/list.ts';
 import { type AskedNamespace, askedNamespace, showAskedNamespace } from '../plan/namespace.ts';
 import { type UnservedAnswer, unservedStatus } from '../plan/unserved.ts';
 import { answerView, selectedName } from '../plan/view.ts';
 import type { RequestInfo } from '../request/info.ts';
+import { type BodyIdleDeps, bodyIdleMs } from '../routes/respond.ts';
 import type { ClustersDeps, FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
 import type { SendOptions } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Outcome, type Target, warningHeader } from '../upstreams/fanout.ts';
 import { concatOwned } from '../util/bytes.ts';
-import { splitGuarded } from './listread.ts';
+import { type ListSource, mergeList } from './merge.ts';
+import { type ListAsk, type ListPlan, planList } from './plan.ts';
+import { splitGuarded } from './read.ts';
 import {
-  type BodyIdleDeps,
   bodyFailure,
-  bodyIdleMs,
   ListReadError,
   type ListReader,
   listHead,
   outcomeReason,
   resumableSource,
-} from './respond.ts';
+} from './resume.ts';
 
 type Served = { ask: ListAsk<Target>; res: Response };
 

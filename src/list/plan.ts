@@ -13,7 +13,7 @@ import type { Status } from '../kube/status.ts';
 import { continueErrorStatus, decodeContinue } from '../merge/continue.ts';
 import { parseItem } from '../merge/jsonsplit.ts';
 import { type Membership, planResourceVersion } from '../merge/rv.ts';
-import { chooseClusters, MATCHES_NOTHING } from './targets.ts';
+import { chooseClusters, MATCHES_NOTHING } from '../plan/targets.ts';
 
 /**
  * Query parameters the fleet sets per cluster; everything else goes upstream as the client sent it.

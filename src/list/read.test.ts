@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { splitListStream } from '../../test/helpers/splitstream.ts';
 import type { SplitEvent } from '../merge/jsonsplit.ts';
-import { BodyIdleError, type SplitEvents, splitGuarded } from './listread.ts';
+import { BodyIdleError, type SplitEvents, splitGuarded } from './read.ts';
 
 const enc = new TextEncoder();
 

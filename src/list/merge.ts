@@ -11,13 +11,14 @@
  * of that page were already taken (`skip`), so the next page asks the same cluster again from the same
  * point at the same RV: no item lost or repeated, each cluster read at the RV it started with.
  */
+
+import { type ItemView, itemView, writeFleetItem } from '../merge/itembytes.ts';
+import { writeFleetRow } from '../merge/itembytes-row.ts';
+import { parseItem, type SplitEvent } from '../merge/jsonsplit.ts';
+import { type FleetView, toFleetObject } from '../merge/objects.ts';
+import { compositeWith, encodeComposite, type Membership } from '../merge/rv.ts';
+import { type MergedColumns, toFleetRow } from '../merge/table.ts';
 import { ByteSink } from '../util/bytes.ts';
-import { type ItemView, itemView, writeFleetItem } from './itembytes.ts';
-import { writeFleetRow } from './itembytes-row.ts';
-import { parseItem, type SplitEvent } from './jsonsplit.ts';
-import { type FleetView, toFleetObject } from './objects.ts';
-import { compositeWith, encodeComposite, type Membership } from './rv.ts';
-import { type MergedColumns, toFleetRow } from './table.ts';
 
 const NO_RVS: ReadonlyMap<string, string> = new Map();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeComposite } from '../merge/rv.ts';
-import { acceptsGzip, GZIP_THRESHOLD, gzipIfLarge, listRoute } from './list.ts';
-import { type Cluster, fakeFleet, json, serve, status } from './testing.ts';
+import { type Cluster, fakeFleet, json, serve, status } from '../routes/testing.ts';
+import { acceptsGzip, GZIP_THRESHOLD, gzipIfLarge, listRoute } from './route.ts';
 
 const pod = (name: string, rv: string) => ({ metadata: { name, namespace: 'default', resourceVersion: rv } });
 const podList = (rv: string, ...items: unknown[]) =>

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { encodeContinue } from '../merge/continue.ts';
 import { encodeComposite, prepareMembership } from '../merge/rv.ts';
-import { type ListPlan, listLimit, planList } from './list.ts';
-import { MATCHES_NOTHING } from './targets.ts';
+import { MATCHES_NOTHING } from '../plan/targets.ts';
+import { type ListPlan, listLimit, planList } from './plan.ts';
 
 // fleet order: control plane first, then members by name
 const targets = ['karmada', 'east', 'west'].map((cluster) => ({ cluster }));
