@@ -22,6 +22,7 @@ import { isElectionLock } from '../plan/targets.ts';
 import { PATH_NOT_FOUND, type RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
 import { clusterspaceTargets } from '../upstreams/fanout.ts';
+import { watchRoute } from '../watch/route.ts';
 import { CONNECT_SUBRESOURCES, connectRoute } from './connect.ts';
 import { discoveryRoute } from './discovery.ts';
 import { fleetExecRoute } from './fleetexec.ts';
@@ -30,7 +31,6 @@ import { resolveShortenedNames } from './locate.ts';
 import { openapiRoute } from './openapi.ts';
 import { unknownClusterspace } from './respond.ts';
 import { reviewsRoute } from './reviews.ts';
-import { watchRoute } from './watch.ts';
 import { writeRoute } from './write.ts';
 
 export async function fleetRoute(c: Context, deps: FleetDeps, asked: RequestInfo): Promise<Response> {

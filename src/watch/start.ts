@@ -3,17 +3,12 @@
  * answered. What the sources answered decides the response (Warning headers for those that failed, a 503
  * in strict mode, the list's error when every one failed for good) and how each source is then held.
  */
-import { readStatus, type Status } from '../../kube/status.ts';
-import {
-  CLUSTER_COLUMN,
-  type ColumnDefinition,
-  type MergedColumns,
-  mergeColumns,
-} from '../../merge/table.ts';
-import type { MergeStep } from '../../merge/watchmerge.ts';
-import type { FanOutDeps } from '../../types.ts';
-import { UpstreamError } from '../client.ts';
-import { fanOut, type Target } from '../fanout.ts';
+import { readStatus, type Status } from '../kube/status.ts';
+import { CLUSTER_COLUMN, type ColumnDefinition, type MergedColumns, mergeColumns } from '../merge/table.ts';
+import type { FanOutDeps } from '../types.ts';
+import { UpstreamError } from '../upstreams/client.ts';
+import { fanOut, type Target } from '../upstreams/fanout.ts';
+import type { MergeStep } from './merge.ts';
 import { openOwn, type Source } from './sources.ts';
 
 export type Start =

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { decodeComposite, encodeComposite, prepareMembership } from '../merge/rv.ts';
-import { MAX_TIMEOUT_MS, planWatch, type WatchPlan, watchTimeoutMs } from './watch.ts';
+import { MAX_TIMEOUT_MS, planWatch, type WatchPlan, watchTimeoutMs } from './plan.ts';
 
 const membership = prepareMembership(['karmada', 'east', 'west']);
 const targets = ['karmada', 'east', 'west'].map((cluster) => ({ cluster }));

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { decodeComposite, encodeComposite, prepareMembership } from './rv.ts';
-import { scanWatchLine } from './watchbytes.ts';
+import { decodeComposite, encodeComposite, prepareMembership } from '../merge/rv.ts';
+import { scanWatchLine } from './bytes.ts';
 import {
   INITIAL_EVENTS_END,
   JOINED_ANNOTATION,
@@ -11,7 +11,7 @@ import {
   type WatchEvent,
   type WatchLine,
   WatchMerger,
-} from './watchmerge.ts';
+} from './merge.ts';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

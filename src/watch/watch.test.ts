@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { MergeStep, WatchEvent } from '../../merge/watchmerge.ts';
-import type { Target } from '../fanout.ts';
+import type { Target } from '../upstreams/fanout.ts';
 import { Backoff } from './backoff.ts';
-import { watchEvents } from './events.ts';
 import { holdSource } from './hold.ts';
 import { membershipChange } from './membership.ts';
+import type { MergeStep, WatchEvent } from './merge.ts';
 import { WatchOutput } from './output.ts';
+import { watchEvents } from './read.ts';
 import type { Source } from './sources.ts';
 import { failedForGood, type Start } from './start.ts';
 import { Upstreams } from './upstreams.ts';

@@ -2,7 +2,13 @@
  * A merged watch's resourceVersion so far: the last RV delivered from each cluster, the membership the
  * composite is encoded for, and the splicer that writes an object's composite with its own RV in it.
  */
-import { compositeWith, decodeComposite, encodeComposite, type Membership, type Splicer } from './rv.ts';
+import {
+  compositeWith,
+  decodeComposite,
+  encodeComposite,
+  type Membership,
+  type Splicer,
+} from '../merge/rv.ts';
 
 export class StreamRV {
   private readonly rvs: Map<string, string>;

@@ -5,17 +5,17 @@
  * backoff, never believed.
  */
 
-import { scanWatchLine } from '../../merge/watchbytes.ts';
-import type { WatchEvent } from '../../merge/watchmerge.ts';
-import { concatBytes } from '../../util/bytes.ts';
-import { type ChunkReading, type ChunkSink, readChunks } from '../../util/chunks.ts';
-import { indexOfByte, LineTooLongError, NotJsonError, ndjson } from '../../util/lines.ts';
+import { concatBytes } from '../util/bytes.ts';
+import { type ChunkReading, type ChunkSink, readChunks } from '../util/chunks.ts';
+import { indexOfByte, LineTooLongError, NotJsonError, ndjson } from '../util/lines.ts';
+import { scanWatchLine } from './bytes.ts';
+import type { WatchEvent } from './merge.ts';
 
 /** etcd refuses values over 1.5 MiB; a watch line of a Table or a managed-fields-heavy object stays well under */
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
 /** the item scanner's native comparison, for the platform to give (jsonsplit-memo.ts; lists use it too) */
-export { useNativeEquality } from '../../merge/jsonsplit-memo.ts';
+export { useNativeEquality } from '../merge/jsonsplit-memo.ts';
 
 export class WatchStreamError extends Error {
   override name = 'WatchStreamError';

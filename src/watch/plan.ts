@@ -6,8 +6,8 @@
  */
 import type { Status } from '../kube/status.ts';
 import { type Membership, planResourceVersion, type UpstreamRVParams } from '../merge/rv.ts';
+import { type ClusterChoice, chooseClusters } from '../plan/targets.ts';
 import { queryBool } from '../request/info.ts';
-import { type ClusterChoice, chooseClusters } from './targets.ts';
 
 /**
  * Query parameters the fleet sets per cluster; the rest of the client's query goes upstream as sent.

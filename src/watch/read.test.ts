@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { WatchEvent } from '../../merge/watchmerge.ts';
-import { readWatchEvents } from './events.ts';
+import type { WatchEvent } from './merge.ts';
+import { readWatchEvents } from './read.ts';
 
 const enc = new TextEncoder();
 

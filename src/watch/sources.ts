@@ -4,13 +4,13 @@
  * (src/upstreams/relay.ts). Each source opens its stream (planned start or resume) and hands its events
  * to the merger; the resume loop (hold.ts) decides when to open.
  */
-import type { UpstreamIdentity } from '../../auth/identity.ts';
-import type { ColumnDefinition } from '../../merge/table.ts';
-import type { MergeStep, WatchEvent, WatchMerger } from '../../merge/watchmerge.ts';
-import type { RelayFetcher } from '../../types.ts';
-import type { UpstreamClient } from '../client.ts';
-import type { Target } from '../fanout.ts';
-import { relayWatch } from '../relay.ts';
+import type { UpstreamIdentity } from '../auth/identity.ts';
+import type { ColumnDefinition } from '../merge/table.ts';
+import type { RelayFetcher } from '../types.ts';
+import type { UpstreamClient } from '../upstreams/client.ts';
+import type { Target } from '../upstreams/fanout.ts';
+import { relayWatch } from '../upstreams/relay.ts';
+import type { MergeStep, WatchEvent, WatchMerger } from './merge.ts';
 import type { Upstreams } from './upstreams.ts';
 
 export interface Source {

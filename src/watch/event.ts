@@ -3,9 +3,9 @@
  * events, the merger's options and what each step hands the writer, the annotations of fleet bookmarks.
  */
 
-import type { FleetView } from './objects.ts';
-import type { Membership } from './rv.ts';
-import type { MergedColumns } from './table.ts';
+import type { FleetView } from '../merge/objects.ts';
+import type { Membership } from '../merge/rv.ts';
+import type { MergedColumns } from '../merge/table.ts';
 
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 /** on a fleet bookmark: a cluster whose watch the fleet cannot hold right now, and why */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { directPushBodies } from '../../platform/node-streams.ts';
-import { usePushBodies } from '../../util/chunks.ts';
-import { onBodyEnd } from '../../util/ends.ts';
+import { directPushBodies } from '../platform/node-streams.ts';
+import { usePushBodies } from '../util/chunks.ts';
+import { onBodyEnd } from '../util/ends.ts';
 import { HIGH_WATER_BYTES, WatchOutput } from './output.ts';
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
@@ -67,7 +67,7 @@ describe('WatchOutput backpressure', () => {
 
   it('Node response: pauses past the mark, resumes on the response drain, no early end', async () => {
     usePushBodies(directPushBodies);
-    const { attachDirect } = await import('../../platform/node-streams.ts');
+    const { attachDirect } = await import('../platform/node-streams.ts');
     const out = output();
     const a = reading();
     out.own(a);

@@ -18,10 +18,8 @@ import type { Context } from 'hono';
 import { negotiate } from '../kube/negotiate.ts';
 import { type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import { prepareMembership } from '../merge/rv.ts';
-import { WatchMerger } from '../merge/watchmerge.ts';
 import { answerOf, type UnservedAnswer, unservedStatus } from '../plan/unserved.ts';
 import { answerView, selectedName } from '../plan/view.ts';
-import { planWatch } from '../plan/watch.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
 import {
@@ -31,14 +29,10 @@ import {
   type Target,
   warningHeader,
 } from '../upstreams/fanout.ts';
-import { runMergedWatch } from '../upstreams/watch/run.ts';
-import {
-  clusterSource,
-  groupSource,
-  type Source,
-  upstreamHeaders,
-  type WatchContext,
-} from '../upstreams/watch/sources.ts';
+import { WatchMerger } from './merge.ts';
+import { planWatch } from './plan.ts';
+import { runMergedWatch } from './run.ts';
+import { clusterSource, groupSource, type Source, upstreamHeaders, type WatchContext } from './sources.ts';
 import {
   type FailedStart,
   failedForGood,
@@ -46,8 +40,8 @@ import {
   openAll,
   probeColumns,
   startWarnings,
-} from '../upstreams/watch/start.ts';
-import { Upstreams } from '../upstreams/watch/upstreams.ts';
+} from './start.ts';
+import { Upstreams } from './upstreams.ts';
 
 /** streamed: a runtime that compresses would hold events back (RUNTIME-NOTES) */
 function streamHeaders(): Headers {

@@ -7,11 +7,11 @@
  * WatchList stops waiting for its initial events.
  */
 
-import { readStatus } from '../../kube/status.ts';
-import type { WatchEvent } from '../../merge/watchmerge.ts';
+import { readStatus } from '../kube/status.ts';
 import { Backoff, sleep } from './backoff.ts';
-import { WatchEventReader, type WatchEventSink } from './events.ts';
+import type { WatchEvent } from './merge.ts';
 import type { WatchOutput } from './output.ts';
+import { WatchEventReader, type WatchEventSink } from './read.ts';
 import { openOwn, type Source } from './sources.ts';
 import type { Upstreams } from './upstreams.ts';
 

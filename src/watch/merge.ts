@@ -18,10 +18,10 @@
 
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { expired, type Status } from '../kube/status.ts';
-import { toFleetObject } from './objects.ts';
-import type { Membership } from './rv.ts';
-import type { ColumnDefinition } from './table.ts';
-import { RawWatchEvent, rawObject, rawStub, WatchLineWriter } from './watchbytes.ts';
+import { toFleetObject } from '../merge/objects.ts';
+import type { Membership } from '../merge/rv.ts';
+import type { ColumnDefinition } from '../merge/table.ts';
+import { RawWatchEvent, rawObject, rawStub, WatchLineWriter } from './bytes.ts';
 import {
   bookmarkLine,
   INITIAL_EVENTS_END,
@@ -33,13 +33,13 @@ import {
   type WatchEvent,
   type WatchMergeOptions,
   watchLine,
-} from './watchevent.ts';
-import { InitialPhase } from './watchinitial.ts';
-import { StreamRV } from './watchrv.ts';
-import { fleetTableEvent, groupTableEvent } from './watchtable.ts';
+} from './event.ts';
+import { InitialPhase } from './initial.ts';
+import { StreamRV } from './rv.ts';
+import { fleetTableEvent, groupTableEvent } from './table.ts';
 
 /** the merged watch's vocabulary (events, steps, options, annotations), for callers of the merger */
-export * from './watchevent.ts';
+export * from './event.ts';
 
 export class WatchMerger {
   /** the stream's composite RV so far */

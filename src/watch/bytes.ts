@@ -13,12 +13,13 @@
  * A raw event's bytes are a view of the upstream chunk: an event is read synchronously, while the chunk
  * it came in is still the reader's (its `object` must be read then too, if at all).
  */
+
+import { type ItemView, itemView, stringAt, useResourceVersion, writeFleetItem } from '../merge/itembytes.ts';
+import { ITEM, type ItemFacts, lastFacts, scanItem } from '../merge/jsonsplit-item.ts';
+import { skipValue, str, ws } from '../merge/jsonsplit-skip.ts';
+import type { FleetView } from '../merge/objects.ts';
+import type { Splicer } from '../merge/rv.ts';
 import { ByteSink } from '../util/bytes.ts';
-import { type ItemView, itemView, stringAt, useResourceVersion, writeFleetItem } from './itembytes.ts';
-import { ITEM, type ItemFacts, lastFacts, scanItem } from './jsonsplit-item.ts';
-import { skipValue, str, ws } from './jsonsplit-skip.ts';
-import type { FleetView } from './objects.ts';
-import type { Splicer } from './rv.ts';
 
 const utf8 = new TextDecoder();
 const encoder = new TextEncoder();

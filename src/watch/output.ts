@@ -2,11 +2,12 @@
  * The merged watch's response body: where merge steps are written, the heartbeat, `timeoutSeconds`, and
  * the one close that ends everything (the client left, the timeout, a 410, a client that stops reading).
  */
-import type { MergeStep } from '../../merge/watchmerge.ts';
-import { type PushWriter, pushBody } from '../../util/chunks.ts';
-import { bodyEnded, type EndListeners, ended, tellsEnd } from '../../util/ends.ts';
-import { TickBatch } from '../../util/lines.ts';
+
+import { type PushWriter, pushBody } from '../util/chunks.ts';
+import { bodyEnded, type EndListeners, ended, tellsEnd } from '../util/ends.ts';
+import { TickBatch } from '../util/lines.ts';
 import { Heartbeat } from './heartbeat.ts';
+import type { MergeStep } from './merge.ts';
 
 const enc = new TextEncoder();
 

@@ -20,9 +20,9 @@
  * columns were not in the merged columns sent with the first event) and watches split into relay groups
  * (each group's composite is made for the membership the group started with).
  */
-import { prepareMembership } from '../../merge/rv.ts';
-import type { MergeStep } from '../../merge/watchmerge.ts';
-import type { Target } from '../fanout.ts';
+import { prepareMembership } from '../merge/rv.ts';
+import type { Target } from '../upstreams/fanout.ts';
+import type { MergeStep } from './merge.ts';
 import { clusterSource, type Source, type WatchContext } from './sources.ts';
 import { openAll, type Start } from './start.ts';
 

@@ -2,9 +2,10 @@
  * The running merged watch: the response body, with every source set going by what it answered at the
  * start, and the one close (client gone, timeout, 410, slow client) that ends every upstream watch.
  */
-import type { WatchMerger } from '../../merge/watchmerge.ts';
+
 import { startHold } from './hold.ts';
 import { type FollowOptions, followMembership } from './membership.ts';
+import type { WatchMerger } from './merge.ts';
 import { WatchOutput } from './output.ts';
 import type { PlannedWatch, Source } from './sources.ts';
 import { type Start, startSource } from './start.ts';

@@ -8,10 +8,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { looseJson, scalar, seeded, shuffled, text } from '../../test/helpers/loosejson.ts';
-import { WatchEventReader } from '../upstreams/watch/events.ts';
-import { prepareMembership } from './rv.ts';
-import { RawWatchEvent, scanWatchLine } from './watchbytes.ts';
-import { type MergeStep, type WatchEvent, type WatchLine, WatchMerger } from './watchmerge.ts';
+import { prepareMembership } from '../merge/rv.ts';
+import { RawWatchEvent, scanWatchLine } from './bytes.ts';
+import { type MergeStep, type WatchEvent, type WatchLine, WatchMerger } from './merge.ts';
+import { WatchEventReader } from './read.ts';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
