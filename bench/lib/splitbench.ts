@@ -4,7 +4,7 @@
  * The bench's merged-list cases measure the whole fleet; this isolates the scanner (moved out of
  * src/merge/jsonsplit.ts, which keeps only what the fleet runs).
  */
-import { ListSplitter, parseItem } from '../../src/merge/jsonsplit.ts';
+import { ListSplitter, parseItem } from '../../src/merge/jsonsplit/index.ts';
 
 const decoder = new TextDecoder();
 

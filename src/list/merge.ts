@@ -14,7 +14,7 @@
 
 import { type ItemView, itemView, writeFleetItem } from '../merge/itembytes.ts';
 import { writeFleetRow } from '../merge/itembytes-row.ts';
-import { parseItem, type SplitEvent } from '../merge/jsonsplit.ts';
+import { parseItem, type SplitEvent } from '../merge/jsonsplit/index.ts';
 import { type FleetView, toFleetObject } from '../merge/objects.ts';
 import { compositeWith, encodeComposite, type Membership } from '../merge/rv.ts';
 import { type MergedColumns, toFleetRow } from '../merge/table.ts';

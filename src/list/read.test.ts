@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { splitListStream } from '../../test/helpers/splitstream.ts';
-import type { SplitEvent } from '../merge/jsonsplit.ts';
+import type { SplitEvent } from '../merge/jsonsplit/index.ts';
 import { BodyIdleError, type SplitEvents, splitGuarded } from './read.ts';
 
 const enc = new TextEncoder();

@@ -11,7 +11,7 @@
  * whose last bytes (a chunked body's final chunk) are not read yet would otherwise be cancelled, which on
  * Node destroys the request (an error built with its stack) and its keep-alive connection with it.
  */
-import { ListSplitter, type SplitEvent } from '../merge/jsonsplit.ts';
+import { ListSplitter, type SplitEvent } from '../merge/jsonsplit/index.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { answerReader, type PullReader, pullReader } from '../util/pulled.ts';
 

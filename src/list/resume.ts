@@ -3,7 +3,7 @@
  * breaks after its head is read again at the same resourceVersion, after the items already taken.
  */
 import { readStatus } from '../kube/status.ts';
-import type { SplitEvent } from '../merge/jsonsplit.ts';
+import type { SplitEvent } from '../merge/jsonsplit/index.ts';
 import type { Outcome, Target } from '../upstreams/fanout.ts';
 import type { ListSource } from './merge.ts';
 import { type ListAsk, rereadAsk, sameListObject } from './plan.ts';

@@ -11,7 +11,7 @@
 import type { ByteSink } from '../util/bytes.ts';
 import { edits, type ItemView, isNone, objectEdits, plainSuffix, rename, stringAt } from './itembytes.ts';
 import type { Edits } from './itembytes-edits.ts';
-import type { ItemFacts } from './jsonsplit-facts.ts';
+import type { ItemFacts } from './jsonsplit/facts.ts';
 import { fleetName } from './objects.ts';
 import { fleetReferenceCell, type MergedColumns } from './table.ts';
 

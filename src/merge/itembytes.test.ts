@@ -10,8 +10,8 @@ import { looseJson, scalar, seeded, shuffled, text } from '../../test/helpers/lo
 import { ByteSink } from '../util/bytes.ts';
 import { itemView, writeFleetItem } from './itembytes.ts';
 import { writeFleetRow } from './itembytes-row.ts';
-import { ListSplitter } from './jsonsplit.ts';
-import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from './jsonsplit-item.ts';
+import { ListSplitter } from './jsonsplit/index.ts';
+import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from './jsonsplit/item.ts';
 import { toFleetObject } from './objects.ts';
 import { compositeWith, prepareMembership } from './rv.ts';
 import { type ColumnDefinition, mergeColumns, toFleetRow } from './table.ts';

@@ -9,7 +9,7 @@
 
 import type { ByteSink } from '../util/bytes.ts';
 import { Edits } from './itembytes-edits.ts';
-import { type ItemFacts, REFS_NOMINATED, REFS_SPEC, REFS_TOP } from './jsonsplit-facts.ts';
+import { type ItemFacts, REFS_NOMINATED, REFS_SPEC, REFS_TOP } from './jsonsplit/facts.ts';
 import { LAST_APPLIED } from './lastapplied.ts';
 import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from './names.ts';
 import {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { looseJson, seeded } from '../../test/helpers/loosejson.ts';
 import { ByteSink } from '../util/bytes.ts';
 import { itemView, writeFleetItem } from './itembytes.ts';
-import { ListSplitter } from './jsonsplit.ts';
+import { ListSplitter } from './jsonsplit/index.ts';
 import { LAST_APPLIED, showLastApplied } from './lastapplied.ts';
 import { keepsPlainNames, toFleetObject } from './objects.ts';
 import { objectForCluster } from './writes.ts';

@@ -17,8 +17,8 @@ import {
 import { ByteSink, concatBytes as concat } from '../util/bytes.ts';
 import { itemView, writeFleetItem } from './itembytes.ts';
 import { writeFleetRow } from './itembytes-row.ts';
-import { ListSplitter } from './jsonsplit.ts';
-import { lastFacts, ROW, scanItem } from './jsonsplit-item.ts';
+import { ListSplitter } from './jsonsplit/index.ts';
+import { lastFacts, ROW, scanItem } from './jsonsplit/item.ts';
 import { type FleetView, toFleetObject } from './objects.ts';
 import { mergeColumns, toFleetRow } from './table.ts';
 import {

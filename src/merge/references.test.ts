@@ -4,7 +4,7 @@ import { decodeEnvelope, encodeEnvelope, fieldString, lenField, readFields } fro
 import { ByteSink, concatBytes } from '../util/bytes.ts';
 import { rewriteFieldSelectorNames } from './fieldnames.ts';
 import { itemView, writeFleetItem } from './itembytes.ts';
-import { ListSplitter } from './jsonsplit.ts';
+import { ListSplitter } from './jsonsplit/index.ts';
 import { toFleetObject } from './objects.ts';
 import { mapReferences } from './references.ts';
 import { mergeColumns, toFleetRow } from './table.ts';

@@ -15,8 +15,8 @@
  */
 
 import { type ItemView, itemView, stringAt, useResourceVersion, writeFleetItem } from '../merge/itembytes.ts';
-import { ITEM, type ItemFacts, lastFacts, scanItem } from '../merge/jsonsplit-item.ts';
-import { skipValue, str, ws } from '../merge/jsonsplit-skip.ts';
+import { ITEM, type ItemFacts, lastFacts, scanItem } from '../merge/jsonsplit/item.ts';
+import { skipValue, str, ws } from '../merge/jsonsplit/skip.ts';
 import type { FleetView } from '../merge/objects.ts';
 import type { Splicer } from '../merge/rv.ts';
 import { ByteSink } from '../util/bytes.ts';

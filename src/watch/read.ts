@@ -15,7 +15,7 @@ import type { WatchEvent } from './merge.ts';
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
 /** the item scanner's native comparison, for the platform to give (jsonsplit-memo.ts; lists use it too) */
-export { useNativeEquality } from '../merge/jsonsplit-memo.ts';
+export { useNativeEquality } from '../merge/jsonsplit/memo.ts';
 
 export class WatchStreamError extends Error {
   override name = 'WatchStreamError';

@@ -4,7 +4,7 @@
  * with its own loop (src/routes/listread.ts, under the body-idle guard), which its test checks against
  * this one; production code does not import it (test/ is not imported from src/).
  */
-import { ListSplitter, type SplitEvent, type SplitterOptions } from '../../src/merge/jsonsplit.ts';
+import { ListSplitter, type SplitEvent, type SplitterOptions } from '../../src/merge/jsonsplit/index.ts';
 
 /**
  * Splits a whole stream. Events come as they are found; the stream is read no faster than the consumer

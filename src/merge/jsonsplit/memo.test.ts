@@ -6,9 +6,9 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { looseJson, seeded } from '../../test/helpers/loosejson.ts';
-import { ITEM, lastFacts, scanItem } from './jsonsplit-item.ts';
-import { memoHits, useNativeEquality } from './jsonsplit-memo.ts';
+import { looseJson, seeded } from '../../../test/helpers/loosejson.ts';
+import { ITEM, lastFacts, scanItem } from './item.ts';
+import { memoHits, useNativeEquality } from './memo.ts';
 
 const enc = new TextEncoder();
 const compare = Buffer.prototype.compare as (this: Uint8Array, t: Uint8Array, s: number, e: number) => number;

@@ -9,13 +9,13 @@
  * nesting deeper than its limit. What it accepts is exactly RFC 8259 JSON, as the automaton (neither
  * validates UTF-8 sequences). Not reentrant: one scan at a time (it is synchronous).
  */
-import { CELLS, ItemFacts, keySlot, NONE, noteValue, OWNER, OWNERS } from './jsonsplit-facts.ts';
-import { memoSlot, skipKnown } from './jsonsplit-memo.ts';
-import { plain, SCAN_MORE, SCAN_REFUSED, scalar, skipValue, strRest, ws } from './jsonsplit-skip.ts';
+import { CELLS, ItemFacts, keySlot, NONE, noteValue, OWNER, OWNERS } from './facts.ts';
+import { memoSlot, skipKnown } from './memo.ts';
+import { plain, SCAN_MORE, SCAN_REFUSED, scalar, skipValue, strRest, ws } from './skip.ts';
 
-export { ITEM, ItemFacts, ROW } from './jsonsplit-facts.ts';
+export { ITEM, ItemFacts, ROW } from './facts.ts';
 
-export { SCAN_MORE, SCAN_REFUSED } from './jsonsplit-skip.ts';
+export { SCAN_MORE, SCAN_REFUSED } from './skip.ts';
 
 /** an array element whose range the facts want (a row's cells, ownerReferences' elements) */
 const ELEMENT = -100;

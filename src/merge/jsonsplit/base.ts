@@ -3,8 +3,8 @@
  * wrappers): its events and options, the automaton's states, and the splitter's fields and small steps.
  * Split out so the scanner's file stays readable; nothing here is used on its own.
  */
-import { concatBytes } from '../util/bytes.ts';
-import { ITEM, type ItemFacts, lastFacts, ROW, SCAN_MORE, scanItem } from './jsonsplit-item.ts';
+import { concatBytes } from '../../util/bytes.ts';
+import { ITEM, type ItemFacts, lastFacts, ROW, SCAN_MORE, scanItem } from './item.ts';
 
 export type SplitEvent =
   | { type: 'head'; value: Record<string, unknown> }

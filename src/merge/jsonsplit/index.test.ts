@@ -1,15 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { listSplitterTransform, splitListStream } from '../../test/helpers/splitstream.ts';
-import {
-  JsonSplitError,
-  ListSplitter,
-  parseItem,
-  type SplitEvent,
-  type SplitterOptions,
-} from './jsonsplit.ts';
-import { REFS_TOP } from './jsonsplit-facts.ts';
-import type { ItemFacts } from './jsonsplit-item.ts';
+import { listSplitterTransform, splitListStream } from '../../../test/helpers/splitstream.ts';
+import { REFS_TOP } from './facts.ts';
+import { JsonSplitError, ListSplitter, parseItem, type SplitEvent, type SplitterOptions } from './index.ts';
+import type { ItemFacts } from './item.ts';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

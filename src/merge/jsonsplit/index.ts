@@ -54,13 +54,13 @@ import {
   S_VALUE,
   type SplitEvent,
   SplitterBase,
-} from './jsonsplit-base.ts';
-import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from './jsonsplit-item.ts';
+} from './base.ts';
+import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from './item.ts';
 
 /** times an item may be kept for the next chunk before the automaton reads it (each keep scans it again) */
 const MAX_PENDS = 2;
 
-export { JsonSplitError, parseItem, type SplitEvent, type SplitterOptions } from './jsonsplit-base.ts';
+export { JsonSplitError, parseItem, type SplitEvent, type SplitterOptions } from './base.ts';
 /**
  * Incremental splitter. Feed chunks with {@link push}, then call {@link end}; events go to the callback
  * synchronously. After an error every further call throws the same error.

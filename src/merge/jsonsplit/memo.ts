@@ -12,7 +12,7 @@
  * by src/platform/node-watch.ts) nothing is kept: a JavaScript loop compares no faster than skipValue
  * scans.
  */
-import { skipValue } from './jsonsplit-skip.ts';
+import { skipValue } from './skip.ts';
 
 /** are the bytes of `b` from `at` on `m` (`at + m.length <= b.length`)? */
 export type EqualAt = (m: Uint8Array, b: Uint8Array, at: number) => boolean;

@@ -6,10 +6,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { looseJson, seeded } from '../../test/helpers/loosejson.ts';
-import { ListSplitter, type SplitEvent } from './jsonsplit.ts';
-import { ITEM, scanItem } from './jsonsplit-item.ts';
-import { SCAN_MORE, SCAN_REFUSED, skipValue } from './jsonsplit-skip.ts';
+import { looseJson, seeded } from '../../../test/helpers/loosejson.ts';
+import { ListSplitter, type SplitEvent } from './index.ts';
+import { ITEM, scanItem } from './item.ts';
+import { SCAN_MORE, SCAN_REFUSED, skipValue } from './skip.ts';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
