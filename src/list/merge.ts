@@ -12,8 +12,8 @@
  * point at the same RV: no item lost or repeated, each cluster read at the RV it started with.
  */
 
-import { type ItemView, itemView, writeFleetItem } from '../merge/itembytes.ts';
-import { writeFleetRow } from '../merge/itembytes-row.ts';
+import { type ItemView, itemView, writeFleetItem } from '../merge/itembytes/index.ts';
+import { writeFleetRow } from '../merge/itembytes/row.ts';
 import { parseItem, type SplitEvent } from '../merge/jsonsplit/index.ts';
 import { type FleetView, toFleetObject } from '../merge/objects.ts';
 import { compositeWith, encodeComposite, type Membership } from '../merge/rv.ts';

@@ -15,8 +15,8 @@ import {
   varintField,
 } from '../kube/protobuf.ts';
 import { ByteSink, concatBytes as concat } from '../util/bytes.ts';
-import { itemView, writeFleetItem } from './itembytes.ts';
-import { writeFleetRow } from './itembytes-row.ts';
+import { itemView, writeFleetItem } from './itembytes/index.ts';
+import { writeFleetRow } from './itembytes/row.ts';
 import { ListSplitter } from './jsonsplit/index.ts';
 import { lastFacts, ROW, scanItem } from './jsonsplit/item.ts';
 import { type FleetView, toFleetObject } from './objects.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeEnvelope, encodeEnvelope, fieldString, lenField, readFields } from '../kube/protobuf.ts';
 import { ByteSink, concatBytes } from '../util/bytes.ts';
 import { rewriteFieldSelectorNames } from './fieldnames.ts';
-import { itemView, writeFleetItem } from './itembytes.ts';
+import { itemView, writeFleetItem } from './itembytes/index.ts';
 import { ListSplitter } from './jsonsplit/index.ts';
 import { toFleetObject } from './objects.ts';
 import { mapReferences } from './references.ts';

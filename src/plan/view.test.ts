@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { notFound } from '../kube/status.ts';
-import { itemView, writeFleetItem } from '../merge/itembytes.ts';
+import { itemView, writeFleetItem } from '../merge/itembytes/index.ts';
 import { ListSplitter } from '../merge/jsonsplit/index.ts';
 import { LAST_APPLIED } from '../merge/lastapplied.ts';
 import { encodeName, rewriteStatusNames } from '../merge/names.ts';

@@ -14,7 +14,13 @@
  * it came in is still the reader's (its `object` must be read then too, if at all).
  */
 
-import { type ItemView, itemView, stringAt, useResourceVersion, writeFleetItem } from '../merge/itembytes.ts';
+import {
+  type ItemView,
+  itemView,
+  stringAt,
+  useResourceVersion,
+  writeFleetItem,
+} from '../merge/itembytes/index.ts';
 import { ITEM, type ItemFacts, lastFacts, scanItem } from '../merge/jsonsplit/item.ts';
 import { skipValue, str, ws } from '../merge/jsonsplit/skip.ts';
 import type { FleetView } from '../merge/objects.ts';

@@ -3,7 +3,7 @@
  * the answer: the item copied once and the bytes after each edit moved into place, or piece by piece when
  * an edit shrinks it.
  */
-import type { ByteSink } from '../util/bytes.ts';
+import type { ByteSink } from '../../util/bytes.ts';
 
 const encoder = new TextEncoder();
 

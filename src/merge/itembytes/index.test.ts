@@ -6,15 +6,15 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { looseJson, scalar, seeded, shuffled, text } from '../../test/helpers/loosejson.ts';
-import { ByteSink } from '../util/bytes.ts';
-import { itemView, writeFleetItem } from './itembytes.ts';
-import { writeFleetRow } from './itembytes-row.ts';
-import { ListSplitter } from './jsonsplit/index.ts';
-import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from './jsonsplit/item.ts';
-import { toFleetObject } from './objects.ts';
-import { compositeWith, prepareMembership } from './rv.ts';
-import { type ColumnDefinition, mergeColumns, toFleetRow } from './table.ts';
+import { looseJson, scalar, seeded, shuffled, text } from '../../../test/helpers/loosejson.ts';
+import { ByteSink } from '../../util/bytes.ts';
+import { ListSplitter } from '../jsonsplit/index.ts';
+import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from '../jsonsplit/item.ts';
+import { toFleetObject } from '../objects.ts';
+import { compositeWith, prepareMembership } from '../rv.ts';
+import { type ColumnDefinition, mergeColumns, toFleetRow } from '../table.ts';
+import { itemView, writeFleetItem } from './index.ts';
+import { writeFleetRow } from './row.ts';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

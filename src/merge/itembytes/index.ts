@@ -7,21 +7,21 @@
  * shape this path leaves to parsing, the writers return false and the caller takes the parsing path.
  */
 
-import type { ByteSink } from '../util/bytes.ts';
-import { Edits } from './itembytes-edits.ts';
-import { type ItemFacts, REFS_NOMINATED, REFS_SPEC, REFS_TOP } from './jsonsplit/facts.ts';
-import { LAST_APPLIED } from './lastapplied.ts';
-import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from './names.ts';
+import type { ByteSink } from '../../util/bytes.ts';
+import { type ItemFacts, REFS_NOMINATED, REFS_SPEC, REFS_TOP } from '../jsonsplit/facts.ts';
+import { LAST_APPLIED } from '../lastapplied.ts';
+import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from '../names.ts';
 import {
   CLUSTER_ANNOTATION,
   type FleetView,
   fleetName,
   keepsPlainNames,
   scopesPodSelectors,
-} from './objects.ts';
-import { LABEL_SELECTOR_KINDS } from './podselector.ts';
-import { REFERENCE_KINDS } from './references.ts';
-import { isMemberDecimalBytes, type Splicer } from './rvcodec.ts';
+} from '../objects.ts';
+import { LABEL_SELECTOR_KINDS } from '../podselector.ts';
+import { REFERENCE_KINDS } from '../references.ts';
+import { isMemberDecimalBytes, type Splicer } from '../rvcodec.ts';
+import { Edits } from './edits.ts';
 
 const utf8 = new TextDecoder();
 const MARKER_KEY = JSON.stringify(CLUSTER_ANNOTATION);

@@ -8,12 +8,12 @@
  * then the cells are edits like the object's, and the whole row is written in one pass of the writer
  * (itembytes-edits.ts: one copy, the bytes after each edit moved natively), not cell by cell.
  */
-import type { ByteSink } from '../util/bytes.ts';
-import { edits, type ItemView, isNone, objectEdits, plainSuffix, rename, stringAt } from './itembytes.ts';
-import type { Edits } from './itembytes-edits.ts';
-import type { ItemFacts } from './jsonsplit/facts.ts';
-import { fleetName } from './objects.ts';
-import { fleetReferenceCell, type MergedColumns } from './table.ts';
+import type { ByteSink } from '../../util/bytes.ts';
+import type { ItemFacts } from '../jsonsplit/facts.ts';
+import { fleetName } from '../objects.ts';
+import { fleetReferenceCell, type MergedColumns } from '../table.ts';
+import type { Edits } from './edits.ts';
+import { edits, type ItemView, isNone, objectEdits, plainSuffix, rename, stringAt } from './index.ts';
 
 /**
  * Writes Table row `b` in the fleet view (toFleetRow): cells under the merged columns, the name and
