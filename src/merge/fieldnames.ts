@@ -8,7 +8,7 @@ import {
   parseFieldSelector,
   serializeFieldSelector,
 } from '../kube/fields.ts';
-import { type DecodedName, decodeName, isShortenedName } from './names.ts';
+import { type DecodedName, decodeName, isShortenedName } from './names/index.ts';
 import { REFERENCE_FIELDS } from './references.ts';
 
 /** the object's own name, and the references the fleet shows by fleet name (references.ts) */

@@ -17,7 +17,7 @@
 
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { showRecordIn } from './lastapplied.ts';
-import { encodeName } from './names.ts';
+import { encodeName } from './names/index.ts';
 import { scopePodSelector, stripPodSelector } from './podselector.ts';
 import { mapReferences } from './references.ts';
 

@@ -34,7 +34,7 @@ import { ProtobufError } from '../kube/protobuf.ts';
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { badRequest, type Status } from '../kube/status.ts';
 import { LAST_APPLIED } from './lastapplied.ts';
-import { decodeName, unresolvedMessage } from './names.ts';
+import { decodeName, unresolvedMessage } from './names/index.ts';
 import { stripMarkers } from './objects.ts';
 import { stripPodSelector } from './podselector.ts';
 import { editProtobufObjectMeta } from './protobuf.ts';

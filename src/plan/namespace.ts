@@ -15,7 +15,7 @@
  */
 import { badRequest, type Status } from '../kube/status.ts';
 import { showRecordIn } from '../merge/lastapplied.ts';
-import { decodeName } from '../merge/names.ts';
+import { decodeName } from '../merge/names/index.ts';
 import type { RequestInfo } from '../request/info.ts';
 
 /** A namespace the client named by its fleet name, beside the plain one the cluster knows. */

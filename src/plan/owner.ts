@@ -9,7 +9,7 @@
  * the clusters that have the object to {@link ownerAmong}.
  */
 import { badRequest, failure, notFound, type Status } from '../kube/status.ts';
-import { decodeName } from '../merge/names.ts';
+import { decodeName } from '../merge/names/index.ts';
 import { type FleetView, fleetName } from '../merge/objects.ts';
 import { decodeComposite, ownResourceVersion } from '../merge/rv.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';

@@ -10,7 +10,7 @@ import { notFound } from '../kube/status.ts';
 import { itemView, writeFleetItem } from '../merge/itembytes/index.ts';
 import { ListSplitter } from '../merge/jsonsplit/index.ts';
 import { LAST_APPLIED } from '../merge/lastapplied.ts';
-import { encodeName, rewriteStatusNames } from '../merge/names.ts';
+import { encodeName, rewriteStatusNames } from '../merge/names/index.ts';
 import { fleetName, toFleetObject } from '../merge/objects.ts';
 import { parseRequestInfo } from '../request/info.ts';
 import { ByteSink } from '../util/bytes.ts';

@@ -18,7 +18,7 @@
  * Pure.
  */
 import { parseFieldSelector } from '../kube/fields.ts';
-import { decodeName } from '../merge/names.ts';
+import { decodeName } from '../merge/names/index.ts';
 import type { FleetView } from '../merge/objects.ts';
 import type { RequestInfo } from '../request/info.ts';
 

@@ -6,8 +6,8 @@
  */
 import { failure, parseStatus, readStatus, type Status, statusResponse } from '../kube/status.ts';
 import { unresolvedNameTerms } from '../merge/fieldnames.ts';
-import { decodeName, encodeName, isShortenedName } from '../merge/names.ts';
-import { isAmbiguous } from '../merge/names-memo.ts';
+import { decodeName, encodeName, isShortenedName } from '../merge/names/index.ts';
+import { isAmbiguous } from '../merge/names/memo.ts';
 import type { FleetView } from '../merge/objects.ts';
 import { type Owner, ownerAmong, ownerOf, ownerProbe } from '../plan/owner.ts';
 import { undialedMember } from '../plan/unserved.ts';

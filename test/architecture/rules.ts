@@ -108,7 +108,7 @@ export const ROOMS: Record<string, Room> = {
 export const TOOLS = ['sim/proto/gen.mjs'];
 
 /** The one shipped file outside the Node seam that imports a Node module (node:crypto, which workerd has). */
-const NAME_DIGEST = 'src/merge/names-hash.ts';
+const NAME_DIGEST = 'src/merge/names/hash.ts';
 
 /** The leaves every folder may import. */
 const LEAVES = ['src/kube/', 'src/util/'];

@@ -10,7 +10,7 @@
 import type { ByteSink } from '../../util/bytes.ts';
 import { type ItemFacts, REFS_NOMINATED, REFS_SPEC, REFS_TOP } from '../jsonsplit/facts.ts';
 import { LAST_APPLIED } from '../lastapplied.ts';
-import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from '../names.ts';
+import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from '../names/index.ts';
 import {
   CLUSTER_ANNOTATION,
   type FleetView,

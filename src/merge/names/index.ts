@@ -27,9 +27,9 @@
  * decodes to cluster `karmada` (the control plane, explicitly); `.clusterspace.all` does not decode.
  */
 
-import type { Status } from '../kube/status.ts';
-import { NAME_DIGEST_LENGTH, nameDigest } from './names-hash.ts';
-import { recallShortened, rememberShortened } from './names-memo.ts';
+import type { Status } from '../../kube/status.ts';
+import { NAME_DIGEST_LENGTH, nameDigest } from './hash.ts';
+import { recallShortened, rememberShortened } from './memo.ts';
 
 export const CLUSTERSPACE_SEPARATOR = '.clusterspace.';
 /** Karmada's limit on Cluster names. */

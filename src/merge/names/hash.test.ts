@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { NAME_DIGEST_LENGTH, nameDigest } from './names-hash.ts';
+import { NAME_DIGEST_LENGTH, nameDigest } from './hash.ts';
 
 describe('nameDigest', () => {
   it('gives the answers it gave with @noble/hashes', () => {

@@ -6,6 +6,8 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { objectForCluster } from '../writes.ts';
+import { NAME_DIGEST_LENGTH, nameDigest } from './hash.ts';
 import {
   decodeName,
   encodeName,
@@ -13,16 +15,8 @@ import {
   isShortenedName,
   SHORTENED_SEPARATOR,
   shortenedName,
-} from './names.ts';
-import { NAME_DIGEST_LENGTH, nameDigest } from './names-hash.ts';
-import {
-  forgetShortened,
-  isAmbiguous,
-  MAX_ENTRIES,
-  recallShortened,
-  rememberShortened,
-} from './names-memo.ts';
-import { objectForCluster } from './writes.ts';
+} from './index.ts';
+import { forgetShortened, isAmbiguous, MAX_ENTRIES, recallShortened, rememberShortened } from './memo.ts';
 
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { conflict, notFound } from '../kube/status.ts';
+import { conflict, notFound } from '../../kube/status.ts';
 import {
   decodeName,
   encodeName,
@@ -8,7 +8,7 @@ import {
   isValidClusterspace,
   rewriteStatusMessage,
   rewriteStatusNames,
-} from './names.ts';
+} from './index.ts';
 
 const clusterName = fc
   .stringMatching(/^[a-z0-9]([-a-z0-9]{0,46}[a-z0-9])?$/)
