@@ -15,7 +15,7 @@ import { splitGuarded } from '../../src/list/read.ts';
 import { listHead, resumableSource } from '../../src/list/resume.ts';
 import { listBody } from '../../src/list/route.ts';
 import { encodeContinue } from '../../src/merge/continue.ts';
-import { prepareMembership } from '../../src/merge/rv.ts';
+import { prepareMembership } from '../../src/merge/rv/index.ts';
 import { mergeColumns } from '../../src/merge/table.ts';
 import { listBytes, makeBase } from './canned-bodies.ts';
 

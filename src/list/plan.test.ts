@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { encodeContinue } from '../merge/continue.ts';
-import { encodeComposite, prepareMembership } from '../merge/rv.ts';
+import { encodeComposite, prepareMembership } from '../merge/rv/index.ts';
 import { MATCHES_NOTHING } from '../plan/targets.ts';
 import { type ListPlan, listLimit, planList } from './plan.ts';
 

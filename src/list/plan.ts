@@ -12,7 +12,7 @@
 import type { Status } from '../kube/status.ts';
 import { continueErrorStatus, decodeContinue } from '../merge/continue.ts';
 import { parseItem } from '../merge/jsonsplit/index.ts';
-import { type Membership, planResourceVersion } from '../merge/rv.ts';
+import { type Membership, planResourceVersion } from '../merge/rv/index.ts';
 import { chooseClusters, MATCHES_NOTHING } from '../plan/targets.ts';
 
 /**

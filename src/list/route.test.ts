@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeComposite } from '../merge/rv.ts';
+import { decodeComposite } from '../merge/rv/index.ts';
 import { type Cluster, fakeFleet, json, serve, status } from '../routes/testing.ts';
 import { acceptsGzip, GZIP_THRESHOLD, gzipIfLarge, listRoute } from './route.ts';
 

@@ -19,7 +19,7 @@ import { negotiate } from '../kube/negotiate.ts';
 import { readStatus, type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import { encodeContinue } from '../merge/continue.ts';
 import { parseItem, type SplitEvent } from '../merge/jsonsplit/index.ts';
-import { type Membership, prepareMembership } from '../merge/rv.ts';
+import { type Membership, prepareMembership } from '../merge/rv/index.ts';
 import { mergeColumns } from '../merge/table.ts';
 import { type AskedNamespace, askedNamespace, showAskedNamespace } from '../plan/namespace.ts';
 import { type UnservedAnswer, unservedStatus } from '../plan/unserved.ts';

@@ -39,7 +39,7 @@ import { stripMarkers } from './objects.ts';
 import { stripPodSelector } from './podselector.ts';
 import { editProtobufObjectMeta } from './protobuf.ts';
 import { mapEchoes, mapReferencesAt, mapWrittenReferences } from './references.ts';
-import { type Membership, ownResourceVersion } from './rv.ts';
+import { type Membership, ownResourceVersion } from './rv/index.ts';
 
 export { LAST_APPLIED } from './lastapplied.ts';
 /** kube-apiserver's limit on request bodies (DefaultMaxRequestSizeBytes, 3 MiB) */

@@ -7,7 +7,7 @@ import { kubeJson } from '../kube/json.ts';
 import { failure, type Status, statusOfAnswer, statusResponse } from '../kube/status.ts';
 import { rewriteStatusNames } from '../merge/names/index.ts';
 import { type FleetView, fleetName, toFleetObject } from '../merge/objects.ts';
-import { compositeWith, prepareMembership } from '../merge/rv.ts';
+import { compositeWith, prepareMembership } from '../merge/rv/index.ts';
 import { mergeColumns, toFleetRow } from '../merge/table.ts';
 import { type AskedNamespace, showAskedNamespace } from '../plan/namespace.ts';
 import type { ClientDeps } from '../types.ts';

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { looseJson, scalar, seeded, shuffled, text } from '../../test/helpers/loosejson.ts';
-import { prepareMembership } from '../merge/rv.ts';
+import { prepareMembership } from '../merge/rv/index.ts';
 import { RawWatchEvent, scanWatchLine } from './bytes.ts';
 import { type MergeStep, type WatchEvent, type WatchLine, WatchMerger } from './merge.ts';
 import { WatchEventReader } from './read.ts';

@@ -24,7 +24,7 @@ import {
 import { ITEM, type ItemFacts, lastFacts, scanItem } from '../merge/jsonsplit/item.ts';
 import { skipValue, str, ws } from '../merge/jsonsplit/skip.ts';
 import type { FleetView } from '../merge/objects.ts';
-import type { Splicer } from '../merge/rv.ts';
+import type { Splicer } from '../merge/rv/index.ts';
 import { ByteSink } from '../util/bytes.ts';
 
 const utf8 = new TextDecoder();

@@ -4,7 +4,7 @@
  */
 
 import type { FleetView } from '../merge/objects.ts';
-import type { Membership } from '../merge/rv.ts';
+import type { Membership } from '../merge/rv/index.ts';
 import type { MergedColumns } from '../merge/table.ts';
 
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';

@@ -20,7 +20,7 @@
  * columns were not in the merged columns sent with the first event) and watches split into relay groups
  * (each group's composite is made for the membership the group started with).
  */
-import { prepareMembership } from '../merge/rv.ts';
+import { prepareMembership } from '../merge/rv/index.ts';
 import type { Target } from '../upstreams/fanout.ts';
 import type { MergeStep } from './merge.ts';
 import { clusterSource, type Source, type WatchContext } from './sources.ts';

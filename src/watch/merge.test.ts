@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { decodeComposite, encodeComposite, prepareMembership } from '../merge/rv.ts';
+import { decodeComposite, encodeComposite, prepareMembership } from '../merge/rv/index.ts';
 import { scanWatchLine } from './bytes.ts';
 import {
   INITIAL_EVENTS_END,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
-import { decodeComposite, encodeComposite, prepareMembership } from '../merge/rv.ts';
+import { decodeComposite, encodeComposite, prepareMembership } from '../merge/rv/index.ts';
 import { MAX_TIMEOUT_MS, planWatch, type WatchPlan, watchTimeoutMs } from './plan.ts';
 
 const membership = prepareMembership(['karmada', 'east', 'west']);

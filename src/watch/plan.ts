@@ -5,7 +5,7 @@
  * one ERROR event kube answers with a 200).
  */
 import type { Status } from '../kube/status.ts';
-import { type Membership, planResourceVersion, type UpstreamRVParams } from '../merge/rv.ts';
+import { type Membership, planResourceVersion, type UpstreamRVParams } from '../merge/rv/index.ts';
 import { type ClusterChoice, chooseClusters } from '../plan/targets.ts';
 import { queryBool } from '../request/info.ts';
 

@@ -17,7 +17,7 @@
 import type { Context } from 'hono';
 import { negotiate } from '../kube/negotiate.ts';
 import { type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
-import { prepareMembership } from '../merge/rv.ts';
+import { prepareMembership } from '../merge/rv/index.ts';
 import { answerOf, type UnservedAnswer, unservedStatus } from '../plan/unserved.ts';
 import { answerView, selectedName } from '../plan/view.ts';
 import type { RequestInfo } from '../request/info.ts';

@@ -8,7 +8,7 @@ import {
   encodeComposite,
   type Membership,
   type Splicer,
-} from '../merge/rv.ts';
+} from '../merge/rv/index.ts';
 
 export class StreamRV {
   private readonly rvs: Map<string, string>;

@@ -115,17 +115,17 @@ describe('the checker sees the whole tree', () => {
 
 describe('the checker reports a deliberately wrong import', () => {
   it('merge importing the composition root breaks the merge rule and closes a circle', () => {
-    const file = 'src/merge/rv.ts';
+    const file = 'src/merge/rv/index.ts';
     const before = checkRules(productionEdges(graph)).filter((v) => v.from === file && v.to === 'src/app.ts');
     expect(before).toEqual([]);
-    const text = `${readFileSync(join(ROOT, file), 'utf8')}\nimport { createApp } from '../app.ts';\nvoid createApp;\n`;
+    const text = `${readFileSync(join(ROOT, file), 'utf8')}\nimport { createApp } from '../../app.ts';\nvoid createApp;\n`;
     const wrong = buildGraph(ALL, { overrides: { [file]: text } });
     const found = checkRules(productionEdges(wrong)).filter((v) => v.from === file && v.to === 'src/app.ts');
     expect(found.map((v) => v.rule).sort()).toEqual([
       'merge is pure',
       'the composition root is imported by entries only',
     ]);
-    // app.ts reaches rv.ts through the routes, so the new import closes a circle
+    // app.ts reaches the RV codec through the routes, so the new import closes a circle
     const circles = findCycles(PRODUCTION, fileEdges(wrong));
     expect(circles.some((c) => c.includes(file) && c.includes('src/app.ts'))).toBe(true);
   });

@@ -162,7 +162,7 @@ export const RULES: Rule[] = [
     why: 'codecs and merges do no I/O and know no route, upstream or platform: they are tested alone',
     files: ['src/merge/'],
     allow: ['src/merge/', ...LEAVES, TYPES],
-    probe: { file: 'src/merge/rv.ts', import: '../upstreams/fanout.ts' },
+    probe: { file: 'src/merge/rv/index.ts', import: '../../upstreams/fanout.ts' },
   },
   {
     name: 'plan is pure',

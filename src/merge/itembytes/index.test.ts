@@ -11,7 +11,7 @@ import { ByteSink } from '../../util/bytes.ts';
 import { ListSplitter } from '../jsonsplit/index.ts';
 import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from '../jsonsplit/item.ts';
 import { toFleetObject } from '../objects.ts';
-import { compositeWith, prepareMembership } from '../rv.ts';
+import { compositeWith, prepareMembership } from '../rv/index.ts';
 import { type ColumnDefinition, mergeColumns, toFleetRow } from '../table.ts';
 import { itemView, writeFleetItem } from './index.ts';
 import { writeFleetRow } from './row.ts';

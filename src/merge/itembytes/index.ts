@@ -20,7 +20,7 @@ import {
 } from '../objects.ts';
 import { LABEL_SELECTOR_KINDS } from '../podselector.ts';
 import { REFERENCE_KINDS } from '../references.ts';
-import { isMemberDecimalBytes, type Splicer } from '../rvcodec.ts';
+import { isMemberDecimalBytes, type Splicer } from '../rv/codec.ts';
 import { Edits } from './edits.ts';
 
 const utf8 = new TextDecoder();

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareResourceVersion, InvalidResourceVersionError } from '../kube/resourceversion.ts';
-import { base64urlDecode, base64urlEncode } from '../util/base64.ts';
+import { compareResourceVersion, InvalidResourceVersionError } from '../../kube/resourceversion.ts';
+import { base64urlDecode, base64urlEncode } from '../../util/base64.ts';
 import {
   compositeWith,
   decodeComposite,
@@ -11,7 +11,7 @@ import {
   ownResourceVersion,
   planResourceVersion,
   prepareMembership,
-} from './rv.ts';
+} from './index.ts';
 
 const clusterName = fc.stringMatching(/^[a-z]([-a-z0-9]{0,10}[a-z0-9])?$/);
 const membershipArb = fc.uniqueArray(clusterName, { minLength: 0, maxLength: 12 });

@@ -53,8 +53,8 @@
  * 13 + digits(index) + digits(RV), whatever the number of clusters.
  */
 
-import { isWellFormedResourceVersion } from '../kube/resourceversion.ts';
-import { base64urlDecode, base64urlEncode } from '../util/base64.ts';
+import { isWellFormedResourceVersion } from '../../kube/resourceversion.ts';
+import { base64urlDecode, base64urlEncode } from '../../util/base64.ts';
 
 const textEncoder = new TextEncoder();
 const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });

@@ -3,8 +3,8 @@
  * re-exported here) and what a client's `resourceVersion` / `resourceVersionMatch` mean for each cluster.
  */
 
-import { badRequest, expired, failure, type Status } from '../kube/status.ts';
-import { asMembership, decodeComposite, type Membership } from './rvcodec.ts';
+import { badRequest, expired, failure, type Status } from '../../kube/status.ts';
+import { asMembership, decodeComposite, type Membership } from './codec.ts';
 
 export {
   asMembership,
@@ -19,7 +19,7 @@ export {
   membershipDigest,
   prepareMembership,
   type Splicer,
-} from './rvcodec.ts';
+} from './codec.ts';
 
 // ---------------------------------------------------------------------------------------------
 // list / watch / get parameter semantics
