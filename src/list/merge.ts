@@ -15,7 +15,7 @@
 import { type ItemView, itemView, writeFleetItem } from '../merge/itembytes/index.ts';
 import { writeFleetRow } from '../merge/itembytes/row.ts';
 import { parseItem, type SplitEvent } from '../merge/jsonsplit/index.ts';
-import { type FleetView, toFleetObject } from '../merge/objects.ts';
+import { type FleetView, toFleetObject } from '../merge/objects/index.ts';
 import { compositeWith, encodeComposite, type Membership } from '../merge/rv/index.ts';
 import { type MergedColumns, toFleetRow } from '../merge/table.ts';
 import { ByteSink } from '../util/bytes.ts';

@@ -14,8 +14,8 @@
  * Pure: no I/O; a contradiction is a 400 Status returned.
  */
 import { badRequest, type Status } from '../kube/status.ts';
-import { showRecordIn } from '../merge/lastapplied.ts';
 import { decodeName } from '../merge/names/index.ts';
+import { showRecordIn } from '../merge/objects/lastapplied.ts';
 import type { RequestInfo } from '../request/info.ts';
 
 /** A namespace the client named by its fleet name, beside the plain one the cluster knows. */

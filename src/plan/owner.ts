@@ -10,7 +10,7 @@
  */
 import { badRequest, failure, notFound, type Status } from '../kube/status.ts';
 import { decodeName } from '../merge/names/index.ts';
-import { type FleetView, fleetName } from '../merge/objects.ts';
+import { type FleetView, fleetName } from '../merge/objects/index.ts';
 import { decodeComposite, ownResourceVersion } from '../merge/rv/index.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
 

@@ -8,7 +8,7 @@ import { failure, parseStatus, readStatus, type Status, statusResponse } from '.
 import { unresolvedNameTerms } from '../merge/fieldnames.ts';
 import { decodeName, encodeName, isShortenedName } from '../merge/names/index.ts';
 import { isAmbiguous } from '../merge/names/memo.ts';
-import type { FleetView } from '../merge/objects.ts';
+import type { FleetView } from '../merge/objects/index.ts';
 import { type Owner, ownerAmong, ownerOf, ownerProbe } from '../plan/owner.ts';
 import { undialedMember } from '../plan/unserved.ts';
 import type { RequestInfo } from '../request/info.ts';

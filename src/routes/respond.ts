@@ -6,7 +6,7 @@ import type { FleetConfig } from '../config/schema.ts';
 import { kubeJson } from '../kube/json.ts';
 import { failure, type Status, statusOfAnswer, statusResponse } from '../kube/status.ts';
 import { rewriteStatusNames } from '../merge/names/index.ts';
-import { type FleetView, fleetName, toFleetObject } from '../merge/objects.ts';
+import { type FleetView, fleetName, toFleetObject } from '../merge/objects/index.ts';
 import { compositeWith, prepareMembership } from '../merge/rv/index.ts';
 import { mergeColumns, toFleetRow } from '../merge/table.ts';
 import { type AskedNamespace, showAskedNamespace } from '../plan/namespace.ts';

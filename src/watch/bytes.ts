@@ -23,7 +23,7 @@ import {
 } from '../merge/itembytes/index.ts';
 import { ITEM, type ItemFacts, lastFacts, scanItem } from '../merge/jsonsplit/item.ts';
 import { skipValue, str, ws } from '../merge/jsonsplit/skip.ts';
-import type { FleetView } from '../merge/objects.ts';
+import type { FleetView } from '../merge/objects/index.ts';
 import type { Splicer } from '../merge/rv/index.ts';
 import { ByteSink } from '../util/bytes.ts';
 

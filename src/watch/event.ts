@@ -3,7 +3,7 @@
  * events, the merger's options and what each step hands the writer, the annotations of fleet bookmarks.
  */
 
-import type { FleetView } from '../merge/objects.ts';
+import type { FleetView } from '../merge/objects/index.ts';
 import type { Membership } from '../merge/rv/index.ts';
 import type { MergedColumns } from '../merge/table.ts';
 

@@ -3,7 +3,7 @@
  * already merged one, as one Table with its rows under the stream's merged columns. The column
  * definitions go in the stream's first Table only (`header`), as kube sends them.
  */
-import type { FleetView } from '../merge/objects.ts';
+import type { FleetView } from '../merge/objects/index.ts';
 import { type ColumnDefinition, type MergedColumns, toFleetRow } from '../merge/table.ts';
 
 type Obj = Record<string, any>;

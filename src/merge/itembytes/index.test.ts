@@ -10,7 +10,7 @@ import { looseJson, scalar, seeded, shuffled, text } from '../../../test/helpers
 import { ByteSink } from '../../util/bytes.ts';
 import { ListSplitter } from '../jsonsplit/index.ts';
 import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from '../jsonsplit/item.ts';
-import { toFleetObject } from '../objects.ts';
+import { toFleetObject } from '../objects/index.ts';
 import { compositeWith, prepareMembership } from '../rv/index.ts';
 import { type ColumnDefinition, mergeColumns, toFleetRow } from '../table.ts';
 import { itemView, writeFleetItem } from './index.ts';

@@ -9,7 +9,6 @@
 
 import type { ByteSink } from '../../util/bytes.ts';
 import { type ItemFacts, REFS_NOMINATED, REFS_SPEC, REFS_TOP } from '../jsonsplit/facts.ts';
-import { LAST_APPLIED } from '../lastapplied.ts';
 import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from '../names/index.ts';
 import {
   CLUSTER_ANNOTATION,
@@ -17,9 +16,10 @@ import {
   fleetName,
   keepsPlainNames,
   scopesPodSelectors,
-} from '../objects.ts';
-import { LABEL_SELECTOR_KINDS } from '../podselector.ts';
-import { REFERENCE_KINDS } from '../references.ts';
+} from '../objects/index.ts';
+import { LAST_APPLIED } from '../objects/lastapplied.ts';
+import { LABEL_SELECTOR_KINDS } from '../objects/podselector.ts';
+import { REFERENCE_KINDS } from '../objects/references.ts';
 import { isMemberDecimalBytes, type Splicer } from '../rv/codec.ts';
 import { Edits } from './edits.ts';
 

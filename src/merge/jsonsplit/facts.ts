@@ -10,7 +10,7 @@
  * it reads given twice, a member that makes the object refer to others — sets `odd`, and the item goes
  * down the parsing path.
  */
-import { REFERRING_MEMBERS, REFERRING_SPEC_MEMBERS } from '../references.ts';
+import { REFERRING_MEMBERS, REFERRING_SPEC_MEMBERS } from '../objects/references.ts';
 
 /** where the rewriting's values lie in an item, as offsets into the item's bytes; -1: absent */
 export class ItemFacts {

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { looseJson, seeded, shuffled, text } from '../../test/helpers/loosejson.ts';
+import { looseJson, seeded, shuffled, text } from '../../../test/helpers/loosejson.ts';
 import {
   encodeEnvelope,
   lenField,
@@ -13,21 +13,21 @@ import {
   readFields,
   readMapEntry,
   varintField,
-} from '../kube/protobuf.ts';
-import { ByteSink, concatBytes as concat } from '../util/bytes.ts';
-import { itemView, writeFleetItem } from './itembytes/index.ts';
-import { writeFleetRow } from './itembytes/row.ts';
-import { ListSplitter } from './jsonsplit/index.ts';
-import { lastFacts, ROW, scanItem } from './jsonsplit/item.ts';
-import { type FleetView, toFleetObject } from './objects.ts';
-import { mergeColumns, toFleetRow } from './table.ts';
+} from '../../kube/protobuf.ts';
+import { ByteSink, concatBytes as concat } from '../../util/bytes.ts';
+import { itemView, writeFleetItem } from '../itembytes/index.ts';
+import { writeFleetRow } from '../itembytes/row.ts';
+import { ListSplitter } from '../jsonsplit/index.ts';
+import { lastFacts, ROW, scanItem } from '../jsonsplit/item.ts';
+import { mergeColumns, toFleetRow } from '../table.ts';
 import {
   jsonPatchForCluster,
   LAST_APPLIED,
   mergePatchForCluster,
   objectForCluster,
   protobufObjectForCluster,
-} from './writes.ts';
+} from '../writes.ts';
+import { type FleetView, toFleetObject } from './index.ts';
 
 const K = 'fleet.karmada.io/cluster';
 const ROOT: FleetView = { federation: false };

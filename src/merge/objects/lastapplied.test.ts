@@ -6,13 +6,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { looseJson, seeded } from '../../test/helpers/loosejson.ts';
-import { ByteSink } from '../util/bytes.ts';
-import { itemView, writeFleetItem } from './itembytes/index.ts';
-import { ListSplitter } from './jsonsplit/index.ts';
+import { looseJson, seeded } from '../../../test/helpers/loosejson.ts';
+import { ByteSink } from '../../util/bytes.ts';
+import { itemView, writeFleetItem } from '../itembytes/index.ts';
+import { ListSplitter } from '../jsonsplit/index.ts';
+import { objectForCluster } from '../writes.ts';
+import { keepsPlainNames, toFleetObject } from './index.ts';
 import { LAST_APPLIED, showLastApplied } from './lastapplied.ts';
-import { keepsPlainNames, toFleetObject } from './objects.ts';
-import { objectForCluster } from './writes.ts';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

@@ -7,14 +7,14 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bodyForCluster, parseObjectBody } from '../plan/body.ts';
-import { toFleetObject } from './objects.ts';
+import { bodyForCluster, parseObjectBody } from '../../plan/body.ts';
 import {
   jsonPatchForCluster,
   mergePatchForCluster,
   objectForCluster,
   protobufObjectForCluster,
-} from './writes.ts';
+} from '../writes.ts';
+import { toFleetObject } from './index.ts';
 
 const ctx = (cluster: string) => ({ cluster, membership: ['karmada', 'm1', 'm2'] });
 const FIXTURES = readFileSync(resolve('test/fixtures/references/bodies.txt'), 'utf8')

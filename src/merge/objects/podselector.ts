@@ -19,7 +19,7 @@
  * Pure and in place.
  */
 
-import { CLUSTER_LABEL } from '../kube/selectors.ts';
+import { CLUSTER_LABEL } from '../../kube/selectors.ts';
 import { isObj } from './references-table.ts';
 
 type Obj = Record<string, any>;

@@ -15,9 +15,9 @@
  * (itembytes.ts), with this as the reference their property tests compare against.
  */
 
-import { CLUSTER_LABEL } from '../kube/selectors.ts';
+import { CLUSTER_LABEL } from '../../kube/selectors.ts';
+import { encodeName } from '../names/index.ts';
 import { showRecordIn } from './lastapplied.ts';
-import { encodeName } from './names/index.ts';
 import { scopePodSelector, stripPodSelector } from './podselector.ts';
 import { mapReferences } from './references.ts';
 

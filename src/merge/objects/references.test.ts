@@ -1,19 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeEnvelope, encodeEnvelope, fieldString, lenField, readFields } from '../kube/protobuf.ts';
-import { ByteSink, concatBytes } from '../util/bytes.ts';
-import { rewriteFieldSelectorNames } from './fieldnames.ts';
-import { itemView, writeFleetItem } from './itembytes/index.ts';
-import { ListSplitter } from './jsonsplit/index.ts';
-import { toFleetObject } from './objects.ts';
-import { mapReferences } from './references.ts';
-import { mergeColumns, toFleetRow } from './table.ts';
+import { decodeEnvelope, encodeEnvelope, fieldString, lenField, readFields } from '../../kube/protobuf.ts';
+import { ByteSink, concatBytes } from '../../util/bytes.ts';
+import { rewriteFieldSelectorNames } from '../fieldnames.ts';
+import { itemView, writeFleetItem } from '../itembytes/index.ts';
+import { ListSplitter } from '../jsonsplit/index.ts';
+import { mergeColumns, toFleetRow } from '../table.ts';
 import {
   jsonPatchForCluster,
   mergePatchForCluster,
   objectForCluster,
   protobufObjectForCluster,
-} from './writes.ts';
+} from '../writes.ts';
+import { toFleetObject } from './index.ts';
+import { mapReferences } from './references.ts';
 
 const fed = { federation: true };
 const ctx = (cluster: string) => ({ cluster, membership: ['karmada', 'm1', 'm2'] });
