@@ -16,7 +16,7 @@ import { listHead, resumableSource } from '../../src/list/resume.ts';
 import { listBody } from '../../src/list/route.ts';
 import { encodeContinue } from '../../src/merge/continue.ts';
 import { prepareMembership } from '../../src/merge/rv/index.ts';
-import { mergeColumns } from '../../src/merge/table.ts';
+import { mergeColumns } from '../../src/merge/table/index.ts';
 import { listBytes, makeBase } from './canned-bodies.ts';
 
 const CHUNK = 64 * 1024;

@@ -17,7 +17,7 @@ import { writeFleetRow } from '../merge/itembytes/row.ts';
 import { parseItem, type SplitEvent } from '../merge/jsonsplit/index.ts';
 import { type FleetView, toFleetObject } from '../merge/objects/index.ts';
 import { compositeWith, encodeComposite, type Membership } from '../merge/rv/index.ts';
-import { type MergedColumns, toFleetRow } from '../merge/table.ts';
+import { type MergedColumns, toFleetRow } from '../merge/table/index.ts';
 import { ByteSink } from '../util/bytes.ts';
 
 const NO_RVS: ReadonlyMap<string, string> = new Map();

@@ -20,7 +20,7 @@ import { readStatus, type Status, serviceUnavailable, statusResponse } from '../
 import { encodeContinue } from '../merge/continue.ts';
 import { parseItem, type SplitEvent } from '../merge/jsonsplit/index.ts';
 import { type Membership, prepareMembership } from '../merge/rv/index.ts';
-import { mergeColumns } from '../merge/table.ts';
+import { mergeColumns } from '../merge/table/index.ts';
 import { type AskedNamespace, askedNamespace, showAskedNamespace } from '../plan/namespace.ts';
 import { type UnservedAnswer, unservedStatus } from '../plan/unserved.ts';
 import { answerView, selectedName } from '../plan/view.ts';

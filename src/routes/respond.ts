@@ -8,7 +8,7 @@ import { failure, type Status, statusOfAnswer, statusResponse } from '../kube/st
 import { rewriteStatusNames } from '../merge/names/index.ts';
 import { type FleetView, fleetName, toFleetObject } from '../merge/objects/index.ts';
 import { compositeWith, prepareMembership } from '../merge/rv/index.ts';
-import { mergeColumns, toFleetRow } from '../merge/table.ts';
+import { mergeColumns, toFleetRow } from '../merge/table/index.ts';
 import { type AskedNamespace, showAskedNamespace } from '../plan/namespace.ts';
 import type { ClientDeps } from '../types.ts';
 import { forwardableResponseHeaders } from '../upstreams/client.ts';

@@ -5,7 +5,7 @@
 
 import type { FleetView } from '../merge/objects/index.ts';
 import type { Membership } from '../merge/rv/index.ts';
-import type { MergedColumns } from '../merge/table.ts';
+import type { MergedColumns } from '../merge/table/index.ts';
 
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 /** on a fleet bookmark: a cluster whose watch the fleet cannot hold right now, and why */

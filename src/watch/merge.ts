@@ -20,7 +20,7 @@ import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { expired, type Status } from '../kube/status.ts';
 import { toFleetObject } from '../merge/objects/index.ts';
 import type { Membership } from '../merge/rv/index.ts';
-import type { ColumnDefinition } from '../merge/table.ts';
+import type { ColumnDefinition } from '../merge/table/index.ts';
 import { RawWatchEvent, rawObject, rawStub, WatchLineWriter } from './bytes.ts';
 import {
   bookmarkLine,

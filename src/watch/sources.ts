@@ -5,7 +5,7 @@
  * to the merger; the resume loop (hold.ts) decides when to open.
  */
 import type { UpstreamIdentity } from '../auth/identity.ts';
-import type { ColumnDefinition } from '../merge/table.ts';
+import type { ColumnDefinition } from '../merge/table/index.ts';
 import type { RelayFetcher } from '../types.ts';
 import type { UpstreamClient } from '../upstreams/client.ts';
 import type { Target } from '../upstreams/fanout.ts';

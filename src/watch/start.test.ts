@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_COLUMN, type ColumnDefinition } from '../merge/table.ts';
+import { CLUSTER_COLUMN, type ColumnDefinition } from '../merge/table/index.ts';
 import { mergeProbed } from './start.ts';
 
 const col = (name: string, format = ''): ColumnDefinition => ({

@@ -4,7 +4,12 @@
  * in strict mode, the list's error when every one failed for good) and how each source is then held.
  */
 import { readStatus, type Status } from '../kube/status.ts';
-import { CLUSTER_COLUMN, type ColumnDefinition, type MergedColumns, mergeColumns } from '../merge/table.ts';
+import {
+  CLUSTER_COLUMN,
+  type ColumnDefinition,
+  type MergedColumns,
+  mergeColumns,
+} from '../merge/table/index.ts';
 import type { FanOutDeps } from '../types.ts';
 import { UpstreamError } from '../upstreams/client.ts';
 import { fanOut, type Target } from '../upstreams/fanout.ts';

@@ -4,7 +4,7 @@
  * definitions go in the stream's first Table only (`header`), as kube sends them.
  */
 import type { FleetView } from '../merge/objects/index.ts';
-import { type ColumnDefinition, type MergedColumns, toFleetRow } from '../merge/table.ts';
+import { type ColumnDefinition, type MergedColumns, toFleetRow } from '../merge/table/index.ts';
 
 type Obj = Record<string, any>;
 

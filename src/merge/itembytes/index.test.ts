@@ -12,7 +12,7 @@ import { ListSplitter } from '../jsonsplit/index.ts';
 import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from '../jsonsplit/item.ts';
 import { toFleetObject } from '../objects/index.ts';
 import { compositeWith, prepareMembership } from '../rv/index.ts';
-import { type ColumnDefinition, mergeColumns, toFleetRow } from '../table.ts';
+import { type ColumnDefinition, mergeColumns, toFleetRow } from '../table/index.ts';
 import { itemView, writeFleetItem } from './index.ts';
 import { writeFleetRow } from './row.ts';
 

@@ -11,7 +11,7 @@
 import type { ByteSink } from '../../util/bytes.ts';
 import type { ItemFacts } from '../jsonsplit/facts.ts';
 import { fleetName } from '../objects/index.ts';
-import { fleetReferenceCell, type MergedColumns } from '../table.ts';
+import { fleetReferenceCell, type MergedColumns } from '../table/index.ts';
 import type { Edits } from './edits.ts';
 import { edits, type ItemView, isNone, objectEdits, plainSuffix, rename, stringAt } from './index.ts';
 

@@ -19,7 +19,7 @@ import { itemView, writeFleetItem } from '../itembytes/index.ts';
 import { writeFleetRow } from '../itembytes/row.ts';
 import { ListSplitter } from '../jsonsplit/index.ts';
 import { lastFacts, ROW, scanItem } from '../jsonsplit/item.ts';
-import { mergeColumns, toFleetRow } from '../table.ts';
+import { mergeColumns, toFleetRow } from '../table/index.ts';
 import {
   jsonPatchForCluster,
   LAST_APPLIED,

@@ -5,7 +5,7 @@ import { ByteSink, concatBytes } from '../../util/bytes.ts';
 import { rewriteFieldSelectorNames } from '../fieldnames.ts';
 import { itemView, writeFleetItem } from '../itembytes/index.ts';
 import { ListSplitter } from '../jsonsplit/index.ts';
-import { mergeColumns, toFleetRow } from '../table.ts';
+import { mergeColumns, toFleetRow } from '../table/index.ts';
 import {
   jsonPatchForCluster,
   mergePatchForCluster,

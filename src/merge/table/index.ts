@@ -6,7 +6,7 @@
  * cluster that has it. A `Cluster` column follows the name column. Rows keep their cells under the merged
  * columns; a cell a cluster does not print is empty.
  */
-import { type FleetView, fleetName, toFleetObject } from './objects/index.ts';
+import { type FleetView, fleetName, toFleetObject } from '../objects/index.ts';
 
 export interface ColumnDefinition {
   name: string;
