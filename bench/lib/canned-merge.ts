@@ -1,7 +1,7 @@
 /**
  * The merged list's own work, in this process (not a test, not a bench case): the canned clusters' bytes
  * (./canned-bodies.ts) fed as 64 KiB chunks through what the list route runs between the sockets — the
- * splitter under the body-idle guard (src/routes/listread.ts), the resumable source, the merge, the answer's bytes — without HTTP. CPU
+ * splitter under the body-idle guard (src/list/read.ts), the resumable source, the merge, the answer's bytes — without HTTP. CPU
  * per MiB of merged answer, so a change to the merge can be measured (and profiled) in seconds:
  *
  *   node --import tsx bench/lib/canned-merge.ts [clusters=10] [pods=1000] [json|table] [runs=15]

@@ -3,7 +3,7 @@
  * token, with what limit, and how many items of the first answer earlier pages already returned.
  *
  * A fleet page walks the clusters in fleet order. The first page asks every chosen cluster at the
- * client's resourceVersion (a composite: each at its own, see merge/rv.ts). A continue token (see
+ * client's resourceVersion (a composite: each at its own, see merge/rv/index.ts). A continue token (see
  * merge/continue.ts) says where the walk stopped: the cluster it stopped in resumes from its upstream
  * token (or, without one, at its RV, skipping the items already returned), the clusters after it start
  * from their first item at the RV the first page saw, and the clusters before it are done.
@@ -18,7 +18,7 @@ import { chooseClusters, MATCHES_NOTHING } from '../plan/targets.ts';
 /**
  * Query parameters the fleet sets per cluster; everything else goes upstream as the client sent it.
  * `shardSelector` (KEP-5866, 1.36 alpha) is the fleet's to honour or not, and it does not (as for merged
- * watches, plan/watch.ts): never sent upstream, so no cluster filters a list whose merged metadata then
+ * watches, watch/plan.ts): never sent upstream, so no cluster filters a list whose merged metadata then
  * carries no `shardInfo` (the merged ListMeta is the fleet's own); a client that sees none filters itself.
  * Honouring it would need every cluster of the clusterspace to (1.36 with the alpha gate on) and the
  * answer to say so per cluster; one cluster that ignores it would make the whole `shardInfo` a lie.

@@ -1,5 +1,5 @@
 /**
- * One cluster's list body read for the merge: split into its head, items and tail (src/merge/jsonsplit.ts)
+ * One cluster's list body read for the merge: split into its head, items and tail (src/merge/jsonsplit/index.ts)
  * straight from the body's reader, under the body-idle timeout, in one async generator.
  * A route helper (docs/architecture.md): imports no route.
  *

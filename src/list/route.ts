@@ -1,14 +1,14 @@
 /**
  * Merged list (JSON, Table, PartialObjectMetadataList) across the clusters of a clusterspace.
  *
- * The plan (src/plan/list.ts) chooses the clusters and each one's query; every chosen cluster is asked in
+ * The plan (src/list/plan.ts) chooses the clusters and each one's query; every chosen cluster is asked in
  * parallel; once every answer's head is in (status, RV, columns), the body streams item by item
- * (src/merge/listmerge.ts). A cluster that does not serve the resource is skipped; one that fails before
+ * (src/list/merge.ts). A cluster that does not serve the resource is skipped; one that fails before
  * the merged body starts is left out with a Warning (strict mode: 503).
  *
  * A list never ends short and silently. Every upstream body is read under the body-idle timeout
  * (`timeouts.bodyIdleSeconds`). One that breaks (cut, or silent too long) after the merged body started
- * is read again from that cluster at the exact resourceVersion it was being read at (src/plan/list.ts
+ * is read again from that cluster at the exact resourceVersion it was being read at (src/list/plan.ts
  * `rereadAsk`), skipping the items already taken; only when that fails too does the merged body break
  * off (a transfer error the client sees; a 503 Status when nothing was sent yet, as with gzip, which
  * holds the first 128 KiB). While the heads are read, a body that began and broke is asked once more; one

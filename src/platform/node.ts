@@ -133,7 +133,7 @@ export function installNodeHooks(): void {
   useNativePull(pulledReaderOf);
   // watch lines are found by memchr (Buffer#indexOf takes any Uint8Array), not a byte at a time
   useNativeIndexOf(Buffer.prototype.indexOf as IndexOf);
-  // the item scanner recognises values it validated before by memcmp (src/merge/jsonsplit-memo.ts)
+  // the item scanner recognises values it validated before by memcmp (src/merge/jsonsplit/memo.ts)
   useNativeEquality((m, b, at) => Buffer.prototype.compare.call(m, b, at, at + m.length) === 0);
   // the headers the upstream client hands on read as a Headers without an undici one built behind them
   useLazyHeaders((p) => new PairHeaders(p, true) as unknown as Headers);

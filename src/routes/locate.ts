@@ -224,7 +224,7 @@ async function missScope(deps: FanOutDeps, path: string, field: string): Promise
 }
 
 /**
- * Makes the shortened fleet names a request carries known (src/merge/names.ts): the URL's name, and the
+ * Makes the shortened fleet names a request carries known (src/merge/names/index.ts): the URL's name, and the
  * values of a collection's field selector that name objects. Each one this instance has not met is looked
  * up in its cluster (a list of that kind there, metadata only for names; see {@link lookUp}); afterwards
  * the request is planned as if the long name had been given. Answers a Status only when the request

@@ -9,7 +9,7 @@
  *   objects are gone from the fleet, and a relist is the one way every client (client-go, client-node,
  *   the Python client) drops them, without the fleet keeping a record of every object it sent.
  * - Clusters that join or leave outside the watch's choice change only how its resourceVersions are
- *   encoded (a composite is made for one membership, src/merge/rv.ts).
+ *   encoded (a composite is made for one membership, src/merge/rv/index.ts).
  *
  * RVs minted before the change no longer decode (a resume with one is answered 410 and the client
  * relists); the merger switches to the new membership once the joined clusters' objects are all in, and

@@ -1,5 +1,5 @@
 /**
- * The merged watch, event by event: pure state and rewriting, no I/O (src/routes/watch.ts does the I/O).
+ * The merged watch, event by event: pure state and rewriting, no I/O (src/watch/route.ts does the I/O).
  *
  * Each cluster's watch events are rewritten into the fleet view (names, markers, rows under the merged
  * columns) and every object, and every bookmark, carries the composite RV of the stream so far: the last

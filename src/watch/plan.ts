@@ -93,7 +93,7 @@ export interface WatchPlanInput<T extends { cluster: string }> {
   query: URLSearchParams;
   /** the clusters of the clusterspace, in fleet order */
   targets: readonly T[];
-  /** the fleet's membership, prepared (src/merge/rv.ts) */
+  /** the fleet's membership, prepared (src/merge/rv/index.ts) */
   membership: Membership;
   plainNameCluster: string | undefined;
 }

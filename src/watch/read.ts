@@ -60,7 +60,7 @@ export interface WatchEventSink {
  * what an idle watch holds is this object, its reading and the incomplete line (none until a chunk ends
  * mid-line). Every event before a break or garbage is handed over first.
  *
- * Events are scanned, not parsed (src/merge/watchbytes.ts): the sink gets a RawWatchEvent, whose bytes
+ * Events are scanned, not parsed (src/watch/bytes.ts): the sink gets a RawWatchEvent, whose bytes
  * are a view of the chunk and whose `object` is parsed when read, so a sink reads either during onEvent
  * only. A line the scanner does not read is parsed, and reported as before when it is no watch event.
  */

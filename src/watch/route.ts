@@ -1,8 +1,8 @@
 /**
  * Merged watch: one upstream watch per cluster, merged into one stream. Holds nothing but the open
- * connections. The route negotiates, plans (src/plan/watch.ts), starts the sources and responds; the
- * pieces live in src/upstreams/watch/ (sources, start, run, resume with backoff, output with heartbeat) and
- * src/merge/watchmerge.ts (the per-event work).
+ * connections. The route negotiates, plans (src/watch/plan.ts), starts the sources and responds; the
+ * pieces live beside it in src/watch/ (sources, start, run, resume with backoff, output with heartbeat) and
+ * src/watch/merge.ts (the per-event work).
  *
  * - Start: every chosen cluster is asked at once; the response starts when each has answered (Warning
  *   headers for those that did not, or a 503 Status in strict mode). A cluster down at start keeps being
@@ -65,7 +65,7 @@ export function watchRoute(
 /**
  * The merged watch of `req` over `targets`. Also what a relay invocation runs for its group of clusters
  * (src/upstreams/relay.ts), so the calling invocation merges the groups' merged streams the same way.
- * `follow`: the stream follows the fleet's membership (src/upstreams/watch/membership.ts); a relay
+ * `follow`: the stream follows the fleet's membership (src/watch/membership.ts); a relay
  * group's does not (its caller does, for the whole watch).
  */
 export async function watchStream(

@@ -35,7 +35,7 @@ export interface Source {
 }
 
 /**
- * What the sources and the runner read of the watch's plan. src/plan/watch.ts makes it (its `WatchPlan`
+ * What the sources and the runner read of the watch's plan. src/watch/plan.ts makes it (its `WatchPlan`
  * has this shape); upstreams declare what they need instead of importing a plan.
  */
 export interface PlannedWatch {

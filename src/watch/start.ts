@@ -20,7 +20,7 @@ export type Start =
   | { src: Source; res: Response }
   | { src: Source; status: number; reason: string; statusBody?: Status | undefined };
 
-/** How the plan asked each cluster's start (src/plan/watch.ts WatchPlan has this shape). */
+/** How the plan asked each cluster's start (src/watch/plan.ts WatchPlan has this shape). */
 export interface AskedStarts {
   /** the client asked a WatchList */
   sendInitialEvents: boolean;
@@ -102,7 +102,7 @@ export type FailedStart = Extract<Start, { status: number }>;
  * answered, or failed in a way the stream still serves (a 410's ERROR event, a refused WatchList's
  * fallback, a 4xx retried as the plain watch). A stream of such starts would carry no event and only
  * retry in the background: the route answers the error the list in the same state answers instead
- * (routes/watch.ts), so a client backs off and can say why, instead of re-watching in a loop.
+ * (watch/route.ts), so a client backs off and can say why, instead of re-watching in a loop.
  */
 export function failedForGood(starts: Start[]): FailedStart[] | undefined {
   if (starts.length === 0) return undefined;

@@ -1,5 +1,5 @@
 /**
- * The list splitter's vocabulary and state (src/merge/jsonsplit.ts has the byte scanner and the stream
+ * The list splitter's vocabulary and state (src/merge/jsonsplit/index.ts has the byte scanner and the stream
  * wrappers): its events and options, the automaton's states, and the splitter's fields and small steps.
  * Split out so the scanner's file stays readable; nothing here is used on its own.
  */
