@@ -63,6 +63,11 @@ export interface ItemView {
    * length in two digits, what such an RV gains after its opening quote (made when first needed)
    */
   rvInserts: Array<Uint8Array | undefined> | undefined;
+  /** the last kind met (its JSON text) and its class (kindClass): a list's items are mostly of one kind */
+  lastKind: Uint8Array;
+  lastKindClass: number;
+  /** the last answer of row.ts inPlace, for the columns, input and cell count it was asked about */
+  lastRow: { merged: object; input: number; count: number; inPlace: boolean } | undefined;
 }
 
 interface ViewBytes {
@@ -108,6 +113,9 @@ export function itemView(view: FleetView, cluster: string, resourceVersion?: Spl
     rvHead: undefined,
     rvTail: undefined,
     rvInserts: undefined,
+    lastKind: NO_BYTES,
+    lastKindClass: 0,
+    lastRow: undefined,
   };
   useResourceVersion(iv, resourceVersion);
   return iv;
@@ -221,24 +229,22 @@ const KIND_POD = 1;
 const KIND_REFERS = 2;
 /** a kind whose spec.selector is a LabelSelector (podselector.ts) */
 const KIND_WORKLOAD = 3;
-/** the last kind met (its JSON text) and its class: a list's items are mostly of one kind */
-let lastKind = new Uint8Array(0);
-let lastKindClass = KIND_OTHER;
 
 /**
  * what the kind whose JSON string is `b[from..to)` is to references.ts and podselector.ts: a pod, another
- * referring kind, a workload with a LabelSelector, or none of these
+ * referring kind, a workload with a LabelSelector, or none of these (the last one kept in `iv`)
  */
-function kindClass(b: Uint8Array, from: number, to: number): number {
+function kindClass(iv: ItemView, b: Uint8Array, from: number, to: number): number {
   const len = to - from;
-  if (len === lastKind.length) {
+  const last = iv.lastKind;
+  if (len === last.length) {
     let k = 0;
-    while (k < len && b[from + k] === lastKind[k]) k++;
-    if (k === len) return lastKindClass;
+    while (k < len && b[from + k] === last[k]) k++;
+    if (k === len) return iv.lastKindClass;
   }
   const kind = stringAt(b, from, to);
-  lastKind = b.slice(from, to);
-  lastKindClass =
+  iv.lastKind = b.slice(from, to);
+  iv.lastKindClass =
     kind === 'Pod'
       ? KIND_POD
       : REFERENCE_KINDS.has(kind)
@@ -246,7 +252,7 @@ function kindClass(b: Uint8Array, from: number, to: number): number {
         : LABEL_SELECTOR_KINDS.has(kind)
           ? KIND_WORKLOAD
           : KIND_OTHER;
-  return lastKindClass;
+  return iv.lastKindClass;
 }
 
 /**
@@ -264,7 +270,7 @@ export function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView)
   let pod = f.podSpec;
   let workload = f.podTemplate;
   if (f.kindFrom >= 0 && b[f.kindFrom] === 0x22 && f.kindTo - f.kindFrom > 2) {
-    const kind = kindClass(b, f.kindFrom, f.kindTo);
+    const kind = kindClass(iv, b, f.kindFrom, f.kindTo);
     if (kind === KIND_REFERS) return false;
     pod = kind === KIND_POD;
     workload = kind === KIND_WORKLOAD;

@@ -32,7 +32,7 @@ export function writeFleetRow(
   edits.reset();
   const object = f.objectFrom >= 0 && b[f.objectFrom] === 0x7b;
   const cells = f.cells;
-  if (cells !== undefined && inPlace(merged, input, cells.length >> 1)) {
+  if (cells !== undefined && inPlace(iv, merged, input, cells.length >> 1)) {
     // the edits in the order of their offsets, mostly (the writer keeps them sorted): cells first when
     // they come first
     const cellsFirst = f.cellsFrom < f.objectFrom;
@@ -53,26 +53,20 @@ export function writeFleetRow(
   return true;
 }
 
-/** the last answer of inPlace, for the columns and input it was asked about (a list asks row after row) */
-let lastMerged: MergedColumns | undefined;
-let lastInput = -1;
-let lastCount = -1;
-let lastInPlace = false;
-
 /**
  * Whether `count` cells of cluster `input` stand under the merged columns as they are, the Cluster cell
- * inserted after the cell before it (at least one: a name column, or a first one).
+ * inserted after the cell before it (at least one: a name column, or a first one). The last answer is
+ * kept in `iv` (a list asks row after row).
  */
-function inPlace(merged: MergedColumns, input: number, count: number): boolean {
-  if (merged === lastMerged && input === lastInput && count === lastCount) return lastInPlace;
+function inPlace(iv: ItemView, merged: MergedColumns, input: number, count: number): boolean {
+  const last = iv.lastRow;
+  if (last !== undefined && last.merged === merged && last.input === input && last.count === count)
+    return last.inPlace;
   const map = merged.maps[input]!;
   const at = merged.clusterIndex;
   let ok = at >= 1 && map.length === count + 1;
   for (let i = 0; ok && i < map.length; i++) ok = map[i] === (i < at ? i : i === at ? -1 : i - 1);
-  lastMerged = merged;
-  lastInput = input;
-  lastCount = count;
-  lastInPlace = ok;
+  iv.lastRow = { merged, input, count, inPlace: ok };
   return ok;
 }
 
