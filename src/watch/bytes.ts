@@ -64,9 +64,6 @@ export class RawWatchEvent {
 /** the usual event types and kinds, as their JSON texts: read without decoding (a burst's every event) */
 const KNOWN = ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR', 'Pod'];
 const KNOWN_TEXT = KNOWN.map((t) => encoder.encode(JSON.stringify(t)));
-/** the last other kind (or type) decoded, and its text: a watch's objects are of one kind */
-let lastText = new Uint8Array(0);
-let lastValue = '';
 
 function same(b: Uint8Array, from: number, to: number, t: Uint8Array): boolean {
   if (to - from !== t.length) return false;
@@ -77,10 +74,7 @@ function same(b: Uint8Array, from: number, to: number, t: Uint8Array): boolean {
 /** the string value of the JSON string `b[from..to)`, the usual ones without decoding */
 function known(b: Uint8Array, from: number, to: number): string {
   for (let k = 0; k < KNOWN.length; k++) if (same(b, from, to, KNOWN_TEXT[k]!)) return KNOWN[k]!;
-  if (same(b, from, to, lastText)) return lastValue;
-  lastValue = stringAt(b, from, to);
-  lastText = b.slice(from, to);
-  return lastValue;
+  return stringAt(b, from, to);
 }
 
 /** is the key text `b[from..to)` (quotes included) exactly `key` (ASCII, no escapes)? */
@@ -198,6 +192,8 @@ function textAt(b: Uint8Array, from: number, to: number): Text {
 export interface Shape {
   kind?: string;
   apiVersion?: string;
+  /** `kind` as its JSON text, once an object's bytes showed it: a watch's objects are of one kind */
+  kindText?: Uint8Array;
 }
 
 /** What the merger reads of a raw event's object, besides what the rewriting does. */
@@ -221,14 +217,21 @@ export function rawObject(ev: RawWatchEvent, shape: Shape): RawObject | undefine
   // metadata that is not an object, or anything the scanner found odd: parsed
   if (f.odd || f.mdFrom < 0 || b[f.mdFrom] !== 0x7b) return undefined;
   const rv = textAt(b, f.rvFrom, f.rvTo);
-  const kind = f.kindFrom < 0 ? undefined : b[f.kindFrom] === 0x22 ? known(b, f.kindFrom, f.kindTo) : null;
+  const kind =
+    f.kindFrom < 0 ? undefined : b[f.kindFrom] === 0x22 ? kindOf(b, f.kindFrom, f.kindTo, shape) : null;
   if (rv === null || kind === null || kind === 'Table') return undefined;
   if (kind && kind !== shape.kind) {
     const apiVersion = rawApiVersion(ev);
     if (apiVersion === null) return undefined;
-    shape = { kind, apiVersion };
-  }
+    shape = { kind, apiVersion, kindText: b.slice(f.kindFrom, f.kindTo) };
+  } else if (kind && !shape.kindText) shape.kindText = b.slice(f.kindFrom, f.kindTo);
   return { rv, kind, shape };
+}
+
+/** the kind whose JSON string is `b[from..to)`: the watch's own kind read from its text, without decoding */
+function kindOf(b: Uint8Array, from: number, to: number, shape: Shape): string {
+  const text = shape.kindText;
+  return text !== undefined && same(b, from, to, text) ? shape.kind! : known(b, from, to);
 }
 
 /**
