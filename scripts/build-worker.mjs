@@ -27,7 +27,7 @@ export const WORKER_BUILD = {
   target: 'es2022',
   conditions: ['workerd', 'worker', 'browser', 'import'],
   mainFields: ['browser', 'module', 'main'],
-  // provided by the Workers runtime itself (node:crypto with the `nodejs_compat` flag: src/merge/names-hash.ts)
+  // provided by the Workers runtime itself (node:crypto with the `nodejs_compat` flag: src/merge/names/hash.ts)
   external: ['cloudflare:*', 'node:crypto'],
   keepNames,
   // modules wrangler.toml swaps for others (js-yaml: JSON only on Workers)

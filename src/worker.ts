@@ -14,11 +14,11 @@ import { serviceUnavailable, statusResponse } from './kube/status.ts';
 import { UPGRADE_RELAY } from './platform/types.ts';
 import { workerPlatform, workerUpgradeRelay } from './platform/worker.ts';
 import { parseRequestInfo } from './request/info.ts';
-import { watchStream } from './routes/watch.ts';
 import type { FleetDeps } from './types.ts';
 import { fanOut } from './upstreams/fanout.ts';
 import { handleRelay } from './upstreams/relay/serve.ts';
 import { parseYaml } from './util/yaml.ts';
+import { watchStream } from './watch/route.ts';
 
 type Bindings = Record<string, unknown>;
 type Built = { app: FleetApp; deps: FleetDeps; env: Bindings } | { error: string };

@@ -842,7 +842,7 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
     {
       goal: `goal 3: bytes per item do not grow with clusters, 10 → 200 (≤ ${CANNED_GOAL.bytesFlat}×)`,
       ok: growth(bytesItem) <= CANNED_GOAL.bytesFlat,
-      detail: `${bytesItem(a).toFixed(0)} → ${bytesItem(z).toFixed(0)} bytes/item (${fmt.x(growth(bytesItem))}; an item's RV is its own cluster's, src/merge/rvcodec.ts single form)`,
+      detail: `${bytesItem(a).toFixed(0)} → ${bytesItem(z).toFixed(0)} bytes/item (${fmt.x(growth(bytesItem))}; an item's RV is its own cluster's, src/merge/rv/codec.ts single form)`,
     },
   ];
   const widest = sets.reduce((m, s) => (s.clusters * s.pods > m.clusters * m.pods ? s : m));

@@ -1,7 +1,7 @@
 /**
  * The merged list's own work, in this process (not a test, not a bench case): the canned clusters' bytes
  * (./canned-bodies.ts) fed as 64 KiB chunks through what the list route runs between the sockets — the
- * splitter under the body-idle guard (src/routes/listread.ts), the resumable source, the merge, the answer's bytes — without HTTP. CPU
+ * splitter under the body-idle guard (src/list/read.ts), the resumable source, the merge, the answer's bytes — without HTTP. CPU
  * per MiB of merged answer, so a change to the merge can be measured (and profiled) in seconds:
  *
  *   node --import tsx bench/lib/canned-merge.ts [clusters=10] [pods=1000] [json|table] [runs=15]
@@ -9,13 +9,14 @@
  *
  * The bench cases (bench/cases/canned-list.ts) measure the whole fleet process, HTTP included.
  */
+
+import { mergeList } from '../../src/list/merge.ts';
+import { splitGuarded } from '../../src/list/read.ts';
+import { listHead, resumableSource } from '../../src/list/resume.ts';
+import { listBody } from '../../src/list/route.ts';
 import { encodeContinue } from '../../src/merge/continue.ts';
-import { mergeList } from '../../src/merge/listmerge.ts';
-import { prepareMembership } from '../../src/merge/rv.ts';
-import { mergeColumns } from '../../src/merge/table.ts';
-import { listBody } from '../../src/routes/list.ts';
-import { splitGuarded } from '../../src/routes/listread.ts';
-import { listHead, resumableSource } from '../../src/routes/respond.ts';
+import { prepareMembership } from '../../src/merge/rv/index.ts';
+import { mergeColumns } from '../../src/merge/table/index.ts';
 import { listBytes, makeBase } from './canned-bodies.ts';
 
 const CHUNK = 64 * 1024;

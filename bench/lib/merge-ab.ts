@@ -14,6 +14,7 @@
  * what a change to src/merge does to the merge alone.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { listBytes, makeBase } from './canned-bodies.ts';
 import { mergeInputOf } from './canned-merge.ts';
@@ -32,20 +33,25 @@ interface Tree {
 }
 
 async function load(root: string): Promise<Tree> {
-  const m = (p: string) => import(resolve(root, p));
+  // a module at its path in this tree, or where an older checkout had it (issue 31 moved them)
+  const m = (...paths: string[]) => {
+    const p = paths.find((q) => existsSync(resolve(root, q)));
+    if (!p) throw new Error(`none of ${paths.join(', ')} in ${root}`);
+    return import(resolve(root, p));
+  };
   return {
-    mergeList: (await m('src/merge/listmerge.ts')).mergeList,
+    mergeList: (await m('src/list/merge.ts', 'src/merge/listmerge.ts')).mergeList,
     encodeContinue: (await m('src/merge/continue.ts')).encodeContinue,
-    prepareMembership: (await m('src/merge/rv.ts')).prepareMembership,
-    mergeColumns: (await m('src/merge/table.ts')).mergeColumns,
-    ListSplitter: (await m('src/merge/jsonsplit.ts')).ListSplitter,
+    prepareMembership: (await m('src/merge/rv/index.ts', 'src/merge/rv.ts')).prepareMembership,
+    mergeColumns: (await m('src/merge/table/index.ts', 'src/merge/table.ts')).mergeColumns,
+    ListSplitter: (await m('src/merge/jsonsplit/index.ts', 'src/merge/jsonsplit.ts')).ListSplitter,
   };
 }
 
 /**
  * One body's events through a tree's splitter, fed in chunks of `chunk` bytes (copies, as Node Buffers,
  * as a socket gives them): the same for every checkout, whatever its own stream wrapper (the list route
- * has its own, src/routes/listread.ts; ./canned-merge.ts measures that one).
+ * has its own, src/list/read.ts; ./canned-merge.ts measures that one).
  */
 async function* splitBody(t: Tree, b: Uint8Array, chunk: number): AsyncGenerator<any> {
   const splitter = new t.ListSplitter({ arrayKey: ['items', 'rows'] });

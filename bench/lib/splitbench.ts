@@ -2,9 +2,9 @@
  * The list splitter alone on a synthetic pod list, in this process (not a test):
  * `node --import tsx -e "import('./bench/lib/splitbench.ts').then(m => console.log(m.benchmarkSplitter()))"`
  * The bench's merged-list cases measure the whole fleet; this isolates the scanner (moved out of
- * src/merge/jsonsplit.ts, which keeps only what the fleet runs).
+ * src/merge/jsonsplit/index.ts, which keeps only what the fleet runs).
  */
-import { ListSplitter, parseItem } from '../../src/merge/jsonsplit.ts';
+import { ListSplitter, parseItem } from '../../src/merge/jsonsplit/index.ts';
 
 const decoder = new TextDecoder();
 

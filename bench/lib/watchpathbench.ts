@@ -3,10 +3,10 @@
  * (bench/lib/canned-bodies.ts, MODIFIED pods) read by the upstream watch reader, merged, written as lines.
  * `node --import tsx bench/lib/watchpathbench.ts [events] [rounds]`
  */
-import { prepareMembership } from '../../src/merge/rv.ts';
-import { type WatchLine, WatchMerger } from '../../src/merge/watchmerge.ts';
-import { WatchEventReader } from '../../src/upstreams/watch/events.ts';
+import { prepareMembership } from '../../src/merge/rv/index.ts';
 import { type IndexOf, useNativeIndexOf } from '../../src/util/lines.ts';
+import { type WatchLine, WatchMerger } from '../../src/watch/merge.ts';
+import { WatchEventReader } from '../../src/watch/read.ts';
 import { makeBase, watchBytes } from './canned-bodies.ts';
 
 // as the Node entry has it (src/platform/node.ts): memchr; memcmp (src/platform/node-watch.ts)

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_NAME_MAX_LENGTH, decodeName, encodeName } from '../merge/names.ts';
+import { CLUSTER_NAME_MAX_LENGTH, decodeName, encodeName } from '../merge/names/index.ts';
 import { endpointFromKubeconfig } from './kubeconfig.ts';
 import { ConfigError, clusterName, MEMBER_NAME_MAX_LENGTH, parseConfig } from './schema.ts';
 import { NO_AUTHENTICATOR } from './security.ts';

@@ -28,7 +28,7 @@ const RESERVED = new Set(['all', 'karmada']);
  * The longest member name: Karmada's own limit on Cluster names (karmada-io/karmada
  * pkg/apis/cluster/validation/validation.go, `clusterNameMaxLength = 48`: 15 characters are kept for the
  * `karmada-es-` execution namespace), which is also the longest cluster the fleet-name codec
- * (src/merge/names.ts) decodes from `<name>.clusterspace.<cluster>`.
+ * (src/merge/names/index.ts) decodes from `<name>.clusterspace.<cluster>`.
  */
 export const MEMBER_NAME_MAX_LENGTH = 48;
 

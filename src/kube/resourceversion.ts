@@ -1,7 +1,7 @@
 /**
  * Resource versions as apimachinery compares them (k8s.io/apimachinery/pkg/util/resourceversion): a
  * member cluster's own RV is a decimal without leading zeros, of any length. The fleet's composite RVs
- * (src/merge/rv.ts) are built from these.
+ * (src/merge/rv/index.ts) are built from these.
  */
 
 /** Thrown by {@link compareResourceVersion} for RVs that are not well formed (as apimachinery's error). */

@@ -302,7 +302,7 @@ export function parseStatus(text: string): Status | undefined {
  *   cluster could not really answer, and the caller's own handling (a Warning, its 503) applies.
  * Merging several clusters' refusals (kube has no rule: one apiserver answers alone, so the fleet answers
  * as a single cluster would): a merged list none served answers the first refusal in fleet order
- * (routes/list.ts); discovery answers a refusal only when every cluster gave the same 4xx, else a 503
+ * (list/route.ts); discovery answers a refusal only when every cluster gave the same 4xx, else a 503
  * (routes/gather.ts judge). Either way a bodyless 431 from every cluster stays a 431.
  */
 export async function readStatus(res: Response): Promise<Status | undefined> {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { continueErrorStatus, decodeContinue, encodeContinue } from './continue.ts';
-import { prepareMembership } from './rv.ts';
+import { prepareMembership } from './rv/index.ts';
 
 const clusterName = fc.stringMatching(/^[a-z]([-a-z0-9]{0,10}[a-z0-9])?$/);
 const membership = fc.uniqueArray(clusterName, { minLength: 1, maxLength: 10 });

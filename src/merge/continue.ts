@@ -20,7 +20,7 @@
 
 import { badRequest, expired, type Status } from '../kube/status.ts';
 import { base64urlDecode, base64urlEncode } from '../util/base64.ts';
-import { asMembership, type Membership } from './rv.ts';
+import { asMembership, type Membership } from './rv/index.ts';
 
 export interface ContinueState {
   /** index of the cluster the next page starts in, in the sorted membership */

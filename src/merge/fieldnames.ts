@@ -8,8 +8,8 @@ import {
   parseFieldSelector,
   serializeFieldSelector,
 } from '../kube/fields.ts';
-import { type DecodedName, decodeName, isShortenedName } from './names.ts';
-import { REFERENCE_FIELDS } from './references.ts';
+import { type DecodedName, decodeName, isShortenedName } from './names/index.ts';
+import { REFERENCE_FIELDS } from './objects/references.ts';
 
 /** the object's own name, and the references the fleet shows by fleet name (references.ts) */
 function namesAnObject(field: string): boolean {

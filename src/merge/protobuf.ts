@@ -27,8 +27,8 @@ import {
   WIRE_LEN,
 } from '../kube/protobuf.ts';
 import { concatBytes } from '../util/bytes.ts';
-import { PROTOBUF_POD_SELECTORS } from './podselector.ts';
-import { PROTOBUF_REFERENCES, type ProtobufRef } from './references.ts';
+import { PROTOBUF_POD_SELECTORS } from './objects/podselector.ts';
+import { PROTOBUF_REFERENCES, type ProtobufRef } from './objects/references.ts';
 
 const dec = new TextDecoder();
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeEnvelope, encodeEnvelope, lenField, mapEntry, readObjectMeta } from '../kube/protobuf.ts';
 import { concatBytes as concat } from '../util/bytes.ts';
-import { encodeComposite } from './rv.ts';
+import { encodeComposite } from './rv/index.ts';
 import {
   deleteOptionsForCluster,
   jsonPatchForCluster,

@@ -33,15 +33,15 @@ import { nestsDeeperThan, tooDeepMessage } from '../kube/json.ts';
 import { ProtobufError } from '../kube/protobuf.ts';
 import { CLUSTER_LABEL } from '../kube/selectors.ts';
 import { badRequest, type Status } from '../kube/status.ts';
-import { LAST_APPLIED } from './lastapplied.ts';
-import { decodeName, unresolvedMessage } from './names.ts';
-import { stripMarkers } from './objects.ts';
-import { stripPodSelector } from './podselector.ts';
+import { decodeName, unresolvedMessage } from './names/index.ts';
+import { stripMarkers } from './objects/index.ts';
+import { LAST_APPLIED } from './objects/lastapplied.ts';
+import { stripPodSelector } from './objects/podselector.ts';
+import { mapEchoes, mapReferencesAt, mapWrittenReferences } from './objects/references.ts';
 import { editProtobufObjectMeta } from './protobuf.ts';
-import { mapEchoes, mapReferencesAt, mapWrittenReferences } from './references.ts';
-import { type Membership, ownResourceVersion } from './rv.ts';
+import { type Membership, ownResourceVersion } from './rv/index.ts';
 
-export { LAST_APPLIED } from './lastapplied.ts';
+export { LAST_APPLIED } from './objects/lastapplied.ts';
 /** kube-apiserver's limit on request bodies (DefaultMaxRequestSizeBytes, 3 MiB) */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 

@@ -14,8 +14,8 @@
  * Pure: no I/O; a contradiction is a 400 Status returned.
  */
 import { badRequest, type Status } from '../kube/status.ts';
-import { showRecordIn } from '../merge/lastapplied.ts';
-import { decodeName } from '../merge/names.ts';
+import { decodeName } from '../merge/names/index.ts';
+import { showRecordIn } from '../merge/objects/lastapplied.ts';
 import type { RequestInfo } from '../request/info.ts';
 
 /** A namespace the client named by its fleet name, beside the plain one the cluster knows. */
@@ -79,7 +79,7 @@ export function showAskedNamespace(obj: unknown, ns: AskedNamespace): void {
   const o = obj as { metadata?: { namespace?: unknown; annotations?: unknown }; object?: unknown };
   if (o.metadata && typeof o.metadata === 'object' && o.metadata.namespace === ns.plain) {
     o.metadata.namespace = ns.fleet;
-    // client-side apply's record says the namespace as kubectl was given it (merge/lastapplied.ts)
+    // client-side apply's record says the namespace as kubectl was given it (merge/objects/lastapplied.ts)
     showRecordIn(o.metadata.annotations, { namespace: { plain: ns.plain, shown: ns.fleet } });
   }
   // a Table row: its object (full, or PartialObjectMetadata) carries the namespace

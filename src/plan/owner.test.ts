@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeComposite, prepareMembership } from '../merge/rv.ts';
+import { encodeComposite, prepareMembership } from '../merge/rv/index.ts';
 import { type OwnerRequest, ownerAmong, ownerOf, ownerQuery, plainNameClusterFor } from './owner.ts';
 
 const targets = ['karmada', 'east', 'west'].map((cluster) => ({ cluster }));

@@ -1,6 +1,6 @@
 /**
  * Which cluster owns the object a request names. A fleet name (`<name>.clusterspace.<cluster>`, or its
- * shortened form `…-<digest>.clusterspace-h.<cluster>` once resolved: src/merge/names.ts) names its
+ * shortened form `…-<digest>.clusterspace-h.<cluster>` once resolved: src/merge/names/index.ts) names its
  * cluster; a plain name means the plain-name cluster (the one cluster of a single-cluster clusterspace,
  * or the control plane with federation on) and otherwise has to be looked for in every cluster: found
  * once → that one; nowhere → 404; in several → 409 Conflict listing the fleet names to use.
@@ -9,9 +9,9 @@
  * the clusters that have the object to {@link ownerAmong}.
  */
 import { badRequest, failure, notFound, type Status } from '../kube/status.ts';
-import { decodeName } from '../merge/names.ts';
-import { type FleetView, fleetName } from '../merge/objects.ts';
-import { decodeComposite, ownResourceVersion } from '../merge/rv.ts';
+import { decodeName } from '../merge/names/index.ts';
+import { type FleetView, fleetName } from '../merge/objects/index.ts';
+import { decodeComposite, ownResourceVersion } from '../merge/rv/index.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
 
 /** What owner resolution reads of the request. */

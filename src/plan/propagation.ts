@@ -10,8 +10,8 @@
  * the copies of one template (`kubectl get deploy -A -l resourcebinding.karmada.io/permanent-id=<id>`).
  */
 import { type Difference, driftOf } from '../merge/drift.ts';
-import { PROPAGATION_ANNOTATIONS as A } from '../merge/objects.ts';
-import type { ColumnDefinition } from '../merge/table.ts';
+import { PROPAGATION_ANNOTATIONS as A } from '../merge/objects/index.ts';
+import type { ColumnDefinition } from '../merge/table/index.ts';
 
 export const BINDING_NAME_ANNOTATION = 'resourcebinding.karmada.io/name';
 export const BINDING_NAMESPACE_ANNOTATION = 'resourcebinding.karmada.io/namespace';

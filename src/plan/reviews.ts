@@ -24,7 +24,7 @@ import {
   WIRE_LEN,
 } from '../kube/protobuf.ts';
 import { badRequest, type Status } from '../kube/status.ts';
-import { decodeName } from '../merge/names.ts';
+import { decodeName } from '../merge/names/index.ts';
 import type { Body } from './body.ts';
 
 /** On a review: ask for the per-cluster breakdown; on the answer: the breakdown, as JSON. */

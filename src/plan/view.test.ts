@@ -7,11 +7,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { notFound } from '../kube/status.ts';
-import { itemView, writeFleetItem } from '../merge/itembytes.ts';
-import { ListSplitter } from '../merge/jsonsplit.ts';
-import { LAST_APPLIED } from '../merge/lastapplied.ts';
-import { encodeName, rewriteStatusNames } from '../merge/names.ts';
-import { fleetName, toFleetObject } from '../merge/objects.ts';
+import { itemView, writeFleetItem } from '../merge/itembytes/index.ts';
+import { ListSplitter } from '../merge/jsonsplit/index.ts';
+import { encodeName, rewriteStatusNames } from '../merge/names/index.ts';
+import { fleetName, toFleetObject } from '../merge/objects/index.ts';
+import { LAST_APPLIED } from '../merge/objects/lastapplied.ts';
 import { parseRequestInfo } from '../request/info.ts';
 import { ByteSink } from '../util/bytes.ts';
 import { fleetNamespace } from './namespace.ts';

@@ -18,8 +18,8 @@
  * Pure.
  */
 import { parseFieldSelector } from '../kube/fields.ts';
-import { decodeName } from '../merge/names.ts';
-import type { FleetView } from '../merge/objects.ts';
+import { decodeName } from '../merge/names/index.ts';
+import type { FleetView } from '../merge/objects/index.ts';
 import type { RequestInfo } from '../request/info.ts';
 
 /**

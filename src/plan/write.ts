@@ -9,7 +9,7 @@
  * Pure: every refusal is a Status returned.
  */
 import { badRequest, failure, qualified, type Status } from '../kube/status.ts';
-import { decodeName, isShortenedName, unresolvedMessage } from '../merge/names.ts';
+import { decodeName, isShortenedName, unresolvedMessage } from '../merge/names/index.ts';
 import type { RequestInfo } from '../request/info.ts';
 import { chooseClusters, MATCHES_NOTHING } from './targets.ts';
 

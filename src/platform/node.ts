@@ -20,11 +20,11 @@ import { useLazyHeaders } from '../upstreams/client.ts';
 import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { PairHeaders } from '../upstreams/pair-headers.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from '../upstreams/transport.ts';
-import { useNativeEquality } from '../upstreams/watch/events.ts';
-import { shareHeartbeatTicks } from '../upstreams/watch/heartbeat.ts';
 import { useNativeChunks, usePushBodies } from '../util/chunks.ts';
 import { type IndexOf, useNativeIndexOf } from '../util/lines.ts';
 import { useNativePull } from '../util/pulled.ts';
+import { shareHeartbeatTicks } from '../watch/heartbeat.ts';
+import { useNativeEquality } from '../watch/read.ts';
 import { codedError, connectTimeoutMs } from './node-dispatch.ts';
 import { pulledReaderOf, sendPulled } from './node-list.ts';
 import { H1Lists } from './node-list-h1.ts';
@@ -133,7 +133,7 @@ export function installNodeHooks(): void {
   useNativePull(pulledReaderOf);
   // watch lines are found by memchr (Buffer#indexOf takes any Uint8Array), not a byte at a time
   useNativeIndexOf(Buffer.prototype.indexOf as IndexOf);
-  // the item scanner recognises values it validated before by memcmp (src/merge/jsonsplit-memo.ts)
+  // the item scanner recognises values it validated before by memcmp (src/merge/jsonsplit/memo.ts)
   useNativeEquality((m, b, at) => Buffer.prototype.compare.call(m, b, at, at + m.length) === 0);
   // the headers the upstream client hands on read as a Headers without an undici one built behind them
   useLazyHeaders((p) => new PairHeaders(p, true) as unknown as Headers);

@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono';
 import { type Status, statusResponse } from '../kube/status.ts';
-import { rewriteStatusNames } from '../merge/names.ts';
+import { rewriteStatusNames } from '../merge/names/index.ts';
 import { ownerQuery, withQuery } from '../plan/owner.ts';
 import { kubePathWithName, type RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FleetDeps } from '../types.ts';

@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import { badRequest, failure, notFound, statusResponse } from '../kube/status.ts';
 import { driftOf } from '../merge/drift.ts';
-import { fleetName } from '../merge/objects.ts';
+import { fleetName } from '../merge/objects/index.ts';
 import {
   type CopyReport,
   copyPath,
@@ -19,7 +19,7 @@ import { bindingsPath, readBinding, worksPath } from '../plan/propagation.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps } from '../types.ts';
 import { fanOut, fleetTargets } from '../upstreams/fanout.ts';
-import { readJson } from './propagation.ts';
+import { readJson } from '../upstreams/json.ts';
 
 export type FleetDriftDeps = FanOutDeps & ClustersDeps;
 

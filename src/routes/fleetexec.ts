@@ -14,7 +14,7 @@
  */
 import type { Context } from 'hono';
 import { failure, statusResponse } from '../kube/status.ts';
-import { type FleetView, fleetName } from '../merge/objects.ts';
+import { type FleetView, fleetName } from '../merge/objects/index.ts';
 import {
   CHANNEL_ERROR,
   CHANNEL_STDERR,

@@ -13,6 +13,7 @@
 
 import { discoveryETag, etagMatches } from '../kube/discovery.ts';
 import { failure, parseStatus, serviceUnavailable, statusOfAnswer, statusResponse } from '../kube/status.ts';
+import { textGuarded } from '../list/read.ts';
 import type { ClusterDoc } from '../merge/discovery.ts';
 import type { CallerKey } from '../plan/discovery.ts';
 import { undialedMember } from '../plan/unserved.ts';
@@ -21,7 +22,6 @@ import { documentCacheHeaders } from '../upstreams/cache/http.ts';
 import { forwardableResponseHeaders, UpstreamError } from '../upstreams/client.ts';
 import { fanOut, type Target, warningHeader } from '../upstreams/fanout.ts';
 import { TtlCache } from '../util/ttlcache.ts';
-import { textGuarded } from './listread.ts';
 import { type BodyIdleDeps, bodyIdleMs } from './respond.ts';
 
 export const CACHE_TTL_MS = 5_000;

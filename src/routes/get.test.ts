@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { encodeComposite } from '../merge/rv.ts';
+import { encodeComposite } from '../merge/rv/index.ts';
 import { getRoute } from './get.ts';
 import { type Cluster, fakeFleet, json, serve, status } from './testing.ts';
 

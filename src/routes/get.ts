@@ -9,7 +9,7 @@
 import type { Context } from 'hono';
 import { negotiate } from '../kube/negotiate.ts';
 import { readStatus, type Status, statusResponse } from '../kube/status.ts';
-import type { FleetView } from '../merge/objects.ts';
+import type { FleetView } from '../merge/objects/index.ts';
 import { askedNamespace } from '../plan/namespace.ts';
 import { ownerAmong, ownerOf, ownerQuery, searchQuery, withQuery } from '../plan/owner.ts';
 import { answerOf, isUnreachable, type UnservedAnswer, unservedLookup } from '../plan/unserved.ts';

@@ -12,6 +12,7 @@
  */
 import type { Context } from 'hono';
 import { failure, methodNotAllowedOnPath, notFound, statusResponse } from '../kube/status.ts';
+import { listRoute } from '../list/route.ts';
 import { classifyDiscovery, isOpenAPIPath } from '../plan/discovery.ts';
 import { isFleetDrift } from '../plan/fleetdrift.ts';
 import { isFleetExec } from '../plan/fleetexec.ts';
@@ -22,17 +23,16 @@ import { isElectionLock } from '../plan/targets.ts';
 import { PATH_NOT_FOUND, type RequestInfo } from '../request/info.ts';
 import type { FleetDeps } from '../types.ts';
 import { clusterspaceTargets } from '../upstreams/fanout.ts';
+import { watchRoute } from '../watch/route.ts';
 import { CONNECT_SUBRESOURCES, connectRoute } from './connect.ts';
 import { discoveryRoute } from './discovery.ts';
 import { fleetDriftRoute } from './fleetdrift.ts';
 import { fleetExecRoute } from './fleetexec.ts';
 import { getRoute } from './get.ts';
-import { listRoute } from './list.ts';
 import { resolveShortenedNames } from './locate.ts';
 import { openapiRoute } from './openapi.ts';
 import { unknownClusterspace } from './respond.ts';
 import { reviewsRoute } from './reviews.ts';
-import { watchRoute } from './watch.ts';
 import { writeRoute } from './write.ts';
 
 export async function fleetRoute(c: Context, deps: FleetDeps, asked: RequestInfo): Promise<Response> {

@@ -4,8 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { rewriteFieldSelectorNames } from '../merge/fieldnames.ts';
-import { decodeName, encodeName } from '../merge/names.ts';
-import { forgetShortened, rememberShortened } from '../merge/names-memo.ts';
+import { decodeName, encodeName } from '../merge/names/index.ts';
+import { forgetShortened, rememberShortened } from '../merge/names/memo.ts';
 import { parseRequestInfo } from '../request/info.ts';
 import type { Target } from '../upstreams/fanout.ts';
 import {

@@ -6,9 +6,9 @@
  */
 import { failure, parseStatus, readStatus, type Status, statusResponse } from '../kube/status.ts';
 import { unresolvedNameTerms } from '../merge/fieldnames.ts';
-import { decodeName, encodeName, isShortenedName } from '../merge/names.ts';
-import { isAmbiguous } from '../merge/names-memo.ts';
-import type { FleetView } from '../merge/objects.ts';
+import { decodeName, encodeName, isShortenedName } from '../merge/names/index.ts';
+import { isAmbiguous } from '../merge/names/memo.ts';
+import type { FleetView } from '../merge/objects/index.ts';
 import { type Owner, ownerAmong, ownerOf, ownerProbe } from '../plan/owner.ts';
 import { undialedMember } from '../plan/unserved.ts';
 import type { RequestInfo } from '../request/info.ts';
@@ -224,7 +224,7 @@ async function missScope(deps: FanOutDeps, path: string, field: string): Promise
 }
 
 /**
- * Makes the shortened fleet names a request carries known (src/merge/names.ts): the URL's name, and the
+ * Makes the shortened fleet names a request carries known (src/merge/names/index.ts): the URL's name, and the
  * values of a collection's field selector that name objects. Each one this instance has not met is looked
  * up in its cluster (a list of that kind there, metadata only for names; see {@link lookUp}); afterwards
  * the request is planned as if the long name had been given. Answers a Status only when the request

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeName, encodeName } from '../merge/names.ts';
-import { forgetShortened } from '../merge/names-memo.ts';
+import { decodeName, encodeName } from '../merge/names/index.ts';
+import { forgetShortened } from '../merge/names/memo.ts';
 import { parseRequestInfo } from '../request/info.ts';
 import { forgetMisses, resolveShortenedNames } from './locate.ts';
 import { type Cluster, fakeFleet, json, serve, status } from './testing.ts';

@@ -14,7 +14,7 @@ import type { Context } from 'hono';
 import type { FleetConfig } from '../config/schema.ts';
 import { negotiate } from '../kube/negotiate.ts';
 import { type Status, statusResponse } from '../kube/status.ts';
-import { decodeName, encodeName, isShortenedName } from '../merge/names.ts';
+import { decodeName, encodeName, isShortenedName } from '../merge/names/index.ts';
 import { MAX_REQUEST_BODY_BYTES, type Rewritten, type WriteContext } from '../merge/writes.ts';
 import {
   type Body,

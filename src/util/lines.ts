@@ -41,7 +41,7 @@ export function indexOfByte(b: Uint8Array, byte: number, from: number): number {
 const dec = new TextDecoder();
 
 /**
- * The splitter both streams (and src/upstreams/watch's reader) share: `push` every chunk, `end` once;
+ * The splitter both streams (and src/watch's reader) share: `push` every chunk, `end` once;
  * `onLine` gets each non-blank line. Throws LineTooLongError past `maxLineBytes`.
  */
 export function lineSplitter(opts: LineOptions, onLine: (line: string) => void) {

@@ -1,6 +1,6 @@
 /**
  * docs/architecture.md against the code: every name it writes in backticks that looks like a path of
- * the tree (`src/app.ts`, `routes/list.ts`, `upstreams/relay/`) or like an exported symbol (`createApp`,
+ * the tree (`src/app.ts`, `routes/get.ts`, `upstreams/relay/`) or like an exported symbol (`createApp`,
  * `installNodeHooks`, `Filter`, `ListSplitter.scan`) must exist, so the page cannot go on describing a
  * file or a function that was renamed or removed. Names of other projects (kube-apiserver's Go names)
  * are listed below as such. Lowercase single words (`limits`, `all`) are not checked: they are folder
@@ -25,7 +25,7 @@ const ELSEWHERE = new Set([
   'DESIGN.md',
 ]);
 
-/** the folders a short path may be written from (`routes/list.ts` is `src/routes/list.ts`) */
+/** the folders a short path may be written from (`routes/get.ts` is `src/routes/get.ts`) */
 const BASES = ['', 'src/'];
 
 const PATH = /^[\w.-]+(\/[\w.-]+)*\/?$/;
@@ -102,6 +102,44 @@ function missingNames(
   return missing;
 }
 
+/** A step of a path diagram: `─▶ src/list/plan.ts  planList()`, the file entered and the name entered by. */
+interface Step {
+  file: string;
+  name: string;
+}
+
+/** The path sections (from `## The path` to the next `## `): their diagrams' paths and steps. */
+function pathDiagrams(markdown: string): { paths: string[]; diagrams: Step[][] } {
+  const section = markdown.match(/^## The path[^\n]*\n([\s\S]*?)(?=^## )/m)?.[1] ?? '';
+  const paths = new Set<string>();
+  const diagrams: Step[][] = [];
+  for (const block of section.matchAll(/```[^\n]*\n([\s\S]*?)```/g)) {
+    const steps: Step[] = [];
+    for (const line of block[1]!.split('\n')) {
+      for (const m of line.matchAll(/\b(?:src|deploy)\/[\w.-]+(?:\/[\w-]+(?:\.[\w-]+)*)*\/?/g))
+        paths.add(m[0]);
+      const step = line.match(/─▶ (src\/[\w./-]+\.ts)\s+([A-Za-z_$][\w$]*)(?:\(\))?/);
+      if (step) steps.push({ file: step[1]!, name: step[2]! });
+    }
+    if (steps.length) diagrams.push(steps);
+  }
+  return { paths: [...paths].sort(), diagrams };
+}
+
+/** What a diagram gets wrong: a step's name not exported by its file, a file entered twice, more than 8. */
+function diagramFaults(steps: Step[], exported: Map<string, string[]>): string[] {
+  const faults: string[] = [];
+  for (const s of steps)
+    if (!(exported.get(s.name) ?? []).includes(s.file)) faults.push(`${s.file} does not export ${s.name}`);
+  const files = steps.map((s) => s.file);
+  for (const f of new Set(files.filter((f, i) => files.indexOf(f) !== i))) faults.push(`${f} entered twice`);
+  if (files.length > MAX_STEPS) faults.push(`${files.length} files, more than ${MAX_STEPS}`);
+  return faults;
+}
+
+/** issue 31: a merged list (and a merged watch) reads from its route in at most this many files */
+const MAX_STEPS = 8;
+
 const read = (f: string) => readFileSync(join(ROOT, f), 'utf8');
 const FILES = listSources(['src', 'deploy', 'test', 'sim', 'bench', 'scripts']);
 const SRC = FILES.filter((f) => f.startsWith('src/'));
@@ -122,12 +160,12 @@ describe('docs/architecture.md names what exists', () => {
 
   it('reads paths and symbols from backticks, and reports ones that do not exist', () => {
     const probe = docNames(
-      'The `src/app.ts` root, `routes/list.ts`, `upstreams/relay/`, `createApp`, `Filter`, `FleetRelay`, ' +
+      'The `src/app.ts` root, `routes/get.ts`, `upstreams/relay/`, `createApp`, `Filter`, `FleetRelay`, ' +
         '`ListSplitter.scan`, `DIRECT_RELAY`, `limits`, `all`, `kubectl --as`, `src/nope.ts`, `noSuchExport`, ' +
         '`ListSplitter.noSuchMethod`\n```\nnpx vitest run `src/ignored.ts`\n```',
     );
     expect(probe).toEqual({
-      paths: ['routes/list.ts', 'src/app.ts', 'src/nope.ts', 'upstreams/relay/'],
+      paths: ['routes/get.ts', 'src/app.ts', 'src/nope.ts', 'upstreams/relay/'],
       symbols: [
         'DIRECT_RELAY',
         'Filter',
@@ -148,5 +186,26 @@ describe('docs/architecture.md names what exists', () => {
   it('every path and exported symbol it names exists', () => {
     expect(names.paths.length + names.symbols.length).toBeGreaterThan(40);
     expect(missingNames(names, exported, exists, read)).toEqual([]);
+  });
+
+  it('reads the path diagrams: every path, and each step as a file and the name it is entered by', () => {
+    const probe = pathDiagrams(
+      '## The path of one request\n```\nentry ─▶ src/app.ts (Hono)\n  ─▶ src/list/route.ts  listRoute()  thin\n' +
+        '  ─▶ src/list/plan.ts   planList()   pure (merge/rv/)\n  ─▶ src/list/plan.ts   noSuchStep\n```\n' +
+        '## Folders\n```\n  ─▶ src/elsewhere.ts  notRead()\n```\n',
+    );
+    expect(probe.paths).toEqual(['src/app.ts', 'src/list/plan.ts', 'src/list/route.ts']);
+    expect(diagramFaults(probe.diagrams[0]!, exported)).toEqual([
+      'src/list/plan.ts does not export noSuchStep',
+      'src/list/plan.ts entered twice',
+    ]);
+  });
+
+  it('the path of a list and of a watch: every file exists, every step is entered by a name its file exports', () => {
+    const { paths, diagrams } = pathDiagrams(page);
+    expect(paths.filter((p) => !exists(p.replace(/\/$/, '')))).toEqual([]);
+    // the list's and the watch's
+    expect(diagrams.length).toBe(2);
+    for (const steps of diagrams) expect(diagramFaults(steps, exported)).toEqual([]);
   });
 });

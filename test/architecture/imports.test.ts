@@ -115,17 +115,17 @@ describe('the checker sees the whole tree', () => {
 
 describe('the checker reports a deliberately wrong import', () => {
   it('merge importing the composition root breaks the merge rule and closes a circle', () => {
-    const file = 'src/merge/rv.ts';
+    const file = 'src/merge/rv/index.ts';
     const before = checkRules(productionEdges(graph)).filter((v) => v.from === file && v.to === 'src/app.ts');
     expect(before).toEqual([]);
-    const text = `${readFileSync(join(ROOT, file), 'utf8')}\nimport { createApp } from '../app.ts';\nvoid createApp;\n`;
+    const text = `${readFileSync(join(ROOT, file), 'utf8')}\nimport { createApp } from '../../app.ts';\nvoid createApp;\n`;
     const wrong = buildGraph(ALL, { overrides: { [file]: text } });
     const found = checkRules(productionEdges(wrong)).filter((v) => v.from === file && v.to === 'src/app.ts');
     expect(found.map((v) => v.rule).sort()).toEqual([
       'merge is pure',
       'the composition root is imported by entries only',
     ]);
-    // app.ts reaches rv.ts through the routes, so the new import closes a circle
+    // app.ts reaches the RV codec through the routes, so the new import closes a circle
     const circles = findCycles(PRODUCTION, fileEdges(wrong));
     expect(circles.some((c) => c.includes(file) && c.includes('src/app.ts'))).toBe(true);
   });
@@ -144,10 +144,12 @@ describe('the checker reports a deliberately wrong import', () => {
         'src/merge/__ok__.ts':
           importLine('../kube/status.ts') + importLine('../types.ts', true) + importLine('hono'),
         'src/types.ts': importLine('./upstreams/client.ts', true),
-        'src/routes/__ok__.ts': importLine('./respond.ts') + importLine('../plan/list.ts'),
+        'src/routes/__ok__.ts': importLine('./respond.ts') + importLine('../plan/write.ts'),
         'src/routes/__unit__/a.ts': importLine('./b.ts'),
         'src/routes/__unit__/b.ts': '',
-        'src/routes/index.ts': importLine('./list.ts'),
+        'src/routes/index.ts': importLine('./get.ts') + importLine('../list/route.ts'),
+        'src/list/__ok__.ts': importLine('../routes/respond.ts') + importLine('../upstreams/fanout.ts'),
+        'src/routes/gather.ts': importLine('../list/read.ts'),
         'src/platform/node.ts': importLine('undici') + importLine('node:http'),
         'deploy/node/__ok__.ts': importLine('ws') + importLine('../../src/app.ts'),
       },
@@ -159,11 +161,11 @@ describe('the checker reports a deliberately wrong import', () => {
   it('keeps a route of several files to its own folder', () => {
     const g = buildGraph([], {
       overrides: {
-        'src/routes/__unit__/a.ts': importLine('../list.ts') + importLine('./b.ts'),
+        'src/routes/__unit__/a.ts': importLine('../get.ts') + importLine('./b.ts'),
         'src/routes/__unit__/b.ts': '',
       },
     });
-    expect(show(checkRules(g.edges))).toEqual(['src/routes/__unit__/a.ts:2 → src/routes/list.ts']);
+    expect(show(checkRules(g.edges))).toEqual(['src/routes/__unit__/a.ts:2 → src/routes/get.ts']);
   });
 
   it('tells a value import of types.ts from a type import', () => {

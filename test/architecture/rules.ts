@@ -49,7 +49,6 @@ export const ROUTE_DISPATCHER = 'src/routes/index.ts';
  */
 export const ROUTE_HELPERS = [
   'src/routes/respond.ts', // writing answers and Statuses
-  'src/routes/listread.ts', // one cluster's list body split under the body-idle timeout (list, respond)
   'src/routes/gather.ts', // asking every cluster for one discovery document (discovery, OpenAPI)
   'src/routes/locate.ts', // finding the owning cluster of a named object (write, connect)
   'src/routes/lastknown.ts', // each cluster's discovery as last seen (discovery)
@@ -59,6 +58,50 @@ export const ROUTE_HELPERS = [
 ];
 
 /**
+ * A room holds one streaming verb whole: its route, plan, reading and merging. Only the route table
+ * enters a room, through its entry; the few other ways in are listed with each room. Its plan and its
+ * merge stay pure, as plan/ and merge/ are.
+ */
+export interface Room {
+  entry: string;
+  /** files of the room any file may import (what the room shares, each says with whom) */
+  sharedWith: string[];
+  /** files outside the room that may import any of it (entries of another kind) */
+  enteredBy: string[];
+  /** the room's pure plan: no I/O, tested alone */
+  plans: string[];
+  /** the room's pure merging: codecs and merges, no I/O, tested alone */
+  merges: string[];
+}
+
+export const ROOMS: Record<string, Room> = {
+  'src/list/': {
+    entry: 'src/list/route.ts',
+    // an upstream body read under the body-idle timeout (routes/gather.ts reads discovery documents so)
+    sharedWith: ['src/list/read.ts'],
+    enteredBy: [],
+    plans: ['src/list/plan.ts'],
+    merges: ['src/list/merge.ts'],
+  },
+  'src/watch/': {
+    entry: 'src/watch/route.ts',
+    // the process-wide hooks installNodeHooks makes: native line equality, one shared heartbeat timer
+    sharedWith: ['src/watch/read.ts', 'src/watch/heartbeat.ts'],
+    // the Workers entry's FleetRelay serves a group of a wide watch (watchStream)
+    enteredBy: ['src/worker.ts'],
+    plans: ['src/watch/plan.ts'],
+    merges: [
+      'src/watch/merge.ts',
+      'src/watch/bytes.ts',
+      'src/watch/event.ts',
+      'src/watch/initial.ts',
+      'src/watch/rv.ts',
+      'src/watch/table.ts',
+    ],
+  },
+};
+
+/**
  * Node scripts kept beside the code they generate for, run by hand and never imported: exempt from the
  * runtime rules (they read files and load modules by computed path), still parsed and still in the
  * cycle check.
@@ -66,7 +109,7 @@ export const ROUTE_HELPERS = [
 export const TOOLS = ['sim/proto/gen.mjs'];
 
 /** The one shipped file outside the Node seam that imports a Node module (node:crypto, which workerd has). */
-const NAME_DIGEST = 'src/merge/names-hash.ts';
+const NAME_DIGEST = 'src/merge/names/hash.ts';
 
 /** The leaves every folder may import. */
 const LEAVES = ['src/kube/', 'src/util/'];
@@ -120,7 +163,7 @@ export const RULES: Rule[] = [
     why: 'codecs and merges do no I/O and know no route, upstream or platform: they are tested alone',
     files: ['src/merge/'],
     allow: ['src/merge/', ...LEAVES, TYPES],
-    probe: { file: 'src/merge/rv.ts', import: '../upstreams/fanout.ts' },
+    probe: { file: 'src/merge/rv/index.ts', import: '../../upstreams/fanout.ts' },
   },
   {
     name: 'plan is pure',
@@ -147,14 +190,72 @@ export const RULES: Rule[] = [
     name: 'platform implements the upstream seam',
     why: 'the Node/Workers seam implements what upstreams/ declares; it knows no route, chain or plan',
     files: ['src/platform/'],
-    allow: ['src/platform/', 'src/upstreams/', 'src/config/', ...LEAVES, TYPES],
+    allow: [
+      'src/platform/',
+      'src/upstreams/',
+      'src/config/',
+      ...ROOMS['src/watch/']!.sharedWith,
+      ...LEAVES,
+      TYPES,
+    ],
     probe: { file: 'src/platform/__probe__.ts', import: '../routes/respond.ts' },
   },
+  ...Object.entries(ROOMS).flatMap(([room, r]): Rule[] => [
+    {
+      name: `only the route table enters ${room}`,
+      why: 'a verb room is read from its route down; a way in from the side would tie another verb to its insides',
+      files: ['src/'],
+      except: [room, ROUTE_DISPATCHER, ...r.enteredBy],
+      deny: [room],
+      denyExcept: r.sharedWith,
+      probe: { file: 'src/routes/get.ts', import: `../${r.entry.slice('src/'.length)}` },
+    },
+    {
+      name: `${room} is a room of its verb`,
+      why: 'a room reads its upstreams and merges through the shared folders, never through another room or a route',
+      files: [room],
+      allow: [
+        room,
+        'src/merge/',
+        'src/plan/',
+        'src/request/',
+        'src/auth/',
+        'src/upstreams/',
+        'src/routes/respond.ts',
+        'src/routes/testing.ts',
+        ...LEAVES,
+        TYPES,
+      ],
+      probe: { file: r.entry, import: '../routes/get.ts' },
+    },
+    {
+      name: `${room}'s plan is pure`,
+      why: 'as plan/: a plan maps (request, query, membership) to targets and upstream requests, tested alone',
+      files: r.plans,
+      allow: [...r.plans, 'src/plan/', 'src/merge/', 'src/request/', ...LEAVES, TYPES],
+      probe: { file: r.plans[0]!, import: '../upstreams/fanout.ts' },
+    },
+    {
+      name: `${room}'s merge is pure`,
+      why: 'as merge/: codecs and merges do no I/O and know no route, upstream or platform',
+      files: r.merges,
+      allow: [...r.merges, 'src/merge/', ...LEAVES, TYPES],
+      probe: { file: r.merges[0]!, import: './route.ts' },
+    },
+  ]),
   {
     name: 'middleware comes before routes',
     why: 'a filter of the chain knows nothing of the handlers after it',
     files: ['src/middleware/'],
-    deny: ['src/routes/', 'src/plan/', 'src/platform/', 'src/app.ts', 'src/fleet.ts', 'src/worker.ts'],
+    deny: [
+      'src/routes/',
+      ...Object.keys(ROOMS),
+      'src/plan/',
+      'src/platform/',
+      'src/app.ts',
+      'src/fleet.ts',
+      'src/worker.ts',
+    ],
     probe: { file: 'src/middleware/__probe__/index.ts', import: '../../routes/respond.ts' },
   },
   {

@@ -14,7 +14,7 @@
  * (with a Warning), so the informer's RV had no entry for it; the watch from that RV started the member
  * from its current state (ADDED in key order) as a plain watch, and a cut during those resumed from the
  * last RV seen, losing the rest for good. Such a member is now asked as a WatchList and its initial
- * phase restarted on a cut (plan/watch.ts initialEventsOf); faults-watch.test.ts pins the case.
+ * phase restarted on a cut (watch/plan.ts initialEventsOf); faults-watch.test.ts pins the case.
  */
 import * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject, SimCluster } from '../../sim/index.ts';
-import { forgetShortened } from '../../src/merge/names-memo.ts';
+import { forgetShortened } from '../../src/merge/names/memo.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';

@@ -3,7 +3,7 @@
  * kubectl 1.35 on Node and in workerd, when every member runs a Deployment and a Service of the same name
  * and labels in the same namespace. kubectl GETs the workload, lists pods with its selector in the
  * namespace (at the root: every member) and takes the first; the fleet shows a workload's selector with
- * the term `fleet.karmada.io/cluster=<member>` at the root (src/merge/podselector.ts), so that list asks
+ * the term `fleet.karmada.io/cluster=<member>` at the root (src/merge/objects/podselector.ts), so that list asks
  * one member. Writes drop the term: `kubectl apply` twice says `unchanged`, `kubectl replace` of what
  * `get` showed stores the selector as it was, and so does a typed client's read-modify-write in protobuf.
  */

@@ -136,7 +136,7 @@ describe.each(RUNTIMES)('references at the root on %s', (runtime) => {
     expect(pv.stderr).toBe('');
     expect(pv.stdout).toMatch(new RegExp(`\\nClaim:\\s+default/${fleet('data')}\\n`));
     // (the simulator prints PVs and PVCs with the default Name/Created At columns, so their Claim and
-    // Volume cells are covered by src/merge/references.test.ts)
+    // Volume cells are covered by src/merge/objects/references.test.ts)
   });
 
   it('kubectl get endpoints: the addresses name their pods and nodes by fleet name', async () => {

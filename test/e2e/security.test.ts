@@ -16,7 +16,7 @@ import {
   ownResourceVersion,
   planResourceVersion,
   prepareMembership,
-} from '../../src/merge/rv.ts';
+} from '../../src/merge/rv/index.ts';
 import { kubePathWithName, parseRequestInfo, RequestPathError } from '../../src/request/info.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
 import { inProcessFleet } from '../helpers/inprocess.ts';

@@ -1,6 +1,6 @@
 /**
  * A Table watch (`kubectl get -w`) learns the merged columns from a one-row Table list per cluster
- * before its first event (src/upstreams/watch/start.ts probeColumns). When one cluster's probe fails
+ * before its first event (src/watch/start.ts probeColumns). When one cluster's probe fails
  * (here reset every time), its rows are shown under the columns the other clusters gave: the same
  * resource prints the same columns. Before, that cluster's rows were mapped by nothing and kubectl
  * printed them with an empty NAME, only the CLUSTER cell filled. Through the fault proxy, on Node and

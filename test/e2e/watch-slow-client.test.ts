@@ -1,7 +1,7 @@
 /**
  * A merged watch whose client reads slower than a burst arrives is held back, not dropped: the fleet
  * pauses its upstream watches once about 1 MiB waits for the client and resumes them when the client
- * drains (src/upstreams/watch/output.ts), as TCP holds kube-apiserver back for a direct watch. Here the
+ * drains (src/watch/output.ts), as TCP holds kube-apiserver back for a direct watch. Here the
  * client stops reading while the clusters send more than the old 16 MiB cap, then reads on: every event
  * arrives, in order, and the stream is still open.
  */

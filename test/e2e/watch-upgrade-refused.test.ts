@@ -1,5 +1,5 @@
 /**
- * The fleet asks some plain watches of a cluster as WatchLists of its own accord (src/plan/watch.ts): from
+ * The fleet asks some plain watches of a cluster as WatchLists of its own accord (src/watch/plan.ts): from
  * RV "" or "0", and for a cluster that a composite RV has no entry for (the list it came from left that
  * cluster out), so that the end of the cluster's initial events is known. A cluster that refuses that form
  * (an older kube-apiserver, or the WatchList gate off: a 4xx naming sendInitialEvents) is asked the plain

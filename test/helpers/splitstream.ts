@@ -1,10 +1,10 @@
 /**
- * The list splitter (src/merge/jsonsplit.ts) over a whole Web stream, as an async generator of events or
+ * The list splitter (src/merge/jsonsplit/index.ts) over a whole Web stream, as an async generator of events or
  * as a TransformStream: the plainest reading of a body, for tests only. The list route reads its bodies
- * with its own loop (src/routes/listread.ts, under the body-idle guard), which its test checks against
+ * with its own loop (src/list/read.ts, under the body-idle guard), which its test checks against
  * this one; production code does not import it (test/ is not imported from src/).
  */
-import { ListSplitter, type SplitEvent, type SplitterOptions } from '../../src/merge/jsonsplit.ts';
+import { ListSplitter, type SplitEvent, type SplitterOptions } from '../../src/merge/jsonsplit/index.ts';
 
 /**
  * Splits a whole stream. Events come as they are found; the stream is read no faster than the consumer

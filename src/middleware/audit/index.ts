@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono';
 import { type AuditEvent, type AuditLog, identityFields } from '../../auth/audit.ts';
-import { decodeName } from '../../merge/names.ts';
+import { decodeName } from '../../merge/names/index.ts';
 import type { FleetEnv } from '../../types.ts';
 import { parseTraceparent } from '../../util/trace.ts';
 import { afterAnswer, type Filter } from '../filter.ts';

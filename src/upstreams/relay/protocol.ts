@@ -28,7 +28,7 @@ export interface RelayRequest {
   plainNameCluster?: string;
 }
 
-/** What a `watch` relay request runs: the fleet's merged watch over the given clusters (routes/watch.ts). */
+/** What a `watch` relay request runs: the fleet's merged watch over the given clusters (watch/route.ts). */
 export type WatchRunner = (
   req: Request,
   deps: FleetDeps,

@@ -5,7 +5,7 @@
  * `stream` order (frames as they come), or, for a `watch`, runs the fleet's merged watch over the group.
  */
 
-import { ListSplitter } from '../../merge/jsonsplit.ts';
+import { ListSplitter } from '../../merge/jsonsplit/index.ts';
 import type { FleetDeps } from '../../types.ts';
 import type { fanOut, Outcome } from '../fanout.ts';
 import { failureFrame, frame, type RelayRequest, type WatchRunner } from './protocol.ts';

@@ -1,0 +1,113 @@
+/**
+ * Propagation in a merged list (docs/propagation.md): one extra read of the control plane's
+ * ResourceBindings for the namespaces of the list (only when the list includes the control plane and its
+ * kind may be propagated, plan/propagation.ts `mayBePropagated`); when none is of the list's kind nothing
+ * else changes and the list keeps its byte-level fast path. When some are, their Works are read while the
+ * clusters answer, a Table asks the clusters for whole objects (a copy's drift needs its fields), and every
+ * row, and every JSON item that names Karmada, is parsed and enriched (plan/propagation.ts).
+ */
+import { parseItem, type SplitEvent } from '../merge/jsonsplit/index.ts';
+import {
+  addWorks,
+  bindingsPath,
+  enrichItem,
+  enrichRow,
+  type IncludeObject,
+  includeObjectOf,
+  indexBindings,
+  mayBePropagated,
+  PROPAGATION_COLUMNS,
+  type PropagationIndex,
+  worksPath,
+} from '../plan/propagation.ts';
+import type { RequestInfo } from '../request/info.ts';
+import type { FanOutDeps } from '../types.ts';
+import type { Target } from '../upstreams/fanout.ts';
+import { readJson } from '../upstreams/json.ts';
+import type { ListEvents } from './merge.ts';
+
+export interface ListPropagation {
+  index: PropagationIndex;
+  /** the Works, read while the clusters answer */
+  works: Promise<void>;
+  /** what the client asked a Table's row objects to be */
+  include: IncludeObject;
+  /** whether the answer is a Table (its clusters are asked for whole row objects) */
+  table: boolean;
+  /** whether items are whole objects (not PartialObjectMetadata) */
+  full: boolean;
+}
+
+/** The propagation of a merged list's kind, or undefined when the list shows none (the usual case). */
+export async function listPropagation(
+  deps: FanOutDeps,
+  info: RequestInfo,
+  targets: Target[],
+  shape: 'object' | 'table' | 'metadata',
+  req: Request,
+): Promise<ListPropagation | undefined> {
+  const karmada = targets.find((t) => t.controlPlane);
+  if (!karmada || !mayBePropagated(info)) return undefined;
+  const bindings = await readJson(deps, karmada, bindingsPath(info.namespace), req.signal);
+  const index = indexBindings(bindings, info.apiGroup, info.resource);
+  if (index.byBinding.size === 0) return undefined;
+  const ids = [...index.byBinding.values()].flatMap((p) => (p.bindingId ? [p.bindingId] : []));
+  const works =
+    shape === 'metadata'
+      ? Promise.resolve()
+      : readJson(deps, karmada, worksPath(ids), req.signal).then((list) => {
+          if (list !== undefined) addWorks(index, list);
+        });
+  return {
+    index,
+    works,
+    include: includeObjectOf(new URL(req.url).searchParams),
+    table: shape === 'table',
+    full: shape !== 'metadata',
+  };
+}
+
+/** The query a cluster is asked with: whole row objects for a Table (the client's choice is restored). */
+export function propagationQuery(p: ListPropagation | undefined, q: URLSearchParams): URLSearchParams {
+  if (p?.table) q.set('includeObject', 'Object');
+  return q;
+}
+
+interface Source {
+  cluster: string;
+  head: Record<string, any>;
+  events: ListEvents;
+}
+
+/** Each source's head gains the columns (a Table) and its items are enriched as they flow. */
+export async function withPropagation<S extends Source>(p: ListPropagation, sources: S[]): Promise<S[]> {
+  await p.works;
+  return sources.map((s) => {
+    if (p.table) s.head.columnDefinitions = [...(s.head.columnDefinitions ?? []), ...PROPAGATION_COLUMNS];
+    return { ...s, events: enriched(p, s.cluster, s.events) };
+  });
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+async function* enriched(
+  p: ListPropagation,
+  cluster: string,
+  events: ListEvents,
+): AsyncGenerator<SplitEvent> {
+  for (;;) {
+    const next = await events.next();
+    if (next.done) return;
+    const e = next.value;
+    // a JSON item that names nothing of Karmada's is neither a template nor a copy: its bytes go as they are
+    if (e.type !== 'item' || (!p.table && !decoder.decode(e.bytes).includes('karmada.io/'))) {
+      yield e;
+      continue;
+    }
+    const v = parseItem(e.bytes) as Record<string, any>;
+    const out = p.table ? enrichRow(p.index, v, cluster, p.include) : enrichItem(p.index, v, cluster, p.full);
+    // new bytes: the splitter's facts were about the old ones
+    yield { type: 'item', index: e.index, bytes: encoder.encode(JSON.stringify(out)) };
+  }
+}

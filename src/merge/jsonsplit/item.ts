@@ -1,0 +1,173 @@
+/**
+ * One list item (or Table row) scanned whole, as fast as a JavaScript loop over bytes goes: a validating
+ * scan of a complete JSON value, one loop with an explicit stack, that notes on the way where the values
+ * the fleet view changes lie (jsonsplit-facts.ts), so the rewriting (itembytes.ts) copies every other byte.
+ *
+ * The list splitter (jsonsplit.ts) calls it at each item's first byte. It gives up, and the splitter's
+ * resumable automaton takes the item over, when the chunk ends inside the item (SCAN_MORE), or on anything
+ * it does not accept (SCAN_REFUSED): malformed JSON (the automaton then reports it with its offset),
+ * nesting deeper than its limit. What it accepts is exactly RFC 8259 JSON, as the automaton (neither
+ * validates UTF-8 sequences). Not reentrant: one scan at a time (it is synchronous).
+ */
+import { CELLS, ItemFacts, keySlot, NONE, noteValue, OWNER, OWNERS } from './facts.ts';
+import { memoSlot, skipKnown } from './memo.ts';
+import { plain, SCAN_MORE, SCAN_REFUSED, scalar, skipValue, strRest, ws } from './skip.ts';
+
+export { ITEM, ItemFacts, ROW } from './facts.ts';
+
+export { SCAN_MORE, SCAN_REFUSED } from './skip.ts';
+
+/** an array element whose range the facts want (a row's cells, ownerReferences' elements) */
+const ELEMENT = -100;
+const OBJ = 1;
+const ARR = 2;
+const STACK = 128;
+
+// per depth: container kind, context, the slot of the member being read, where its value began
+const kinds = new Uint8Array(STACK + 2);
+const ctxs = new Int8Array(STACK + 2);
+const slots = new Int16Array(STACK + 2);
+const froms = new Int32Array(STACK + 2);
+const names = new Int32Array(STACK + 2);
+
+let facts = new ItemFacts();
+/** context of the value about to be read, set by member and element */
+let next = NONE;
+/** the memo slot of the key of the value about to be read (jsonsplit-memo.ts; -1: an element) */
+let memo = -1;
+
+/** the facts of the last scan */
+export function lastFacts(): ItemFacts {
+  return facts;
+}
+
+/**
+ * A member's key at `i` (its quote) of the object at `depth`, the colon, and the whitespace before its
+ * value: where the value begins. Sets `next` to the value's context.
+ */
+function member(b: Uint8Array, i: number, n: number, depth: number, start: number): number {
+  if (b[i] !== 0x22) return SCAN_REFUSED;
+  const ctx = ctxs[depth]!;
+  // the key: its plain bytes (plain), the rest in strRest (where it stops, an escape begins, or a
+  // control character strRest refuses)
+  let end = plain(b, i + 1, n);
+  if (end >= n) return SCAN_MORE;
+  const escaped = b[end] !== 0x22;
+  if (!escaped) end++;
+  else {
+    end = strRest(b, end, n);
+    if (end < 0) return end;
+  }
+  let j = end;
+  if (j < n && b[j]! <= 0x20) j = ws(b, j, n);
+  if (j >= n) return SCAN_MORE;
+  if (b[j] !== 0x3a) return SCAN_REFUSED;
+  j++;
+  if (j < n && b[j]! <= 0x20) j = ws(b, j, n);
+  if (j >= n) return SCAN_MORE;
+  if (ctx === NONE) {
+    // nothing noted here (slots[depth] stays NONE), nor below
+    next = NONE;
+    memo = -1;
+    return j;
+  }
+  memo = end - i > 2 ? memoSlot(b, ctx, i + 1, end - i - 2) : -1;
+  const slot = keySlot(facts, b, ctx, i + 1, end - i - 2, escaped);
+  slots[depth] = slot;
+  froms[depth] = j - start;
+  next = slot < 0 ? NONE : slot;
+  return j;
+}
+
+/** an element begins at `i` in the array at `depth`: sets `next` to its context */
+function element(i: number, depth: number, start: number): void {
+  const ctx = ctxs[depth]!;
+  memo = -1;
+  if (ctx === CELLS || ctx === OWNERS) {
+    slots[depth] = ELEMENT;
+    froms[depth] = i - start;
+    names[depth] = facts.ownerNames?.length ?? 0;
+    next = ctx === OWNERS ? OWNER : NONE;
+  } else {
+    slots[depth] = NONE;
+    next = NONE;
+  }
+}
+
+/** the value of a noted member or element of the container at `depth` ended at `end` */
+function ended(b: Uint8Array, depth: number, end: number, start: number): void {
+  const slot = slots[depth]!;
+  slots[depth] = NONE;
+  if (slot !== ELEMENT) noteValue(facts, b, start, ctxs[depth]!, slot, froms[depth]!, end - start);
+  else if (ctxs[depth] === CELLS) {
+    facts.cells ??= [];
+    facts.cells.push(froms[depth]!, end - start);
+  } else if ((facts.ownerNames?.length ?? 0) - names[depth]! > 2) facts.odd = true;
+}
+
+/**
+ * Scans the value whose first byte is `b[i]` (an object: `{`), up to `n`. Its end (exclusive), or
+ * SCAN_MORE / SCAN_REFUSED; its facts in lastFacts(). `ctx`: ITEM or ROW. `maxDepth`: nesting allowed.
+ */
+export function scanItem(b: Uint8Array, i: number, n: number, ctx: number, maxDepth: number): number {
+  const start = i;
+  const limit = Math.min(maxDepth, STACK);
+  facts = new ItemFacts();
+  next = ctx;
+  let depth = 0;
+  let c = 0;
+  for (;;) {
+    // a value begins at i
+    c = b[i]!;
+    if (c === 0x22) {
+      // a string value: its plain bytes (plain), the rest (escapes) in strRest
+      i = plain(b, i + 1, n);
+      i = i >= n ? SCAN_MORE : b[i] === 0x22 ? i + 1 : strRest(b, i, n);
+    } else if (next === NONE && depth > 0) {
+      // nothing is noted inside: validated in the fast lane, an object or array seen before compared
+      i =
+        c === 0x7b || c === 0x5b
+          ? skipKnown(b, i, n, limit - depth, memo)
+          : skipValue(b, i, n, limit - depth);
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return SCAN_REFUSED;
+      kinds[depth] = c === 0x7b ? OBJ : ARR;
+      ctxs[depth] = next;
+      slots[depth] = NONE;
+      i++;
+      if (i < n && b[i]! <= 0x20) i = ws(b, i, n);
+      if (i >= n) return SCAN_MORE;
+      c = b[i]!;
+      if (c === (kinds[depth] === OBJ ? 0x7d : 0x5d)) {
+        i++;
+        depth--;
+      } else {
+        if (kinds[depth] === OBJ) i = member(b, i, n, depth, start);
+        else element(i, depth, start);
+        if (i < 0) return i;
+        continue;
+      }
+    } else i = scalar(b, i, n);
+    if (i < 0) return i;
+    // after a value: its container goes on or closes
+    for (;;) {
+      if (depth === 0) return i;
+      if (slots[depth] !== NONE) ended(b, depth, i, start);
+      if (i < n && b[i]! <= 0x20) i = ws(b, i, n);
+      if (i >= n) return SCAN_MORE;
+      c = b[i]!;
+      if (c === 0x2c) {
+        i++;
+        if (i < n && b[i]! <= 0x20) i = ws(b, i, n);
+        if (i >= n) return SCAN_MORE;
+        if (kinds[depth] === OBJ) i = member(b, i, n, depth, start);
+        else element(i, depth, start);
+        if (i < 0) return i;
+        break;
+      }
+      if (c !== (kinds[depth] === OBJ ? 0x7d : 0x5d)) return SCAN_REFUSED;
+      i++;
+      depth--;
+    }
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * The start of a merged watch: every source is opened at once and the response starts when each has
+ * answered. What the sources answered decides the response (Warning headers for those that failed, a 503
+ * in strict mode, the list's error when every one failed for good) and how each source is then held.
+ */
+import { readStatus, type Status } from '../kube/status.ts';
+import {
+  CLUSTER_COLUMN,
+  type ColumnDefinition,
+  type MergedColumns,
+  mergeColumns,
+} from '../merge/table/index.ts';
+import type { FanOutDeps } from '../types.ts';
+import { UpstreamError } from '../upstreams/client.ts';
+import { fanOut, type Target } from '../upstreams/fanout.ts';
+import type { MergeStep } from './merge.ts';
+import { openOwn, type Source } from './sources.ts';
+
+export type Start =
+  | { src: Source; res: Response }
+  | { src: Source; status: number; reason: string; statusBody?: Status | undefined };
+
+/** How the plan asked each cluster's start (src/watch/plan.ts WatchPlan has this shape). */
+export interface AskedStarts {
+  /** the client asked a WatchList */
+  sendInitialEvents: boolean;
+  /** `cluster`'s start is a WatchList: the client's, or the fleet's own choice for a plain watch */
+  initialEventsOf(cluster: string): boolean;
+}
+
+async function openOne(src: Source, signal: AbortSignal | undefined): Promise<Start> {
+  try {
+    const res = await (signal ? openOwn(src, false, signal) : src.open(false));
+    if (res.ok) return { src, res };
+    const status = await readStatus(res);
+    return {
+      src,
+      status: status?.code ?? res.status,
+      reason: status?.message ?? `HTTP ${res.status}`,
+      statusBody: status,
+    };
+  } catch (err) {
+    if (err instanceof UpstreamError)
+      return { src, status: 0, reason: err.kind === 'timeout' ? 'timed out' : err.detail };
+    throw err;
+  }
+}
+
+/** starts that are the plain watch asked again after the fleet's own WatchList was refused */
+const retried = new WeakSet<Start>();
+
+/**
+ * Opens every source at once (each under a signal of its own that follows `signal`, see openOwn). With
+ * `asked` (a plain watch the fleet asks some clusters as a WatchList: from RV "" or "0", or a cluster a
+ * composite RV has no entry for), a cluster that refuses that form is asked at once the plain watch the
+ * client asked (the source downgraded), before the response is decided: the fleet's own choice is nothing
+ * to warn the client about, while the plain watch's own failure is (see {@link startWarnings}).
+ */
+export async function openAll(
+  sources: Source[],
+  signal?: AbortSignal,
+  asked?: AskedStarts,
+): Promise<Start[]> {
+  const starts = await Promise.all(sources.map((src) => openOne(src, signal)));
+  if (!asked || asked.sendInitialEvents) return starts;
+  return Promise.all(
+    starts.map(async (s) => {
+      if ('res' in s || !s.src.downgrade || !refusedWatchList(s.status) || s.status === 410) return s;
+      if (!s.src.clusters.every((c) => asked.initialEventsOf(c))) return s;
+      s.src.downgrade();
+      const again = await openOne(s.src, signal);
+      retried.add(again);
+      return again;
+    }),
+  );
+}
+
+/** a 4xx other than 401/403 to a WatchList: the cluster may not support it (not worth a Warning) */
+function refusedWatchList(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 401 && status !== 403;
+}
+
+/**
+ * What the client is warned about: sources that failed, except "not served there" and WatchList
+ * fallbacks (`watchList`: every cluster was asked a WatchList, the client's or the fleet's). A source
+ * asked again as the plain watch after refusing the fleet's WatchList (openAll) is warned about when that
+ * plain watch fails too: that failure is the cluster's own.
+ */
+export function startWarnings(starts: Start[], watchList: boolean): string[] {
+  const out: string[] = [];
+  for (const s of starts)
+    if (!('res' in s) && s.status !== 404 && !(watchList && refusedWatchList(s.status) && !retried.has(s)))
+      out.push(`${s.src.label}: ${s.reason}`);
+  return out;
+}
+
+export type FailedStart = Extract<Start, { status: number }>;
+
+/**
+ * The starts, when every one failed for good: no answer from the cluster itself (transport, timeout, a
+ * 5xx), the resource not served there (404), or not for this caller (401/403). Undefined when any start
+ * answered, or failed in a way the stream still serves (a 410's ERROR event, a refused WatchList's
+ * fallback, a 4xx retried as the plain watch). A stream of such starts would carry no event and only
+ * retry in the background: the route answers the error the list in the same state answers instead
+ * (watch/route.ts), so a client backs off and can say why, instead of re-watching in a loop.
+ */
+export function failedForGood(starts: Start[]): FailedStart[] | undefined {
+  if (starts.length === 0) return undefined;
+  const failed: FailedStart[] = [];
+  for (const s of starts) {
+    if ('res' in s) return undefined;
+    if (!(s.status === 0 || s.status >= 500 || s.status === 404 || s.status === 401 || s.status === 403))
+      return undefined;
+    failed.push(s);
+  }
+  return failed;
+}
+
+/** A relay group's own warnings (its clusters that failed) are the client's too. */
+export function groupWarnings(starts: Start[]): string[] {
+  return starts.flatMap((s) =>
+    'res' in s ? (s.res.headers.get('warning')?.split(/,\s*(?=299 )/) ?? []) : [],
+  );
+}
+
+export interface StartHandlers {
+  sendInitialEvents: boolean;
+  /**
+   * the plan asks plain watches from RV "" or "0" as WatchLists. Not needed to decide a fallback: any
+   * cluster source may be asked as a WatchList (one a composite RV has no entry for, too), and for one
+   * that was not, `downgrade` changes nothing but to retry it as before.
+   */
+  upgradesLegacy: boolean;
+  emit(step: MergeStep): void;
+  /** hold the source from this answer (or from a resume, when undefined) */
+  hold(src: Source, first: Response | undefined): void;
+}
+
+/** Sets one source going after the start, by what it answered. */
+export function startSource(s: Start, h: StartHandlers): void {
+  if ('res' in s) {
+    h.hold(s.src, s.res);
+    return;
+  }
+  const src = s.src;
+  if (s.status === 404 || s.status === 401 || s.status === 403) {
+    // not served there, or not for this caller: nothing will come from it
+    h.emit(src.gone());
+  } else if (h.sendInitialEvents && src.listThenWatch && refusedWatchList(s.status) && s.status !== 410) {
+    // no WatchList on this cluster: list, then watch from the list's RV
+    void src.listThenWatch(h.emit).then(() => h.hold(src, undefined));
+  } else if (src.downgrade && refusedWatchList(s.status) && s.status !== 410) {
+    // a plain watch asked as a WatchList, refused: the plain watch then (cuts during its initial events
+    // cannot be told apart there)
+    src.downgrade();
+    h.hold(src, undefined);
+  } else if (s.status === 410) {
+    h.emit(src.event({ type: 'ERROR', object: s.statusBody ?? { code: 410 } }));
+  } else {
+    // down at start: it joins when it is back; a WatchList does not wait for it
+    if (h.sendInitialEvents) h.emit(src.gone());
+    h.hold(src, undefined);
+  }
+}
+
+/**
+ * Table watches: the merged columns before the first event (a one-row Table list per cluster; fanOut
+ * splits the probe when it is wider than the connection budget).
+ */
+export async function probeColumns(
+  deps: FanOutDeps,
+  chosen: Target[],
+  path: string,
+  headers: Headers,
+  signal: AbortSignal,
+): Promise<MergedColumns> {
+  const outcomes = await fanOut(deps, chosen, () => ({ method: 'GET', path, headers, signal }));
+  const cols = await Promise.all(
+    outcomes.map(async (o) => {
+      if (!o.ok) return undefined;
+      if (!o.res.ok) {
+        await o.res.body?.cancel();
+        return undefined;
+      }
+      try {
+        return ((await o.res.json()) as { columnDefinitions?: [] }).columnDefinitions;
+      } catch {
+        return undefined;
+      }
+    }),
+  );
+  return mergeProbed(cols);
+}
+
+/**
+ * The merged columns of a Table watch from each cluster's probe (`undefined`: its probe failed). A
+ * cluster whose probe failed is taken to have the columns the others have (the same resource: the same
+ * printer), so its rows are shown under them; mapped by nothing, they would show only the Cluster cell.
+ */
+export function mergeProbed(cols: ReadonlyArray<readonly ColumnDefinition[] | undefined>): MergedColumns {
+  const merged = mergeColumns(cols);
+  if (cols.every((c) => c)) return merged;
+  const standIn = merged.columns.filter((c) => c !== CLUSTER_COLUMN);
+  return standIn.length ? mergeColumns(cols.map((c) => c ?? standIn)) : merged;
+}
