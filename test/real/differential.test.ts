@@ -2,7 +2,8 @@
  * The simulator kept honest: the same catalogue of requests (differential/catalogue.ts) goes to a simulated
  * member and to a real one (kube-apiserver 1.35 of the bed), holding the same objects in a namespace of the
  * check's own; the answers are normalised (uids, times, RVs: differential/normalise.ts) and compared. A
- * difference is either fixed in sim/ or listed in ALLOWED below with why it may stay; any other fails the test.
+ * difference is either fixed in sim/ or listed in differential/allowed.ts with why it may stay; any other fails
+ * the test.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,15 +11,10 @@ import { serveSim } from '../../deploy/node/demo.ts';
 import type { ServedHandle } from '../../deploy/node/http.ts';
 import { SimCluster } from '../../sim/index.ts';
 import { bed, until } from './bed.ts';
+import { ALLOWED } from './differential/allowed.ts';
 import type { Ctx } from './differential/catalogue.ts';
 import { closeAgents, send, type Target } from './differential/client.ts';
 import { check, prepare, UA } from './differential/runner.ts';
-
-/**
- * Differences that may stay, each with why. `at` matches "<case name>: <path>: sim said …, real said …".
- * Keep this short: a difference that can be fixed in sim/ is fixed there.
- */
-const ALLOWED: Array<{ at: RegExp; why: string }> = [];
 
 describe('the simulator against a real kube-apiserver, request by request', () => {
   const id = randomBytes(3).toString('hex');

@@ -22,7 +22,7 @@ export interface Ctx {
   /** the list-able kinds both servers serve */
   kinds: Kind[];
   /** group/version/resource keys both serve, and group names both serve (discovery is compared on these) */
-  common: { resources: Set<string>; groups: Set<string> };
+  common: { resources: Set<string>; groups: Set<string>; versions: Set<string> };
 }
 
 /** what is compared of one answer; `json` is the decoded body (JSON, YAML, or protobuf through the sim's codec) */
@@ -187,18 +187,27 @@ const FIELD_SELECTORS = (ns: string) => [
   'metadata.name=a,',
 ];
 
+/** an APIGroup with only the versions both sides serve */
+function servedVersions<G extends { name: string; versions?: Array<{ groupVersion: string }> }>(
+  g: G,
+  ctx: Ctx,
+): G {
+  return { ...g, versions: g.versions?.filter((v) => ctx.common.versions.has(v.groupVersion)) };
+}
+
 /** discovery views: only what both serve is compared (what only the real one serves is printed as skipped) */
 const discoveryView: Record<string, View> = {
   groupList: (_a, json, ctx) =>
-    (json as { groups?: Array<{ name: string }> }).groups?.filter((g) => ctx.common.groups.has(g.name)),
+    (json as { groups?: Array<{ name: string }> }).groups
+      ?.filter((g) => ctx.common.groups.has(g.name))
+      .map((g) => servedVersions(g, ctx)),
+  group: (a, json, ctx) => ({ status: a.status, body: servedVersions(json as { name: string }, ctx) }),
   resourceList: (a, json, ctx) => {
     const l = json as { groupVersion?: string; resources?: Array<{ name: string }> };
     return {
       status: a.status,
       groupVersion: l.groupVersion,
-      resources: l.resources?.filter((r) =>
-        ctx.common.resources.has(`${l.groupVersion}/${r.name.split('/')[0]}`),
-      ),
+      resources: l.resources?.filter((r) => ctx.common.resources.has(`${l.groupVersion}/${r.name}`)),
     };
   },
   aggregated: (_a, json, ctx) =>
@@ -206,22 +215,33 @@ const discoveryView: Record<string, View> = {
       json as {
         items?: Array<{
           metadata: { name?: string };
-          versions: Array<{ version: string; resources: Array<{ resource: string }> }>;
+          versions: Array<{
+            version: string;
+            resources: Array<{ resource: string; subresources?: Array<{ subresource: string }> }>;
+          }>;
         }>;
       }
     ).items
       ?.filter((g) => ctx.common.groups.has(g.metadata.name ?? ''))
-      .map((g) => ({
-        ...g,
-        versions: g.versions.map((v) => ({
-          ...v,
-          resources: v.resources.filter((r) =>
-            ctx.common.resources.has(
-              `${g.metadata.name ? `${g.metadata.name}/` : ''}${v.version}/${r.resource}`,
-            ),
-          ),
-        })),
-      })),
+      .map((g) => {
+        const gv = (v: string) => (g.metadata.name ? `${g.metadata.name}/${v}` : v);
+        return {
+          ...g,
+          versions: g.versions
+            .filter((v) => ctx.common.versions.has(gv(v.version)))
+            .map((v) => ({
+              ...v,
+              resources: v.resources
+                .filter((r) => ctx.common.resources.has(`${gv(v.version)}/${r.resource}`))
+                .map((r) => ({
+                  ...r,
+                  subresources: r.subresources?.filter((sr) =>
+                    ctx.common.resources.has(`${gv(v.version)}/${r.resource}/${sr.subresource}`),
+                  ),
+                })),
+            })),
+        };
+      }),
   keys: (a, json) => ({ status: a.status, keys: Object.keys((json ?? {}) as object).sort() }),
   statusOnly: (a) => ({ status: a.status, contentType: a.contentType }),
 };
@@ -243,7 +263,8 @@ export function catalogue(ctx: Ctx): Case[] {
   for (const gv of [...gvs].sort()) {
     cases.push(get(gv.includes('/') ? `/apis/${gv}` : `/api/${gv}`, JSON_ACCEPT, discoveryView.resourceList));
   }
-  for (const g of [...ctx.common.groups].filter(Boolean).sort()) cases.push(get(`/apis/${g}`));
+  for (const g of [...ctx.common.groups].filter(Boolean).sort())
+    cases.push(get(`/apis/${g}`, JSON_ACCEPT, discoveryView.group));
   for (const p of ['/healthz', '/livez', '/readyz', '/openapi/v3'])
     cases.push(get(p, JSON_ACCEPT, discoveryView.statusOnly));
   cases.push(get('/apis/nosuch.example.com/v1'), get('/nosuch'), get('/api/v9'));
@@ -570,8 +591,8 @@ export function catalogue(ctx: Ctx): Case[] {
     cases.push(
       write(
         'PATCH',
-        `${cms}/w-ssa${p ? `${p}&` : '?'}fieldManager=alice`,
-        applied('one', { bogus: 1 }),
+        `${cms}/w-ssa${p ? `${p}&` : '?'}fieldManager=carol`,
+        applied('three', { bogus: 1 }),
         'application/apply-patch+yaml',
         `apply with an unknown field, fieldValidation=${fv || 'unset'}`,
       ),

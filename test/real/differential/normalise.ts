@@ -15,6 +15,7 @@ const OWN = new Set([
   'clusterIP',
   'clusterIPs',
   'storageVersionHash',
+  'serverAddress',
 ]);
 
 /** A message with its server-specific numbers (resource versions) replaced. */
@@ -85,7 +86,18 @@ export function differences(sim: unknown, real: unknown, path = '', out: string[
       differences(s[k], r[k], `${path}.${k}`, out);
     return out;
   }
-  if (JSON.stringify(sim) !== JSON.stringify(real))
+  if (
+    typeof sim === 'string' &&
+    typeof real === 'string' &&
+    sim !== real &&
+    (sim.length > 150 || real.length > 150)
+  ) {
+    // long texts: where they part
+    let i = 0;
+    while (i < sim.length && sim[i] === real[i]) i++;
+    const at = (t: string) => JSON.stringify(`${i > 30 ? '…' : ''}${t.slice(Math.max(0, i - 30), i + 90)}`);
+    out.push(`${path || '.'}: from character ${i}, sim said ${at(sim)}, real said ${at(real)}`);
+  } else if (JSON.stringify(sim) !== JSON.stringify(real))
     out.push(`${path || '.'}: sim said ${show(sim)}, real said ${show(real)}`);
   return out;
 }

@@ -56,7 +56,18 @@ export async function served(t: Target): Promise<Map<string, Kind>> {
     };
     const [group, version] = gv.includes('/') ? gv.split('/') : ['', gv];
     for (const r of list.resources) {
-      if (r.name.includes('/')) continue;
+      // subresources count as served (discovery is compared on them) but are no kinds of their own
+      if (r.name.includes('/')) {
+        out.set(`${gv}/${r.name}`, {
+          group: group!,
+          version: version!,
+          resource: r.name,
+          kind: r.kind,
+          namespaced: r.namespaced,
+          verbs: ['sub'],
+        });
+        continue;
+      }
       out.set(`${gv}/${r.name}`, {
         group: group!,
         version: version!,
@@ -205,10 +216,11 @@ export async function prepare(
   const ctx: Ctx = {
     ns,
     id,
-    kinds: common.map(([, k]) => k).filter((k) => k.verbs.includes('list')),
+    kinds: common.map(([, k]) => k).filter((k) => k.verbs.includes('list') && !k.resource.includes('/')),
     common: {
       resources: new Set(common.map(([k]) => k)),
       groups: new Set(common.map(([, k]) => k.group)),
+      versions: new Set(common.map(([, k]) => (k.group ? `${k.group}/${k.version}` : k.version))),
     },
   };
   return { ctx, onlyReal, onlySim };
@@ -240,7 +252,19 @@ export async function check(
   for (const c of cases) {
     const s = await run(simT, ctx, c).catch((e) => ({ failed: String(e) }));
     const r = await run(realT, ctx, c).catch((e) => ({ failed: String(e) }));
-    for (const d of differences(s, r)) found.push(`${c.name}: ${d}`);
+    const [ss, rs] = [statusOf(s), statusOf(r)];
+    // answers of different codes differ everywhere: one line with what each said is the readable report
+    if (ss && rs && ss.code !== rs.code)
+      found.push(`${c.name}: status: sim said ${ss.said}, real said ${rs.said}`);
+    else for (const d of differences(s, r)) found.push(`${c.name}: ${d}`);
   }
   return { cases: cases.length, found };
+}
+
+function statusOf(v: unknown): { code: number; said: string } | undefined {
+  const a = v as { status?: unknown; body?: { kind?: string; reason?: string; message?: string } };
+  if (!a || typeof a !== 'object' || typeof a.status !== 'number') return undefined;
+  const b = a.body;
+  const what = b?.kind === 'Status' ? `${b.reason}: ${String(b.message).slice(0, 200)}` : (b?.kind ?? '');
+  return { code: a.status, said: `${a.status} ${what}`.trim() };
 }
