@@ -142,18 +142,27 @@ export function validateListOptions(q: URLSearchParams, watch: boolean): void {
       message: 'Forbidden: sendInitialEvents is forbidden for list',
     });
   } else if (match !== '') {
+    // apimachinery's ValidateListOptions: every problem, in its order
     if (rv === '') {
       errs.push({
         field: 'resourceVersionMatch',
         message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
       });
-    } else if (match !== 'Exact' && match !== 'NotOlderThan') {
+    }
+    if (q.get('continue')) {
+      errs.push({
+        field: 'resourceVersionMatch',
+        message: 'Forbidden: resourceVersionMatch is forbidden when continue is provided',
+      });
+    }
+    if (match !== 'Exact' && match !== 'NotOlderThan') {
       errs.push({
         field: 'resourceVersionMatch',
         reason: 'FieldValueNotSupported',
         message: `Unsupported value: "${match}": supported values: "Exact", "NotOlderThan", ""`,
       });
-    } else if (match === 'Exact' && rv === '0') {
+    }
+    if (match === 'Exact' && rv === '0') {
       errs.push({
         field: 'resourceVersionMatch',
         message: 'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
