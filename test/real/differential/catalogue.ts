@@ -353,6 +353,8 @@ export function catalogue(ctx: Ctx): Case[] {
     { resourceVersion: 'abc' },
     { resourceVersion: '{rvbig}' },
     { resourceVersion: '{rv}', limit: '1', continue: 'bogus' },
+    { sendInitialEvents: 'true' },
+    { resourceVersion: '{rv}', resourceVersionMatch: 'NotOlderThan', continue: 'bogus' },
   ];
   for (const p of rvs) {
     const path = `${cms}?${q({ labelSelector: `diff=${id}`, ...p })
