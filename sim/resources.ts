@@ -414,6 +414,42 @@ function validateContainers(ctx: Ctx, obj: KubeObject): void {
     throw new StatusError(invalid(ctx.def.kind, ctx.def.group, obj.metadata.name ?? '', causes));
 }
 
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * A ConfigMap's or Secret's data keys, as kube validates them (a 422 naming each bad key), and a Secret's
+ * data as base64, which kube decodes before anything else (a 400 at the first byte outside the alphabet).
+ */
+function validateDataKeys(ctx: Ctx, obj: KubeObject): void {
+  const { def } = ctx;
+  if (def.group !== '' || (def.resource !== 'configmaps' && def.resource !== 'secrets')) return;
+  const o = obj as KubeObject & { data?: Record<string, unknown>; binaryData?: Record<string, unknown> };
+  if (def.resource === 'secrets')
+    for (const v of Object.values(o.data ?? {})) {
+      const s = String(v);
+      if (!BASE64.test(s)) {
+        const at = s.search(/[^A-Za-z0-9+/=]/);
+        throw new StatusError(
+          badRequest(
+            `Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte ${at < 0 ? s.indexOf('=') : at}`,
+          ),
+        );
+      }
+    }
+  const causes = [
+    ...Object.keys(o.data ?? {}).map((k) => ['data', k] as const),
+    ...Object.keys(o.binaryData ?? {}).map((k) => ['binaryData', k] as const),
+  ]
+    .filter(([, k]) => k.length > 253 || !CONFIG_KEY.test(k) || k === '.' || k === '..')
+    .map(([field, k]) => ({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(k)}: a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
+      field: `${field}[${k}]`,
+    }));
+  if (causes.length > 0) throw new StatusError(invalid(def.kind, def.group, obj.metadata.name ?? '', causes));
+}
+
 // ------------------------------------------------------------------------------------------ writes
 
 /** The create path shared by POST, PUT-creates and apply-creates. */
@@ -429,6 +465,7 @@ function doCreate(
     obj.metadata.name = `${obj.metadata.generateName}${randomSuffix()}`;
   validateName(ctx, obj);
   validateContainers(ctx, obj);
+  validateDataKeys(ctx, obj);
   admitNamespace(ctx, obj.metadata.namespace, obj.metadata.name!);
   const key = objectKey(obj.metadata.namespace, obj.metadata.name!);
   if (sim.store.get(ctx.gr, key))
@@ -510,6 +547,7 @@ function doUpdate(
   merged.metadata.resourceVersion = old.metadata.resourceVersion;
   decodeLikeKube(def, merged);
   if (part === 'main') validateContainers(ctx, merged);
+  if (part === 'main') validateDataKeys(ctx, merged);
   if (sameContent(merged, old)) return old;
   merged.metadata.managedFields = ownership?.managedFields ?? old.metadata.managedFields;
   recordManager(
