@@ -12,6 +12,7 @@ import type { Catalog, KubeObject, ResourceDef } from './catalog/types.ts';
 import { Controllers } from './controllers.ts';
 import { serveDiscovery } from './discovery.ts';
 import { type SimUpgrade, simUpgrade } from './exec.ts';
+import { warningHeader } from './fieldvalidation.ts';
 import type { SimFaults, SimHost } from './host.ts';
 import { decorate, pageNotFound, StatusError, textResponse } from './http.ts';
 import { LogStore } from './logs.ts';
@@ -162,6 +163,8 @@ export class SimCluster implements SimHost {
         const status =
           e instanceof StatusError ? e.status : internalError(e instanceof Error ? e.message : String(e));
         res = statusAnswer(req.headers.get('accept'), status, this.speaksProtobuf(url, req.method));
+        if (e instanceof StatusError)
+          for (const w of e.warnings) res.headers.append('Warning', warningHeader(w));
       }
     }
     return decorate(res, {

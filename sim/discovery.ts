@@ -13,6 +13,7 @@ import {
   statusResponse,
   textResponse,
 } from './http.ts';
+import { failure } from './status.ts';
 
 function hashHex(s: string): string {
   // two FNV-1a 32-bit lanes: cheap, synchronous, stable; only used as an ETag
@@ -93,7 +94,10 @@ export function serveDiscovery(catalog: Catalog, req: Request, path: string): Re
   let m = /^\/api\/([^/]+)$/.exec(p);
   if (m) {
     const doc = catalog.apiResourceList('', m[1]!);
-    return doc === undefined ? pageNotFound() : jsonResponse(doc);
+    // the legacy group's handler owns /api/*: a version it does not serve is a NotFound Status, not a page
+    if (doc === undefined)
+      return statusResponse(failure(404, 'NotFound', 'the server could not find the requested resource', {}));
+    return jsonResponse(doc);
   }
   m = /^\/apis\/([^/]+)$/.exec(p);
   if (m) {

@@ -64,13 +64,13 @@ function isWrapper(type: string): boolean {
   return !!f && f.length === 1 && f[0]![1] === 'items' && f[0]![3] === 'r' && !type.endsWith('List');
 }
 
-function walk(type: string, v: unknown, path: string, out: string[]): void {
+function walk(type: string, v: unknown, path: string, out: string[], prune = false): void {
   if (OPAQUE.has(type) || v === null || typeof v !== 'object') return;
   const m = message(type);
   if (!m) return; // scalars and the special types (Time, Quantity, IntOrString…)
   if (isWrapper(type)) {
     if (Array.isArray(v))
-      for (const [i, x] of v.entries()) walk((m.fields[0] as FieldDef)[2], x, `${path}[${i}]`, out);
+      for (const [i, x] of v.entries()) walk((m.fields[0] as FieldDef)[2], x, `${path}[${i}]`, out, prune);
     return;
   }
   if (Array.isArray(v)) return;
@@ -79,16 +79,20 @@ function walk(type: string, v: unknown, path: string, out: string[]): void {
     const at = path ? `${path}.${k}` : k;
     const d = known.get(k);
     if (!d) {
-      if (!(path === '' && (k === 'apiVersion' || k === 'kind'))) out.push(at);
+      if (!(path === '' && (k === 'apiVersion' || k === 'kind'))) {
+        out.push(at);
+        if (prune) delete (v as Record<string, unknown>)[k];
+      }
       continue;
     }
     const [, , t, flags] = d;
     if (flags.includes('m')) {
       if (x && typeof x === 'object' && !Array.isArray(x))
-        for (const [mk, mv] of Object.entries(x as Record<string, unknown>)) walk(t, mv, `${at}.${mk}`, out);
+        for (const [mk, mv] of Object.entries(x as Record<string, unknown>))
+          walk(t, mv, `${at}.${mk}`, out, prune);
     } else if (flags.includes('r')) {
-      if (Array.isArray(x)) for (const [i, e] of x.entries()) walk(t, e, `${at}[${i}]`, out);
-    } else walk(t, x, at, out);
+      if (Array.isArray(x)) for (const [i, e] of x.entries()) walk(t, e, `${at}[${i}]`, out, prune);
+    } else walk(t, x, at, out, prune);
   }
 }
 
@@ -99,6 +103,12 @@ export function unknownFields(apiVersion: string, kind: string, obj: unknown): s
   const out: string[] = [];
   walk(type, obj, '', out);
   return out;
+}
+
+/** Drops the fields its kind's Go type does not have, as decoding into that type does (kinds without a schema: kept). */
+export function pruneUnknownFields(apiVersion: string, kind: string, obj: unknown): void {
+  const type = messageOf(apiVersion, kind);
+  if (type) walk(type, obj, '', [], true);
 }
 
 /**
@@ -206,6 +216,21 @@ export function warningHeader(text: string): string {
   return `299 - ${JSON.stringify(text)}`;
 }
 
+const isMap = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
+
+/**
+ * The patched object as json-patch's merge writes it: the objects the patch reached are re-marshalled as Go
+ * maps (keys sorted), the subtrees it did not touch keep the bytes they were read as.
+ */
+function touchedSorted(v: unknown, patch: unknown): unknown {
+  if (!isMap(v) || !isMap(patch)) return v;
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, k in patch ? touchedSorted(v[k], patch[k]) : v[k]]),
+  );
+}
+
 /** Go's `%+v` of a decoded JSON value (map keys sorted), as kube quotes a strategic merge patch it refuses. */
 function goValue(v: unknown): string {
   if (v === null || v === undefined) return '<nil>';
@@ -249,14 +274,23 @@ export function checkPatchFields(
     } catch {
       shown = patchText;
     }
+  } else if (patchType === 'application/merge-patch+json') {
+    let patch: unknown;
+    try {
+      patch = JSON.parse(patchText);
+    } catch {
+      patch = undefined;
+    }
+    shown = JSON.stringify(touchedSorted(patched, patch));
   } else shown = JSON.stringify(patched);
-  throw new StatusError(
-    invalid('', '', '', [
-      {
-        reason: 'FieldValueInvalid',
-        message: `Invalid value: ${JSON.stringify(shown)}: strict decoding error: ${problems.join(', ')}`,
-        field: 'patch',
-      },
-    ]),
-  );
+  const st = invalid('', '', '', [
+    {
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(shown)}: strict decoding error: ${problems.join(', ')}`,
+      field: 'patch',
+    },
+  ]);
+  // an empty kind is left out of the details, as Go's omitempty does
+  delete st.details?.kind;
+  throw new StatusError(st);
 }

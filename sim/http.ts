@@ -29,7 +29,16 @@ export function negotiateResource(
   watch: boolean,
   protobuf = false,
 ): Target | Status {
-  return negotiateTarget(accept, { list, watch, protobuf }) ?? notAcceptable();
+  // a resource handler's 406 is the generic HTTP error's wording (measured on kube 1.35), not discovery's
+  return (
+    negotiateTarget(accept, { list, watch, protobuf }) ??
+    failure(
+      406,
+      'NotAcceptable',
+      `406: Not Acceptable\n\nAvailable representations: application/json, application/yaml${protobuf ? ', application/vnd.kubernetes.protobuf' : ''}`,
+      {},
+    )
+  );
 }
 
 export function notAcceptable(): Status {
@@ -92,6 +101,8 @@ export { statusResponse };
 
 /** Thrown anywhere in the request path; the router turns it into a Status response. */
 export class StatusError extends Error {
+  /** Warning header texts the failed request still carries (an API's deprecation) */
+  warnings: string[] = [];
   constructor(readonly status: Status) {
     super(status.message ?? status.reason ?? 'error');
   }

@@ -138,3 +138,28 @@ export function prepareForCreate(def: ResourceDef, obj: Obj): void {
     if (def.resource === 'secrets') obj.type ??= 'Opaque';
   }
 }
+
+const isEmptyMap = (v: unknown) =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0;
+
+/**
+ * What decoding into kube's Go types does to a built-in object before it is stored: empty map fields vanish
+ * (omitempty), and a Secret's stringData is folded into data (base64) and dropped.
+ */
+export function decodeLikeKube(def: ResourceDef, obj: Obj): void {
+  if (def.custom) return;
+  if (
+    def.group === '' &&
+    def.resource === 'secrets' &&
+    obj.stringData &&
+    typeof obj.stringData === 'object'
+  ) {
+    const data: Record<string, string> = { ...(obj.data ?? {}) };
+    for (const [k, v] of Object.entries(obj.stringData as Record<string, string>))
+      data[k] = btoa(String.fromCharCode(...new TextEncoder().encode(String(v))));
+    obj.data = data;
+    delete obj.stringData;
+  }
+  for (const k of ['data', 'binaryData']) if (isEmptyMap(obj[k])) delete obj[k];
+  for (const k of ['labels', 'annotations']) if (isEmptyMap(obj.metadata?.[k])) delete obj.metadata[k];
+}

@@ -38,15 +38,26 @@ export function encodeContinue(rv: number, startKey: string): string {
 
 export function decodeContinue(token: string): { rv: number; start: string } {
   let parsed: { v?: string; rv?: number; start?: string };
+  // Go's base64.RawURLEncoding: the first byte outside the alphabet, or a lone last byte
+  const bad = token.search(/[^A-Za-z0-9_-]/);
+  const at = bad >= 0 ? bad : token.length % 4 === 1 ? token.length - 1 : -1;
+  if (at >= 0)
+    throw new StatusError(
+      badRequest(
+        `invalid continue token: continue key is not valid: illegal base64 data at input byte ${at}`,
+      ),
+    );
   try {
     parsed = JSON.parse(b64urlDecode(token));
   } catch {
-    throw new StatusError(badRequest('continue key is not valid: illegal base64 data at input byte 0'));
+    throw new StatusError(
+      badRequest('invalid continue token: continue key is not valid: illegal base64 data at input byte 0'),
+    );
   }
   if (parsed.v !== 'meta.k8s.io/v1' || typeof parsed.rv !== 'number' || typeof parsed.start !== 'string') {
     throw new StatusError(
       badRequest(
-        'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+        'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
       ),
     );
   }
@@ -72,9 +83,18 @@ function listOptionsInvalid(causes: Array<{ field: string; message: string; reas
   );
 }
 
+/** The words of Go's strconv.ParseUint failing on a resource version, as the storage layer wraps them. */
+export function rvSyntax(s: string): string {
+  return `resourceVersion: Invalid value: ${JSON.stringify(s)}: strconv.ParseUint: parsing ${JSON.stringify(s)}: invalid syntax`;
+}
+
 export function parseRv(s: string, what = 'resourceVersion'): number {
   if (!/^\d+$/.test(s)) {
-    throw new StatusError(badRequest(`invalid ${what}: ${s}`));
+    throw new StatusError(
+      what === 'resourceVersion'
+        ? badRequest(`invalid resource version: ${rvSyntax(s)}`)
+        : badRequest(`invalid ${what}: ${s}`),
+    );
   }
   return Number(s);
 }
@@ -95,45 +115,54 @@ export function validateListOptions(q: URLSearchParams, watch: boolean): void {
   const match = q.get('resourceVersionMatch') ?? '';
   const sendInitial = q.get('sendInitialEvents');
   const errs: Array<{ field: string; message: string; reason?: string }> = [];
-  if (sendInitial !== null) {
-    if (!watch)
-      errs.push({
-        field: 'sendInitialEvents',
-        message: 'Forbidden: sendInitialEvents is forbidden for list',
-      });
-    else {
-      if (match !== 'NotOlderThan') {
-        errs.push({
-          field: 'resourceVersionMatch',
-          message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
-        });
-      }
-      if (q.get('allowWatchBookmarks') !== 'true' && q.get('allowWatchBookmarks') !== '1') {
-        errs.push({
-          field: 'allowWatchBookmarks',
-          message: 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true',
-        });
-      }
-    }
-  } else if (match !== '') {
-    if (watch) {
+  if (watch) {
+    // apimachinery's validateWatchOptions (1.35: bookmarks are no longer required for sendInitialEvents)
+    if (sendInitial !== null && match !== 'NotOlderThan')
       errs.push({
         field: 'resourceVersionMatch',
-        message:
-          'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+        message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
       });
-    } else if (rv === '') {
+    if (match !== '') {
+      if (sendInitial === null)
+        errs.push({
+          field: 'resourceVersionMatch',
+          message:
+            'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+        });
+      if (match !== 'NotOlderThan')
+        errs.push({
+          field: 'resourceVersionMatch',
+          reason: 'FieldValueNotSupported',
+          message: `Unsupported value: "${match}": supported values: "NotOlderThan"`,
+        });
+    }
+  } else if (sendInitial !== null) {
+    errs.push({
+      field: 'sendInitialEvents',
+      message: 'Forbidden: sendInitialEvents is forbidden for list',
+    });
+  } else if (match !== '') {
+    // apimachinery's ValidateListOptions: every problem, in its order
+    if (rv === '') {
       errs.push({
         field: 'resourceVersionMatch',
         message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
       });
-    } else if (match !== 'Exact' && match !== 'NotOlderThan') {
+    }
+    if (q.get('continue')) {
+      errs.push({
+        field: 'resourceVersionMatch',
+        message: 'Forbidden: resourceVersionMatch is forbidden when continue is provided',
+      });
+    }
+    if (match !== 'Exact' && match !== 'NotOlderThan') {
       errs.push({
         field: 'resourceVersionMatch',
         reason: 'FieldValueNotSupported',
         message: `Unsupported value: "${match}": supported values: "Exact", "NotOlderThan", ""`,
       });
-    } else if (match === 'Exact' && rv === '0') {
+    }
+    if (match === 'Exact' && rv === '0') {
       errs.push({
         field: 'resourceVersionMatch',
         message: 'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
@@ -150,17 +179,25 @@ export function serveList(store: Store, gr: string, r: ListRequest): Response {
   const match = q.get('resourceVersionMatch') ?? '';
   const cont = q.get('continue') ?? '';
   const limitParam = q.get('limit');
-  const limit = limitParam && /^\d+$/.test(limitParam) ? Number(limitParam) : 0;
+  if (limitParam !== null && limitParam !== '' && !/^-?\d+$/.test(limitParam))
+    throw new StatusError(
+      badRequest(`strconv.ParseInt: parsing ${JSON.stringify(limitParam)}: invalid syntax`),
+    );
+  // resourceVersion=0 is served whole from the watch cache, which ignores limit
+  const limit =
+    limitParam && /^\d+$/.test(limitParam) && !(rvParam === '0' && !q.get('continue'))
+      ? Number(limitParam)
+      : 0;
   const current = store.resourceVersion;
   const compacted = store.compactedRevision;
 
   let snapshotRv = current;
   let startAfter = '';
   if (cont) {
+    const tok = decodeContinue(cont);
     if (rvParam !== '' && rvParam !== '0') {
       throw new StatusError(badRequest('specifying resource version is not allowed when using continue'));
     }
-    const tok = decodeContinue(cont);
     startAfter = tok.start;
     if (tok.rv !== 0) {
       if (tok.rv < compacted) {
@@ -194,12 +231,14 @@ export function serveList(store: Store, gr: string, r: ListRequest): Response {
     const e = all[i]!;
     if (startAfter && e.key < startAfter) continue;
     if (!selectorMatches(r.selector, e.obj, r.def.resource)) continue;
-    if (limit > 0 && items.length >= limit) {
-      more = true;
-      break;
-    }
     items.push(e.obj);
     lastKey = e.key;
+    if (limit > 0 && items.length >= limit) {
+      // etcd pages by keys, filtering after: a full page continues when any key follows, matching or not
+      more = i + 1 < all.length;
+      i++;
+      break;
+    }
   }
   if (more && selectorEmpty(r.selector)) {
     for (let j = i; j < all.length; j++) if (!startAfter || all[j]!.key >= startAfter) remaining++;
@@ -223,7 +262,7 @@ export function renderList(r: ListRequest, items: KubeObject[], meta: Record<str
       if (!include) {
         throw new StatusError(
           badRequest(
-            `Unable to convert to Table as requested: includeObject: Unsupported value: "${r.query.get('includeObject')}": supported values: "Metadata", "None", "Object"`,
+            `Unable to convert to Table as requested: includeObject: Invalid value: "${r.query.get('includeObject')}": must be 'Metadata', 'Object', 'None', or empty`,
           ),
         );
       }
@@ -240,7 +279,8 @@ export function renderList(r: ListRequest, items: KubeObject[], meta: Record<str
         kind: 'PartialObjectMetadataList',
         apiVersion: `meta.k8s.io/${v}`,
         metadata: meta,
-        items: items.map((o) => partialObjectMetadata(present(o, r.def, r.version), v)),
+        // kube builds this list from a nil slice: no items encode as null
+        items: items.length ? items.map((o) => partialObjectMetadata(present(o, r.def, r.version), v)) : null,
       };
     }
     default:

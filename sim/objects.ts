@@ -145,8 +145,10 @@ export function recordManager(
     fieldsV1: fieldsV1(fieldsOf ?? obj),
   };
   if (subresource) entry['subresource'] = subresource;
-  entries.push(entry);
-  obj.metadata.managedFields = entries;
+  // a manager that set no field is not recorded (kube drops entries with an empty field set)
+  if (Object.keys(entry.fieldsV1 as object).length > 0) entries.push(entry);
+  if (entries.length > 0) obj.metadata.managedFields = entries;
+  else delete obj.metadata.managedFields;
 }
 
 /** The field manager kube-apiserver derives from a User-Agent when the request names none. */

@@ -141,7 +141,10 @@ export function jsonPatch(original: Json, patchText: string): Json {
         doc = removeAt(doc, path, raw.path).doc;
         break;
       case 'replace': {
-        if (!getAt(doc, path).found)
+        // json-patch v4 (what kube vendors) sets a missing object key; only a missing parent or index fails
+        const p = path.length ? getAt(doc, path.slice(0, -1)) : undefined;
+        const setsKey = !!p?.found && isObject(p.value) && !Array.isArray(p.value);
+        if (!setsKey && !getAt(doc, path).found)
           throw unprocessable(
             `replace operation does not apply: doc is missing key: ${raw.path}: missing value`,
           );
@@ -170,7 +173,10 @@ export function jsonPatch(original: Json, patchText: string): Json {
       case 'test': {
         const at = getAt(doc, path);
         if (!at.found || !deepEqual(at.value, raw.value))
-          throw unprocessable(`testing value ${raw.path} failed: test failed`);
+          // kube answers a failed test op with the bare 422, no causes (measured on kube 1.35)
+          throw new StatusError(
+            failure(422, 'Invalid', 'the server rejected our request due to an error in our request', {}),
+          );
         break;
       }
       default:
@@ -397,6 +403,24 @@ export function applyMerge(live: Json, applied: Json, parent = ''): Json {
   return clone(applied);
 }
 
+/** Lists whose items kube keys by more than one field in field sets (+listMapKey), by parent.field. */
+const LIST_MAP_KEYS: Record<string, string[]> = {
+  'spec.ports': ['port', 'protocol'],
+  'containers.ports': ['containerPort', 'protocol'],
+  'initContainers.ports': ['containerPort', 'protocol'],
+};
+
+/** Fields of value (non-pointer) struct type in kube's API types: present in every object of their kind. */
+const STRUCT_FIELDS = new Set([
+  'metadata',
+  'spec',
+  'status',
+  'template',
+  'strategy',
+  'updateStrategy',
+  'jobTemplate',
+]);
+
 /** FieldsV1 (the `f:`/`k:` set) describing every field present in `obj`. */
 export function fieldsV1(obj: Json, parent = ''): JsonObject {
   const out: JsonObject = {};
@@ -418,20 +442,23 @@ export function fieldsV1(obj: Json, parent = ''): JsonObject {
       continue;
     const f: JsonObject = {};
     if (isObject(v)) {
-      Object.assign(f, { '.': {} }, fieldsV1(v, k));
+      // a struct that is always there (not a pointer or a map) has no "." of its own in kube's field sets
+      Object.assign(f, STRUCT_FIELDS.has(k) ? {} : { '.': {} }, fieldsV1(v, k));
       if (Object.keys(f).length === 1 && Object.keys(v).length === 0) delete f['.'];
     } else if (Array.isArray(v)) {
       const key = mergeKeyFor(parent, k);
-      if (key) {
+      const keys = LIST_MAP_KEYS[`${parent}.${k}`] ?? (key ? [key] : undefined);
+      if (keys) {
         for (const item of v) {
           if (!isObject(item)) continue;
-          f[`k:${JSON.stringify({ [key]: item[key] })}`] = { '.': {}, ...fieldsV1(item, k) };
+          const id = Object.fromEntries(keys.filter((x) => item[x] !== undefined).map((x) => [x, item[x]]));
+          f[`k:${JSON.stringify(id)}`] = { '.': {}, ...fieldsV1(item, k) };
         }
       }
     }
     out[`f:${k}`] = f;
   }
-  if (parent === '' && isObject(obj['metadata']) && Object.keys(out['f:metadata'] ?? {}).length <= 1) {
+  if (parent === '' && isObject(obj['metadata']) && Object.keys(out['f:metadata'] ?? {}).length === 0) {
     delete out['f:metadata'];
   }
   return out;

@@ -6,7 +6,13 @@
 import { parse as parseYaml } from 'yaml';
 import { applyOwnership } from './apply.ts';
 import type { KubeObject, ResourceDef, SubresourceDef } from './catalog/types.ts';
-import { checkFields, checkPatchFields, fieldValidationOf, warningHeader } from './fieldvalidation.ts';
+import {
+  checkFields,
+  checkPatchFields,
+  fieldValidationOf,
+  pruneUnknownFields,
+  warningHeader,
+} from './fieldvalidation.ts';
 import type { SimHost } from './host.ts';
 import {
   BODY_TYPES,
@@ -21,6 +27,7 @@ import {
 } from './http.ts';
 import {
   allowsCreateOnUpdate,
+  decodeLikeKube,
   defaultPodSpec,
   hasStatusSubresource,
   prepareForCreate,
@@ -61,6 +68,7 @@ import {
   noRouteForMethod,
   notFound,
   qualified,
+  type Status,
   success,
 } from './status.ts';
 import { clone, grKey, objectKey } from './store.ts';
@@ -93,6 +101,12 @@ function kindOf(def: ResourceDef): { kind: string; group: string } {
   return { kind: def.kind, group: def.group };
 }
 
+/** The deprecation warning kube-apiserver 1.35 adds to every request to these APIs (of the kinds the sim serves). */
+const DEPRECATED: Record<string, string> = {
+  'v1/ComponentStatus': 'v1 ComponentStatus is deprecated in v1.19+',
+  'v1/Endpoints': 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice',
+};
+
 export async function handleResource(
   sim: SimHost,
   req: Request,
@@ -112,7 +126,15 @@ export async function handleResource(
     gr: grKey(def.group, def.resource),
     warnings: [],
   };
-  const res = await route(ctx);
+  const deprecated = DEPRECATED[`${groupVersion(def.group, info.version)}/${def.kind}`];
+  if (deprecated) ctx.warnings.push(deprecated);
+  let res: Response;
+  try {
+    res = await route(ctx);
+  } catch (e) {
+    if (e instanceof StatusError) e.warnings.push(...ctx.warnings);
+    throw e;
+  }
   for (const w of ctx.warnings) res.headers.append('Warning', warningHeader(w));
   return res;
 }
@@ -274,6 +296,7 @@ async function readObject(ctx: Ctx): Promise<KubeObject> {
     ctx.warnings.push(
       ...checkFields(directive, gv, ctx.def.kind, obj, mt === 'application/yaml' ? undefined : text),
     );
+    pruneUnknownFields(gv, ctx.def.kind, obj);
   }
   if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
   return obj;
@@ -391,6 +414,42 @@ function validateContainers(ctx: Ctx, obj: KubeObject): void {
     throw new StatusError(invalid(ctx.def.kind, ctx.def.group, obj.metadata.name ?? '', causes));
 }
 
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * A ConfigMap's or Secret's data keys, as kube validates them (a 422 naming each bad key), and a Secret's
+ * data as base64, which kube decodes before anything else (a 400 at the first byte outside the alphabet).
+ */
+function validateDataKeys(ctx: Ctx, obj: KubeObject): void {
+  const { def } = ctx;
+  if (def.group !== '' || (def.resource !== 'configmaps' && def.resource !== 'secrets')) return;
+  const o = obj as KubeObject & { data?: Record<string, unknown>; binaryData?: Record<string, unknown> };
+  if (def.resource === 'secrets')
+    for (const v of Object.values(o.data ?? {})) {
+      const s = String(v);
+      if (!BASE64.test(s)) {
+        const at = s.search(/[^A-Za-z0-9+/=]/);
+        throw new StatusError(
+          badRequest(
+            `Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte ${at < 0 ? s.indexOf('=') : at}`,
+          ),
+        );
+      }
+    }
+  const causes = [
+    ...Object.keys(o.data ?? {}).map((k) => ['data', k] as const),
+    ...Object.keys(o.binaryData ?? {}).map((k) => ['binaryData', k] as const),
+  ]
+    .filter(([, k]) => k.length > 253 || !CONFIG_KEY.test(k) || k === '.' || k === '..')
+    .map(([field, k]) => ({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(k)}: a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
+      field: `${field}[${k}]`,
+    }));
+  if (causes.length > 0) throw new StatusError(invalid(def.kind, def.group, obj.metadata.name ?? '', causes));
+}
+
 // ------------------------------------------------------------------------------------------ writes
 
 /** The create path shared by POST, PUT-creates and apply-creates. */
@@ -406,6 +465,7 @@ function doCreate(
     obj.metadata.name = `${obj.metadata.generateName}${randomSuffix()}`;
   validateName(ctx, obj);
   validateContainers(ctx, obj);
+  validateDataKeys(ctx, obj);
   admitNamespace(ctx, obj.metadata.namespace, obj.metadata.name!);
   const key = objectKey(obj.metadata.namespace, obj.metadata.name!);
   if (sim.store.get(ctx.gr, key))
@@ -418,6 +478,7 @@ function doCreate(
   obj.metadata.uid = crypto.randomUUID();
   obj.metadata.creationTimestamp = timestamp(now);
   prepareForCreate(def, obj as KubeObject & Record<string, any>);
+  decodeLikeKube(def, obj as KubeObject & Record<string, any>);
   if (tracksGeneration(def, obj)) obj.metadata.generation = 1;
   else delete obj.metadata.generation;
   recordManager(obj, manager, operation, obj.apiVersion, now);
@@ -484,7 +545,9 @@ function doUpdate(
   merged.apiVersion = old.apiVersion ?? groupVersion(def.group, ctx.info.version);
   merged.kind = def.kind;
   merged.metadata.resourceVersion = old.metadata.resourceVersion;
+  decodeLikeKube(def, merged);
   if (part === 'main') validateContainers(ctx, merged);
+  if (part === 'main') validateDataKeys(ctx, merged);
   if (sameContent(merged, old)) return old;
   merged.metadata.managedFields = ownership?.managedFields ?? old.metadata.managedFields;
   recordManager(
@@ -535,7 +598,9 @@ async function patchedObject(
   const ct = parseMediaType(ctx.req.headers.get('content-type') ?? '');
   const mt = `${ct.type}/${ct.subtype}`;
   const accepted = allowStrategic ? PATCH_TYPES : PATCH_TYPES.filter((t) => !t.includes('strategic'));
-  if (!accepted.includes(mt)) throw new StatusError(unsupportedMediaType(accepted));
+  // the patch handler's 415 is the generic HTTP error's wording (measured on kube 1.35)
+  if (!accepted.includes(mt))
+    throw new StatusError(failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {}));
   const text = await ctx.req.text();
   if (mt === 'application/apply-patch+yaml') {
     if (!ctx.q.get('fieldManager')) {
@@ -590,6 +655,7 @@ async function patchedObject(
     const directive = fieldValidationOf(ctx.q, 'PatchOptions');
     const gv = groupVersion(ctx.def.group, ctx.info.version);
     ctx.warnings.push(...checkPatchFields(directive, gv, ctx.def.kind, mt, text, obj));
+    pruneUnknownFields(gv, ctx.def.kind, obj);
   }
   return { obj, apply: false };
 }
@@ -616,15 +682,12 @@ async function patch(ctx: Ctx, part: 'main' | 'status' = 'main'): Promise<Respon
   if (typeof obj !== 'object' || obj === null || typeof obj.metadata !== 'object') {
     throw new StatusError(badRequest('the patch removed the object metadata'));
   }
+  // a patch that renames is refused like an update whose body names another object (measured on kube 1.35)
   if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
     throw new StatusError(
-      invalid(ctx.def.kind, ctx.def.group, name, [
-        {
-          reason: 'FieldValueInvalid',
-          message: `Invalid value: "${obj.metadata.name}": field is immutable`,
-          field: 'metadata.name',
-        },
-      ]),
+      badRequest(
+        `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
+      ),
     );
   }
   // a patch carrying metadata.resourceVersion is a precondition; otherwise it applies to the latest
@@ -669,6 +732,17 @@ async function deleteOptions(ctx: Ctx): Promise<DeleteOptions> {
   if (q.get('propagationPolicy')) opts.propagationPolicy = q.get('propagationPolicy')!;
   if (q.get('gracePeriodSeconds')) opts.gracePeriodSeconds = Number(q.get('gracePeriodSeconds'));
   if (q.getAll('dryRun').length) opts.dryRun = q.getAll('dryRun');
+  const badDryRun = (opts.dryRun ?? []).filter((v) => v !== 'All');
+  if (badDryRun.length)
+    throw new StatusError(
+      invalid('DeleteOptions', 'meta.k8s.io', '', [
+        {
+          reason: 'FieldValueNotSupported',
+          message: `Unsupported value: ${JSON.stringify(opts.dryRun)}: supported values: "All"`,
+          field: 'dryRun',
+        },
+      ]),
+    );
   const policy = opts.propagationPolicy;
   if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(policy)) {
     throw new StatusError(
@@ -692,20 +766,20 @@ function deleteOne(ctx: Ctx, name: string, opts: DeleteOptions): KubeObject {
   if (pre?.uid && pre.uid !== obj.metadata.uid) {
     throw new StatusError(
       conflict(
-        def.resource,
+        def.kind,
         def.group,
         name,
-        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`,
+        `the UID in the precondition (${pre.uid}) does not match the UID in record (${obj.metadata.uid}). The object might have been deleted and then recreated`,
       ),
     );
   }
   if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
     throw new StatusError(
       conflict(
-        def.resource,
+        def.kind,
         def.group,
         name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
+        `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${obj.metadata.resourceVersion}). The object might have been modified`,
       ),
     );
   }
@@ -719,14 +793,15 @@ async function del(ctx: Ctx): Promise<Response> {
   const opts = await deleteOptions(ctx);
   const gone = deleteOne(ctx, ctx.info.name!, opts);
   if (returnsDeletedObject(ctx.def)) return respondObject(ctx, gone);
-  return jsonResponse(
-    success({
-      name: gone.metadata.name!,
-      ...(ctx.def.group ? { group: ctx.def.group } : {}),
-      kind: ctx.def.resource,
-      uid: gone.metadata.uid!,
-    }),
-  );
+  const done: Partial<Status> = success({
+    name: gone.metadata.name!,
+    ...(ctx.def.group ? { group: ctx.def.group } : {}),
+    kind: ctx.def.resource,
+    uid: gone.metadata.uid!,
+  });
+  // the registry's delete Status carries no code (measured on kube 1.35)
+  delete done.code;
+  return jsonResponse(done);
 }
 
 async function deleteCollection(ctx: Ctx): Promise<Response> {

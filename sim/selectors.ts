@@ -474,6 +474,7 @@ const FIELDS: Record<string, Record<string, (o: any) => string | undefined>> = {
     type: (o) => o.type ?? '',
   },
   secrets: { type: (o) => o.type ?? '' },
+  services: { 'spec.clusterIP': (o) => o.spec?.clusterIP ?? '', 'spec.type': (o) => o.spec?.type ?? '' },
   namespaces: { 'status.phase': (o) => o.status?.phase ?? '' },
   nodes: { 'spec.unschedulable': (o) => String(o.spec?.unschedulable ?? false) },
   replicasets: { 'status.replicas': (o) => String(o.status?.replicas ?? 0) },
@@ -494,7 +495,14 @@ export function parseFieldSelector(s: string | null | undefined, resource: strin
   }
   for (const r of reqs)
     if (r.field !== 'metadata.name' && r.field !== 'metadata.namespace' && !FIELDS[resource]?.[r.field])
-      throw new StatusError(badRequest(`field label not supported: ${r.field}`));
+      throw new StatusError(
+        badRequest(
+          // a kind with field label conversions of its own refuses the others so; the rest get the default's words
+          FIELDS[resource]
+            ? `field label not supported: ${r.field}`
+            : `${JSON.stringify(r.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`,
+        ),
+      );
   return reqs;
 }
 

@@ -9,12 +9,12 @@
 
 import type { KubeObject, ResourceDef } from './catalog/types.ts';
 import { StatusError, type Target } from './http.ts';
-import { parseRv, tooLargeResourceVersion, validateListOptions } from './list.ts';
+import { parseRv, rvSyntax, tooLargeResourceVersion, validateListOptions } from './list.ts';
 import { groupVersion, present } from './objects.ts';
 import { queryBool } from './paths.ts';
 import { PROTOBUF_WATCH, watchFrame } from './protobuf.ts';
 import { type Selector, selectorMatches } from './selectors.ts';
-import { expired, type Status } from './status.ts';
+import { expired, failure, type Status } from './status.ts';
 import type { Store, StoreEvent } from './store.ts';
 import { type IncludeObject, parseIncludeObject, partialObjectMetadata, toTable } from './table.ts';
 
@@ -67,6 +67,9 @@ export function serveWatch(store: Store, gr: string, r: WatchRequest): Response 
   const initialState =
     sendInitialParam === 'true' || (sendInitialParam === null && (rvParam === '' || rvParam === '0'));
   if (rvParam !== '' && rvParam !== '0') {
+    // a watch from an unparsable RV fails in the storage layer: a 500, as kube answers it
+    if (!/^\d+$/.test(rvParam))
+      throw new StatusError({ ...failure(500, '', rvSyntax(rvParam)), reason: undefined } as Status);
     const n = parseRv(rvParam);
     if (sendInitialParam === 'true') {
       if (n > current) throw new StatusError(tooLargeResourceVersion(n, current));
@@ -174,7 +177,15 @@ export function serveWatch(store: Store, gr: string, r: WatchRequest): Response 
       if (before) send('DELETED', render(ev.obj));
     } else if (now && before) send('MODIFIED', render(ev.obj));
     else if (now) send('ADDED', render(ev.obj));
-    else if (before) send('DELETED', render(ev.obj));
+    // leaving the selector: the object as it was when it matched, at the event's RV (cacheWatcher)
+    else if (before && ev.prev)
+      send(
+        'DELETED',
+        render({
+          ...ev.prev,
+          metadata: { ...ev.prev.metadata, resourceVersion: ev.obj.metadata.resourceVersion },
+        }),
+      );
   };
 
   const stream = new ReadableStream<Uint8Array>({

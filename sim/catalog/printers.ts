@@ -350,16 +350,10 @@ export const secretPrinter: TablePrinter = {
   ],
 };
 
+// kube 1.35 prints a ServiceAccount with Name and Age only (measured against a real member)
 export const serviceAccountPrinter: TablePrinter = {
-  columns: [
-    nameCol(),
-    col(
-      'Secrets',
-      'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret',
-    ),
-    ageCol(),
-  ],
-  cells: (o, now) => [objName(o), ((o as Obj).secrets ?? []).length, objAge(o, now)],
+  columns: [nameCol(), ageCol()],
+  cells: (o, now) => [objName(o), objAge(o, now)],
 };
 
 function eventSource(ev: Obj): string {
