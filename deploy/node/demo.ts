@@ -4,7 +4,7 @@
  * without configuration, by `npm run dev:worker`, and by the tests.
  */
 
-import { createSimFleet, type SimCluster, type SimKarmada } from '../../sim/index.ts';
+import { createSimFleet, propagate, type SimCluster, type SimKarmada } from '../../sim/index.ts';
 import type { FleetConfigInput } from '../../src/config/schema.ts';
 import { type ServedHandle, serveFetch } from './http.ts';
 import { serveSimUpgrades } from './sim-upgrade.ts';
@@ -13,6 +13,11 @@ export interface SimFleetOptions {
   members?: string[];
   crdMembers?: string[];
   seed?: boolean;
+  /**
+   * run the simulated Karmada's propagation (sim/propagation.ts) every half second, as its controllers
+   * would: the demo's, so a PropagationPolicy a reader applies reaches the members
+   */
+  propagation?: boolean;
 }
 
 export interface ServedSimFleet {
@@ -45,6 +50,7 @@ export async function serveSim(sim: SimCluster, port = 0): Promise<ServedHandle>
 
 export async function startSimFleet(opts: SimFleetOptions = {}): Promise<ServedSimFleet> {
   const { karmada, members } = createSimFleet(opts);
+  const stopPropagation = opts.propagation ? karmada.timer(() => propagate(karmada), 500, true) : () => {};
   const handles: ServedHandle[] = [];
   const kh = await serveSim(karmada);
   handles.push(kh);
@@ -75,6 +81,7 @@ export async function startSimFleet(opts: SimFleetOptions = {}): Promise<ServedS
       ...extra,
     }),
     async close() {
+      stopPropagation();
       for (const sim of [karmada, ...members.values()]) sim.close();
       await Promise.all(handles.map((h) => h.close(500)));
     },

@@ -80,7 +80,7 @@ async function main() {
       throw new ConfigError('--federation: for the demo only; a configuration sets `federation:` itself');
     raw = loadConfigDocument(path);
   } else {
-    demo = await startSimFleet();
+    demo = await startSimFleet({ propagation: true });
     raw = { ...demo.karmadaConfig(), ...demoFederation(argv) };
   }
   const source = path ?? 'embedded default';

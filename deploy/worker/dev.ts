@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { startSimFleet } from '../node/demo.ts';
 
 const port = process.env.PORT ?? '8787';
-const demo = await startSimFleet();
+const demo = await startSimFleet({ propagation: true });
 mkdirSync('.cache', { recursive: true });
 // an env file keeps the JSON intact (a --var argument would be split at its first colon)
 const envFile = '.cache/dev-worker.env';

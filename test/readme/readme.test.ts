@@ -38,7 +38,7 @@ function sh(command: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  sims = await startSimFleet();
+  sims = await startSimFleet({ propagation: true });
   // exactly what `npm start` serves without a configuration (deploy/node/main.ts)
   fleet = await startNodeFleet({ config: parseConfig(sims.karmadaConfig(), 'embedded default') });
   const home = mkdtempSync(join(tmpdir(), 'fleet-readme-'));
