@@ -1,0 +1,152 @@
+/**
+ * The worker fleet in workerd (the bundle `wrangler deploy` ships, run by miniflare) in front of the real
+ * bed. Every cluster of the bed serves TLS with a private CA of its own and takes client certificates,
+ * and the worker refuses a private CA or an inline client certificate (src/platform/worker.ts): what
+ * Workers offer instead is an `mtls_certificates` binding, one static client identity per binding. Here
+ * each cluster gets one binding, a workerd network service whose TLS options present the fleet's
+ * certificate for that cluster and trust that cluster's CA (what an uploaded mTLS certificate plus a
+ * publicly trusted upstream certificate give a deployed worker). Callers authenticate with a static
+ * token (the worker has no x509 authenticator: the edge terminates TLS) and are impersonated in every
+ * cluster, as on Node. What does not work in workerd is in testbed/README.md ("The worker fleet").
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningFleet, startWorkerFleet } from '../helpers/fleet.ts';
+import { Kubectl } from '../helpers/kubectl.ts';
+import { createTestCA } from '../helpers/tls.ts';
+import { bed, type ClusterInfo, clusterKubectl, ensureNamespace, ok, runningPod, until } from './bed.ts';
+
+const ns = `rw-${randomBytes(3).toString('hex')}`;
+const TOKEN = `bed-admin-${randomBytes(8).toString('hex')}`;
+
+/** the worker's mTLS binding for one cluster: its CA trusted, the fleet's certificate for it presented */
+function mtlsBinding(c: ClusterInfo) {
+  return {
+    network: {
+      // the bed listens on loopback
+      allow: ['local', 'private'],
+      tlsOptions: {
+        keypair: { privateKey: c.fleet.key, certificateChain: c.fleet.cert },
+        trustedCertificates: [c.ca],
+      },
+    },
+  };
+}
+
+const bindingName = (c: ClusterInfo) => `MTLS_${c.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+
+describe('the worker fleet in workerd, in front of the real bed', () => {
+  const b = bed();
+  const members = b.members as [ClusterInfo, ClusterInfo, ClusterInfo];
+  const clusters = [b.karmadaApiserver, ...members];
+  const serving = createTestCA('real-workerd-ca');
+  const fleets: RunningFleet[] = [];
+  let direct: Kubectl;
+  let karmada: Kubectl;
+  const pods = new Map<string, string>();
+
+  async function start(members: unknown): Promise<Kubectl> {
+    const config = {
+      controlPlane: {
+        server: b.karmadaApiserver.url,
+        mtlsCertificateBinding: bindingName(b.karmadaApiserver),
+      },
+      members,
+      authentication: { staticTokens: { csv: `${TOKEN},bed-admin,bed-admin,"system:masters"\n` } },
+    };
+    const f = await startWorkerFleet(JSON.stringify(config), {
+      // kubectl sends a bearer token over TLS only
+      tls: serving.server(),
+      bindings: Object.fromEntries(clusters.map((c) => [bindingName(c), mtlsBinding(c)])),
+    });
+    fleets.push(f);
+    return new Kubectl(f.url, { caPem: serving.cert, token: TOKEN });
+  }
+
+  beforeAll(async () => {
+    direct = await start({
+      mode: 'static',
+      clusters: members.map((m) => ({ name: m.name, server: m.url, mtlsCertificateBinding: bindingName(m) })),
+    });
+    karmada = await start({ mode: 'karmada', refreshSeconds: 5 });
+    await ensureNamespace(clusters, ns);
+    for (const m of members)
+      await ok(clusterKubectl(m), ['create', 'deployment', 'web', '--image=nginx', '-n', ns]);
+    for (const m of members) pods.set(m.name, await runningPod(clusterKubectl(m), ns, `a pod in ${m.name}`));
+  });
+  afterAll(async () => {
+    await Promise.all(fleets.map((f) => f.stop()));
+    for (const c of clusters) await clusterKubectl(c).run(['delete', 'namespace', ns, '--wait=false']);
+  });
+
+  const want = () => members.map((m) => `pod/${pods.get(m.name)}.clusterspace.${m.name}`).sort();
+
+  it('static members: get, paged list, get by fleet name, as the members hold them', async () => {
+    const listed = await ok(direct, ['get', 'pods', '-n', ns, '-o', 'name']);
+    expect(listed.trim().split('\n').sort()).toEqual(want());
+    const paged = await ok(direct, ['get', 'pods', '-n', ns, '--chunk-size=1', '-o', 'name']);
+    expect(paged.trim().split('\n').sort()).toEqual(want());
+    const m = members[1];
+    const pod = pods.get(m.name)!;
+    const byName = JSON.parse(
+      await ok(direct, ['get', 'pod', `${pod}.clusterspace.${m.name}`, '-n', ns, '-o', 'json']),
+    );
+    const real = JSON.parse(await ok(clusterKubectl(m), ['get', 'pod', pod, '-n', ns, '-o', 'json']));
+    expect(byName.metadata.uid).toBe(real.metadata.uid);
+    // the caller is impersonated in the member: the member's RBAC decided for bed-admin
+    const who = JSON.parse(await ok(direct, ['auth', 'whoami', '-o', 'json']));
+    expect(who.status.userInfo.username).toBe('bed-admin');
+  });
+
+  it('static members: a watch sees a change made directly in a member, by fleet name', async () => {
+    const w = direct.spawn(['get', 'configmaps', '-n', ns, '--watch', '-o', 'name']);
+    try {
+      await w.waitFor(/configmap\/kube-root-ca\.crt\.clusterspace\.member3/, 60_000);
+      const m = members[2];
+      await ok(clusterKubectl(m), ['create', 'configmap', 'watched', '-n', ns]);
+      await w.waitFor(new RegExp(`configmap/watched\\.clusterspace\\.${m.name}`), 60_000);
+    } finally {
+      w.stop();
+    }
+  });
+
+  it('static members: logs by fleet name come from the member', async () => {
+    const m = members[0];
+    const out = await ok(direct, ['logs', `${pods.get(m.name)}.clusterspace.${m.name}`, '-n', ns]);
+    expect(out).toContain(m.logLine);
+  });
+
+  it('static members: exec by fleet name runs in the member over WebSocket', async () => {
+    const m = members[2];
+    const out = await ok(direct, [
+      'exec',
+      `${pods.get(m.name)}.clusterspace.${m.name}`,
+      '-n',
+      ns,
+      '--',
+      'sh',
+      '-c',
+      'echo exec-through-workerd',
+    ]);
+    expect(out.trim()).toBe('exec-through-workerd');
+  });
+
+  it('Karmada members (through the cluster proxy): get and watch at the root', async () => {
+    const listed = await until('the Clusters listed as members', async () => {
+      const r = await karmada.run(['get', 'pods', '-n', ns, '-o', 'name']);
+      const got = r.stdout.trim().split('\n').sort();
+      if (r.code === 0 && got.length === 3) return got;
+      if (r.code !== 0) throw new Error(r.stderr);
+      return undefined;
+    });
+    expect(listed).toEqual(want());
+    const w = karmada.spawn(['get', 'configmaps', '-n', ns, '--watch', '-o', 'name']);
+    try {
+      await w.waitFor(/configmap\/kube-root-ca\.crt\.clusterspace\.member1/, 60_000);
+      await ok(clusterKubectl(members[0]), ['create', 'configmap', 'via-proxy', '-n', ns]);
+      await w.waitFor(/configmap\/via-proxy\.clusterspace\.member1/, 60_000);
+    } finally {
+      w.stop();
+    }
+  });
+});
