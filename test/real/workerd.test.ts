@@ -10,11 +10,21 @@
  * cluster, as on Node. What does not work in workerd is in testbed/README.md ("The worker fleet").
  */
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningFleet, startWorkerFleet } from '../helpers/fleet.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
 import { createTestCA } from '../helpers/tls.ts';
-import { bed, type ClusterInfo, clusterKubectl, ensureNamespace, ok, runningPod, until } from './bed.ts';
+import {
+  bed,
+  type ClusterInfo,
+  clusterKubectl,
+  ensureNamespace,
+  forwardedHealthz,
+  ok,
+  runningPod,
+  until,
+} from './bed.ts';
 
 const ns = `rw-${randomBytes(3).toString('hex')}`;
 const TOKEN = `bed-admin-${randomBytes(8).toString('hex')}`;
@@ -131,6 +141,23 @@ describe('the worker fleet in workerd, in front of the real bed', () => {
     expect(out.trim()).toBe('exec-through-workerd');
   });
 
+  it('static members: attach and port-forward by fleet name over WebSocket', async () => {
+    const m = members[0];
+    const a = direct.spawn(['attach', `${pods.get(m.name)}.clusterspace.${m.name}`, '-n', ns]);
+    try {
+      // kwok attaches to the log file from its end: write until a line comes through
+      const line = `attached-${randomBytes(3).toString('hex')}`;
+      await until('a line through attach', async () => {
+        appendFileSync(m.logsFile, `${new Date().toISOString()} stdout F ${line}\n`);
+        return a.output().includes(line) ? true : undefined;
+      });
+    } finally {
+      a.stop();
+    }
+    const pod = `pod/${pods.get(m.name)}.clusterspace.${m.name}`;
+    expect(await forwardedHealthz(direct, pod, ns, m.ca)).toEqual({ status: 200, body: 'ok' });
+  });
+
   it('Karmada members (through the cluster proxy): get and watch at the root', async () => {
     const listed = await until('the Clusters listed as members', async () => {
       const r = await karmada.run(['get', 'pods', '-n', ns, '-o', 'name']);
@@ -148,5 +175,17 @@ describe('the worker fleet in workerd, in front of the real bed', () => {
     } finally {
       w.stop();
     }
+    const m = members[1];
+    const out = await ok(karmada, [
+      'exec',
+      `${pods.get(m.name)}.clusterspace.${m.name}`,
+      '-n',
+      ns,
+      '--',
+      'sh',
+      '-c',
+      'echo exec-through-proxy',
+    ]);
+    expect(out.trim()).toBe('exec-through-proxy');
   });
 });
