@@ -8,8 +8,10 @@ import * as k8s from '@kubernetes/client-node';
 export interface ClientTLS {
   /** PEM of the CA the server's certificate is checked against */
   ca: string;
-  cert: string;
-  key: string;
+  /** a client certificate, or a bearer token */
+  cert?: string;
+  key?: string;
+  token?: string;
 }
 
 export function clientNode(server: string, tls?: ClientTLS): { kc: k8s.KubeConfig; core: k8s.CoreV1Api } {
@@ -19,7 +21,13 @@ export function clientNode(server: string, tls?: ClientTLS): { kc: k8s.KubeConfi
     clusters: [
       tls ? { name: 'fleet', server, caData: b64(tls.ca) } : { name: 'fleet', server, skipTLSVerify: true },
     ],
-    users: [tls ? { name: 'u', certData: b64(tls.cert), keyData: b64(tls.key) } : { name: 'u' }],
+    users: [
+      tls?.token
+        ? { name: 'u', token: tls.token }
+        : tls?.cert && tls.key
+          ? { name: 'u', certData: b64(tls.cert), keyData: b64(tls.key) }
+          : { name: 'u' },
+    ],
     contexts: [{ name: 'fleet', cluster: 'fleet', user: 'u' }],
     currentContext: 'fleet',
   });

@@ -11,8 +11,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientNode } from '../helpers/clientnode.ts';
+import { Candidate } from '../helpers/election.ts';
 import { type RunningFleet, startWorkerFleet } from '../helpers/fleet.ts';
+import { helmRunner } from '../helpers/helm.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
 import { createTestCA } from '../helpers/tls.ts';
 import {
@@ -26,6 +31,7 @@ import {
   until,
 } from './bed.ts';
 
+const CHART = resolve('test/fixtures/charts/refs');
 const ns = `rw-${randomBytes(3).toString('hex')}`;
 const TOKEN = `bed-admin-${randomBytes(8).toString('hex')}`;
 
@@ -188,4 +194,75 @@ describe('the worker fleet in workerd, in front of the real bed', () => {
     ]);
     expect(out.trim()).toBe('exec-through-proxy');
   });
+  it('Helm 4 at the root of the Karmada-mode worker: install, upgrade, uninstall with --wait by fleet name', async () => {
+    const m = members[2];
+    const set = [
+      '-n',
+      ns,
+      '--set',
+      `fullnameOverride=x.clusterspace.${m.name}`,
+      '--wait',
+      '--timeout',
+      '120s',
+    ];
+    const helm = helmRunner('real-workerd-helm-');
+    try {
+      const run = async (args: string[]) => {
+        const r = await helm.run(karmada.kubeconfig, args, 240_000);
+        expect(r.code, `helm ${args[0]}\n${r.stdout}\n${r.stderr}`).toBe(0);
+      };
+      const deploy = async () =>
+        JSON.parse(await ok(clusterKubectl(m), ['get', 'deployment', 'x', '-n', ns, '-o', 'json']));
+      await run(['install', 'wk', CHART, ...set]);
+      const installed = await deploy();
+      expect(installed.spec.template.spec.serviceAccountName).toBe('x');
+      expect(installed.status.readyReplicas).toBe(1);
+      await run(['upgrade', 'wk', CHART, ...set, '--set', 'image=nginx:2']);
+      const upgraded = await deploy();
+      expect(upgraded.metadata.uid).toBe(installed.metadata.uid);
+      expect(upgraded.spec.template.spec.containers[0].image).toBe('nginx:2');
+      const secrets = await ok(clusterKubectl(b.karmadaApiserver), [
+        'get',
+        'secrets',
+        '-n',
+        ns,
+        '-l',
+        'owner=helm,name=wk',
+        '-o',
+        'name',
+      ]);
+      expect(secrets.trim().split('\n')).toHaveLength(2);
+      await run(['uninstall', 'wk', '-n', ns, '--wait', '--timeout', '120s']);
+      const gone = await clusterKubectl(m).run(['get', 'deployment', 'x', '-n', ns]);
+      expect(gone.stderr).toContain('NotFound');
+    } finally {
+      helm.close();
+    }
+  }, 600_000);
+
+  it('leader election over a Lease at the root of the Karmada-mode worker, with failover', async () => {
+    const { kc } = clientNode(karmada.server, { ca: serving.cert, token: TOKEN });
+    const api = kc.makeApiClient(k8s.CoordinationV1Api);
+    const cands = ['a', 'b', 'c'].map((id) => new Candidate(id, api, ns, 'wlock', 3, 300));
+    try {
+      for (const c of cands) c.start();
+      await until('a leader', async () => (cands.some((c) => c.leading) ? true : undefined), 30_000);
+      await new Promise((r) => setTimeout(r, 2_000));
+      const first = cands.filter((c) => c.leading);
+      expect(first).toHaveLength(1);
+      first[0]!.stop();
+      await until(
+        'a new leader',
+        async () => (cands.some((c) => c !== first[0] && c.leading) ? true : undefined),
+        30_000,
+      );
+      const lease = JSON.parse(
+        await ok(clusterKubectl(b.karmadaApiserver), ['get', 'lease', 'wlock', '-n', ns, '-o', 'json']),
+      );
+      expect(lease.spec.holderIdentity).not.toBe(first[0]!.id);
+      expect(lease.spec.leaseTransitions).toBe(1);
+    } finally {
+      for (const c of cands) c.stop();
+    }
+  }, 120_000);
 });
