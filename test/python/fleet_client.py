@@ -2,7 +2,8 @@
 
 Usage: fleet_client.py <server URL> <namespace to watch> [<configmap to create, by fleet name>]
 FLEET_WATCH_SECONDS bounds the watch (default 8).
-Over TLS, FLEET_CA_FILE names the CA to trust, FLEET_CERT_FILE and FLEET_KEY_FILE the client certificate.
+Over TLS, FLEET_CA_FILE names the CA to trust, FLEET_CERT_FILE and FLEET_KEY_FILE the client certificate
+(or FLEET_TOKEN a bearer token).
 Prints one JSON document: the pods listed across the fleet, one pod read back by its fleet name, and
 the configmap events a watch saw while the test changed the clusters (the test writes
 "WATCHING" to stderr's peer: this script prints a line on stderr once its watch is open).
@@ -22,6 +23,8 @@ def main() -> None:
         cfg.ssl_ca_cert = os.environ["FLEET_CA_FILE"]
         cfg.cert_file = os.environ.get("FLEET_CERT_FILE")
         cfg.key_file = os.environ.get("FLEET_KEY_FILE")
+    if os.environ.get("FLEET_TOKEN"):
+        cfg.api_key = {"authorization": "Bearer " + os.environ["FLEET_TOKEN"]}
     api = client.CoreV1Api(client.ApiClient(cfg))
 
     pods = api.list_pod_for_all_namespaces()

@@ -9,9 +9,11 @@
  * token (the worker has no x509 authenticator: the edge terminates TLS) and are impersonated in every
  * cluster, as on Node. What does not work in workerd is in testbed/README.md ("The worker fleet").
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientNode } from '../helpers/clientnode.ts';
@@ -31,6 +33,7 @@ import {
   until,
 } from './bed.ts';
 
+const PYTHON = process.env.FLEET_PYTHON ?? '/usr/bin/python3';
 const CHART = resolve('test/fixtures/charts/refs');
 const ns = `rw-${randomBytes(3).toString('hex')}`;
 const TOKEN = `bed-admin-${randomBytes(8).toString('hex')}`;
@@ -265,4 +268,83 @@ describe('the worker fleet in workerd, in front of the real bed', () => {
       for (const c of cands) c.stop();
     }
   }, 120_000);
+  it('client-node informer at the root of the Karmada-mode worker: synced, then changes in two members seen once', async () => {
+    const [m1, m2] = members;
+    const { kc, core } = clientNode(karmada.server, { ca: serving.cert, token: TOKEN });
+    const informer = k8s.makeInformer(kc, `/api/v1/namespaces/${ns}/configmaps`, () =>
+      core.listNamespacedConfigMap({ namespace: ns }),
+    );
+    const events: string[] = [];
+    for (const verb of ['add', 'update', 'delete'] as const)
+      informer.on(verb, (o) => {
+        if (o.metadata?.name?.startsWith('inf-')) events.push(`${verb} ${o.metadata.name}`);
+      });
+    await informer.start();
+    try {
+      await until('the informer synced', async () =>
+        informer.list().some((o) => o.metadata?.name === `kube-root-ca.crt.clusterspace.${m2.name}`)
+          ? true
+          : undefined,
+      );
+      await ok(clusterKubectl(m1), ['create', 'configmap', 'inf-a', '-n', ns]);
+      await ok(clusterKubectl(m2), ['create', 'configmap', 'inf-b', '-n', ns]);
+      await ok(clusterKubectl(m2), ['delete', 'configmap', 'inf-b', '-n', ns]);
+      await until('three changes', async () => (events.length >= 3 ? true : undefined), 60_000);
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(events.sort()).toEqual(
+        [
+          `add inf-a.clusterspace.${m1.name}`,
+          `add inf-b.clusterspace.${m2.name}`,
+          `delete inf-b.clusterspace.${m2.name}`,
+        ].sort(),
+      );
+    } finally {
+      await informer.stop();
+    }
+  }, 180_000);
+
+  it('the Python client at the root of the Karmada-mode worker: list, read, watch, create by fleet name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'real-wpy-'));
+    writeFileSync(join(dir, 'ca.pem'), serving.cert);
+    const made = `made-w.clusterspace.${members[0].name}`;
+    const p = spawn(PYTHON, [resolve('test/python/fleet_client.py'), karmada.server, ns, made], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        FLEET_CA_FILE: join(dir, 'ca.pem'),
+        FLEET_TOKEN: TOKEN,
+        FLEET_WATCH_SECONDS: '90',
+      },
+    });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => {
+      out += d;
+    });
+    const watching = new Promise<void>((res) =>
+      p.stderr.on('data', (d) => {
+        err += d;
+        if (err.includes('WATCHING')) res();
+      }),
+    );
+    const exited = new Promise<number | null>((res) => p.on('close', res));
+    await Promise.race([watching, exited]);
+    await Promise.all(
+      members.map((m) => ok(clusterKubectl(m), ['create', 'configmap', `wfrom-${m.name}`, '-n', ns])),
+    );
+    expect(await exited, err).toBe(0);
+    const r = JSON.parse(out);
+    expect(r.pods.filter((x: string) => x.startsWith(`${ns}/`)).sort()).toEqual(
+      members.map((m) => `${ns}/${pods.get(m.name)}.clusterspace.${m.name}`).sort(),
+    );
+    expect(r.read.name).toBe(`${pods.get(members[1].name)}.clusterspace.${members[1].name}`);
+    expect(new Set(r.events.map((e: { name: string }) => e.name))).toEqual(
+      new Set(members.map((m) => `wfrom-${m.name}.clusterspace.${m.name}`)),
+    );
+    expect(r.created.name).toBe(made);
+    const real = JSON.parse(
+      await ok(clusterKubectl(members[0]), ['get', 'configmap', 'made-w', '-n', ns, '-o', 'json']),
+    );
+    expect(real.metadata.uid).toBe(r.created.uid);
+  }, 180_000);
 });
