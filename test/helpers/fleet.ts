@@ -24,6 +24,8 @@ export interface StartOptions {
   outbound?: (req: Request) => Promise<Response>;
   /** serve HTTPS with this certificate (kubectl sends bearer tokens only over TLS) */
   tls?: { cert: string; key: string };
+  /** workerd only: more service bindings (e.g. an mTLS binding: a network service with a client certificate) */
+  bindings?: Record<string, unknown>;
 }
 
 export async function startFleet(
@@ -51,7 +53,10 @@ export async function startWorkerFleet(configText: string, opts: StartOptions = 
     ...WORKER_COMPATIBILITY,
     bindings: { FLEET_CONFIG: configText },
     // the fleet's own relay entrypoint, as wrangler.toml binds it
-    serviceBindings: { FLEET_RELAY: { name: 'fleet', entrypoint: 'FleetRelay' } },
+    serviceBindings: {
+      FLEET_RELAY: { name: 'fleet', entrypoint: 'FleetRelay' },
+      ...(opts.bindings as Record<string, never>),
+    },
     ...(opts.outbound ? { outboundService: opts.outbound as never } : {}),
     host: '127.0.0.1',
     port: 0,

@@ -14,6 +14,8 @@ export interface ClusterInfo {
   /** a system:masters kubeconfig for this cluster itself (not through any fleet), and its certificate */
   kubeconfig: string;
   admin: { cert: string; key: string };
+  /** the certificate the fleets call this cluster with (user fleet-apiserver, the README's rights only) */
+  fleet: { cert: string; key: string };
   /** the line every container's log holds in this cluster (kwok's ClusterLogs) */
   logLine: string;
   /** the file kwok serves as every container's log and attach stream (CRI log format; '' if none) */
@@ -73,6 +75,18 @@ export async function ok(k: Kubectl, args: string[], stdin?: string): Promise<st
   const r = await k.run(args, { stdin, timeoutMs: 60_000 });
   if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} (exit ${r.code}):\n${r.stderr}${r.stdout}`);
   return r.stdout;
+}
+
+/**
+ * Creates namespace `ns` in each of `clusters`, where it is not there already: Karmada's namespace sync
+ * copies one made in karmada-apiserver into every member, so a member may have it first.
+ */
+export async function ensureNamespace(clusters: ClusterInfo[], ns: string): Promise<void> {
+  for (const c of clusters) {
+    const r = await clusterKubectl(c).run(['create', 'namespace', ns], { timeoutMs: 60_000 });
+    if (r.code !== 0 && !r.stderr.includes('AlreadyExists'))
+      throw new Error(`kubectl create namespace ${ns} in ${c.name} (exit ${r.code}):\n${r.stderr}`);
+  }
 }
 
 /** Polls `f` every 0.5 s until it returns a value; fails after `timeoutMs` with the last error. */

@@ -203,14 +203,15 @@ const ROWS: Row[] = [
     [],
     ['secrets[].name 2.3', 'imagePullSecrets[].name 3.1'],
   ],
-  // a User's or Group's name is not an object's: only ServiceAccount subjects (JSON only)
+  // a User's or Group's name is not an object's: only ServiceAccount subjects (JSON only); their
+  // namespace too (a chart installed with -n <ns>.clusterspace.<cluster> writes it there)
   ...['RoleBinding', 'ClusterRoleBinding'].map(
     (kind): Row => [
       kind,
       'rbac.authorization.k8s.io',
       (o) => isObj(o.roleRef) || Array.isArray(o.subjects),
       [],
-      ['roleRef.name 3.3', 'subjects[kind=ServiceAccount].name'],
+      ['roleRef.name 3.3', 'subjects[kind=ServiceAccount].name', 'subjects[kind=ServiceAccount].namespace'],
     ],
   ),
   [
