@@ -16,7 +16,7 @@ afterEach(() => {
   fleet = undefined;
 });
 
-/** The demo's seeds: web (5 replicas) to member1 and member2 by static weights 2:1, api to member3. */
+/** The demo's seeds: web (5 replicas) to member1 and member2 by static weights 3:2, api to member3. */
 function seeded() {
   fleet = createSimFleet();
   propagate(fleet.karmada);
@@ -28,10 +28,10 @@ describe('simulated propagation', () => {
     const { karmada } = seeded();
     const rb = karmada.get(RB, 'shop', 'web-deployment') as any;
     expect(rb.spec.resource).toMatchObject({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' });
-    // 5 × 2/3 = 3, 5 × 1/3 = 1, the one left to the heaviest
+    // 5 × 3/5 = 3, 5 × 2/5 = 2: as the seeded copies hold them
     expect(rb.spec.clusters).toEqual([
-      { name: 'member1', replicas: 4 },
-      { name: 'member2', replicas: 1 },
+      { name: 'member1', replicas: 3 },
+      { name: 'member2', replicas: 2 },
     ]);
     expect(rb.status.aggregatedStatus.map((s: any) => [s.clusterName, s.applied])).toEqual([
       ['member1', true],
@@ -52,7 +52,7 @@ describe('simulated propagation', () => {
       'karmada-es-member2',
     ]);
     const copy = members.get('member2')!.get(D, 'shop', 'web') as any;
-    expect(copy.spec.replicas).toBe(1);
+    expect(copy.spec.replicas).toBe(2);
     expect(copy.metadata.labels['resourcebinding.karmada.io/permanent-id']).toBe(id);
     const w2 = works.find((w) => w.metadata.namespace === 'karmada-es-member2');
     expect(copy.metadata.annotations).toMatchObject({
@@ -110,5 +110,21 @@ describe('simulated propagation', () => {
     expect((m1.get(D, 'shop', 'web') as any).spec.template.spec.containers[0].image).toBe('nginx:1.25');
     const works = (karmada.list(WORK) as any[]).filter((w) => w.metadata.name.startsWith('web-'));
     expect(works.every((w) => w.spec.suspendDispatching === true)).toBe(true);
+  });
+
+  it('removes a deleted template’s binding, Works and copies, as Karmada’s garbage collection does', () => {
+    const { karmada, members } = seeded();
+    karmada.remove(D, 'shop', 'web');
+    propagate(karmada);
+    expect(karmada.get(RB, 'shop', 'web-deployment')).toBeUndefined();
+    expect(
+      (karmada.list(WORK) as any[]).filter(
+        (w) => w.metadata.annotations['resourcebinding.karmada.io/name'] === 'web-deployment',
+      ),
+    ).toEqual([]);
+    expect(members.get('member1')!.get(D, 'shop', 'web')).toBeUndefined();
+    expect(members.get('member2')!.get(D, 'shop', 'web')).toBeUndefined();
+    // another template's copies stay
+    expect(members.get('member3')!.get(D, 'shop', 'api')).toBeDefined();
   });
 });

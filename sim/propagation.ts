@@ -37,6 +37,49 @@ export function propagate(karmada: SimKarmada): void {
       if (template) propagateOne(karmada, pp, def, template);
     }
   }
+  collectOrphans(karmada);
+}
+
+/**
+ * A template that is gone takes its binding, Works and the copies in the members with it, as Karmada's
+ * garbage collection (the binding is owned by its template, the Works by the binding) and its execution
+ * controller remove them. Walked from the Works: the binding may already be gone with its owner.
+ */
+function collectOrphans(karmada: SimKarmada): void {
+  const templateOf = (r: any) => {
+    const def = r && defOf(karmada, r.apiVersion, r.kind);
+    return def ? { def, obj: karmada.get(def, r.namespace, r.name) } : undefined;
+  };
+  for (const work of karmada.list(WORK) as Obj[]) {
+    const a = work.metadata.annotations ?? {};
+    const rb = karmada.get(
+      RB,
+      a['resourcebinding.karmada.io/namespace'],
+      String(a['resourcebinding.karmada.io/name']),
+    );
+    if (rb && templateOf((rb as Obj).spec?.resource)?.obj) continue;
+    const manifest = work.spec?.workload?.manifests?.[0];
+    const def = manifest && defOf(karmada, manifest.apiVersion, manifest.kind);
+    const member = karmada.members.get(String(work.metadata.namespace).replace(/^karmada-es-/, ''));
+    const copy =
+      def && (member?.get(def, manifest.metadata.namespace, manifest.metadata.name) as Obj | undefined);
+    // only a copy this binding made: Karmada's annotations on it name the binding
+    if (
+      copy &&
+      copy.metadata.annotations?.['resourcebinding.karmada.io/name'] === a['resourcebinding.karmada.io/name']
+    )
+      member!.remove(def, manifest.metadata.namespace, manifest.metadata.name);
+    finish(karmada, WORK, work);
+  }
+  for (const rb of karmada.list(RB) as Obj[])
+    if (!templateOf(rb.spec?.resource)?.obj) finish(karmada, RB, rb);
+}
+
+/** Deletes an object whose finalizer is the simulated controller's own: it lets go, then it is gone. */
+function finish(c: SimCluster, gvr: typeof RB, obj: Obj): void {
+  if (obj.metadata.finalizers?.length)
+    c.update(gvr, { ...obj, metadata: { ...obj.metadata, finalizers: [] } });
+  c.remove(gvr, obj.metadata.namespace, obj.metadata.name!);
 }
 
 function defOf(

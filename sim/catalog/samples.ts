@@ -1124,7 +1124,9 @@ function karmada(b: Builder): void {
     );
   template('web', 5, 'nginx:1.27', 80, 7200);
   template('api', 2, 'ghcr.io/example/shop-api:2.4.1', 8080, 7300);
-  const policy = (name: string, clusters: string[], createdAt: number, divided: boolean) =>
+  // static weights that divide the template's replicas as its copies below hold them (web: 3 and 2 of 5,
+  // as Karmada's division gives them), so the simulated propagation leaves the seeded copies as they are
+  const policy = (name: string, clusters: string[], createdAt: number, weights?: number[]) =>
     b.add(
       'policy.karmada.io',
       'v1alpha1',
@@ -1138,14 +1140,14 @@ function karmada(b: Builder): void {
           resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name }],
           placement: {
             clusterAffinity: { clusterNames: clusters },
-            replicaScheduling: divided
+            replicaScheduling: weights
               ? {
                   replicaSchedulingType: 'Divided',
                   replicaDivisionPreference: 'Weighted',
                   weightPreference: {
                     staticWeightList: clusters.map((c, i) => ({
                       targetCluster: { clusterNames: [c] },
-                      weight: clusters.length - i,
+                      weight: weights[i]!,
                     })),
                   },
                 }
@@ -1158,8 +1160,8 @@ function karmada(b: Builder): void {
       },
       { generation: 1 },
     );
-  policy('web', ['member1', 'member2'], 7190, true);
-  policy('api', ['member3'], 7290, false);
+  policy('web', ['member1', 'member2'], 7190, [3, 2]);
+  policy('api', ['member3'], 7290);
   b.add(
     'policy.karmada.io',
     'v1alpha1',

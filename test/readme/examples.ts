@@ -46,13 +46,21 @@ export function consoleBlocks(readme: string): Block[] {
   return blocks;
 }
 
-/** Output as compared: trailing blanks and blank lines at the end do not count */
-export function normalise(text: string): string {
+/** Output as printed: trailing blanks and blank lines at the end do not count */
+export function tidy(text: string): string {
   return text
     .split('\n')
     .map((l) => l.trimEnd())
     .join('\n')
     .replace(/\n+$/, '');
+}
+
+/**
+ * Output as compared: tidied, and the age of an object an example itself made does not count either (an
+ * AGE cell in seconds: `0s` and `97s` compare equal)
+ */
+export function normalise(text: string): string {
+  return tidy(text).replace(/(?<=\s)\d{1,3}s(?=\s|$)/gm, '0s');
 }
 
 /** The README with each example's output replaced (README_UPDATE=1 writes what the demo printed). */
