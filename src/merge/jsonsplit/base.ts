@@ -158,7 +158,8 @@ export abstract class SplitterBase {
 
   push(chunk: Uint8Array, emit: (e: SplitEvent) => void): void {
     if (this.failed) throw this.failed;
-    // a Node Buffer's own methods (subarray) cost more than a plain view's: the scan sees plain views
+    // a Node Buffer's own methods (subarray) cost more than a plain view's (1.7×, bench/lib/idiombench.ts):
+    // the scan sees plain views
     if (chunk.constructor !== Uint8Array)
       chunk = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
     let from = 0;

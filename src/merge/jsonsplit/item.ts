@@ -128,7 +128,7 @@ function ended(s: ItemScanner, b: Uint8Array, depth: number, end: number, start:
   } else if ((facts.ownerNames?.length ?? 0) - s.names[depth]! > 2) facts.odd = true;
 }
 
-/** ItemScanner.scan; the stacks read into locals (a property load each turn would cost) */
+/** ItemScanner.scan, a function of the scanner as member, element and ended are */
 function scanItem(
   s: ItemScanner,
   b: Uint8Array,

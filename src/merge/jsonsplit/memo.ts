@@ -10,7 +10,7 @@
  * whose values keep changing (conditions with their times) keeps its value only now and then, so what it
  * costs is mostly a comparison that fails at its first bytes. Without a native comparison (Node's, given
  * by src/platform/node.ts) nothing is kept: a JavaScript loop compares no faster than skipValue
- * scans.
+ * scans. The canned pods scan 1.2× faster with it (bench/lib/idiombench.ts).
  */
 import { skipValue } from './skip.ts';
 
