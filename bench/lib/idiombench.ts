@@ -127,6 +127,39 @@ export async function benchmarkIdioms(rounds = 21, pods = 2000): Promise<IdiomCa
     ),
   );
 
+  // util/bytes.ts ByteSink.bytes, itembytes/edits.ts copy: a short piece copied byte by byte, by length
+  const dst = new Uint8Array(1 << 20);
+  const pieces = (lens: number[], loop: boolean) => {
+    let at = 0;
+    for (let r = 0; r < 40; r++)
+      for (let k = 0, from = 0; k < lens.length; k++) {
+        const to = from + lens[k]!;
+        if (loop) for (let j = from; j < to; j++) dst[at++] = body[j]!;
+        else {
+          dst.set(body.subarray(from, to), at);
+          at += to - from;
+        }
+        from = to;
+        if (at > dst.length - 64) at = 0;
+      }
+    return at;
+  };
+  for (const [lo, hi] of [
+    [1, 8],
+    [17, 32],
+    [33, 63],
+  ] as const) {
+    const lens = Array.from({ length: 4096 }, (_, k) => lo + (((k * 2654435761) >>> 0) % (hi - lo + 1)));
+    cases.push(
+      paired(
+        `pieces of ${lo}-${hi} bytes copied byte by byte, not set(subarray) (util/bytes.ts)`,
+        rounds,
+        () => pieces(lens, true),
+        () => pieces(lens, false),
+      ),
+    );
+  }
+
   // memo.ts: values seen before compared natively instead of scanned
   const compare = Buffer.prototype.compare as (
     this: Uint8Array,
