@@ -8,7 +8,7 @@ import { ListSplitter, parseItem } from '../../src/merge/jsonsplit/index.ts';
 
 const decoder = new TextDecoder();
 
-function syntheticPod(i: number): unknown {
+export function syntheticPod(i: number): unknown {
   return {
     metadata: {
       name: `web-${i.toString(36)}-7d9f8b6c5d-x${i % 97}`,

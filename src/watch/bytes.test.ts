@@ -8,10 +8,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { looseJson, scalar, seeded, shuffled, text } from '../../test/helpers/loosejson.ts';
+import { ItemScanner } from '../merge/jsonsplit/item.ts';
 import { prepareMembership } from '../merge/rv/index.ts';
 import { RawWatchEvent, scanWatchLine } from './bytes.ts';
 import { type MergeStep, type WatchEvent, type WatchLine, WatchMerger } from './merge.ts';
 import { WatchEventReader } from './read.ts';
+
+/** one scanner for the file's lines, as a watch reader keeps one for its stream */
+const scanner = new ItemScanner();
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -140,7 +144,7 @@ describe('merged watch events on the byte path', () => {
           for (const [c, ev] of events) {
             const cluster = CLUSTERS[c]!;
             const line = looseJson(ev, rnd, { duplicateKeys: 0.02 });
-            const raw = scanWatchLine(enc.encode(line));
+            const raw = scanWatchLine(enc.encode(line), scanner);
             const want = parsed.onEvent(cluster, JSON.parse(line) as WatchEvent);
             const got = bytes.onEvent(cluster, raw ?? (JSON.parse(line) as WatchEvent));
             if (got.kind === 'emit' && got.lines.some((l) => typeof l !== 'string')) bytePath++;
@@ -160,7 +164,7 @@ describe('merged watch events on the byte path', () => {
               },
             };
             const line = enc.encode(JSON.stringify(end));
-            expect(seen(bytes.onEvent(cluster, scanWatchLine(line)!))).toEqual(
+            expect(seen(bytes.onEvent(cluster, scanWatchLine(line, scanner)!))).toEqual(
               seen(parsed.onEvent(cluster, end)),
             );
           }
@@ -184,9 +188,9 @@ describe('merged watch events on the byte path', () => {
           const parsed = merger(false, true, true);
           const bytes = merger(false, true, true);
           const both = (l: string) => {
-            expect(seen(bytes.onEvent('c-2', scanWatchLine(enc.encode(l)) ?? JSON.parse(l)))).toEqual(
-              seen(parsed.onEvent('c-2', JSON.parse(l))),
-            );
+            expect(
+              seen(bytes.onEvent('c-2', scanWatchLine(enc.encode(l), scanner) ?? JSON.parse(l))),
+            ).toEqual(seen(parsed.onEvent('c-2', JSON.parse(l))));
           };
           for (const [n, rv] of objs) both(line(n, rv));
           parsed.restartInitial('c-2');
@@ -222,9 +226,9 @@ describe('merged watch events on the byte path', () => {
           const parsed = merger(false, true, true);
           const bytes = merger(false, true, true);
           const both = (l: string) => {
-            expect(seen(bytes.onEvent('c-2', scanWatchLine(enc.encode(l)) ?? JSON.parse(l)))).toEqual(
-              seen(parsed.onEvent('c-2', JSON.parse(l))),
-            );
+            expect(
+              seen(bytes.onEvent('c-2', scanWatchLine(enc.encode(l), scanner) ?? JSON.parse(l))),
+            ).toEqual(seen(parsed.onEvent('c-2', JSON.parse(l))));
           };
           for (const [k, [n, ns, uid]] of objs.entries()) both(line(n, ns, uid, String(k + 1)));
           parsed.restartInitial('c-2');
@@ -253,7 +257,7 @@ describe('merged watch events on the byte path', () => {
           } catch {
             want = undefined;
           }
-          const raw = scanWatchLine(b);
+          const raw = scanWatchLine(b, scanner);
           if (!raw) continue;
           // read: exactly what parsing reads
           expect(want).toBeDefined();

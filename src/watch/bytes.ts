@@ -21,8 +21,8 @@ import {
   useResourceVersion,
   writeFleetItem,
 } from '../merge/itembytes/index.ts';
-import { ITEM, type ItemFacts, lastFacts, scanItem } from '../merge/jsonsplit/item.ts';
-import { skipValue, str, ws } from '../merge/jsonsplit/skip.ts';
+import { ITEM, type ItemFacts, type ItemScanner } from '../merge/jsonsplit/item.ts';
+import { SKIP_STACK, skipValue, str, ws } from '../merge/jsonsplit/skip.ts';
 import type { FleetView } from '../merge/objects/index.ts';
 import type { Splicer } from '../merge/rv/index.ts';
 import { ByteSink } from '../util/bytes.ts';
@@ -124,13 +124,13 @@ function members(
 }
 
 /**
- * One watch line (without its newline) scanned: `{"type": <string>, "object": {…}}` in any order, other
+ * One watch line (without its newline) scanned by `scanner` (its reader's): `{"type": <string>, "object": {…}}` in any order, other
  * members skipped (JSON.stringify of the merged event leaves them out too), whitespace anywhere JSON
  * allows. Undefined when the byte path cannot read it: the caller parses the line (and reports what is not
  * a watch event as before). The members are walked here, not by `members` and a callback: every event of
  * every merged watch comes this way, and the callback's closure was an allocation an event.
  */
-export function scanWatchLine(b: Uint8Array): RawWatchEvent | undefined {
+export function scanWatchLine(b: Uint8Array, scanner: ItemScanner): RawWatchEvent | undefined {
   const n = b.length;
   let i = ws(b, 0, n);
   if (i >= n || b[i] !== 0x7b) return undefined;
@@ -159,14 +159,14 @@ export function scanWatchLine(b: Uint8Array): RawWatchEvent | undefined {
       i = e;
     } else if (isKey(b, kf, kt, 'object')) {
       if (from >= 0 || b[i] !== 0x7b) return undefined;
-      const e = scanItem(b, i, n, ITEM, MAX_DEPTH);
+      const e = scanner.scan(b, i, n, ITEM, MAX_DEPTH);
       if (e < 0) return undefined;
       from = i;
       to = e;
-      facts = lastFacts();
+      facts = scanner.facts;
       i = e;
     } else {
-      i = skipValue(b, i, n, MAX_DEPTH);
+      i = scanner.skip(b, i, n, MAX_DEPTH);
       if (i < 0) return undefined;
     }
     i = ws(b, i, n);
@@ -248,8 +248,10 @@ export function rawStub(ev: RawWatchEvent, o: RawObject): Record<string, any> | 
 function rawApiVersion(ev: RawWatchEvent): Text {
   const b = ev.objectBytes;
   let v: Text;
+  // a stack of its own: read only when the kind changes
+  const stack = new Uint8Array(SKIP_STACK);
   const end = members(b, 0, b.length, (kf, kt, at) => {
-    const e = skipValue(b, at, b.length, MAX_DEPTH);
+    const e = skipValue(b, at, b.length, MAX_DEPTH, stack);
     if (e > 0 && isKey(b, kf, kt, 'apiVersion')) v = textAt(b, at, e);
     return e;
   });

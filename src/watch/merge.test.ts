@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { ItemScanner } from '../merge/jsonsplit/item.ts';
 import { decodeComposite, encodeComposite, prepareMembership } from '../merge/rv/index.ts';
 import { scanWatchLine } from './bytes.ts';
 import {
@@ -13,6 +14,9 @@ import {
   WatchMerger,
 } from './merge.ts';
 
+/** one scanner for the file's lines, as a watch reader keeps one for its stream */
+const scanner = new ItemScanner();
+
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
@@ -25,7 +29,7 @@ let mode: 'parsed' | 'bytes' = 'parsed';
 
 /** an event as the current mode hands it to the merger */
 const asEvent = (ev: WatchEvent): WatchEvent =>
-  mode === 'bytes' ? (scanWatchLine(enc.encode(JSON.stringify(ev))) ?? ev) : ev;
+  mode === 'bytes' ? (scanWatchLine(enc.encode(JSON.stringify(ev)), scanner) ?? ev) : ev;
 
 /** a merged line as text */
 const text = (l: WatchLine) => (typeof l === 'string' ? l : dec.decode(l));

@@ -5,6 +5,7 @@
  * backoff, never believed.
  */
 
+import { ItemScanner } from '../merge/jsonsplit/item.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { type ChunkReading, type ChunkSink, readChunks } from '../util/chunks.ts';
 import { indexOfByte, LineTooLongError, NotJsonError, ndjson } from '../util/lines.ts';
@@ -72,6 +73,11 @@ export class WatchEventReader implements ChunkSink {
   private finished = false;
   private reading: ChunkReading | undefined;
   private paused = false;
+  /**
+   * this stream's item scanner: its memo learns the stream's repeated values (an object's spec); made at
+   * the first line, so an idle watch (thousands of them, a reader per cluster) holds none of its ~4 KiB
+   */
+  private scanner: ItemScanner | undefined;
 
   constructor(private readonly to: WatchEventSink) {}
 
@@ -162,7 +168,8 @@ export class WatchEventReader implements ChunkSink {
     let end = bytes.length;
     if (end > 0 && bytes[end - 1] === 0x0d) end--;
     // read from its bytes (the merger rewrites what it can without parsing), else parsed as before
-    const raw = scanWatchLine(end < bytes.length ? bytes.subarray(0, end) : bytes);
+    this.scanner ??= new ItemScanner();
+    const raw = scanWatchLine(end < bytes.length ? bytes.subarray(0, end) : bytes, this.scanner);
     if (raw) {
       if (!this.to.onEvent(raw)) this.cancel();
       return;

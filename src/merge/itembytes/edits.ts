@@ -19,7 +19,8 @@ export class Edits {
   tFrom: number[] = [];
   tLen: number[] = [];
   n = 0;
-  scratch = new Uint8Array(4096);
+  // grown to the largest item's need (one per cluster's view: most items need a few dozen bytes)
+  scratch = new Uint8Array(512);
   used = 0;
 
   reset(): void {

@@ -9,12 +9,18 @@ import { describe, expect, it } from 'vitest';
 import { looseJson, scalar, seeded, shuffled, text } from '../../../test/helpers/loosejson.ts';
 import { ByteSink } from '../../util/bytes.ts';
 import { ListSplitter } from '../jsonsplit/index.ts';
-import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from '../jsonsplit/item.ts';
+import { ITEM, ItemScanner, ROW, SCAN_MORE } from '../jsonsplit/item.ts';
 import { toFleetObject } from '../objects/index.ts';
 import { compositeWith, prepareMembership } from '../rv/index.ts';
 import { type ColumnDefinition, mergeColumns, toFleetRow } from '../table/index.ts';
 import { itemView, writeFleetItem } from './index.ts';
 import { writeFleetRow } from './row.ts';
+
+/** one scanner for the file's scans, as a splitter keeps one for its items */
+const scanner = new ItemScanner();
+const scanItem = (b: Uint8Array, i: number, n: number, ctx: number, depth: number) =>
+  scanner.scan(b, i, n, ctx, depth);
+const lastFacts = () => scanner.facts;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

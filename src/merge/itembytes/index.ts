@@ -68,6 +68,8 @@ export interface ItemView {
   lastKindClass: number;
   /** the last answer of row.ts inPlace, for the columns, input and cell count it was asked about */
   lastRow: { merged: object; input: number; count: number; inPlace: boolean } | undefined;
+  /** the edits of the item being written, reused item after item (made when first written) */
+  edits: Edits | undefined;
 }
 
 interface ViewBytes {
@@ -116,6 +118,7 @@ export function itemView(view: FleetView, cluster: string, resourceVersion?: Spl
     lastKind: NO_BYTES,
     lastKindClass: 0,
     lastRow: undefined,
+    edits: undefined,
   };
   useResourceVersion(iv, resourceVersion);
   return iv;
@@ -168,9 +171,6 @@ function viewBytes(suffix: string, clusterJson: string): ViewBytes {
     labelsComma: e(`,"labels":{${member}}`),
   };
 }
-
-/** the edits of the item being written (one at a time: writing is synchronous) */
-export const edits = new Edits();
 
 /**
  * The suffix a plain name gains, when that is all the view does to a name of printable ASCII (no escapes)
@@ -336,12 +336,19 @@ function holdsRecord(b: Uint8Array, from: number, to: number): boolean {
   return false;
 }
 
+/** the view's edits, emptied for the next item (made when first needed) */
+export function itemEdits(iv: ItemView): Edits {
+  iv.edits ??= new Edits();
+  iv.edits.reset();
+  return iv.edits;
+}
+
 /**
  * Writes list item `b` (facts from the splitter) in the fleet view; false: nothing written, parse it.
  */
 export function writeFleetItem(sink: ByteSink, b: Uint8Array, f: ItemFacts, iv: ItemView): boolean {
   if (f.odd) return false;
-  edits.reset();
+  const edits = itemEdits(iv);
   if (!objectEdits(edits, b, f, iv)) return false;
   edits.write(sink, b, 0, b.length);
   return true;

@@ -13,7 +13,7 @@ import type { ItemFacts } from '../jsonsplit/facts.ts';
 import { fleetName } from '../objects/index.ts';
 import { fleetReferenceCell, type MergedColumns } from '../table/index.ts';
 import type { Edits } from './edits.ts';
-import { edits, type ItemView, isNone, objectEdits, plainSuffix, rename, stringAt } from './index.ts';
+import { type ItemView, isNone, itemEdits, objectEdits, plainSuffix, rename, stringAt } from './index.ts';
 
 /**
  * Writes Table row `b` in the fleet view (toFleetRow): cells under the merged columns, the name and
@@ -29,7 +29,7 @@ export function writeFleetRow(
 ): boolean {
   // a row without cells gains them at its end in toFleetRow: left to parsing, as anything odd
   if (f.odd || f.cellsFrom < 0 || b[f.cellsFrom] !== 0x5b) return false;
-  edits.reset();
+  const edits = itemEdits(iv);
   const object = f.objectFrom >= 0 && b[f.objectFrom] === 0x7b;
   const cells = f.cells;
   if (cells !== undefined && inPlace(iv, merged, input, cells.length >> 1)) {

@@ -4,7 +4,7 @@
  * Split out so the scanner's file stays readable; nothing here is used on its own.
  */
 import { concatBytes } from '../../util/bytes.ts';
-import { ITEM, type ItemFacts, lastFacts, ROW, SCAN_MORE, scanItem } from './item.ts';
+import { ITEM, type ItemFacts, ItemScanner, ROW, SCAN_MORE } from './item.ts';
 
 export type SplitEvent =
   | { type: 'head'; value: Record<string, unknown> }
@@ -34,8 +34,6 @@ export interface SplitterOptions {
   maxDepth?: number;
 }
 
-/** where an item cut by a chunk boundary is joined to be scanned (one at a time: it is synchronous) */
-let scratch = new Uint8Array(0);
 /** joins larger than this get a buffer of their own (the scratch stays small) */
 const SCRATCH_MAX = 256 * 1024;
 
@@ -139,6 +137,11 @@ export abstract class SplitterBase {
   protected base = 0; // stream offset of the current chunk
   protected failed: JsonSplitError | undefined;
 
+  /** the item scanner of this body's items (its memo learns the body's repeated values) */
+  protected readonly scanner = new ItemScanner();
+  /** where an item cut by a chunk boundary is joined to be scanned */
+  private scratch = new Uint8Array(0);
+
   constructor(opts: SplitterOptions = {}) {
     const keys = typeof opts.arrayKey === 'string' ? [opts.arrayKey] : (opts.arrayKey ?? ['items']);
     this.arrayKeys = new Set(keys);
@@ -155,7 +158,8 @@ export abstract class SplitterBase {
 
   push(chunk: Uint8Array, emit: (e: SplitEvent) => void): void {
     if (this.failed) throw this.failed;
-    // a Node Buffer's own methods (subarray) cost more than a plain view's: the scan sees plain views
+    // a Node Buffer's own methods (subarray) cost more than a plain view's (1.7×, bench/lib/idiombench.ts):
+    // the scan sees plain views
     if (chunk.constructor !== Uint8Array)
       chunk = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
     let from = 0;
@@ -194,14 +198,14 @@ export abstract class SplitterBase {
       // quarter of the body in bytes
       const size = kept.length + take;
       const own = size > SCRATCH_MAX;
-      if (!own && scratch.length < size) scratch = new Uint8Array(Math.min(SCRATCH_MAX, 2 * size));
-      const joined = own ? new Uint8Array(size) : scratch.subarray(0, size);
+      if (!own && this.scratch.length < size) this.scratch = new Uint8Array(Math.min(SCRATCH_MAX, 2 * size));
+      const joined = own ? new Uint8Array(size) : this.scratch.subarray(0, size);
       joined.set(kept);
       joined.set(chunk.subarray(0, take), kept.length);
-      const end = scanItem(joined, 0, joined.length, this.rows ? ROW : ITEM, this.itemLimit());
+      const end = this.scanner.scan(joined, 0, joined.length, this.rows ? ROW : ITEM, this.itemLimit());
       if (end > 0 && end <= this.maxItemBytes) {
         // the item's own bytes: nothing may see the scratch buffer written over by the next join
-        this.emitItem(emit, own ? joined.subarray(0, end) : joined.slice(0, end), lastFacts());
+        this.emitItem(emit, own ? joined.subarray(0, end) : joined.slice(0, end), this.scanner.facts);
         this.pends = 0;
         this.state = S_AFTER;
         return end - kept.length;
@@ -258,8 +262,8 @@ export abstract class SplitterBase {
       // an item that went on over chunks: scanned again whole, for its facts
       const whole =
         bytes[0] === 0x7b &&
-        scanItem(bytes, 0, bytes.length, this.rows ? ROW : ITEM, this.itemLimit()) === bytes.length;
-      this.emitItem(emit, bytes, whole ? lastFacts() : undefined);
+        this.scanner.scan(bytes, 0, bytes.length, this.rows ? ROW : ITEM, this.itemLimit()) === bytes.length;
+      this.emitItem(emit, bytes, whole ? this.scanner.facts : undefined);
     } else if (d === 1) {
       if (this.cap === CAP_MEMBER) {
         const bytes = this.captured(chunk, end);

@@ -55,7 +55,7 @@ import {
   type SplitEvent,
   SplitterBase,
 } from './base.ts';
-import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from './item.ts';
+import { ITEM, ROW, SCAN_MORE } from './item.ts';
 
 /** times an item may be kept for the next chunk before the automaton reads it (each keep scans it again) */
 const MAX_PENDS = 2;
@@ -154,9 +154,9 @@ export class ListSplitter extends SplitterBase {
           }
           if (c === 0x7b && this.depth === this.itemDepth) {
             // an item that lies in this chunk is scanned whole, at once (jsonsplit-item.ts)
-            const end = scanItem(chunk, i, n, this.rows ? ROW : ITEM, this.itemLimit());
+            const end = this.scanner.scan(chunk, i, n, this.rows ? ROW : ITEM, this.itemLimit());
             if (end > 0 && end - i <= this.maxItemBytes) {
-              this.emitItem(emit, chunk.subarray(i, end), lastFacts());
+              this.emitItem(emit, chunk.subarray(i, end), this.scanner.facts);
               this.pends = 0;
               i = end;
               state = S_AFTER;

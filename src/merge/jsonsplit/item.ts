@@ -7,11 +7,12 @@
  * resumable automaton takes the item over, when the chunk ends inside the item (SCAN_MORE), or on anything
  * it does not accept (SCAN_REFUSED): malformed JSON (the automaton then reports it with its offset),
  * nesting deeper than its limit. What it accepts is exactly RFC 8259 JSON, as the automaton (neither
- * validates UTF-8 sequences). Not reentrant: one scan at a time (it is synchronous).
+ * validates UTF-8 sequences). Its stacks, facts and memo are an ItemScanner's: each splitter and watch
+ * reader owns one, so no state is shared between requests.
  */
 import { CELLS, ItemFacts, keySlot, NONE, noteValue, OWNER, OWNERS } from './facts.ts';
-import { memoSlot, skipKnown } from './memo.ts';
-import { plain, SCAN_MORE, SCAN_REFUSED, scalar, skipValue, strRest, ws } from './skip.ts';
+import { type EqualAt, memoSlot, ValueMemo } from './memo.ts';
+import { plain, SCAN_MORE, SCAN_REFUSED, SKIP_STACK, scalar, skipValue, strRest, ws } from './skip.ts';
 
 export { ITEM, ItemFacts, ROW } from './facts.ts';
 
@@ -23,31 +24,52 @@ const OBJ = 1;
 const ARR = 2;
 const STACK = 128;
 
-// per depth: container kind, context, the slot of the member being read, where its value began
-const kinds = new Uint8Array(STACK + 2);
-const ctxs = new Int8Array(STACK + 2);
-const slots = new Int16Array(STACK + 2);
-const froms = new Int32Array(STACK + 2);
-const names = new Int32Array(STACK + 2);
+/** One scan at a time (it is synchronous); its owner keeps it for a stream's items. */
+export class ItemScanner {
+  // per depth: container kind, context, the slot of the member being read, where its value began
+  readonly kinds = new Uint8Array(STACK + 2);
+  readonly ctxs = new Int8Array(STACK + 2);
+  readonly slots = new Int16Array(STACK + 2);
+  readonly froms = new Int32Array(STACK + 2);
+  readonly names = new Int32Array(STACK + 2);
+  /** skipValue's stack */
+  readonly skipStack = new Uint8Array(SKIP_STACK);
+  /** the values of the stream seen before (jsonsplit-memo.ts) */
+  readonly memo: ValueMemo;
 
-let facts = new ItemFacts();
-/** context of the value about to be read, set by member and element */
-let next = NONE;
-/** the memo slot of the key of the value about to be read (jsonsplit-memo.ts; -1: an element) */
-let memo = -1;
+  /** the facts of the last scan */
+  facts = new ItemFacts();
+  /** context of the value about to be read, set by member and element */
+  next = NONE;
+  /** the memo slot of the key of the value about to be read (jsonsplit-memo.ts; -1: an element) */
+  slot = -1;
 
-/** the facts of the last scan */
-export function lastFacts(): ItemFacts {
-  return facts;
+  /** `equalAt`: the memo's comparison (default: the platform's) */
+  constructor(equalAt?: EqualAt) {
+    this.memo = equalAt ? new ValueMemo(equalAt) : new ValueMemo();
+  }
+
+  /** skipValue with this scanner's stack */
+  skip(b: Uint8Array, i: number, n: number, room: number): number {
+    return skipValue(b, i, n, room, this.skipStack);
+  }
+
+  /**
+   * Scans the value whose first byte is `b[i]` (an object: `{`), up to `n`. Its end (exclusive), or
+   * SCAN_MORE / SCAN_REFUSED; its facts in `facts`. `ctx`: ITEM or ROW. `maxDepth`: nesting allowed.
+   */
+  scan(b: Uint8Array, i: number, n: number, ctx: number, maxDepth: number): number {
+    return scanItem(this, b, i, n, ctx, maxDepth);
+  }
 }
 
 /**
  * A member's key at `i` (its quote) of the object at `depth`, the colon, and the whitespace before its
  * value: where the value begins. Sets `next` to the value's context.
  */
-function member(b: Uint8Array, i: number, n: number, depth: number, start: number): number {
+function member(s: ItemScanner, b: Uint8Array, i: number, n: number, depth: number, start: number): number {
   if (b[i] !== 0x22) return SCAN_REFUSED;
-  const ctx = ctxs[depth]!;
+  const ctx = s.ctxs[depth]!;
   // the key: its plain bytes (plain), the rest in strRest (where it stops, an escape begins, or a
   // control character strRest refuses)
   let end = plain(b, i + 1, n);
@@ -67,53 +89,59 @@ function member(b: Uint8Array, i: number, n: number, depth: number, start: numbe
   if (j >= n) return SCAN_MORE;
   if (ctx === NONE) {
     // nothing noted here (slots[depth] stays NONE), nor below
-    next = NONE;
-    memo = -1;
+    s.next = NONE;
+    s.slot = -1;
     return j;
   }
-  memo = end - i > 2 ? memoSlot(b, ctx, i + 1, end - i - 2) : -1;
-  const slot = keySlot(facts, b, ctx, i + 1, end - i - 2, escaped);
-  slots[depth] = slot;
-  froms[depth] = j - start;
-  next = slot < 0 ? NONE : slot;
+  s.slot = end - i > 2 ? memoSlot(b, ctx, i + 1, end - i - 2) : -1;
+  const slot = keySlot(s.facts, b, ctx, i + 1, end - i - 2, escaped);
+  s.slots[depth] = slot;
+  s.froms[depth] = j - start;
+  s.next = slot < 0 ? NONE : slot;
   return j;
 }
 
 /** an element begins at `i` in the array at `depth`: sets `next` to its context */
-function element(i: number, depth: number, start: number): void {
-  const ctx = ctxs[depth]!;
-  memo = -1;
+function element(s: ItemScanner, i: number, depth: number, start: number): void {
+  const ctx = s.ctxs[depth]!;
+  s.slot = -1;
   if (ctx === CELLS || ctx === OWNERS) {
-    slots[depth] = ELEMENT;
-    froms[depth] = i - start;
-    names[depth] = facts.ownerNames?.length ?? 0;
-    next = ctx === OWNERS ? OWNER : NONE;
+    s.slots[depth] = ELEMENT;
+    s.froms[depth] = i - start;
+    s.names[depth] = s.facts.ownerNames?.length ?? 0;
+    s.next = ctx === OWNERS ? OWNER : NONE;
   } else {
-    slots[depth] = NONE;
-    next = NONE;
+    s.slots[depth] = NONE;
+    s.next = NONE;
   }
 }
 
 /** the value of a noted member or element of the container at `depth` ended at `end` */
-function ended(b: Uint8Array, depth: number, end: number, start: number): void {
+function ended(s: ItemScanner, b: Uint8Array, depth: number, end: number, start: number): void {
+  const { slots, ctxs, froms, facts } = s;
   const slot = slots[depth]!;
   slots[depth] = NONE;
   if (slot !== ELEMENT) noteValue(facts, b, start, ctxs[depth]!, slot, froms[depth]!, end - start);
   else if (ctxs[depth] === CELLS) {
     facts.cells ??= [];
     facts.cells.push(froms[depth]!, end - start);
-  } else if ((facts.ownerNames?.length ?? 0) - names[depth]! > 2) facts.odd = true;
+  } else if ((facts.ownerNames?.length ?? 0) - s.names[depth]! > 2) facts.odd = true;
 }
 
-/**
- * Scans the value whose first byte is `b[i]` (an object: `{`), up to `n`. Its end (exclusive), or
- * SCAN_MORE / SCAN_REFUSED; its facts in lastFacts(). `ctx`: ITEM or ROW. `maxDepth`: nesting allowed.
- */
-export function scanItem(b: Uint8Array, i: number, n: number, ctx: number, maxDepth: number): number {
+/** ItemScanner.scan, a function of the scanner as member, element and ended are */
+function scanItem(
+  s: ItemScanner,
+  b: Uint8Array,
+  i: number,
+  n: number,
+  ctx: number,
+  maxDepth: number,
+): number {
   const start = i;
   const limit = Math.min(maxDepth, STACK);
-  facts = new ItemFacts();
-  next = ctx;
+  const { kinds, ctxs, slots, memo, skipStack } = s;
+  s.facts = new ItemFacts();
+  s.next = ctx;
   let depth = 0;
   let c = 0;
   for (;;) {
@@ -123,16 +151,16 @@ export function scanItem(b: Uint8Array, i: number, n: number, ctx: number, maxDe
       // a string value: its plain bytes (plain), the rest (escapes) in strRest
       i = plain(b, i + 1, n);
       i = i >= n ? SCAN_MORE : b[i] === 0x22 ? i + 1 : strRest(b, i, n);
-    } else if (next === NONE && depth > 0) {
+    } else if (s.next === NONE && depth > 0) {
       // nothing is noted inside: validated in the fast lane, an object or array seen before compared
       i =
         c === 0x7b || c === 0x5b
-          ? skipKnown(b, i, n, limit - depth, memo)
-          : skipValue(b, i, n, limit - depth);
+          ? memo.skip(b, i, n, limit - depth, s.slot, skipStack)
+          : skipValue(b, i, n, limit - depth, skipStack);
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > limit) return SCAN_REFUSED;
       kinds[depth] = c === 0x7b ? OBJ : ARR;
-      ctxs[depth] = next;
+      ctxs[depth] = s.next;
       slots[depth] = NONE;
       i++;
       if (i < n && b[i]! <= 0x20) i = ws(b, i, n);
@@ -142,8 +170,8 @@ export function scanItem(b: Uint8Array, i: number, n: number, ctx: number, maxDe
         i++;
         depth--;
       } else {
-        if (kinds[depth] === OBJ) i = member(b, i, n, depth, start);
-        else element(i, depth, start);
+        if (kinds[depth] === OBJ) i = member(s, b, i, n, depth, start);
+        else element(s, i, depth, start);
         if (i < 0) return i;
         continue;
       }
@@ -152,7 +180,7 @@ export function scanItem(b: Uint8Array, i: number, n: number, ctx: number, maxDe
     // after a value: its container goes on or closes
     for (;;) {
       if (depth === 0) return i;
-      if (slots[depth] !== NONE) ended(b, depth, i, start);
+      if (slots[depth] !== NONE) ended(s, b, depth, i, start);
       if (i < n && b[i]! <= 0x20) i = ws(b, i, n);
       if (i >= n) return SCAN_MORE;
       c = b[i]!;
@@ -160,8 +188,8 @@ export function scanItem(b: Uint8Array, i: number, n: number, ctx: number, maxDe
         i++;
         if (i < n && b[i]! <= 0x20) i = ws(b, i, n);
         if (i >= n) return SCAN_MORE;
-        if (kinds[depth] === OBJ) i = member(b, i, n, depth, start);
-        else element(i, depth, start);
+        if (kinds[depth] === OBJ) i = member(s, b, i, n, depth, start);
+        else element(s, i, depth, start);
         if (i < 0) return i;
         break;
       }

@@ -5,19 +5,17 @@
  * that differ from the one a value was kept with.
  */
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { looseJson, seeded } from '../../../test/helpers/loosejson.ts';
-import { ITEM, lastFacts, scanItem } from './item.ts';
-import { memoHits, useNativeEquality } from './memo.ts';
+import { ITEM, ItemScanner } from './item.ts';
 
 const enc = new TextEncoder();
 const compare = Buffer.prototype.compare as (this: Uint8Array, t: Uint8Array, s: number, e: number) => number;
 const native = (m: Uint8Array, b: Uint8Array, at: number) => compare.call(m, b, at, at + m.length) === 0;
 
-function scan(b: Uint8Array, n: number, depth: number, memo: boolean) {
-  if (!memo) useNativeEquality(undefined);
-  const end = scanItem(b, 0, n, ITEM, depth);
-  return { end, facts: { ...lastFacts() } };
+function scan(s: ItemScanner, b: Uint8Array, n: number, depth: number) {
+  const end = s.scan(b, 0, n, ITEM, depth);
+  return { end, facts: { ...s.facts } };
 }
 
 const big = fc
@@ -31,8 +29,6 @@ const mutation = fc.record({
 });
 
 describe('the memo of validated values', () => {
-  afterAll(() => useNativeEquality(undefined));
-
   it('changes no scan: repeated, altered, cut and broken items, other rooms', () => {
     let hits = 0;
     fc.assert(
@@ -61,9 +57,10 @@ describe('the memo of validated values', () => {
           // or not
           const primers = [enc.encode(item(v)), enc.encode(text)];
           const prime = () => {
-            useNativeEquality(native);
+            const s = new ItemScanner(native);
             // kept with the room of the scan to come, or more (where it must not count)
-            for (const [k, p] of primers.entries()) scanItem(p, 0, p.length, ITEM, k ? depth : 100);
+            for (const [k, p] of primers.entries()) s.scan(p, 0, p.length, ITEM, k ? depth : 100);
+            return s;
           };
           for (const { pos, op, ch } of edits) {
             const p = pos % (text.length + 1);
@@ -73,11 +70,11 @@ describe('the memo of validated values', () => {
           }
           const b = enc.encode(text);
           for (const n of [b.length, cut % (b.length + 1)]) {
-            prime();
-            const before = memoHits;
-            const withMemo = scan(b, n, depth, true);
-            if (memoHits > before) hits++;
-            expect(withMemo, text).toEqual(scan(b, n, depth, false));
+            const primed = prime();
+            const before = primed.memo.hits;
+            const withMemo = scan(primed, b, n, depth);
+            if (primed.memo.hits > before) hits++;
+            expect(withMemo, text).toEqual(scan(new ItemScanner(), b, n, depth));
           }
         },
       ),

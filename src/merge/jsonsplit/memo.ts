@@ -9,35 +9,30 @@
  * One value is kept per member key (by a hash of the key and its context: a collision only misses); a key
  * whose values keep changing (conditions with their times) keeps its value only now and then, so what it
  * costs is mostly a comparison that fails at its first bytes. Without a native comparison (Node's, given
- * by src/platform/node-watch.ts) nothing is kept: a JavaScript loop compares no faster than skipValue
- * scans.
+ * by src/platform/node.ts) nothing is kept: a JavaScript loop compares no faster than skipValue
+ * scans. The canned pods scan 1.2× faster with it (bench/lib/idiombench.ts).
  */
 import { skipValue } from './skip.ts';
 
 /** are the bytes of `b` from `at` on `m` (`at + m.length <= b.length`)? */
 export type EqualAt = (m: Uint8Array, b: Uint8Array, at: number) => boolean;
 
-let equalAt: EqualAt | undefined;
+/**
+ * the platform's native comparison, given once at startup (src/platform/node.ts): configuration, not state;
+ * each memo takes it when made
+ */
+let platformEqualAt: EqualAt | undefined;
 
-/** the platform's native comparison (memcmp); none: nothing is kept */
+/** the platform's native comparison (memcmp); none: memos made from now on keep nothing */
 export function useNativeEquality(f: EqualAt | undefined): void {
-  equalAt = f;
-  for (let k = 0; k < SLOTS; k++) kept[k] = undefined;
+  platformEqualAt = f;
 }
 
 /** shorter values are scanned: the comparison's call costs what scanning ~100 bytes does */
 const MIN = 128;
-/** longer ones are not kept (a ConfigMap's data): the memo holds 1 MiB at most */
+/** longer ones are not kept (a ConfigMap's data): a memo holds 1 MiB at most */
 const MAX = 16 * 1024;
 const SLOTS = 64;
-const kept: Array<Uint8Array | undefined> = new Array(SLOTS).fill(undefined);
-/** the nesting room each was validated with (it is valid where at least that much is allowed) */
-const rooms = new Int16Array(SLOTS);
-/** misses since the last hit (wrapping) */
-const misses = new Uint8Array(SLOTS);
-
-/** values recognised so far (tests read it) */
-export let memoHits = 0;
 
 /** the slot of the values of key `b[from..from+len)` (quotes excluded, len > 0) in context `ctx` */
 export function memoSlot(b: Uint8Array, ctx: number, from: number, len: number): number {
@@ -45,29 +40,46 @@ export function memoSlot(b: Uint8Array, ctx: number, from: number, len: number):
 }
 
 /**
- * skipValue of the object or array at `i`, the value of the key of `slot` (-1: none known): its end, by
- * comparison when it is the value kept for that key, else scanned (and kept, when the key's values are
- * worth it).
+ * The values one item scanner (its splitter's, its watch stream's) has kept: per stream, so a stream's
+ * repeats are recognised and nothing is shared between requests.
  */
-export function skipKnown(b: Uint8Array, i: number, n: number, room: number, slot: number): number {
-  const eq = equalAt;
-  if (eq === undefined || slot < 0) return skipValue(b, i, n, room);
-  const m = kept[slot];
-  if (m !== undefined && rooms[slot]! <= room && i + m.length <= n && eq(m, b, i)) {
-    misses[slot] = 0;
-    memoHits++;
-    return i + m.length;
-  }
-  const e = skipValue(b, i, n, room);
-  const len = e - i;
-  if (len >= MIN && len <= MAX) {
-    const k = ++misses[slot]!;
-    // a key whose values change every time keeps a new one only every 16th miss
-    if (m === undefined || k <= 2 || (k & 15) === 0) {
-      // a copy (the item's bytes are the caller's; a Node Buffer's slice would be a view)
-      kept[slot] = new Uint8Array(b.subarray(i, e));
-      rooms[slot] = room;
+export class ValueMemo {
+  private readonly kept: Array<Uint8Array | undefined> = new Array(SLOTS).fill(undefined);
+  /** the nesting room each was validated with (it is valid where at least that much is allowed) */
+  private readonly rooms = new Int16Array(SLOTS);
+  /** misses since the last hit (wrapping) */
+  private readonly misses = new Uint8Array(SLOTS);
+  /** values recognised so far (tests read it) */
+  hits = 0;
+
+  constructor(private readonly equalAt: EqualAt | undefined = platformEqualAt) {}
+
+  /**
+   * skipValue of the object or array at `i`, the value of the key of `slot` (-1: none known): its end, by
+   * comparison when it is the value kept for that key, else scanned (and kept, when the key's values are
+   * worth it). `stack`: skipValue's.
+   */
+  skip(b: Uint8Array, i: number, n: number, room: number, slot: number, stack: Uint8Array): number {
+    const eq = this.equalAt;
+    if (eq === undefined || slot < 0) return skipValue(b, i, n, room, stack);
+    const kept = this.kept;
+    const m = kept[slot];
+    if (m !== undefined && this.rooms[slot]! <= room && i + m.length <= n && eq(m, b, i)) {
+      this.misses[slot] = 0;
+      this.hits++;
+      return i + m.length;
     }
+    const e = skipValue(b, i, n, room, stack);
+    const len = e - i;
+    if (len >= MIN && len <= MAX) {
+      const k = ++this.misses[slot]!;
+      // a key whose values change every time keeps a new one only every 16th miss
+      if (m === undefined || k <= 2 || (k & 15) === 0) {
+        // a copy (the item's bytes are the caller's; a Node Buffer's slice would be a view)
+        kept[slot] = new Uint8Array(b.subarray(i, e));
+        this.rooms[slot] = room;
+      }
+    }
+    return e;
   }
-  return e;
 }

@@ -8,8 +8,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { looseJson, seeded } from '../../../test/helpers/loosejson.ts';
 import { ListSplitter, type SplitEvent } from './index.ts';
-import { ITEM, scanItem } from './item.ts';
-import { SCAN_MORE, SCAN_REFUSED, skipValue } from './skip.ts';
+import { ITEM, ItemScanner } from './item.ts';
+import { SCAN_MORE, SCAN_REFUSED, SKIP_STACK, skipValue } from './skip.ts';
+
+/** skipValue's stack, as an item scanner owns one */
+const stack = new Uint8Array(SKIP_STACK);
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -28,7 +31,7 @@ function skips(b: Uint8Array): number {
   let i = 0;
   while (i < b.length && (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09)) i++;
   if (i === b.length) return SCAN_MORE;
-  return skipValue(b, i, b.length, 100);
+  return skipValue(b, i, b.length, 100, stack);
 }
 
 const mutation = fc.record({
@@ -78,18 +81,18 @@ describe('the fast lane', () => {
       fc.property(fc.jsonValue({ maxDepth: 4 }), fc.integer(), fc.nat(), (v, seed, cut) => {
         const t = enc.encode(looseJson({ v }, seeded(seed)));
         const n = 1 + (cut % (t.length - 1));
-        expect(skipValue(t, 0, n, 100)).toBe(SCAN_MORE);
-        expect(skipValue(t, 0, t.length, 100)).toBe(t.length);
+        expect(skipValue(t, 0, n, 100, stack)).toBe(SCAN_MORE);
+        expect(skipValue(t, 0, t.length, 100, stack)).toBe(t.length);
       }),
       { numRuns: 1500 },
     );
     const deep = enc.encode(`${'['.repeat(20)}${']'.repeat(20)}`);
-    expect(skipValue(deep, 0, deep.length, 20)).toBe(deep.length);
-    expect(skipValue(deep, 0, deep.length, 19)).toBe(SCAN_REFUSED);
+    expect(skipValue(deep, 0, deep.length, 20, stack)).toBe(deep.length);
+    expect(skipValue(deep, 0, deep.length, 19, stack)).toBe(SCAN_REFUSED);
     // the item scanner hands its room on: an item nested past its limit is left to the automaton
     const item = enc.encode(`{"spec":${'['.repeat(99)}${']'.repeat(99)}}`);
-    expect(scanItem(item, 0, item.length, ITEM, 100)).toBe(item.length);
-    expect(scanItem(item, 0, item.length, ITEM, 99)).toBe(SCAN_REFUSED);
+    expect(new ItemScanner().scan(item, 0, item.length, ITEM, 100)).toBe(item.length);
+    expect(new ItemScanner().scan(item, 0, item.length, ITEM, 99)).toBe(SCAN_REFUSED);
   });
 });
 

@@ -12,7 +12,8 @@ export const SCAN_REFUSED = -2;
 
 const OBJ = 1;
 const STACK = 130;
-const kinds = new Uint8Array(STACK + 2);
+/** the size of the stack skipValue is given (its caller's: an item scanner owns one) */
+export const SKIP_STACK = STACK + 2;
 
 export function isHex(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
@@ -135,7 +136,7 @@ function key(b: Uint8Array, i: number, n: number): number {
  * The plain bytes of a string from `i` (after its opening quote): the index of the first byte that is
  * not one (a quote, a backslash or a control character), or `n`. Four bytes a turn: most bytes of an
  * item are strings' bytes (2,700 of a canned pod's 3,100), and unrolled skipValue read those pods 15-20%
- * faster (same run).
+ * faster (same run; bench/lib/idiombench.ts: the canned pods' strings 1.2× faster, short strings even).
  */
 export function plain(b: Uint8Array, i: number, n: number): number {
   let c = 0;
@@ -158,9 +159,10 @@ export function plain(b: Uint8Array, i: number, n: number): number {
 
 /**
  * The value whose first byte is `b[i]` (not whitespace, `i < n`), scanned up to `n` and nested at most
- * `room` deep: its end (exclusive), or SCAN_MORE / SCAN_REFUSED.
+ * `room` deep: its end (exclusive), or SCAN_MORE / SCAN_REFUSED. `kinds`: the container kinds per depth,
+ * SKIP_STACK long (the caller's, so nothing here is shared).
  */
-export function skipValue(b: Uint8Array, i: number, n: number, room: number): number {
+export function skipValue(b: Uint8Array, i: number, n: number, room: number, kinds: Uint8Array): number {
   let d = 0;
   let c = 0;
   for (;;) {

@@ -18,7 +18,7 @@ import { ByteSink, concatBytes as concat } from '../../util/bytes.ts';
 import { itemView, writeFleetItem } from '../itembytes/index.ts';
 import { writeFleetRow } from '../itembytes/row.ts';
 import { ListSplitter } from '../jsonsplit/index.ts';
-import { lastFacts, ROW, scanItem } from '../jsonsplit/item.ts';
+import { ItemScanner, ROW } from '../jsonsplit/item.ts';
 import { mergeColumns, toFleetRow } from '../table/index.ts';
 import {
   jsonPatchForCluster,
@@ -28,6 +28,12 @@ import {
   protobufObjectForCluster,
 } from '../writes.ts';
 import { type FleetView, toFleetObject } from './index.ts';
+
+/** one scanner for the file's scans, as a splitter keeps one for its items */
+const scanner = new ItemScanner();
+const scanItem = (b: Uint8Array, i: number, n: number, ctx: number, depth: number) =>
+  scanner.scan(b, i, n, ctx, depth);
+const lastFacts = () => scanner.facts;
 
 const K = 'fleet.karmada.io/cluster';
 const ROOT: FleetView = { federation: false };

@@ -1,0 +1,192 @@
+/**
+ * The hot path's hard-to-read idioms against their plain forms, paired in one process (not a test):
+ *   node --import tsx bench/lib/idiombench.ts [rounds]
+ * Each case runs its idiom (A) and the plain form (B) in turn, the order swapped every other round, on the
+ * same bytes; it prints the medians and the per-round ratio B/A (median, and its quartiles: a gain whose
+ * quartiles hold 1 is within noise). docs/architecture.md "Hot-path idioms" lists the figures.
+ */
+import { ITEM, ItemScanner } from '../../src/merge/jsonsplit/item.ts';
+import { plain } from '../../src/merge/jsonsplit/skip.ts';
+import { makeBase, nth } from './canned-bodies.ts';
+import { syntheticPod } from './splitbench.ts';
+
+const enc = new TextEncoder();
+
+/** the plain form of skip.ts `plain`: one byte a turn */
+function plainByByte(b: Uint8Array, i: number, n: number): number {
+  for (; i < n; i++) {
+    const c = b[i]!;
+    if (c === 0x22 || c === 0x5c || c < 0x20) return i;
+  }
+  return i;
+}
+
+/** the strings of `b` read to their ends (an escape's byte skipped) with `f`, as the scanner reads them */
+function strings(b: Uint8Array, f: (b: Uint8Array, i: number, n: number) => number): number {
+  const n = b.length;
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    if (b[i] !== 0x22) continue;
+    i = f(b, i + 1, n);
+    if (b[i] === 0x5c) i++;
+    count++;
+  }
+  return count;
+}
+
+export interface IdiomCase {
+  name: string;
+  /** median ms of the idiom, of the plain form */
+  idiomMs: number;
+  plainMs: number;
+  /** the plain form's time over the idiom's, per round: median and quartiles */
+  ratio: number;
+  q1: number;
+  q3: number;
+}
+
+function paired(name: string, rounds: number, a: () => unknown, b: () => unknown): IdiomCase {
+  const ta: number[] = [];
+  const tb: number[] = [];
+  // CPU time, not wall time: 8 engineers' runs share 2 cores, and a round descheduled is not slower
+  const time = (f: () => unknown) => {
+    const t0 = process.cpuUsage();
+    f();
+    const d = process.cpuUsage(t0);
+    return (d.user + d.system) / 1000;
+  };
+  for (let w = 0; w < 3; w++) {
+    a();
+    b();
+  }
+  for (let r = 0; r < rounds; r++) {
+    if (r % 2) {
+      tb.push(time(b));
+      ta.push(time(a));
+    } else {
+      ta.push(time(a));
+      tb.push(time(b));
+    }
+  }
+  const q = (xs: number[], p: number) => [...xs].sort((x, y) => x - y)[Math.floor(p * (xs.length - 1))]!;
+  const ratios = ta.map((x, k) => tb[k]! / x);
+  const r2 = (x: number) => Math.round(x * 100) / 100;
+  return {
+    name,
+    idiomMs: r2(q(ta, 0.5)),
+    plainMs: r2(q(tb, 0.5)),
+    ratio: r2(q(ratios, 0.5)),
+    q1: r2(q(ratios, 0.25)),
+    q3: r2(q(ratios, 0.75)),
+  };
+}
+
+export async function benchmarkIdioms(rounds = 21, pods = 2000): Promise<IdiomCase[]> {
+  const items = Array.from({ length: pods }, (_, i) => enc.encode(JSON.stringify(syntheticPod(i))));
+  const body = enc.encode(`[${items.map((b) => new TextDecoder().decode(b)).join(',')}]`);
+  // the canned pods (bench/cases/passthrough.ts, as the simulator lists them): what the bench's fleet reads
+  const base = await makeBase();
+  const canned = Array.from({ length: pods }, (_, i) => enc.encode(nth(base.items, i, false)));
+  const cannedBody = enc.encode(
+    `[${Array.from({ length: pods }, (_, i) => nth(base.items, i, false)).join(',')}]`,
+  );
+  const cases: IdiomCase[] = [];
+
+  // skip.ts plain: four bytes a turn
+  cases.push(
+    paired(
+      'plain: string bytes four a turn (skip.ts), synthetic pods',
+      rounds,
+      () => strings(body, plain),
+      () => strings(body, plainByByte),
+    ),
+  );
+  cases.push(
+    paired(
+      'plain: string bytes four a turn (skip.ts), canned pods',
+      rounds,
+      () => strings(cannedBody, plain),
+      () => strings(cannedBody, plainByByte),
+    ),
+  );
+
+  // jsonsplit base.ts push / list read.ts: chunks seen as plain views, not Node Buffers
+  const buf = Buffer.from(body);
+  const view = new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+  const views = (b: Uint8Array) => {
+    let s = 0;
+    for (let k = 0; k + 64 <= b.length; k += 16) s += b.subarray(k, k + 64).length;
+    return s;
+  };
+  cases.push(
+    paired(
+      'subarray of a plain view, not a Buffer (base.ts push)',
+      rounds,
+      () => views(view),
+      () => views(buf),
+    ),
+  );
+
+  // util/bytes.ts ByteSink.bytes, itembytes/edits.ts copy: a short piece copied byte by byte, by length
+  const dst = new Uint8Array(1 << 20);
+  const pieces = (lens: number[], loop: boolean) => {
+    let at = 0;
+    for (let r = 0; r < 40; r++)
+      for (let k = 0, from = 0; k < lens.length; k++) {
+        const to = from + lens[k]!;
+        if (loop) for (let j = from; j < to; j++) dst[at++] = body[j]!;
+        else {
+          dst.set(body.subarray(from, to), at);
+          at += to - from;
+        }
+        from = to;
+        if (at > dst.length - 64) at = 0;
+      }
+    return at;
+  };
+  for (const [lo, hi] of [
+    [1, 8],
+    [17, 32],
+    [33, 63],
+  ] as const) {
+    const lens = Array.from({ length: 4096 }, (_, k) => lo + (((k * 2654435761) >>> 0) % (hi - lo + 1)));
+    cases.push(
+      paired(
+        `pieces of ${lo}-${hi} bytes copied byte by byte, not set(subarray) (util/bytes.ts)`,
+        rounds,
+        () => pieces(lens, true),
+        () => pieces(lens, false),
+      ),
+    );
+  }
+
+  // memo.ts: values seen before compared natively instead of scanned
+  const compare = Buffer.prototype.compare as (
+    this: Uint8Array,
+    t: Uint8Array,
+    s: number,
+    e: number,
+  ) => number;
+  const native = (m: Uint8Array, b: Uint8Array, at: number) => compare.call(m, b, at, at + m.length) === 0;
+  const withMemo = new ItemScanner(native);
+  const without = new ItemScanner();
+  const scanAll = (s: ItemScanner) => {
+    for (const b of canned) if (s.scan(b, 0, b.length, ITEM, 100) !== b.length) throw new Error('scan');
+  };
+  cases.push(
+    paired(
+      'memo: repeated values compared natively (memo.ts)',
+      rounds,
+      () => scanAll(withMemo),
+      () => scanAll(without),
+    ),
+  );
+  return cases;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const c of await benchmarkIdioms(Number(process.argv[2] ?? 21)))
+    console.log(
+      `${c.name}: idiom ${c.idiomMs} ms, plain ${c.plainMs} ms, plain/idiom ${c.ratio} (quartiles ${c.q1}-${c.q3})`,
+    );
+}
