@@ -6,6 +6,7 @@
  */
 
 import { ItemScanner } from '../merge/jsonsplit/item.ts';
+import { ValueMemo } from '../merge/jsonsplit/memo.ts';
 import { concatBytes } from '../util/bytes.ts';
 import { type ChunkReading, type ChunkSink, readChunks } from '../util/chunks.ts';
 import { indexOfByte, LineTooLongError, NotJsonError, ndjson } from '../util/lines.ts';
@@ -17,6 +18,18 @@ const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
 /** the item scanner's native comparison, for the platform to give (jsonsplit-memo.ts; lists use it too) */
 export { useNativeEquality } from '../merge/jsonsplit/memo.ts';
+
+/**
+ * One value memo for every watch stream of the process (or isolate): events of any stream repeat what
+ * others held (the same containers, the same status), and one memo bounds what they keep together to its
+ * 1 MiB, where one per stream would let ten thousand busy watches keep up to a MiB each. Made at the first
+ * event, after the platform gave its native comparison.
+ */
+let sharedMemo: ValueMemo | undefined;
+function watchMemo(): ValueMemo {
+  sharedMemo ??= new ValueMemo();
+  return sharedMemo;
+}
 
 export class WatchStreamError extends Error {
   override name = 'WatchStreamError';
@@ -168,7 +181,7 @@ export class WatchEventReader implements ChunkSink {
     let end = bytes.length;
     if (end > 0 && bytes[end - 1] === 0x0d) end--;
     // read from its bytes (the merger rewrites what it can without parsing), else parsed as before
-    this.scanner ??= new ItemScanner();
+    this.scanner ??= new ItemScanner(undefined, watchMemo());
     const raw = scanWatchLine(end < bytes.length ? bytes.subarray(0, end) : bytes, this.scanner);
     if (raw) {
       if (!this.to.onEvent(raw)) this.cancel();

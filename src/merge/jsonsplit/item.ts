@@ -44,9 +44,9 @@ export class ItemScanner {
   /** the memo slot of the key of the value about to be read (jsonsplit-memo.ts; -1: an element) */
   slot = -1;
 
-  /** `equalAt`: the memo's comparison (default: the platform's) */
-  constructor(equalAt?: EqualAt) {
-    this.memo = equalAt ? new ValueMemo(equalAt) : new ValueMemo();
+  /** `equalAt`: the memo's comparison (default: the platform's); `memo`: one to share instead of its own */
+  constructor(equalAt?: EqualAt, memo?: ValueMemo) {
+    this.memo = memo ?? (equalAt ? new ValueMemo(equalAt) : new ValueMemo());
   }
 
   /** skipValue with this scanner's stack */
