@@ -95,6 +95,11 @@ export class H1Call {
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** what a read held back when the handler asked to pause: read first on resume */
   private rest: Bytes | undefined;
+  /**
+   * reads that came while paused, after `rest`: a TLS socket reading into a buffer (onread) hands over
+   * the rest of what it decrypted from one TCP read even after pause() (docs/watch-burst.md)
+   */
+  private later: Bytes[] | undefined;
   private paused = false;
   /** the connection ended while a pause held bytes back */
   private eof = false;
@@ -108,7 +113,7 @@ export class H1Call {
   private readonly onEnd = () => this.ended();
   private readonly onError = (err: Error) => this.fail(err);
   private readonly onClose = () => {
-    if (this.rest) this.eof = true;
+    if (this.holding) this.eof = true;
     else this.fail(codedError('other side closed', 'UND_ERR_SOCKET'));
   };
 
@@ -162,6 +167,7 @@ export class H1Call {
     this.timer = undefined;
     this.partial = undefined;
     this.rest = undefined;
+    this.later = undefined;
     const s = this.socket;
     if (keep && this.idleMs > 0 && !this.eof && this.o.keep) {
       if (this.onData) s.off('data', this.onData);
@@ -190,7 +196,7 @@ export class H1Call {
 
   private ended(): void {
     // what a pause held back is read first (on resume): the end comes after it
-    if (this.rest) {
+    if (this.holding) {
       this.eof = true;
       return;
     }
@@ -204,7 +210,9 @@ export class H1Call {
     const r = this.rest;
     this.rest = undefined;
     if (r) this.feed(r);
+    while (!this.paused && !this.over && this.later?.length) this.feed(this.later.shift()!);
     if (this.paused || this.over) return;
+    this.later = undefined;
     if (this.eof) this.ended();
     else this.socket.resume();
   }
@@ -220,9 +228,20 @@ export class H1Call {
     return false;
   }
 
+  private get holding(): boolean {
+    return this.rest !== undefined || !!this.later?.length;
+  }
+
   /** reads `b` (the connection's read, or what a pause held back) as far as it goes */
   feed(b: Bytes): void {
     this.heard = true;
+    if (this.paused) {
+      // kept, never dropped: a read handed to `feed` is the next read's buffer too (a copy)
+      if (this.over) return;
+      this.later ??= [];
+      this.later.push(this.onData ? b : (Uint8Array.prototype.slice.call(b) as Bytes));
+      return;
+    }
     let i = 0;
     while (i < b.length && !this.over && !this.paused) {
       switch (this.state) {
