@@ -4,9 +4,10 @@
  * pieces live beside it in src/watch/ (sources, start, run, resume with backoff, output with heartbeat) and
  * src/watch/merge.ts (the per-event work).
  *
- * - Start: every chosen cluster is asked at once; the response starts when each has answered (Warning
- *   headers for those that did not, or a 503 Status in strict mode). A cluster down at start keeps being
- *   retried in the background and joins when it is back.
+ * - Start: every chosen cluster is asked at once; the response starts when each has answered, or 50 ms
+ *   after the first answered 200 (not in strict mode): Warning headers for those that failed by then, a
+ *   bookmark notice for those that fail later (or a 503 Status in strict mode). A cluster down at start
+ *   keeps being retried in the background and joins when it is back.
  * - An upstream stream that ends or breaks is resumed from the last RV it delivered, with backoff,
  *   invisibly. A 410 on resume (the cluster compacted past it) ends the merged stream with one ERROR event
  *   carrying a 410 Status: the client relists.
@@ -37,7 +38,8 @@ import {
   type FailedStart,
   failedForGood,
   groupWarnings,
-  openAll,
+  HEAD_WAIT_MS,
+  openForHead,
   probeColumns,
   startWarnings,
 } from './start.ts';
@@ -136,7 +138,13 @@ export async function watchStream(
     ? groups.map((g) => groupSource(ctx, g, deps.client.caller))
     : plan.chosen.map((t) => clusterSource(ctx, t));
 
-  const starts = await openAll(sources, upstreams.signal, plan);
+  // strict mode answers only for the whole fleet; else the head goes out shortly after the first 200
+  const { starts, late } = await openForHead(
+    sources,
+    deps.config.strict ? Number.POSITIVE_INFINITY : HEAD_WAIT_MS,
+    upstreams.signal,
+    plan,
+  );
   const warnings = startWarnings(starts, plan.sendInitialEvents || plan.upgradesLegacy);
   const refusal =
     warnings.length && deps.config.strict
@@ -150,8 +158,8 @@ export async function watchStream(
     return statusResponse(refusal);
   }
   req.signal.removeEventListener('abort', abortAll);
-  // every open has answered: nothing listens to the start's signal any longer
-  upstreams.letGo();
+  // every open has answered: nothing listens to the start's signal any longer (late opens still do)
+  if (!late.length) upstreams.letGo();
   const headers = streamHeaders();
   for (const w of warnings) headers.append('Warning', warningHeader(w));
   if (groups) for (const w of groupWarnings(starts)) headers.append('Warning', w);
@@ -160,6 +168,11 @@ export async function watchStream(
     plan,
     merger,
     starts,
+    late,
+    // a merged answer without these clusters that no Warning named: counted as one that did
+    onLateFailure: (clusters) => {
+      for (const cluster of clusters) deps.metrics?.partial.inc({ cluster });
+    },
     clientSignal: req.signal,
     upstreams,
     // a static membership never changes
