@@ -30,6 +30,7 @@ import {
   type Target,
   warningHeader,
 } from '../upstreams/fanout.ts';
+import type { WatchCounts } from './hold.ts';
 import { WatchMerger } from './merge.ts';
 import { planWatch } from './plan.ts';
 import { runMergedWatch } from './run.ts';
@@ -107,6 +108,7 @@ export async function watchStream(
         )
       : undefined;
   const groups = splitForBudget(deps, plan.chosen);
+  if (groups) deps.metrics?.relayGroups.inc({ mode: 'watch' }, groups.length);
   const merger = new WatchMerger({
     view: answerView(deps.config.federation, info, selectedName(new URL(req.url).searchParams)),
     membership,
@@ -173,6 +175,7 @@ export async function watchStream(
     onLateFailure: (clusters) => {
       for (const cluster of clusters) deps.metrics?.partial.inc({ cluster });
     },
+    counts: watchCounts(deps),
     clientSignal: req.signal,
     upstreams,
     // a static membership never changes
@@ -189,6 +192,20 @@ export async function watchStream(
         : undefined,
   });
   return new Response(body, { status: 200, headers });
+}
+
+/** fleet_upstream_watches and fleet_watch_resumes_total, from the held sources (watch/hold.ts) */
+function watchCounts(deps: FleetDeps): WatchCounts | undefined {
+  const m = deps.metrics;
+  if (!m) return undefined;
+  return {
+    open(clusters, by) {
+      for (const cluster of clusters) m.upstreamWatches.inc({ cluster }, by);
+    },
+    resumed(clusters, reason) {
+      for (const cluster of clusters) m.watchResumes.inc({ cluster, reason });
+    },
+  };
 }
 
 /**

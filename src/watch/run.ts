@@ -3,7 +3,7 @@
  * start, and the one close (client gone, timeout, 410, slow client) that ends every upstream watch.
  */
 
-import { startHold } from './hold.ts';
+import { startHold, type WatchCounts } from './hold.ts';
 import { type FollowOptions, followMembership } from './membership.ts';
 import type { WatchMerger } from './merge.ts';
 import { WatchOutput } from './output.ts';
@@ -19,6 +19,8 @@ export interface RunOptions {
   late?: Array<Promise<Start>>;
   /** a late start failed: its clusters are counted (the route's /metrics) */
   onLateFailure?: (clusters: string[]) => void;
+  /** counts the upstream streams and their resumes (the route's /metrics) */
+  counts?: WatchCounts | undefined;
   /** the client's request: its abort (Node: at once; workerd: on the next write) closes everything */
   clientSignal: AbortSignal;
   /** aborts every upstream request of the watch */
@@ -76,7 +78,7 @@ class Running {
 function startAll(o: RunOptions): (w: WatchOutput) => void {
   return (w) => {
     const { plan, merger, upstreams } = o;
-    const holding = { upstreams, sendInitialEvents: plan.sendInitialEvents };
+    const holding = { upstreams, sendInitialEvents: plan.sendInitialEvents, counts: o.counts };
     const hold = (src: Source, first: Response | undefined) => startHold(src, first, w, holding);
     const handlers = {
       sendInitialEvents: plan.sendInitialEvents,
