@@ -32,7 +32,7 @@ export interface FleetDeps {
  * What asking clusters needs (src/upstreams/fanout.ts `fanOut`): the bound client, the connection budget
  * and the relay that serves fan-outs wider than it.
  */
-export type FanOutDeps = Pick<FleetDeps, 'client' | 'maxConnectionsPerRequest' | 'relay'>;
+export type FanOutDeps = Pick<FleetDeps, 'client' | 'maxConnectionsPerRequest' | 'relay' | 'metrics'>;
 
 /** What knowing the fleet's clusters needs (`fleetTargets`, `fleetMembership`, `clusterspaceTargets`). */
 export interface ClustersDeps {

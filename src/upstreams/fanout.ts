@@ -76,6 +76,7 @@ export async function fanOut(
   const groups = splitForBudget(deps, targets);
   if (groups && deps.relay) {
     const relay = deps.relay;
+    deps.metrics?.relayGroups.inc({ mode }, groups.length);
     // the relay invocation sends as this caller: the bound client's identity travels with the group
     // (never the caller's raw credential headers: they are filtered here already)
     const as = deps.client.caller;

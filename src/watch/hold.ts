@@ -24,6 +24,19 @@ export interface HoldOptions {
   upstreams: Pick<Upstreams, 'aborted' | 'signal'>;
   /** WatchList: a source that cannot be held is not waited for (its initial events come when it is back) */
   sendInitialEvents: boolean;
+  /** counts open upstream streams and resumes (the route's /metrics); absent: not counted */
+  counts?: WatchCounts | undefined;
+}
+
+/** Why an upstream stream that was reading is re-opened (fleet_watch_resumes_total's `reason`). */
+export type ResumeReason = 'ended' | 'broken' | 'error';
+
+/** What a held source reports, per cluster of the source (a relay group's stream: each of its clusters). */
+export interface WatchCounts {
+  /** a stream of `clusters` is being read (+1) or no longer is (-1) */
+  open(clusters: readonly string[], by: 1 | -1): void;
+  /** a stream of `clusters` was cut while the merged stream lives: it is re-opened */
+  resumed(clusters: readonly string[], reason: ResumeReason): void;
 }
 
 /**
@@ -61,6 +74,8 @@ class Hold implements WatchEventSink {
   /** the stream being read sent an ERROR (why), and was stopped */
   private error: string | undefined;
   private reader: WatchEventReader | undefined;
+  /** the stream being read is counted open (counts.open), until its end */
+  private counted = false;
 
   constructor(
     private readonly src: Source,
@@ -142,6 +157,10 @@ class Hold implements WatchEventSink {
     }
     this.delivered = false;
     this.error = undefined;
+    if (this.o.counts) {
+      this.counted = true;
+      this.o.counts.open(this.src.clusters, 1);
+    }
     if (!body) {
       this.onEnd(new Error('watch answered without a body'));
       return;
@@ -176,16 +195,24 @@ class Hold implements WatchEventSink {
   onEnd(err: unknown): void {
     if (this.reader) this.out.disown(this.reader);
     this.reader = undefined;
+    if (this.counted) {
+      this.counted = false;
+      this.o.counts?.open(this.src.clusters, -1);
+    }
     // a break after it delivered is an ordinary cut; before, it is why the attempt failed
     const why =
       err !== undefined && !this.delivered
         ? ((err as Error).message ?? String(err))
         : (this.error ?? (this.delivered ? undefined : 'watch ended at once'));
     if (why === undefined) this.delays?.reset();
-    if (this.out.closed) {
+    if (this.out.closed || this.o.upstreams.aborted) {
       this.finish();
       return;
     }
+    this.o.counts?.resumed(
+      this.src.clusters,
+      this.error !== undefined ? 'error' : err !== undefined ? 'broken' : 'ended',
+    );
     this.retry(why);
   }
 }

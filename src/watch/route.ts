@@ -4,9 +4,10 @@
  * pieces live beside it in src/watch/ (sources, start, run, resume with backoff, output with heartbeat) and
  * src/watch/merge.ts (the per-event work).
  *
- * - Start: every chosen cluster is asked at once; the response starts when each has answered (Warning
- *   headers for those that did not, or a 503 Status in strict mode). A cluster down at start keeps being
- *   retried in the background and joins when it is back.
+ * - Start: every chosen cluster is asked at once; the response starts when each has answered, or 50 ms
+ *   after the first answered 200 (not in strict mode): Warning headers for those that failed by then, a
+ *   bookmark notice for those that fail later (or a 503 Status in strict mode). A cluster down at start
+ *   keeps being retried in the background and joins when it is back.
  * - An upstream stream that ends or breaks is resumed from the last RV it delivered, with backoff,
  *   invisibly. A 410 on resume (the cluster compacted past it) ends the merged stream with one ERROR event
  *   carrying a 410 Status: the client relists.
@@ -29,6 +30,7 @@ import {
   type Target,
   warningHeader,
 } from '../upstreams/fanout.ts';
+import type { WatchCounts } from './hold.ts';
 import { WatchMerger } from './merge.ts';
 import { planWatch } from './plan.ts';
 import { runMergedWatch } from './run.ts';
@@ -37,7 +39,8 @@ import {
   type FailedStart,
   failedForGood,
   groupWarnings,
-  openAll,
+  HEAD_WAIT_MS,
+  openForHead,
   probeColumns,
   startWarnings,
 } from './start.ts';
@@ -105,6 +108,7 @@ export async function watchStream(
         )
       : undefined;
   const groups = splitForBudget(deps, plan.chosen);
+  if (groups) deps.metrics?.relayGroups.inc({ mode: 'watch' }, groups.length);
   const merger = new WatchMerger({
     view: answerView(deps.config.federation, info, selectedName(new URL(req.url).searchParams)),
     membership,
@@ -136,7 +140,13 @@ export async function watchStream(
     ? groups.map((g) => groupSource(ctx, g, deps.client.caller))
     : plan.chosen.map((t) => clusterSource(ctx, t));
 
-  const starts = await openAll(sources, upstreams.signal, plan);
+  // strict mode answers only for the whole fleet; else the head goes out shortly after the first 200
+  const { starts, late } = await openForHead(
+    sources,
+    deps.config.strict ? Number.POSITIVE_INFINITY : HEAD_WAIT_MS,
+    upstreams.signal,
+    plan,
+  );
   const warnings = startWarnings(starts, plan.sendInitialEvents || plan.upgradesLegacy);
   const refusal =
     warnings.length && deps.config.strict
@@ -150,8 +160,8 @@ export async function watchStream(
     return statusResponse(refusal);
   }
   req.signal.removeEventListener('abort', abortAll);
-  // every open has answered: nothing listens to the start's signal any longer
-  upstreams.letGo();
+  // every open has answered: nothing listens to the start's signal any longer (late opens still do)
+  if (!late.length) upstreams.letGo();
   const headers = streamHeaders();
   for (const w of warnings) headers.append('Warning', warningHeader(w));
   if (groups) for (const w of groupWarnings(starts)) headers.append('Warning', w);
@@ -160,6 +170,12 @@ export async function watchStream(
     plan,
     merger,
     starts,
+    late,
+    // a merged answer without these clusters that no Warning named: counted as one that did
+    onLateFailure: (clusters) => {
+      for (const cluster of clusters) deps.metrics?.partial.inc({ cluster });
+    },
+    counts: watchCounts(deps),
     clientSignal: req.signal,
     upstreams,
     // a static membership never changes
@@ -176,6 +192,20 @@ export async function watchStream(
         : undefined,
   });
   return new Response(body, { status: 200, headers });
+}
+
+/** fleet_upstream_watches and fleet_watch_resumes_total, from the held sources (watch/hold.ts) */
+function watchCounts(deps: FleetDeps): WatchCounts | undefined {
+  const m = deps.metrics;
+  if (!m) return undefined;
+  return {
+    open(clusters, by) {
+      for (const cluster of clusters) m.upstreamWatches.inc({ cluster }, by);
+    },
+    resumed(clusters, reason) {
+      for (const cluster of clusters) m.watchResumes.inc({ cluster, reason });
+    },
+  };
 }
 
 /**

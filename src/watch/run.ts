@@ -3,18 +3,24 @@
  * start, and the one close (client gone, timeout, 410, slow client) that ends every upstream watch.
  */
 
-import { startHold } from './hold.ts';
+import { startHold, type WatchCounts } from './hold.ts';
 import { type FollowOptions, followMembership } from './membership.ts';
 import type { WatchMerger } from './merge.ts';
 import { WatchOutput } from './output.ts';
 import type { PlannedWatch, Source } from './sources.ts';
-import { type Start, startSource } from './start.ts';
+import { lateFailure, type Start, startSource } from './start.ts';
 import type { Upstreams } from './upstreams.ts';
 
 export interface RunOptions {
   plan: PlannedWatch;
   merger: WatchMerger;
   starts: Start[];
+  /** starts still under way when the head went out: each is set going when it answers */
+  late?: Array<Promise<Start>>;
+  /** a late start failed: its clusters are counted (the route's /metrics) */
+  onLateFailure?: (clusters: string[]) => void;
+  /** counts the upstream streams and their resumes (the route's /metrics) */
+  counts?: WatchCounts | undefined;
   /** the client's request: its abort (Node: at once; workerd: on the next write) closes everything */
   clientSignal: AbortSignal;
   /** aborts every upstream request of the watch */
@@ -72,7 +78,7 @@ class Running {
 function startAll(o: RunOptions): (w: WatchOutput) => void {
   return (w) => {
     const { plan, merger, upstreams } = o;
-    const holding = { upstreams, sendInitialEvents: plan.sendInitialEvents };
+    const holding = { upstreams, sendInitialEvents: plan.sendInitialEvents, counts: o.counts };
     const hold = (src: Source, first: Response | undefined) => startHold(src, first, w, holding);
     const handlers = {
       sendInitialEvents: plan.sendInitialEvents,
@@ -81,6 +87,24 @@ function startAll(o: RunOptions): (w: WatchOutput) => void {
       hold,
     };
     for (const s of o.starts) startSource(s, handlers);
+    const watchList = plan.sendInitialEvents || plan.upgradesLegacy;
+    for (const p of o.late ?? [])
+      p.then(
+        (s) => {
+          if (w.closed) {
+            if ('res' in s) void s.res.body?.cancel().catch(() => {});
+            return;
+          }
+          // too late for a Warning header: the client hears of it as a bookmark notice
+          const why = lateFailure(s, watchList);
+          if (why !== undefined) {
+            w.emit(s.src.unavailable(`${why}; retrying`));
+            o.onLateFailure?.(s.src.clusters);
+          }
+          startSource(s, handlers);
+        },
+        () => {},
+      );
     if (o.follow) followMembership({ ...o.follow, emit: handlers.emit, hold }, upstreams.signal);
     // no cluster chosen: a WatchList's initial phase is over at once
     if (plan.chosen.length === 0) w.emit(merger.clusterGone(''));

@@ -1,6 +1,6 @@
 /**
  * The start of a merged watch: every source is opened at once and the response starts when each has
- * answered. What the sources answered decides the response (Warning headers for those that failed, a 503
+ * answered, or (outside strict mode) shortly after the first answered 200 ({@link openForHead}). What the sources answered decides the response (Warning headers for those that failed, a 503
  * in strict mode, the list's error when every one failed for good) and how each source is then held.
  */
 import { readStatus, type Status } from '../kube/status.ts';
@@ -61,18 +61,84 @@ export async function openAll(
   signal?: AbortSignal,
   asked?: AskedStarts,
 ): Promise<Start[]> {
-  const starts = await Promise.all(sources.map((src) => openOne(src, signal)));
-  if (!asked || asked.sendInitialEvents) return starts;
-  return Promise.all(
-    starts.map(async (s) => {
-      if ('res' in s || !s.src.downgrade || !refusedWatchList(s.status) || s.status === 410) return s;
-      if (!s.src.clusters.every((c) => asked.initialEventsOf(c))) return s;
-      s.src.downgrade();
-      const again = await openOne(s.src, signal);
-      retried.add(again);
-      return again;
-    }),
-  );
+  return Promise.all(sources.map((src) => openStart(src, signal, asked)));
+}
+
+/** One source's start as {@link openAll} makes it (the plain watch asked again after a refused WatchList). */
+async function openStart(src: Source, signal?: AbortSignal, asked?: AskedStarts): Promise<Start> {
+  const s = await openOne(src, signal);
+  if (!asked || asked.sendInitialEvents) return s;
+  if ('res' in s || !s.src.downgrade || !refusedWatchList(s.status) || s.status === 410) return s;
+  if (!s.src.clusters.every((c) => asked.initialEventsOf(c))) return s;
+  s.src.downgrade();
+  const again = await openOne(s.src, signal);
+  retried.add(again);
+  return again;
+}
+
+/**
+ * How long the head waits for the other sources once one answered 200 (outside strict mode). Healthy
+ * members answer a watch within a few ms of each other (the simulator's direct first event: 27 ms), so
+ * 50 ms still gives nearly every start its full answer and Warning headers, while a slow member costs the
+ * client at most this much instead of its whole delay (docs/fleet-view.md "Watches").
+ */
+export const HEAD_WAIT_MS = 50;
+
+/** The starts the head is decided on, and those still under way when it goes out (they join the stream). */
+export interface HeadStarts {
+  starts: Start[];
+  late: Array<Promise<Start>>;
+}
+
+/**
+ * Opens every source as {@link openAll} does, but resolves once one source answered 200 and `waitMs` more
+ * passed (or every source answered, whichever is first). `waitMs` Infinity (strict mode): every source.
+ * When none answered 200, every start is awaited, so the all-failed answer stays what it was.
+ */
+export function openForHead(
+  sources: Source[],
+  waitMs: number,
+  signal?: AbortSignal,
+  asked?: AskedStarts,
+): Promise<HeadStarts> {
+  const opens = sources.map((src) => openStart(src, signal, asked));
+  if (!Number.isFinite(waitMs)) return Promise.all(opens).then((starts) => ({ starts, late: [] }));
+  return new Promise<HeadStarts>((resolve, reject) => {
+    const got: Array<Start | undefined> = new Array(opens.length);
+    let left = opens.length;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let done = false;
+    const decide = () => {
+      if (done) return;
+      done = true;
+      if (timer !== undefined) clearTimeout(timer);
+      const starts: Start[] = [];
+      const late: Array<Promise<Start>> = [];
+      for (let i = 0; i < opens.length; i++) {
+        const s = got[i];
+        if (s) starts.push(s);
+        else late.push(opens[i]!);
+      }
+      resolve({ starts, late });
+    };
+    if (left === 0) decide();
+    opens.forEach((p, i) => {
+      p.then((s) => {
+        got[i] = s;
+        left--;
+        if (left === 0) decide();
+        else if ('res' in s && timer === undefined) timer = setTimeout(decide, waitMs);
+      }, reject);
+    });
+  });
+}
+
+/**
+ * What a start that answered after the head went out tells the client (no Warning header can be sent
+ * any longer): its failure as a notice, or undefined when it is not worth one (see {@link startWarnings}).
+ */
+export function lateFailure(s: Start, watchList: boolean): string | undefined {
+  return 'res' in s || !startWarnings([s], watchList).length ? undefined : s.reason;
 }
 
 /** a 4xx other than 401/403 to a WatchList: the cluster may not support it (not worth a Warning) */

@@ -46,6 +46,8 @@ describe('a fan-out wider than the connection budget, in workerd', () => {
       expect([...budget.invocations().keys()].filter((k) => k !== 'untagged').length).toBeGreaterThanOrEqual(
         2,
       );
+      // and /metrics counts them: 12 clusters, a budget of 6, two groups a list
+      expect(await relayGroups(fleet.url, 'list')).toBeGreaterThanOrEqual(2);
       // paging across the groups still walks every cluster exactly once
       const seen: string[] = [];
       let cont = '';
@@ -161,6 +163,7 @@ describe('a merged watch wider than the connection budget, in workerd', () => {
         ).toBe(true);
       expect(budget.refused()).toBe(0);
       expect(budget.maxSeen()).toBeLessThanOrEqual(6);
+      expect(await relayGroups(fleet.url, 'watch')).toBe(2);
     } finally {
       ac.abort();
       await fleet.stop();
@@ -168,3 +171,10 @@ describe('a merged watch wider than the connection budget, in workerd', () => {
     }
   });
 });
+
+/** fleet_relay_groups_total{mode} as /metrics says it (0 when absent) */
+async function relayGroups(url: string, mode: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const m = new RegExp(`^fleet_relay_groups_total\\{mode="${mode}"\\} (\\d+)`, 'm').exec(text);
+  return m ? Number(m[1]) : 0;
+}
