@@ -173,6 +173,8 @@ export async function probeColumns(
   path: string,
   headers: Headers,
   signal: AbortSignal,
+  /** columns the fleet appends to every cluster's own (propagation, watch/propagation.ts) */
+  extra: readonly ColumnDefinition[] = [],
 ): Promise<MergedColumns> {
   const outcomes = await fanOut(deps, chosen, () => ({ method: 'GET', path, headers, signal }));
   const cols = await Promise.all(
@@ -189,7 +191,7 @@ export async function probeColumns(
       }
     }),
   );
-  return mergeProbed(cols);
+  return mergeProbed(extra.length ? cols.map((c) => c && [...c, ...extra]) : cols);
 }
 
 /**
