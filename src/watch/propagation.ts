@@ -22,6 +22,8 @@ import { readJson } from '../upstreams/json.ts';
 
 /** how stale the bindings of a flowing watch may get */
 export const REFRESH_MS = 10_000;
+/** how stale they may get once a copy shows Drifted (it may be the Works that are behind) */
+export const DRIFTED_REFRESH_MS = 2_000;
 /** a refresh that takes longer is given up (the old bindings stay) */
 const READ_TIMEOUT_MS = 10_000;
 
@@ -40,12 +42,14 @@ export class WatchPropagation {
 
   /** One cluster's row with the propagation cells appended (its object as the client asked for it). */
   row(row: Row, cluster: string): Row {
-    this.refresh();
-    return enrichRow(this.index, row, cluster, this.include);
+    const out = enrichRow(this.index, row, cluster, this.include);
+    // a copy that looks drifted may be one Karmada just updated past the Works read: read them again soon
+    this.refresh(out.cells?.at(-2) === 'Drifted' ? DRIFTED_REFRESH_MS : REFRESH_MS);
+    return out;
   }
 
-  private refresh(): void {
-    if (this.reading || Date.now() - this.readAt < REFRESH_MS) return;
+  private refresh(after: number): void {
+    if (this.reading || Date.now() - this.readAt < after) return;
     this.reading = true;
     this.read(AbortSignal.timeout(READ_TIMEOUT_MS))
       .then((next) => {
