@@ -55,12 +55,23 @@ import {
   type SplitEvent,
   SplitterBase,
 } from './base.ts';
-import { ITEM, lastFacts, ROW, SCAN_MORE, scanItem } from './item.ts';
+import { ITEM, type ItemFacts, lastFacts, ROW, SCAN_MORE, scanItem } from './item.ts';
 
 /** times an item may be kept for the next chunk before the automaton reads it (each keep scans it again) */
 const MAX_PENDS = 2;
 
+export { addAnnotations, stringAt } from './annotate.ts';
 export { JsonSplitError, parseItem, type SplitEvent, type SplitterOptions } from './base.ts';
+
+/**
+ * The facts of an item's bytes written anew (an item the fleet enriched), as the splitter finds them, so
+ * the merge still rewrites it from its bytes instead of parsing it again; undefined when it cannot say.
+ */
+export function itemFacts(bytes: Uint8Array, rows: boolean): ItemFacts | undefined {
+  const whole =
+    bytes[0] === 0x7b && scanItem(bytes, 0, bytes.length, rows ? ROW : ITEM, 100) === bytes.length;
+  return whole ? lastFacts() : undefined;
+}
 /**
  * Incremental splitter. Feed chunks with {@link push}, then call {@link end}; events go to the callback
  * synchronously. After an error every further call throws the same error.
