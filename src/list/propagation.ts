@@ -4,9 +4,10 @@
  * kind may be propagated, plan/propagation.ts `mayBePropagated`); when none is of the list's kind nothing
  * else changes and the list keeps its byte-level fast path. When some are, their Works are read while the
  * clusters answer, a Table asks the clusters for whole objects (a copy's drift needs its fields), and every
- * row, and every JSON item that names Karmada, is parsed and enriched (plan/propagation.ts).
+ * row, and every JSON item that names Karmada, is enriched (plan/propagation.ts): a JSON item from its
+ * bytes where it can (a template not even parsed, the annotations spliced in), a row parsed.
  */
-import { parseItem, type SplitEvent } from '../merge/jsonsplit/index.ts';
+import { addAnnotations, itemFacts, parseItem, type SplitEvent, stringAt } from '../merge/jsonsplit/index.ts';
 import {
   addWorks,
   bindingsPath,
@@ -15,9 +16,11 @@ import {
   type IncludeObject,
   includeObjectOf,
   indexBindings,
+  itemAnnotations,
   mayBePropagated,
   PROPAGATION_COLUMNS,
   type PropagationIndex,
+  templateAnnotationsOf,
   worksPath,
 } from '../plan/propagation.ts';
 import type { RequestInfo } from '../request/info.ts';
@@ -105,9 +108,41 @@ async function* enriched(
       yield e;
       continue;
     }
+    if (!p.table) {
+      const out = splicedItem(p, cluster, e);
+      if (out) {
+        yield out;
+        continue;
+      }
+    }
     const v = parseItem(e.bytes) as Record<string, any>;
     const out = p.table ? enrichRow(p.index, v, cluster, p.include) : enrichItem(p.index, v, cluster, p.full);
-    // new bytes: the splitter's facts were about the old ones
-    yield { type: 'item', index: e.index, bytes: encoder.encode(JSON.stringify(out)) };
+    // new bytes, scanned again for their facts: the merge rewrites them from their bytes, not parsing again
+    const bytes = encoder.encode(JSON.stringify(out));
+    const facts = itemFacts(bytes, p.table);
+    yield facts ? { type: 'item', index: e.index, bytes, facts } : { type: 'item', index: e.index, bytes };
   }
+}
+
+type ItemEvent = Extract<SplitEvent, { type: 'item' }>;
+
+/**
+ * A JSON item enriched from its bytes: a template known by the name and namespace its facts point at (not
+ * parsed), a copy parsed for its drift; the annotations spliced in, the item's other bytes as they came.
+ * An item that is neither goes on untouched. Undefined: its bytes cannot say, the caller parses it.
+ */
+function splicedItem(p: ListPropagation, cluster: string, e: ItemEvent): ItemEvent | undefined {
+  const f = e.facts;
+  if (!f || f.odd) return undefined;
+  const b = e.bytes;
+  const name = stringAt(b, f.nameFrom, f.nameTo);
+  let add =
+    name === undefined
+      ? undefined
+      : templateAnnotationsOf(p.index, cluster, stringAt(b, f.nsFrom, f.nsTo) ?? '', name);
+  if (!add) add = itemAnnotations(p.index, parseItem(b) as Record<string, any>, cluster, p.full);
+  if (!add) return e;
+  const bytes = addAnnotations(b, f, add);
+  const facts = bytes && itemFacts(bytes, false);
+  return facts ? { type: 'item', index: e.index, bytes: bytes!, facts } : undefined;
 }

@@ -340,13 +340,33 @@ export function enrichRow(index: PropagationIndex, row: Obj, cluster: string, in
  * the items are whole objects (a list's items name no kind), not PartialObjectMetadata.
  */
 export function enrichItem(index: PropagationIndex, obj: Obj, cluster: string, full: boolean): Obj {
-  const p = templateOf(index, obj, cluster);
-  if (p) annotate(obj, templateAnnotations(p));
-  else {
-    const copy = copyFacts(index, obj, cluster, full);
-    if (copy) annotate(obj, copyAnnotations(copy));
-  }
+  const add = itemAnnotations(index, obj, cluster, full);
+  if (add) annotate(obj, add);
   return obj;
+}
+
+/** What enrichItem adds to `obj`: a template's or a copy's annotations; undefined when it is neither. */
+export function itemAnnotations(
+  index: PropagationIndex,
+  obj: Obj,
+  cluster: string,
+  full: boolean,
+): Record<string, string> | undefined {
+  const p = templateOf(index, obj, cluster);
+  if (p) return templateAnnotations(p);
+  const copy = copyFacts(index, obj, cluster, full);
+  return copy ? copyAnnotations(copy) : undefined;
+}
+
+/** The annotations of the template named `namespace/name` in `cluster`, if it is one (no parse needed). */
+export function templateAnnotationsOf(
+  index: PropagationIndex,
+  cluster: string,
+  namespace: string,
+  name: string,
+): Record<string, string> | undefined {
+  const p = templateOf(index, { metadata: { name, namespace } }, cluster);
+  return p ? templateAnnotations(p) : undefined;
 }
 
 function annotate(obj: Obj, add: Record<string, string>): void {

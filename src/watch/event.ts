@@ -29,6 +29,8 @@ export interface WatchMergeOptions {
   clusters: string[];
   /** Table watch: merged columns, indexed like `clusters` */
   table?: MergedColumns;
+  /** a cluster's Table row as the fleet adds to it before merging (propagation cells, watch/propagation.ts) */
+  tableRow?: (row: Record<string, any>, cluster: string) => Record<string, any>;
   allowBookmarks: boolean;
   /** WatchList: hold per-cluster initial-events-end bookmarks until all are in */
   sendInitialEvents: boolean;

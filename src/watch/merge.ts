@@ -270,9 +270,11 @@ export class WatchMerger {
     if (this.o.table && obj.kind === 'Table') {
       const at = this.o.clusters.indexOf(cluster);
       const rv = this.resourceVersion();
+      const add = this.o.tableRow;
+      const rows = add && Array.isArray(obj.rows) ? obj.rows.map((r: any) => add(r, cluster)) : undefined;
       const out = fleetTableEvent(
         this.o.view,
-        obj,
+        rows ? { ...obj, rows } : obj,
         this.o.table,
         at,
         cluster,

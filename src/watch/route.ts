@@ -19,6 +19,7 @@ import type { Context } from 'hono';
 import { negotiate } from '../kube/negotiate.ts';
 import { type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import { prepareMembership } from '../merge/rv/index.ts';
+import { PROPAGATION_COLUMNS } from '../plan/propagation.ts';
 import { answerOf, type UnservedAnswer, unservedStatus } from '../plan/unserved.ts';
 import { answerView, selectedName } from '../plan/view.ts';
 import type { RequestInfo } from '../request/info.ts';
@@ -33,6 +34,7 @@ import {
 import type { WatchCounts } from './hold.ts';
 import { WatchMerger } from './merge.ts';
 import { planWatch } from './plan.ts';
+import { watchPropagation } from './propagation.ts';
 import { runMergedWatch } from './run.ts';
 import { clusterSource, groupSource, type Source, upstreamHeaders, type WatchContext } from './sources.ts';
 import {
@@ -83,7 +85,13 @@ export async function watchStream(
   if ('code' in neg) return statusResponse(neg);
   const names = await fleetMembership(deps, req.signal);
   const membership = prepareMembership(names);
-  const planned = planWatch({ query: new URL(req.url).searchParams, targets, membership, plainNameCluster });
+  const query = new URL(req.url).searchParams;
+  // a Table of a propagated kind gains the list's propagation columns: its clusters are asked for whole
+  // row objects (a copy's drift needs its fields), given back as the client asked (watch/propagation.ts)
+  const propagation =
+    neg.shape === 'table' ? await watchPropagation(deps, info, targets, query, req.signal) : undefined;
+  if (propagation) query.set('includeObject', 'Object');
+  const planned = planWatch({ query, targets, membership, plainNameCluster });
   if (!planned.ok) {
     if ('respond' in planned) return statusResponse(planned.respond);
     // a composite from another membership or garbage: the watch answers 200 and one ERROR event, as kube does
@@ -105,6 +113,7 @@ export async function watchStream(
           `${info.kubePath}?${plan.probeQuery()}`,
           upstreamHeaders(req.headers, neg.accept),
           upstreams.signal,
+          propagation ? PROPAGATION_COLUMNS : [],
         )
       : undefined;
   const groups = splitForBudget(deps, plan.chosen);
@@ -115,6 +124,7 @@ export async function watchStream(
     rvs: plan.startRVs,
     clusters: plan.chosen.map((t) => t.cluster),
     table,
+    ...(propagation && table ? { tableRow: (row, cluster) => propagation.row(row, cluster) } : {}),
     allowBookmarks: plan.allowBookmarks,
     sendInitialEvents: plan.sendInitialEvents,
     // a relay group restarts its own clusters' initial events; here, the group's stream as a whole

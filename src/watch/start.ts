@@ -239,6 +239,8 @@ export async function probeColumns(
   path: string,
   headers: Headers,
   signal: AbortSignal,
+  /** columns the fleet appends to every cluster's own (propagation, watch/propagation.ts) */
+  extra: readonly ColumnDefinition[] = [],
 ): Promise<MergedColumns> {
   const outcomes = await fanOut(deps, chosen, () => ({ method: 'GET', path, headers, signal }));
   const cols = await Promise.all(
@@ -255,7 +257,7 @@ export async function probeColumns(
       }
     }),
   );
-  return mergeProbed(cols);
+  return mergeProbed(extra.length ? cols.map((c) => c && [...c, ...extra]) : cols);
 }
 
 /**

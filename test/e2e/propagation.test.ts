@@ -147,6 +147,60 @@ describe.each(RUNTIMES)('propagation at the root on %s', (runtime) => {
     });
   });
 
+  it('kubectl get -w prints one table: the watch events carry the propagation columns of the list', async () => {
+    const w = k().spawn(['get', 'deployments', '-n', NS, '-w']);
+    const rows = (name: string) =>
+      w
+        .output()
+        .split('\n')
+        .filter((l) => l.split(/\s+/)[0] === name)
+        .map((l) => l.trim().split(/\s+/));
+    try {
+      await w.waitFor(/^web\.clusterspace\.member2\s/m);
+      // the list is printed; the change below must come as watch events, so the watches are open first
+      await vi.waitFor(
+        () => {
+          for (const sim of [f.sims.karmada, ...f.sims.members.values()])
+            expect(sim.openWatches()).toBeGreaterThan(0);
+        },
+        { timeout: 30_000, interval: 100 },
+      );
+      const tpl = f.sims.karmada.get(DEPLOY, NS, 'web') as any;
+      tpl.metadata.labels = { ...tpl.metadata.labels, watched: 'yes' };
+      f.sims.karmada.update(DEPLOY, tpl);
+      // the template's event, and its copies' once Karmada carries the change to them
+      await vi.waitFor(
+        () => {
+          expect(rows('web').length).toBeGreaterThan(1);
+          for (const m of ['member1', 'member2'])
+            expect(rows(`web.clusterspace.${m}`).length).toBeGreaterThan(1);
+        },
+        { timeout: 30_000, interval: 100 },
+      );
+    } finally {
+      w.stop();
+    }
+    const out = w.output();
+    expect(
+      out.split('\n').filter((l) => l.startsWith('NAME')),
+      out,
+    ).toEqual([
+      expect.stringMatching(
+        /^NAME\s+CLUSTER\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+PROPAGATED TO\s+TEMPLATE\s+DRIFT\s*$/,
+      ),
+    ]);
+    // every row, the list's and the events', ends in the propagation cells
+    for (const r of rows('web')) {
+      expect(r[1], out).toBe('karmada');
+      expect(r.at(-1), out).toBe('member1(2),member2(1)');
+    }
+    for (const m of ['member1', 'member2'])
+      for (const r of rows(`web.clusterspace.${m}`)) {
+        expect(r[1], out).toBe(m);
+        expect(r.slice(-2), out).toEqual(['web', 'InSync']);
+      }
+  });
+
   it('-o wide adds the binding status; -o json carries it as annotations', async () => {
     const wide = await k().run(['get', 'deployments', '-n', NS, '-o', 'wide']);
     expect(wide.code, wide.stderr).toBe(0);

@@ -127,6 +127,50 @@ describe('propagation at the root, by Karmada’s own controllers', () => {
     );
   });
 
+  it('kubectl get -w prints one table: the watch events carry the propagation columns', async () => {
+    const w = fleet.spawn(['get', 'deployments', '-n', ns, '-w']);
+    const rows = (name: string) =>
+      w
+        .output()
+        .split('\n')
+        .filter((l) => l.split(/\s+/)[0] === name)
+        .map((l) => l.trim().split(/\s+/));
+    try {
+      await w.waitFor(new RegExp(`^web\\.clusterspace\\.${m3.name}\\s`, 'm'), 60_000);
+      // changed at the root until its events come (the watch opens after the list is printed)
+      await until(
+        'the template and its copies came as watch events',
+        async () => {
+          await ok(fleet, ['label', 'deployment', 'web', '-n', ns, `watched=${Date.now()}`, '--overwrite']);
+          const seen = ['web', `web.clusterspace.${m1.name}`, `web.clusterspace.${m3.name}`].every(
+            (n) => rows(n).length > 1,
+          );
+          return seen || undefined;
+        },
+        120_000,
+      );
+    } finally {
+      w.stop();
+    }
+    const out = w.output();
+    console.log(`kubectl get deployments -n ${ns} -w\n${out}`);
+    expect(
+      out.split('\n').filter((l) => l.startsWith('NAME')),
+      out,
+    ).toEqual([
+      expect.stringMatching(
+        /^NAME\s+CLUSTER\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+PROPAGATED TO\s+TEMPLATE\s+DRIFT\s*$/,
+      ),
+    ]);
+    for (const r of rows('web')) expect(r.at(-1), out).toBe(`${m1.name}(2),${m3.name}(1)`);
+    for (const m of [m1, m3])
+      for (const r of rows(`web.clusterspace.${m.name}`)) {
+        expect(r[1], out).toBe(m.name);
+        expect(r.at(-2), out).toBe('web');
+        expect(r.at(-1), out).toMatch(/^(InSync|Drifted|Unknown)$/);
+      }
+  });
+
   it('with dispatching suspended, a copy changed in its member is flagged Drifted; kubectl fleet diff names the field', async () => {
     await ok(fleet, [
       'patch',

@@ -55,12 +55,27 @@ import {
   type SplitEvent,
   SplitterBase,
 } from './base.ts';
-import { ITEM, ROW, SCAN_MORE } from './item.ts';
+import { ITEM, type ItemFacts, ItemScanner, ROW, SCAN_MORE } from './item.ts';
 
 /** times an item may be kept for the next chunk before the automaton reads it (each keep scans it again) */
 const MAX_PENDS = 2;
 
+export { addAnnotations, stringAt } from './annotate.ts';
 export { JsonSplitError, parseItem, type SplitEvent, type SplitterOptions } from './base.ts';
+
+/**
+ * The facts of an item's bytes written anew (an item the fleet enriched), as the splitter finds them, so
+ * the merge still rewrites it from its bytes instead of parsing it again; undefined when it cannot say.
+ */
+export function itemFacts(
+  bytes: Uint8Array,
+  rows: boolean,
+  scanner = new ItemScanner(),
+): ItemFacts | undefined {
+  const whole =
+    bytes[0] === 0x7b && scanner.scan(bytes, 0, bytes.length, rows ? ROW : ITEM, 100) === bytes.length;
+  return whole ? scanner.facts : undefined;
+}
 /**
  * Incremental splitter. Feed chunks with {@link push}, then call {@link end}; events go to the callback
  * synchronously. After an error every further call throws the same error.
