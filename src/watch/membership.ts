@@ -86,10 +86,25 @@ function startJoined(s: Start, o: FollowOptions): void {
   }
 }
 
+/**
+ * A member's endpoint says whether Karmada calls it Ready (not Ready: the client answers for it without
+ * dialling, upstreams/endpoint.ts `notReady`), so a watch that holds the endpoint it started with would
+ * keep failing a member that is Ready again, and never resume it. Each look hands the held targets the
+ * endpoints of the fleet now.
+ */
+export function refreshEndpoints(held: ReadonlyMap<string, Target>, now: readonly Target[]): void {
+  for (const t of now) {
+    const h = held.get(t.cluster);
+    if (h && h.endpoint !== t.endpoint) h.endpoint = t.endpoint;
+  }
+}
+
 /** Follows the membership until `signal` aborts. */
 export function followMembership(o: FollowOptions, signal: AbortSignal): void {
   let names = [...o.names];
   const chosen = new Set(o.ctx.plan.chosen.map((t) => t.cluster));
+  // the targets this watch's sources hold, by cluster: they resume with the endpoint the fleet has now
+  const held = new Map(o.ctx.plan.chosen.map((t) => [t.cluster, t] as const));
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stop = () => {
     if (timer !== undefined) clearTimeout(timer);
@@ -105,6 +120,7 @@ export function followMembership(o: FollowOptions, signal: AbortSignal): void {
       return;
     }
     if (signal.aborted) return;
+    refreshEndpoints(held, now);
     const change = membershipChange(names, chosen, now, (t) => o.ctx.plan.choose(t));
     if (!change) return;
     if (change.left.length) {
@@ -123,6 +139,7 @@ export function followMembership(o: FollowOptions, signal: AbortSignal): void {
         change.joined.map((t) => t.cluster),
       ),
     );
+    for (const t of change.joined) held.set(t.cluster, t);
     const sources = change.joined.map((t) => clusterSource(o.ctx, t, true));
     for (const s of await openAll(sources, signal)) startJoined(s, o);
   };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Target } from '../upstreams/fanout.ts';
 import { Backoff } from './backoff.ts';
 import { holdSource } from './hold.ts';
-import { membershipChange } from './membership.ts';
+import { membershipChange, refreshEndpoints } from './membership.ts';
 import type { MergeStep, WatchEvent } from './merge.ts';
 import { WatchOutput } from './output.ts';
 import { watchEvents } from './read.ts';
@@ -156,6 +156,24 @@ describe('failedForGood', () => {
     expect(failedForGood([failed('a', 500), failed('b', 410)])).toBeUndefined();
     expect(failedForGood([failed('a', 500), failed('b', 429)])).toBeUndefined();
     expect(failedForGood([])).toBeUndefined();
+  });
+});
+
+describe('refreshEndpoints', () => {
+  it("hands a held target the fleet's endpoint now: a member Ready again is dialled on the next resume", () => {
+    const notReady = { name: 'member1', notReady: 'cluster is not reachable' } as Target['endpoint'];
+    const ready = { name: 'member1' } as Target['endpoint'];
+    const held: Target = { cluster: 'member1', controlPlane: false, endpoint: notReady };
+    const other: Target = { cluster: 'member2', controlPlane: false, endpoint: ready };
+    refreshEndpoints(
+      new Map([
+        ['member1', held],
+        ['member2', other],
+      ]),
+      [{ cluster: 'member1', controlPlane: false, endpoint: ready }],
+    );
+    expect(held.endpoint).toBe(ready);
+    expect(other.endpoint).toBe(ready);
   });
 });
 
