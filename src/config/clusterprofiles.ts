@@ -5,6 +5,7 @@
  */
 // a namespace import: `import { z }` would bundle every locale zod ships (≈ 250 KiB), this only the English one
 import * as z from 'zod';
+import { credentialRefine } from './security.ts';
 
 /** a Kubernetes object name of the hub (namespace, Secret): a DNS-1123 label */
 const dnsLabel = z
@@ -52,14 +53,7 @@ export const accessProviderSchema = z
         code: 'custom',
         message: 'secretReader reads the credential from the hub: set it or a fixed credential, not both',
       });
-    if (p.token && p.tokenFile) ctx.addIssue({ code: 'custom', message: 'set token or tokenFile, not both' });
-    const cert = p.clientCertificate || p.clientCertificateData;
-    const key = p.clientKey || p.clientKeyData;
-    if (!!cert !== !!key)
-      ctx.addIssue({
-        code: 'custom',
-        message: 'a client certificate needs its key (and a key its certificate)',
-      });
+    credentialRefine(p, ctx);
   });
 export type AccessProviderConfig = z.output<typeof accessProviderSchema>;
 

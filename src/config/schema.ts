@@ -16,6 +16,7 @@ import {
   authenticationSchema,
   authorizationSchema,
   callerImpersonationSchema,
+  credentialRefine,
   httpUrl,
   limitsSchema,
   servingSchema,
@@ -83,14 +84,7 @@ function endpointRefine(e: EndpointFields, ctx: z.RefinementCtx): void {
       code: 'custom',
       message: 'set certificateAuthority or certificateAuthorityData, not both',
     });
-  if (e.token && e.tokenFile) ctx.addIssue({ code: 'custom', message: 'set token or tokenFile, not both' });
-  const cert = e.clientCertificate || e.clientCertificateData;
-  const key = e.clientKey || e.clientKeyData;
-  if (!!cert !== !!key)
-    ctx.addIssue({
-      code: 'custom',
-      message: 'a client certificate needs its key (and a key its certificate)',
-    });
+  credentialRefine(e, ctx);
 }
 
 export const endpointSchema = z.strictObject(endpointShape).superRefine(endpointRefine);

@@ -47,6 +47,31 @@ export const httpUrl = (message: string) =>
     .refine((s) => /^https?:\/\//i.test(s) && parses(s), message)
     .transform((s) => s.replace(/[\t\n\r]/g, ''));
 
+/**
+ * A credential's own rules, wherever one is written (an endpoint, a ClusterProfile access provider):
+ * one token source, and a client certificate with its key.
+ */
+export function credentialRefine(
+  c: {
+    token?: string | undefined;
+    tokenFile?: string | undefined;
+    clientCertificate?: string | undefined;
+    clientCertificateData?: string | undefined;
+    clientKey?: string | undefined;
+    clientKeyData?: string | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  if (c.token && c.tokenFile) ctx.addIssue({ code: 'custom', message: 'set token or tokenFile, not both' });
+  const cert = c.clientCertificate || c.clientCertificateData;
+  const key = c.clientKey || c.clientKeyData;
+  if (!!cert !== !!key)
+    ctx.addIssue({
+      code: 'custom',
+      message: 'a client certificate needs its key (and a key its certificate)',
+    });
+}
+
 const url = httpUrl('must be an http(s) URL');
 const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name');
 const nonEmpty = z.string().min(1);
