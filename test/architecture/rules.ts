@@ -121,7 +121,7 @@ export const RULES: Rule[] = [
     why: 'the Kubernetes vocabulary (Status, negotiation, selectors, protobuf envelope) is shared by every folder, so it depends on nothing but the byte helpers',
     files: ['src/kube/'],
     allow: ['src/kube/', 'src/util/'],
-    probe: { file: 'src/kube/status.ts', import: '../merge/names.ts' },
+    probe: { file: 'src/kube/status.ts', import: '../merge/names/index.ts' },
   },
   {
     name: 'util is a leaf',
@@ -142,7 +142,7 @@ export const RULES: Rule[] = [
     why: 'the one path parser reads a URL and nothing else',
     files: ['src/request/'],
     allow: ['src/request/', ...LEAVES],
-    probe: { file: 'src/request/info.ts', import: '../merge/names.ts' },
+    probe: { file: 'src/request/info.ts', import: '../merge/names/index.ts' },
   },
   {
     name: 'config is a leaf',
@@ -177,7 +177,7 @@ export const RULES: Rule[] = [
     why: 'who the caller is and what identity goes upstream: no merging, no routes, no middleware',
     files: ['src/auth/'],
     allow: ['src/auth/', 'src/config/', 'src/request/', ...LEAVES, TYPES],
-    probe: { file: 'src/auth/__probe__.ts', import: '../merge/names.ts' },
+    probe: { file: 'src/auth/__probe__.ts', import: '../merge/names/index.ts' },
   },
   {
     name: 'upstreams know no request handling',

@@ -262,7 +262,7 @@ describe('lists whose member body breaks, through the real members', () => {
     });
   }
 
-  // a body that never began is a member that did not answer (src/routes/list.ts openOne): left out with a
+  // a body that never began is a member that did not answer (src/list/route.ts openSources): left out with a
   // Warning naming it, as for a failure before headers, never a silently short 200
   it("member1's list answered 200 and its headers, then EOF: kubectl prints the rest and the Warning", async () => {
     const p = proxies.get(m1.name)!;
