@@ -3,14 +3,12 @@
  * fleet's root URL, on Node and in workerd: a list across the fleet, a read by fleet name, and a watch that
  * sees changes from three clusters.
  */
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RUNTIMES } from '../helpers/fleet.ts';
+import { startPythonClient } from '../helpers/python.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';
 
 /** Debian's interpreter: the one python3-kubernetes installs into (a pyenv python3 on PATH would not see it) */
-const PYTHON = process.env.FLEET_PYTHON ?? '/usr/bin/python3';
 const PODS = { group: '', version: 'v1', resource: 'pods' };
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 
@@ -23,27 +21,13 @@ describe.each(RUNTIMES)('the Python client on %s', (runtime) => {
   });
 
   it('lists across the fleet, reads by fleet name, and watches changes in three clusters', async () => {
-    const p = spawn(PYTHON, [resolve('test/python/fleet_client.py'), f.url, 'py'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => {
-      out += d;
-    });
-    const watching = new Promise<void>((res) =>
-      p.stderr.on('data', (d) => {
-        err += d;
-        if (err.includes('WATCHING')) res();
-      }),
-    );
-    const exited = new Promise<number | null>((res) => p.on('close', res));
-    await Promise.race([watching, exited]);
+    const py = startPythonClient([f.url, 'py']);
+    await Promise.race([py.watching, py.exited]);
     await new Promise((r) => setTimeout(r, 300));
     for (const [name, sim] of f.sims.members)
       sim.create(CM, { metadata: { name: `from-${name}`, namespace: 'py' } });
-    expect(await exited, err).toBe(0);
-    const r = JSON.parse(out) as {
+    expect(await py.exited, py.err()).toBe(0);
+    const r = JSON.parse(py.out()) as {
       pods: string[];
       listRV: string;
       read: { name: string; labels: Record<string, string> };

@@ -9,18 +9,17 @@
  * - leader election with client-go's algorithm over a Lease at the root: one leader, failover when it stops
  *   renewing, the Lease in the control plane only.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientNode } from '../helpers/clientnode.ts';
 import { Candidate } from '../helpers/election.ts';
+import { startPythonClient } from '../helpers/python.ts';
 import { bed, type ClusterInfo, clusterKubectl, ensureNamespace, ok, runningPod, until } from './bed.ts';
 
-const PYTHON = process.env.FLEET_PYTHON ?? '/usr/bin/python3';
 const ns = `rc-${randomBytes(3).toString('hex')}`;
 
 describe('clients at the Karmada fleet root, against real members', () => {
@@ -113,34 +112,19 @@ describe('clients at the Karmada fleet root, against real members', () => {
       return join(dir, name);
     };
     const made = `made.clusterspace.${members[2].name}`;
-    const p = spawn(PYTHON, [resolve('test/python/fleet_client.py'), root, ns, made], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        FLEET_CA_FILE: file('ca.pem', b.fleetCA),
-        FLEET_CERT_FILE: file('cert.pem', b.admin.cert),
-        FLEET_KEY_FILE: file('key.pem', b.admin.key),
-        FLEET_WATCH_SECONDS: '90',
-      },
+    const py = startPythonClient([root, ns, made], {
+      ...process.env,
+      FLEET_CA_FILE: file('ca.pem', b.fleetCA),
+      FLEET_CERT_FILE: file('cert.pem', b.admin.cert),
+      FLEET_KEY_FILE: file('key.pem', b.admin.key),
+      FLEET_WATCH_SECONDS: '90',
     });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => {
-      out += d;
-    });
-    const watching = new Promise<void>((res) =>
-      p.stderr.on('data', (d) => {
-        err += d;
-        if (err.includes('WATCHING')) res();
-      }),
-    );
-    const exited = new Promise<number | null>((res) => p.on('close', res));
-    await Promise.race([watching, exited]);
+    await Promise.race([py.watching, py.exited]);
     await Promise.all(
       members.map((m) => ok(clusterKubectl(m), ['create', 'configmap', `from-${m.name}`, '-n', ns])),
     );
-    expect(await exited, err).toBe(0);
-    const r = JSON.parse(out) as {
+    expect(await py.exited, py.err()).toBe(0);
+    const r = JSON.parse(py.out()) as {
       pods: string[];
       listRV: string;
       read: { name: string; uid: string; labels: Record<string, string> };

@@ -9,7 +9,6 @@
  * token (the worker has no x509 authenticator: the edge terminates TLS) and are impersonated in every
  * cluster, as on Node. What does not work in workerd is in testbed/README.md ("The worker fleet").
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +20,7 @@ import { Candidate } from '../helpers/election.ts';
 import { type RunningFleet, startWorkerFleet } from '../helpers/fleet.ts';
 import { helmRunner } from '../helpers/helm.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
+import { startPythonClient } from '../helpers/python.ts';
 import { createTestCA } from '../helpers/tls.ts';
 import {
   bed,
@@ -33,7 +33,6 @@ import {
   until,
 } from './bed.ts';
 
-const PYTHON = process.env.FLEET_PYTHON ?? '/usr/bin/python3';
 const CHART = resolve('test/fixtures/charts/refs');
 const ns = `rw-${randomBytes(3).toString('hex')}`;
 const TOKEN = `bed-admin-${randomBytes(8).toString('hex')}`;
@@ -307,33 +306,18 @@ describe('the worker fleet in workerd, in front of the real bed', () => {
     const dir = mkdtempSync(join(tmpdir(), 'real-wpy-'));
     writeFileSync(join(dir, 'ca.pem'), serving.cert);
     const made = `made-w.clusterspace.${members[0].name}`;
-    const p = spawn(PYTHON, [resolve('test/python/fleet_client.py'), karmada.server, ns, made], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        FLEET_CA_FILE: join(dir, 'ca.pem'),
-        FLEET_TOKEN: TOKEN,
-        FLEET_WATCH_SECONDS: '90',
-      },
+    const py = startPythonClient([karmada.server, ns, made], {
+      ...process.env,
+      FLEET_CA_FILE: join(dir, 'ca.pem'),
+      FLEET_TOKEN: TOKEN,
+      FLEET_WATCH_SECONDS: '90',
     });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => {
-      out += d;
-    });
-    const watching = new Promise<void>((res) =>
-      p.stderr.on('data', (d) => {
-        err += d;
-        if (err.includes('WATCHING')) res();
-      }),
-    );
-    const exited = new Promise<number | null>((res) => p.on('close', res));
-    await Promise.race([watching, exited]);
+    await Promise.race([py.watching, py.exited]);
     await Promise.all(
       members.map((m) => ok(clusterKubectl(m), ['create', 'configmap', `wfrom-${m.name}`, '-n', ns])),
     );
-    expect(await exited, err).toBe(0);
-    const r = JSON.parse(out);
+    expect(await py.exited, py.err()).toBe(0);
+    const r = JSON.parse(py.out());
     expect(r.pods.filter((x: string) => x.startsWith(`${ns}/`)).sort()).toEqual(
       members.map((m) => `${ns}/${pods.get(m.name)}.clusterspace.${m.name}`).sort(),
     );
