@@ -158,7 +158,10 @@ describe('UpstreamClient', () => {
     const r = recording(async () => new Response('{}'));
     const c = new UpstreamClient(r.transport);
     const e = await c
-      .send({ ...ep, notReady: 'cluster is not reachable' }, { method: 'GET', path: '/api' })
+      .send(
+        { ...ep, notReady: 'not Ready in Karmada: cluster is not reachable' },
+        { method: 'GET', path: '/api' },
+      )
       .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(UpstreamError);
     expect(e).toMatchObject({

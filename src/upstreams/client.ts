@@ -282,9 +282,7 @@ export class UpstreamClient {
     let via: Transport;
     let req: UpstreamRequest;
     if (endpoint.notReady !== undefined)
-      return Promise.reject(
-        new UpstreamError(endpoint.name, 'unreachable', `not Ready in Karmada: ${endpoint.notReady}`),
-      );
+      return Promise.reject(new UpstreamError(endpoint.name, 'unreachable', endpoint.notReady));
     try {
       via = opts.via ?? this.transport;
       req = this.request(endpoint, opts, via);

@@ -260,6 +260,11 @@ describe('Membership (clusterProfiles)', () => {
     });
     expect(members[1]!.endpoint.token?.()).toBe('m2-token');
     expect(members[0]!.endpoint.token?.()).toBe('fixed-token');
+    // the unhealthy one is not dialled: the client answers as for an unreachable member, saying why
+    expect([members[0]!.endpoint.notReady, members[1]!.endpoint.notReady]).toEqual([
+      'not ready in ClusterProfile fleet/m1: lease expired',
+      undefined,
+    ]);
     expect(h.state.asked.map((a) => [new URL(a.url).pathname, a.auth])).toEqual([
       ['/apis/multicluster.x-k8s.io/v1alpha1/namespaces/fleet/clusterprofiles', 'Bearer fleet-on-hub'],
       ['/api/v1/namespaces/fleet-system/secrets/spoke-2', 'Bearer fleet-on-hub'],

@@ -285,6 +285,9 @@ export async function listProfileMembers(
         if (got.reason) reason = got.reason;
       }
       const endpoint = profileEndpoint(a, source.timeoutMs, token);
+      // the manager says the cluster is down: not dialled, as a Karmada Cluster not Ready (a missing
+      // credential is still dialled: the member answers 401 and says so)
+      if (!a.ready) endpoint.notReady = `not ready in ClusterProfile ${a.namespace}/${a.name}: ${a.reason}`;
       try {
         source.check?.(endpoint, `ClusterProfile ${a.namespace}/${a.name}`);
       } catch (e) {

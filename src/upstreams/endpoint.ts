@@ -26,8 +26,9 @@ export interface ResolvedEndpoint {
    */
   poolKey: string;
   /**
-   * Karmada says this member is not Ready (its Ready condition's message): the client answers as for a
-   * member it cannot reach, without dialling it (every request would wait on the proxy's dial timeout).
+   * The membership source says this member is down (Karmada's Ready, a ClusterProfile's
+   * ControlPlaneHealthy or Joined), in words for the caller: the client answers as for a member it cannot
+   * reach, without dialling it (every request would wait on a dial or proxy timeout).
    */
   notReady?: string;
 }

@@ -54,7 +54,7 @@ describe('Membership (karmada)', () => {
     // the not-Ready one is marked on its endpoint (the client answers as for an unreachable member)
     expect([members[0]!.endpoint.notReady, members[1]!.endpoint.notReady]).toEqual([
       undefined,
-      'lease expired',
+      'not Ready in Karmada: lease expired',
     ]);
   });
 

@@ -130,7 +130,7 @@ export class Membership {
         ready?.status === 'True' ? undefined : (ready?.message ?? ready?.reason ?? 'no Ready condition');
       const endpoint = viaClusterProxy(this.controlPlane, name);
       // a member Karmada calls not Ready is treated as down: skipped with a Warning, never dialled
-      if (reason !== undefined) endpoint.notReady = reason;
+      if (reason !== undefined) endpoint.notReady = `not Ready in Karmada: ${reason}`;
       members.push({ name, ready: reason === undefined, reason, endpoint });
     }
     members.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
