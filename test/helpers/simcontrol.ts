@@ -19,30 +19,22 @@
  *                                            gets `fault` from its fault proxy (test/faults/faults.ts)
  *   calm {}                                  (a fault fleet only) the faults armed and not yet applied go
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { ServedSimFleet } from '../../deploy/node/demo.ts';
 import { type KubeObject, SimCluster } from '../../sim/index.ts';
 import type { Fault } from '../faults/faults.ts';
 import type { ClusterTap } from '../faults/fleet.ts';
 import type { RuleHandle } from '../faults/proxy.ts';
+import {
+  CONTROL_RESOURCES,
+  type ControlOp,
+  type ControlServer,
+  controlListEntry,
+  serveControl,
+} from './control-server.ts';
 
-const RESOURCES: Record<string, { group: string; version: string; resource: string }> = {
-  configmaps: { group: '', version: 'v1', resource: 'configmaps' },
-  pods: { group: '', version: 'v1', resource: 'pods' },
-  namespaces: { group: '', version: 'v1', resource: 'namespaces' },
-  deployments: { group: 'apps', version: 'v1', resource: 'deployments' },
-  leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' },
-  widgets: { group: 'example.fleet.io', version: 'v1', resource: 'widgets' },
-  gadgets: { group: 'gadgets.fleet.io', version: 'v1', resource: 'gadgets' },
-};
+const RESOURCES = CONTROL_RESOURCES;
 
-export interface SimControl {
-  url: string;
-  close(): Promise<void>;
-}
-
-type Args = Record<string, unknown> & { cluster?: string; resource?: string; ns?: string; name?: string };
+export type SimControl = ControlServer;
 
 export async function serveSimControl(
   sims: () => ServedSimFleet,
@@ -79,7 +71,7 @@ export async function serveSimControl(
       c.create(RESOURCES.namespaces!, { metadata: { name } });
   };
 
-  const ops: Record<string, (a: Args) => unknown> = {
+  const ops: Record<string, ControlOp> = {
     namespace: (a) => {
       namespaces.add(String(a.name));
       for (const [, c] of clusters()) ensureNs(c, String(a.name));
@@ -114,15 +106,9 @@ export async function serveSimControl(
     list: (a) =>
       clusters().flatMap(([name, c]) =>
         // clusters that do not serve the resource (a CRD) hold none of it
-        (serves(c, gvr(a.resource)) ? c.list(gvr(a.resource), a.ns) : []).map((o) => ({
-          cluster: name,
-          name: o.metadata.name,
-          namespace: o.metadata.namespace,
-          resourceVersion: o.metadata.resourceVersion,
-          labels: o.metadata.labels ?? {},
-          annotations: o.metadata.annotations ?? {},
-          data: (o as { data?: unknown }).data ?? null,
-        })),
+        (serves(c, gvr(a.resource)) ? c.list(gvr(a.resource), a.ns) : []).map((o) =>
+          controlListEntry(name, o),
+        ),
       ),
     cut: (a) => {
       cluster(a.cluster).cutWatches();
@@ -181,36 +167,7 @@ export async function serveSimControl(
     },
   };
 
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (d: string) => {
-      body += d;
-    });
-    req.on('end', () => {
-      const op = ops[(req.url ?? '').replace(/^\//, '')];
-      let status = 200;
-      let out: unknown;
-      try {
-        if (!op || req.method !== 'POST') throw new Error(`no op ${req.method} ${req.url}`);
-        out = op(body ? (JSON.parse(body) as Args) : {});
-      } catch (e) {
-        status = 400;
-        out = { error: (e as Error).message };
-      }
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(out));
-    });
+  return serveControl(ops, '', () => {
+    for (const m of joined.values()) m.close();
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const m of joined.values()) m.close();
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
 }

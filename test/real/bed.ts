@@ -2,6 +2,8 @@
  * What the suites against the real bed know about it (provided by test/real/global-setup.ts), and kubectl
  * bound to a fleet or to one member directly.
  */
+import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { inject } from 'vitest';
 import { httpsRequest } from '../../testbed/process.ts';
 import { Kubectl } from '../helpers/kubectl.ts';
@@ -129,6 +131,29 @@ export async function forwardedHealthz(
     return await httpsRequest(`https://127.0.0.1:${port}/healthz`, { ca });
   } finally {
     pf.stop();
+  }
+}
+
+/** `kubectl exec <pod> -- sh -c 'echo <word>'` through `k`: what the command printed, trimmed. */
+export async function execEcho(k: Kubectl, pod: string, ns: string, word: string): Promise<string> {
+  return (await ok(k, ['exec', pod, '-n', ns, '--', 'sh', '-c', `echo ${word}`])).trim();
+}
+
+/**
+ * `kubectl attach <pod>` through `k` until a fresh line written to the member's container log comes
+ * through: kwok attaches to the log file from its end (tail 0, follow), so the line is written again until
+ * it shows. The attach is stopped before this resolves.
+ */
+export async function attachSeesLine(k: Kubectl, pod: string, ns: string, logsFile: string): Promise<void> {
+  const a = k.spawn(['attach', pod, '-n', ns]);
+  try {
+    const line = `attached-${randomBytes(3).toString('hex')}`;
+    await until('a line through attach', async () => {
+      appendFileSync(logsFile, `${new Date().toISOString()} stdout F ${line}\n`);
+      return a.output().includes(line) ? true : undefined;
+    });
+  } finally {
+    a.stop();
   }
 }
 

@@ -9,19 +9,19 @@
  * equivalent on a shared bed (one etcd under every cluster); they answer 400, and the Go tests skip what
  * needs them when FLEET_BED=real, naming the reason.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { httpsRequest } from '../../testbed/process.ts';
+import {
+  CONTROL_RESOURCES,
+  type ControlArgs,
+  type ControlOp,
+  type ControlServer,
+  controlListEntry,
+  serveControl,
+} from '../helpers/control-server.ts';
 import type { BedInfo, ClusterInfo } from './bed.ts';
 
 const RESOURCES: Record<string, { group: string; version: string; resource: string; kind?: string }> = {
-  configmaps: { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap' },
-  pods: { group: '', version: 'v1', resource: 'pods', kind: 'Pod' },
-  namespaces: { group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace' },
-  deployments: { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment' },
-  leases: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease' },
-  widgets: { group: 'example.fleet.io', version: 'v1', resource: 'widgets', kind: 'Widget' },
-  gadgets: { group: 'gadgets.fleet.io', version: 'v1', resource: 'gadgets', kind: 'Gadget' },
+  ...CONTROL_RESOURCES,
   clusterrolebindings: {
     group: 'rbac.authorization.k8s.io',
     version: 'v1',
@@ -37,7 +37,7 @@ const RESOURCES: Record<string, { group: string; version: string; resource: stri
 };
 
 type Obj = Record<string, any> & { metadata: Record<string, any> };
-type Args = Record<string, unknown> & { cluster?: string; resource?: string; ns?: string; name?: string };
+type Args = ControlArgs;
 
 /** A CRD of `kind` (plural lower-case + s) in `group`, namespaced, any spec. */
 export function crdObject(group: string, kind: string): Obj {
@@ -200,10 +200,8 @@ export class RealCluster {
   }
 }
 
-export interface RealControl {
-  url: string;
+export interface RealControl extends ControlServer {
   clusters: Map<string, RealCluster>;
-  close(): Promise<void>;
 }
 
 /** The bed's clusters by the names the fleet gives them: `karmada` is karmada-apiserver, the control plane. */
@@ -223,7 +221,7 @@ export async function serveRealControl(b: BedInfo): Promise<RealControl> {
   };
   const gadgets = crdObject('gadgets.fleet.io', 'Gadget');
 
-  const ops: Record<string, (a: Args) => Promise<unknown>> = {
+  const ops: Record<string, ControlOp> = {
     namespace: async (a) => {
       const ns = String(a.name);
       await Promise.all([...clusters.values()].map((c) => c.ensureNamespace(ns)));
@@ -245,15 +243,7 @@ export async function serveRealControl(b: BedInfo): Promise<RealControl> {
           // a cluster that does not serve the resource (a CRD) holds none of it
           if (r.status === 404) return [];
           if (r.status >= 300) throw new Error(`${name}: list ${String(a.resource)}: ${r.status}`);
-          return (r.body.items as Obj[]).map((o) => ({
-            cluster: name,
-            name: o.metadata.name,
-            namespace: o.metadata.namespace,
-            resourceVersion: o.metadata.resourceVersion,
-            labels: o.metadata.labels ?? {},
-            annotations: o.metadata.annotations ?? {},
-            data: o.data ?? null,
-          }));
+          return (r.body.items as Obj[]).map((o) => controlListEntry(name, o));
         }),
       );
       return per.flat();
@@ -266,37 +256,5 @@ export async function serveRealControl(b: BedInfo): Promise<RealControl> {
     },
   };
 
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (d: string) => {
-      body += d;
-    });
-    req.on('end', () => {
-      const op = ops[(req.url ?? '').replace(/^\//, '')];
-      const answer = (status: number, out: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(out));
-      };
-      if (!op || req.method !== 'POST') {
-        answer(400, { error: `no op ${req.method} ${req.url} on the real bed` });
-        return;
-      }
-      op(body ? (JSON.parse(body) as Args) : {}).then(
-        (out) => answer(200, out ?? null),
-        (e) => answer(400, { error: (e as Error).message }),
-      );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    clusters,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  return { ...(await serveControl(ops, ' on the real bed')), clusters };
 }

@@ -3,17 +3,17 @@
  * kube-apiservers with kwok: what a user does first, checked against the members themselves.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  attachSeesLine,
   bed,
   type ClusterInfo,
   clusterKubectl,
+  execEcho,
   fleetKubectl,
   forwardedHealthz,
   ok,
   runningPod,
-  until,
 } from './bed.ts';
 
 const ns = `real-${randomBytes(3).toString('hex')}`;
@@ -94,32 +94,13 @@ describe('kubectl through the direct fleet, against real members', () => {
 
   it('exec by fleet name runs in the member (kwok runs the command on this host)', async () => {
     const m = members[2]!;
-    const out = await ok(fleet, [
-      'exec',
-      `${pods.get(m.name)}.clusterspace.${m.name}`,
-      '-n',
-      ns,
-      '--',
-      'sh',
-      '-c',
-      'echo exec-through-fleet',
-    ]);
-    expect(out.trim()).toBe('exec-through-fleet');
+    const pod = `${pods.get(m.name)}.clusterspace.${m.name}`;
+    expect(await execEcho(fleet, pod, ns, 'exec-through-fleet')).toBe('exec-through-fleet');
   });
 
   it('attach by fleet name streams what the member container writes from then on', async () => {
     const m = members[0]!;
-    const a = fleet.spawn(['attach', `${pods.get(m.name)}.clusterspace.${m.name}`, '-n', ns]);
-    try {
-      // kwok attaches to the log file from its end (tail 0, follow): write until a line comes through
-      const line = `attached-${randomBytes(3).toString('hex')}`;
-      await until('a line through attach', async () => {
-        appendFileSync(m.logsFile, `${new Date().toISOString()} stdout F ${line}\n`);
-        return a.output().includes(line) ? true : undefined;
-      });
-    } finally {
-      a.stop();
-    }
+    await attachSeesLine(fleet, `${pods.get(m.name)}.clusterspace.${m.name}`, ns, m.logsFile);
   });
 
   it('port-forward by fleet name reaches what the member forwards to (kwok forwards to its own server)', async () => {

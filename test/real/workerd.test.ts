@@ -10,7 +10,7 @@
  * cluster, as on Node. What does not work in workerd is in testbed/README.md ("The worker fleet").
  */
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -23,10 +23,12 @@ import { Kubectl } from '../helpers/kubectl.ts';
 import { startPythonClient } from '../helpers/python.ts';
 import { createTestCA } from '../helpers/tls.ts';
 import {
+  attachSeesLine,
   bed,
   type ClusterInfo,
   clusterKubectl,
   ensureNamespace,
+  execEcho,
   forwardedHealthz,
   ok,
   runningPod,
@@ -136,32 +138,13 @@ describe('the worker fleet in workerd, in front of the real bed', () => {
 
   it('static members: exec by fleet name runs in the member over WebSocket', async () => {
     const m = members[2];
-    const out = await ok(direct, [
-      'exec',
-      `${pods.get(m.name)}.clusterspace.${m.name}`,
-      '-n',
-      ns,
-      '--',
-      'sh',
-      '-c',
-      'echo exec-through-workerd',
-    ]);
-    expect(out.trim()).toBe('exec-through-workerd');
+    const pod = `${pods.get(m.name)}.clusterspace.${m.name}`;
+    expect(await execEcho(direct, pod, ns, 'exec-through-workerd')).toBe('exec-through-workerd');
   });
 
   it('static members: attach and port-forward by fleet name over WebSocket', async () => {
     const m = members[0];
-    const a = direct.spawn(['attach', `${pods.get(m.name)}.clusterspace.${m.name}`, '-n', ns]);
-    try {
-      // kwok attaches to the log file from its end: write until a line comes through
-      const line = `attached-${randomBytes(3).toString('hex')}`;
-      await until('a line through attach', async () => {
-        appendFileSync(m.logsFile, `${new Date().toISOString()} stdout F ${line}\n`);
-        return a.output().includes(line) ? true : undefined;
-      });
-    } finally {
-      a.stop();
-    }
+    await attachSeesLine(direct, `${pods.get(m.name)}.clusterspace.${m.name}`, ns, m.logsFile);
     const pod = `pod/${pods.get(m.name)}.clusterspace.${m.name}`;
     expect(await forwardedHealthz(direct, pod, ns, m.ca)).toEqual({ status: 200, body: 'ok' });
   });
