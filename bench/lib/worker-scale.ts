@@ -14,7 +14,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Miniflare } from 'miniflare';
+import { Log, LogLevel, Miniflare } from 'miniflare';
 import { buildWorker, WORKER_COMPATIBILITY } from '../../scripts/build-worker.mjs';
 import { connectionBudget } from '../../test/helpers/budget.ts';
 import { cannedFleetConfig, startCanned } from './canned.ts';
@@ -72,6 +72,7 @@ async function startWorker(config: string, outbound?: (r: Request) => Promise<Re
     port: 0,
     // the V8 inspector: the isolate's own heap, what the 128 MB limit counts (./cdp.ts)
     inspectorPort: 0,
+    log: new Log(LogLevel.WARN),
   });
   const url = (await mf.ready).origin;
   const pid = [...workerdPids()].find((p) => !before.has(p));
@@ -101,7 +102,7 @@ async function list(url: string) {
 }
 
 /** A merged watch: time to its head, and to every cluster's `events` events. */
-async function watch(url: string, rv: string, want: number) {
+async function watch(url: string, rv: string, want: number, whileOpen: () => Promise<number>) {
   const ac = new AbortController();
   const t0 = performance.now();
   const res = await fetch(`${url}/api/v1/pods?watch=true&resourceVersion=${encodeURIComponent(rv)}`, {
@@ -118,11 +119,12 @@ async function watch(url: string, rv: string, want: number) {
       if (done) break;
       for (const b of value) if (b === 0x0a) lines++;
     }
+    const allMs = performance.now() - t0;
+    return { headMs, allMs, events: lines, warning: res.headers.get('warning'), openHeap: await whileOpen() };
   } finally {
     clearTimeout(deadline);
     ac.abort();
   }
-  return { headMs, allMs: performance.now() - t0, events: lines, warning: res.headers.get('warning') };
 }
 
 await buildWorker('.cache/worker/worker.js');
@@ -136,9 +138,13 @@ try {
     try {
       await list(w.url); // warm: the fleet built, discovery and membership read
       const baseMiB = rssMiB(w.pid);
+      // garbage counts as used until V8 collects it, which it does before the isolate's limit: collected first
+      // workerd's inspector has no collectGarbage; a heap snapshot collects first (its chunks are ignored)
+      const gc = () => w.cdp.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false }, 120_000);
+      await gc();
       const idle = await w.cdp.heapUsage();
       const l: Array<{ ms: number; cpu: number; heap: number }> = [];
-      const wt: Array<{ head: number; all: number; cpu: number; heap: number }> = [];
+      const wt: Array<{ head: number; all: number; cpu: number; heap: number; open: number }> = [];
       let shape = '';
       for (let r = 0; r < ROUNDS; r++) {
         let c0 = cpuMs(w.pid);
@@ -146,17 +152,30 @@ try {
         const got = await list(w.url);
         l.push({ ms: got.ms, cpu: cpuMs(w.pid) - c0, heap: (await heap.stop()).peakUsedPlusBacking });
         if (got.rows !== n * PODS || got.warning) throw new Error(`list: ${got.rows} rows, ${got.warning}`);
+        if (process.env.DEBUG) console.log(`${n} clusters, round ${r + 1}: list ${got.ms.toFixed(0)} ms`);
         shape = `${got.rows} rows, ${(got.bytes / 2 ** 20).toFixed(1)} MiB`;
         c0 = cpuMs(w.pid);
         heap = w.cdp.watchHeap(50);
-        const ev = await watch(w.url, got.rv, n);
+        let cpuOpen = 0;
+        const ev = await watch(w.url, got.rv, n, async () => {
+          cpuOpen = cpuMs(w.pid) - c0;
+          await gc();
+          const h = await w.cdp.heapUsage();
+          return h.usedSize + (h.backingStorageSize ?? 0);
+        });
         const wheap = (await heap.stop()).peakUsedPlusBacking;
-        wt.push({ head: ev.headMs, all: ev.allMs, cpu: cpuMs(w.pid) - c0, heap: wheap });
+        wt.push({ head: ev.headMs, all: ev.allMs, cpu: cpuOpen, heap: wheap, open: ev.openHeap });
+        // every upstream watch closed before the next round (the client's abort reached them all)
+        const end = Date.now() + 60_000;
+        while ((await canned.counters()).openWatches > 0 && Date.now() < end)
+          await new Promise((r) => setTimeout(r, 200));
         if (ev.events < n || ev.warning) throw new Error(`watch: ${ev.events} events, ${ev.warning}`);
       }
       const peak = peakMiB(w.pid);
+      await gc();
+      const after = await w.cdp.heapUsage();
       rows.push(
-        `${String(n).padStart(5)} clusters | list ${shape}: ${median(l.map((x) => x.ms)).toFixed(0)} ms wall, ${median(l.map((x) => x.cpu)).toFixed(0)} ms CPU | watch: head ${median(wt.map((x) => x.head)).toFixed(0)} ms, all ${n} events ${median(wt.map((x) => x.all)).toFixed(0)} ms, ${median(wt.map((x) => x.cpu)).toFixed(0)} ms CPU | isolate heap (JS + ArrayBuffers) idle ${mib(idle.usedSize + (idle.backingStorageSize ?? 0))}, peak list ${mib(median(l.map((x) => x.heap)))} / watch ${mib(median(wt.map((x) => x.heap)))} MiB | workerd RSS ${baseMiB.toFixed(0)} MiB after warm-up, peak ${peak.toFixed(0)} MiB`,
+        `${String(n).padStart(5)} clusters | list ${shape}: ${median(l.map((x) => x.ms)).toFixed(0)} ms wall, ${median(l.map((x) => x.cpu)).toFixed(0)} ms CPU | watch: head ${median(wt.map((x) => x.head)).toFixed(0)} ms, all ${n} events ${median(wt.map((x) => x.all)).toFixed(0)} ms, ${median(wt.map((x) => x.cpu)).toFixed(0)} ms CPU | isolate heap (JS + ArrayBuffers) collected ${mib(idle.usedSize + (idle.backingStorageSize ?? 0))}, peak list ${mib(median(l.map((x) => x.heap)))} / watch ${mib(median(wt.map((x) => x.heap)))}, watch open collected ${mib(median(wt.map((x) => x.open)))}, all closed collected ${mib(after.usedSize + (after.backingStorageSize ?? 0))} MiB | workerd RSS ${baseMiB.toFixed(0)} MiB after warm-up, peak ${peak.toFixed(0)} MiB`,
       );
     } finally {
       await w.stop();

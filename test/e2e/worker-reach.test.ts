@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServedSimFleet, startSimFleet } from '../../deploy/node/demo.ts';
 import { connectionBudget } from '../helpers/budget.ts';
 import { type RunningFleet, startFleet } from '../helpers/fleet.ts';
+import { Kubectl } from '../helpers/kubectl.ts';
 
 const MEMBERS = Array.from({ length: 8 }, (_, i) => `member${i + 1}`);
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
@@ -67,5 +68,15 @@ describe('how many clusters one request reaches, in workerd', () => {
     // one cluster's clusterspace is within reach
     const one = await fetch(`${fleet.url}/clusterspaces/member3/api/v1/namespaces/default/configmaps`);
     expect(one.status).toBe(200);
+    // what kubectl shows: discovery reads the clusters within reach (one Warning), the list says why not
+    const k = await new Kubectl(fleet.url).run(['get', 'configmaps', '-A']);
+    expect(k.code).not.toBe(0);
+    expect(k.stderr).toMatch(/Warning: cluster member8: not asked.*maxClustersPerRequest/);
+    expect(k.stderr).toMatch(
+      /Error from server \(ServiceUnavailable\): this request spans 8 clusters.*maxClustersPerRequest/,
+    );
+    const member = await new Kubectl(`${fleet.url}/clusterspaces/member3`).run(['get', 'configmaps', '-A']);
+    expect(member.stderr).toBe('');
+    expect(member.code).toBe(0);
   });
 });
