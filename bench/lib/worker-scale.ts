@@ -187,7 +187,14 @@ try {
       const got = await list(b.url);
       const perInvocation = [...budget.invocations().entries()].filter(([k]) => k !== 'untagged');
       rows.push(
-        `${String(n).padStart(5)} clusters | budget: ${got.rows} rows; invocations fetching upstream ${perInvocation.length}, most upstream requests in one ${Math.max(0, ...perInvocation.map(([, v]) => v))}; most simultaneous connections in one ${budget.maxSeen()}; refused ${budget.refused()}`,
+        `${String(n).padStart(5)} clusters | budget, list: ${got.rows} rows; invocations fetching upstream ${perInvocation.length}, most upstream requests in one ${Math.max(0, ...perInvocation.map(([, v]) => v))}; most simultaneous connections in one ${budget.maxSeen()}; refused ${budget.refused()}`,
+      );
+      // a watch holds its connections for its whole life: counted while every cluster's event is in
+      const before = new Set(budget.invocations().keys());
+      const ev = await watch(b.url, got.rv, n, async () => 0);
+      const watching = [...budget.invocations().keys()].filter((k) => k !== 'untagged' && !before.has(k));
+      rows.push(
+        `${String(n).padStart(5)} clusters | budget, watch: ${ev.events} events; invocations watching upstream ${watching.length}; most simultaneous connections in one (list or watch) ${budget.maxSeen()}; refused ${budget.refused()}`,
       );
     } finally {
       await b.stop();
