@@ -161,5 +161,6 @@ export function buildFleet(input: FleetConfig, platform: Platform): FleetDeps {
     gzipResponses: platform.gzipResponses,
     maxConnectionsPerRequest: config.maxConnectionsPerRequest ?? platform.maxConnectionsPerRequest,
     relay: platform.relay,
+    maxClustersPerRequest: config.maxClustersPerRequest ?? platform.maxClustersPerRequest,
   };
 }

@@ -26,13 +26,18 @@ export interface FleetDeps {
   maxConnectionsPerRequest: number;
   /** the fleet's own relay entrypoint (Workers service binding), for fan-outs wider than the budget */
   relay?: RelayFetcher;
+  /** clusters one request may ask at most (upstreams/relay/plan.ts); unbounded when absent */
+  maxClustersPerRequest?: number;
 }
 
 /**
  * What asking clusters needs (src/upstreams/fanout.ts `fanOut`): the bound client, the connection budget
  * and the relay that serves fan-outs wider than it.
  */
-export type FanOutDeps = Pick<FleetDeps, 'client' | 'maxConnectionsPerRequest' | 'relay' | 'metrics'>;
+export type FanOutDeps = Pick<
+  FleetDeps,
+  'client' | 'maxConnectionsPerRequest' | 'relay' | 'metrics' | 'maxClustersPerRequest'
+>;
 
 /** What knowing the fleet's clusters needs (`fleetTargets`, `fleetMembership`, `clusterspaceTargets`). */
 export interface ClustersDeps {

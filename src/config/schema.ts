@@ -198,6 +198,8 @@ export const configSchema = z.strictObject({
     .prefault({}),
   /** per-request upstream connection budget (6 on Workers); wider fan-outs are split */
   maxConnectionsPerRequest: z.number().int().gte(1).lte(1000).optional(),
+  /** clusters one request may ask at most (Workers 1000, Node unbounded); a wider one is refused (503) */
+  maxClustersPerRequest: z.number().int().gte(1).optional(),
   /**
    * HTTP/2 to the clusters, Node only (the Workers runtime's fetch chooses its own protocol): `alpn`
    * offers h2 to TLS upstreams and falls back to HTTP/1.1 where the server does not take it, `h2c` also

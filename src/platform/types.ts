@@ -22,6 +22,8 @@ export interface Platform {
   maxConnectionsPerRequest: number;
   /** the fleet's own relay, where the runtime limits connections per request */
   relay?: RelayFetcher;
+  /** clusters one request may ask where the runtime bounds a request's work (Workers); unbounded if absent */
+  maxClustersPerRequest?: number;
   /** the runtime's shared cache for kept reads (Workers: the location's Cache API; ./cache.ts) */
   edgeCache?: EdgeStore;
   /** refuse, at startup, an endpoint the runtime cannot reach as configured (e.g. a private CA on Workers) */

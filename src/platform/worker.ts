@@ -11,6 +11,9 @@ import type { Platform, UpgradeRelay } from './types.ts';
 /** The service binding to the fleet's own `FleetRelay` entrypoint (see wrangler.toml). */
 export const RELAY_BINDING = 'FLEET_RELAY';
 
+/** the default of `maxClustersPerRequest` on Workers */
+export const WORKER_MAX_CLUSTERS = 1000;
+
 export function workerPlatform(env: Record<string, unknown>): Platform {
   const relayBinding = env[RELAY_BINDING] as { fetch(req: Request): Promise<Response> } | undefined;
   const fetchers: Record<string, Fetcher> = {};
@@ -32,6 +35,8 @@ export function workerPlatform(env: Record<string, unknown>): Platform {
     // Workers: 6 simultaneous open connections per request; wider fan-outs go through the relay
     maxConnectionsPerRequest: 6,
     relay: relayBinding ? (req) => relayBinding.fetch(req) : undefined,
+    // what one request was measured to reach within the paid plan's CPU and memory (docs/deployment.md)
+    maxClustersPerRequest: WORKER_MAX_CLUSTERS,
     edgeCache: locationCache(),
     checkEndpoint(ep, where) {
       if (ep.caPem)

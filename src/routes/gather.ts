@@ -110,13 +110,22 @@ export async function gather(
   absentOn404: boolean,
 ): Promise<Got[]> {
   const { req } = x;
-  const outcomes = await fanOut(x.deps, targets, () => ({
+  // discovery wider than the fleet's reach reads the clusters within it, so kubectl gets as far as the
+  // request itself, which is refused with the reason (upstreams/relay/plan.ts); one Warning says so
+  const limit = x.deps.maxClustersPerRequest ?? Number.POSITIVE_INFINITY;
+  const beyond = targets.slice(limit).map((target, i): Got => {
+    if (i > 0) return { target, kind: 'absent' };
+    const more = targets.length - limit - 1;
+    const reason = `not asked${more ? `, nor ${more} more clusters` : ''}: the fleet asks at most ${limit} clusters in one request (setting maxClustersPerRequest)`;
+    return { target, kind: 'failed', reason };
+  });
+  const outcomes = await fanOut(x.deps, targets.slice(0, limit), () => ({
     method: 'GET',
     path,
     headers: new Headers({ Accept: accept }),
     signal: req.signal,
   }));
-  return Promise.all(
+  const got = Promise.all(
     outcomes.map(async (o): Promise<Got> => {
       if (!o.ok) return { target: o.target, kind: 'failed', reason: upstreamReason(o.error) };
       let body: string;
@@ -146,6 +155,7 @@ export async function gather(
       return { target: o.target, kind: 'ok', body, contentType };
     }),
   );
+  return [...(await got), ...beyond];
 }
 
 export function parseDoc<T>(g: Extract<Got, { kind: 'ok' }>, check: (d: any) => boolean): T | string {

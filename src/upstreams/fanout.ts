@@ -8,6 +8,7 @@
 import type { ClustersDeps, FanOutDeps } from '../types.ts';
 import { type SendOptions, UpstreamError } from './client.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
+import { type ReachDeps, relayGroups } from './relay/plan.ts';
 import { type RelayMode, relayGroup } from './relay.ts';
 
 export interface Target {
@@ -108,21 +109,9 @@ export async function fanOut(
   );
 }
 
-/**
- * Groups of targets that each fit the per-request connection budget, or undefined when the targets fit
- * as they are (or there is no relay to send groups through). At most `budget` groups while that keeps
- * each within the budget (budget² clusters); wider, groups grow and split again in the relay.
- */
-export function splitForBudget(
-  deps: Pick<FanOutDeps, 'maxConnectionsPerRequest' | 'relay'>,
-  targets: Target[],
-): Target[][] | undefined {
-  const budget = deps.maxConnectionsPerRequest;
-  if (targets.length <= budget || !deps.relay) return undefined;
-  const size = targets.length <= budget * budget ? budget : Math.ceil(targets.length / budget);
-  const groups: Target[][] = [];
-  for (let i = 0; i < targets.length; i += size) groups.push(targets.slice(i, i + size));
-  return groups;
+/** Relay groups for a fan-out wider than the budget, one level (./relay/plan.ts); refuses one too wide. */
+export function splitForBudget(deps: ReachDeps, targets: Target[]): Target[][] | undefined {
+  return relayGroups(deps, targets);
 }
 
 /** `Warning: 299 - "…"` as kube-apiserver writes it (RFC 7234 warn-text, quotes and backslashes escaped). */

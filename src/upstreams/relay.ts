@@ -8,7 +8,8 @@
  * binding to its own `FleetRelay` entrypoint, unreachable from outside). That invocation has a budget of
  * its own, sends the group's requests, and answers with one framed stream carrying every upstream answer
  * byte for byte; here the frames become ordinary Responses again, so routes never know the difference.
- * Groups are themselves split when wider than the budget: budget² clusters at depth 2, budget³ at depth 3.
+ * Every group is asked from the first invocation (a service-binding call is not one of its connections):
+ * one level of relays however wide (relay/plan.ts).
  *
  * The frames (relay/protocol.ts) come in two orders (relay/serve.ts writes them):
  *   - `list`: every answer's status, headers and first bytes up to its list head (the JSON before the

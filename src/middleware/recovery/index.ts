@@ -18,6 +18,7 @@ import { BodyReadError, BodyTimeoutError, BodyTooLargeError } from '../../reques
 import { RequestPathError } from '../../request/info.ts';
 import { UpstreamError } from '../../upstreams/client.ts';
 import { MembershipError } from '../../upstreams/membership.ts';
+import { TooManyClustersError } from '../../upstreams/relay/plan.ts';
 
 /**
  * A request its client abandoned (an upstream call aborted with it): nothing went wrong on our side.
@@ -48,6 +49,8 @@ export function errorToResponse(err: unknown, signal?: AbortSignal): Response {
       err.kind === 'timeout' ? gatewayTimeout(err.message) : serviceUnavailable(err.message),
     );
   if (err instanceof MembershipError) return statusResponse(serviceUnavailable(err.message, 1));
+  // no Retry-After: asking again spans as many clusters
+  if (err instanceof TooManyClustersError) return statusResponse(serviceUnavailable(err.message));
   if (err instanceof ConfigError) return statusResponse(serviceUnavailable(err.message));
   console.error('fleet: unhandled error', err);
   return statusResponse(internalError('the fleet-apiserver failed to handle this request'));
