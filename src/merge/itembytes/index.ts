@@ -8,7 +8,7 @@
  */
 
 import type { ByteSink } from '../../util/bytes.ts';
-import { type ItemFacts, REFS_NOMINATED, REFS_SPEC, REFS_TOP } from '../jsonsplit/facts.ts';
+import { type ItemFacts, REFS_NOMINATED, REFS_RECORD, REFS_SPEC, REFS_TOP } from '../jsonsplit/facts.ts';
 import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from '../names/index.ts';
 import {
   CLUSTER_ANNOTATION,
@@ -17,7 +17,6 @@ import {
   keepsPlainNames,
   scopesPodSelectors,
 } from '../objects/index.ts';
-import { LAST_APPLIED } from '../objects/lastapplied.ts';
 import { LABEL_SELECTOR_KINDS } from '../objects/podselector.ts';
 import { REFERENCE_KINDS } from '../objects/references.ts';
 import { isMemberDecimalBytes, type Splicer } from '../rv/codec.ts';
@@ -298,8 +297,8 @@ export function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView)
   }
   if (f.annFrom >= 0 && !marker(e, b, f.annFrom, f.annTo, f.annKeys, f.annMarkFrom, f.annMarkTo, iv))
     return false;
-  if (f.annKeys > 0 && !keepsPlainNames(iv.view, iv.cluster) && holdsRecord(b, f.annFrom, f.annTo))
-    return false;
+  // client-side apply's record names the object (lastapplied.ts): left to toFleetObject, which shows it
+  if (f.refs & REFS_RECORD && !keepsPlainNames(iv.view, iv.cluster)) return false;
   if (
     f.labelsFrom >= 0 &&
     !marker(e, b, f.labelsFrom, f.labelsTo, f.labelsKeys, f.labelsMarkFrom, f.labelsMarkTo, iv)
@@ -318,22 +317,6 @@ export function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView)
     if (f.labelsFrom < 0) e.put(f.mdTo - 1, f.mdTo - 1, comma ? vb.labelsComma : vb.labels);
   }
   return true;
-}
-
-const RECORD_KEY = encoder.encode(JSON.stringify(LAST_APPLIED));
-
-/**
- * Whether the annotations `b[from..to)` hold client-side apply's record, which names the object
- * (lastapplied.ts): such an item is left to parsing (toFleetObject shows the record as the object is).
- */
-function holdsRecord(b: Uint8Array, from: number, to: number): boolean {
-  const n = RECORD_KEY.length;
-  for (let k = from; k + n <= to; k++) {
-    let j = 0;
-    while (j < n && b[k + j] === RECORD_KEY[j]) j++;
-    if (j === n) return true;
-  }
-  return false;
 }
 
 /** the view's edits, emptied for the next item (made when first needed) */
