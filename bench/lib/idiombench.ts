@@ -5,6 +5,7 @@
  * same bytes; it prints the medians and the per-round ratio B/A (median, and its quartiles: a gain whose
  * quartiles hold 1 is within noise). docs/architecture.md "Hot-path idioms" lists the figures.
  */
+import { isNone } from '../../src/merge/itembytes/index.ts';
 import { ITEM, ItemScanner } from '../../src/merge/jsonsplit/item.ts';
 import { plain } from '../../src/merge/jsonsplit/skip.ts';
 import { makeBase, nth } from './canned-bodies.ts';
@@ -31,6 +32,43 @@ function strings(b: Uint8Array, f: (b: Uint8Array, i: number, n: number) => numb
     if (b[i] === 0x5c) i++;
     count++;
   }
+  return count;
+}
+
+/** the plain form of itembytes isNone: `b[from..to)` against the char codes of the cell's text */
+const NONE_CELL = '"<none>"';
+function isNoneByCodes(b: Uint8Array, from: number, to: number): boolean {
+  if (to - from !== NONE_CELL.length) return false;
+  for (let k = 0; k < NONE_CELL.length; k++) if (b[from + k] !== NONE_CELL.charCodeAt(k)) return false;
+  return true;
+}
+
+/** the string cells' ranges of the canned Table rows in `b` (two numbers each; none escaped) */
+function stringCells(b: Uint8Array): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < b.length; i++) {
+    // `"cells":[` ... `]` (the canned rows' cells hold no brackets)
+    if (b[i] !== 0x5b || b[i - 1] !== 0x3a || b[i - 2] !== 0x22 || b[i - 3] !== 0x73) continue;
+    for (i++; i < b.length && b[i] !== 0x5d; i++) {
+      if (b[i] !== 0x22) continue;
+      let j = i + 1;
+      while (b[j] !== 0x22) j++;
+      out.push(i, j + 1);
+      i = j;
+    }
+  }
+  return out;
+}
+
+/** each cell asked whether it is `"<none>"` with `f`, as a row's reference cells are (ten times) */
+function nones(
+  b: Uint8Array,
+  cells: number[],
+  f: (b: Uint8Array, from: number, to: number) => boolean,
+): number {
+  let count = 0;
+  for (let r = 0; r < 10; r++)
+    for (let k = 0; k < cells.length; k += 2) if (f(b, cells[k]!, cells[k + 1]!)) count++;
   return count;
 }
 
@@ -89,6 +127,9 @@ export async function benchmarkIdioms(rounds = 21, pods = 2000): Promise<IdiomCa
   const canned = Array.from({ length: pods }, (_, i) => enc.encode(nth(base.items, i, false)));
   const cannedBody = enc.encode(
     `[${Array.from({ length: pods }, (_, i) => nth(base.items, i, false)).join(',')}]`,
+  );
+  const tableBody = enc.encode(
+    `[${Array.from({ length: pods }, (_, i) => nth(base.rows, i, true)).join(',')}]`,
   );
   const cases: IdiomCase[] = [];
 
@@ -179,6 +220,17 @@ export async function benchmarkIdioms(rounds = 21, pods = 2000): Promise<IdiomCa
       rounds,
       () => scanAll(withMemo),
       () => scanAll(without),
+    ),
+  );
+
+  // itembytes isNone: a cell compared with `"<none>"` byte by byte as constants
+  const cells = stringCells(tableBody);
+  cases.push(
+    paired(
+      'isNone: "<none>" as byte constants, not char codes (itembytes/index.ts), canned Table rows',
+      rounds,
+      () => nones(tableBody, cells, isNone),
+      () => nones(tableBody, cells, isNoneByCodes),
     ),
   );
   return cases;

@@ -10,6 +10,7 @@
  * it reads given twice, a member that makes the object refer to others — sets `odd`, and the item goes
  * down the parsing path.
  */
+import { LAST_APPLIED } from '../objects/lastapplied.ts';
 import { REFERRING_MEMBERS, REFERRING_SPEC_MEMBERS } from '../objects/references.ts';
 
 /** where the rewriting's values lie in an item, as offsets into the item's bytes; -1: absent */
@@ -83,6 +84,8 @@ export const REFS_TOP = 1;
 export const REFS_SPEC = 2;
 /** status.nominatedNodeName (a pod's) */
 export const REFS_NOMINATED = 4;
+/** annotations hold client-side apply's record, which names the object (lastapplied.ts) */
+export const REFS_RECORD = 8;
 
 // contexts: what an object's keys mean to the rewriting
 export const NONE = 0;
@@ -132,6 +135,7 @@ const K_TEMPLATE = enc('template');
 const K_MATCH_LABELS = enc('matchLabels');
 const K_CELLS = enc('cells');
 const K_OBJECT = enc('object');
+const K_RECORD = enc(LAST_APPLIED);
 /** top-level members that make an object refer to others (references.ts's rule; a Binding's target too) */
 const REFERRING_TOP = [...REFERRING_MEMBERS, 'target'].map(enc);
 /** members of spec naming other objects in kinds rarer than pods */
@@ -178,6 +182,7 @@ know(MATCH_LABELS, K_MARKER, SLOT_MARK, 262144);
 know(STATUS, K_NOMINATED, NONE, 0, REFS_NOMINATED);
 know(LABELS, K_MARKER, SLOT_MARK, 2048);
 know(ANNOTATIONS, K_MARKER, SLOT_MARK, 4096);
+know(ANNOTATIONS, K_RECORD, NONE, 0, REFS_RECORD);
 // a name given twice in one element is found by arr (OWNERS)
 know(OWNER, K_NAME, SLOT_OWNER_NAME, 0);
 know(ROW, K_CELLS, CELLS, 8192);
@@ -310,8 +315,9 @@ export function noteValue(
       }
       return;
     case SLOT_OWNER_NAME: {
-      f.ownerNames ??= [];
-      f.ownerNames.push(from, to);
+      // most objects have one owner: an array of its two numbers, not an empty one grown by a push
+      if (f.ownerNames === undefined) f.ownerNames = [from, to];
+      else f.ownerNames.push(from, to);
       return;
     }
     case CELLS:
