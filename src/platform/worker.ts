@@ -11,8 +11,13 @@ import type { Platform, UpgradeRelay } from './types.ts';
 /** The service binding to the fleet's own `FleetRelay` entrypoint (see wrangler.toml). */
 export const RELAY_BINDING = 'FLEET_RELAY';
 
-/** the default of `maxClustersPerRequest` on Workers */
-export const WORKER_MAX_CLUSTERS = 1000;
+/**
+ * The default of `maxClustersPerRequest` on Workers: Cloudflare documents at most 32 Worker invocations per
+ * request through service bindings, and a fan-out asks its clusters in relay groups of 6 (31 relays × 6).
+ * 1,000 clusters were measured within the paid plan's CPU and memory with the setting raised, in workerd,
+ * which does not count invocations (docs/deployment.md).
+ */
+export const WORKER_MAX_CLUSTERS = 186;
 
 export function workerPlatform(env: Record<string, unknown>): Platform {
   const relayBinding = env[RELAY_BINDING] as { fetch(req: Request): Promise<Response> } | undefined;
@@ -35,7 +40,6 @@ export function workerPlatform(env: Record<string, unknown>): Platform {
     // Workers: 6 simultaneous open connections per request; wider fan-outs go through the relay
     maxConnectionsPerRequest: 6,
     relay: relayBinding ? (req) => relayBinding.fetch(req) : undefined,
-    // what one request was measured to reach within the paid plan's CPU and memory (docs/deployment.md)
     maxClustersPerRequest: WORKER_MAX_CLUSTERS,
     edgeCache: locationCache(),
     checkEndpoint(ep, where) {
