@@ -161,21 +161,21 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
   const direct = (i: number) => `${reply.urls[i]}${PODS_PATH}`;
   const names = reply.urls.map((_, i) => `c${i + 1}`);
   // the slowest cluster: a probe of (at most 10 of) them; they are alike, so this only picks the unluckiest
-  // (no probe for a set without the `slowest` baseline: the first stands for it in the figures)
+  // (no probe for a set without the `slowest` baseline, nor in --quick: the first cluster stands for it)
   const probeIdx = names.map((_, i) => i).filter((i) => i < 10);
-  const probe = o.baselines.includes('slowest')
-    ? await step('probe', () =>
-        ctx.load<SequenceResult[]>('sequences', {
-          targets: probeIdx.map((i) => ({
-            name: names[i]!,
-            steps: [{ url: direct(i), headers: ACCEPT_JSON }],
-          })),
-          // --quick: one answer each (the same for every cluster: the unluckiest is picked all the same)
-          iterations: ctx.opts.quick ? 1 : 2,
-          warmup: ctx.opts.quick ? 0 : 1,
-        } satisfies SequenceSpec),
-      )
-    : [];
+  const probe =
+    o.baselines.includes('slowest') && !ctx.opts.quick
+      ? await step('probe', () =>
+          ctx.load<SequenceResult[]>('sequences', {
+            targets: probeIdx.map((i) => ({
+              name: names[i]!,
+              steps: [{ url: direct(i), headers: ACCEPT_JSON }],
+            })),
+            iterations: 2,
+            warmup: 1,
+          } satisfies SequenceSpec),
+        )
+      : [];
   const slowestAt = probe.reduce(
     (a, b, k) => (summarize(b.samples, b.name).p50 > summarize(probe[a]!.samples, b.name).p50 ? k : a),
     0,
