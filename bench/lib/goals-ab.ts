@@ -212,8 +212,11 @@ export interface AbRow {
   change: number;
   /** median of the per-round paired changes */
   pairedChange: number;
-  /** the current median within the base rounds' range and the reverse: no change told from the noise */
-  withinNoise: boolean;
+  /**
+   * the current median within the base rounds' range or the reverse: no change told from the noise;
+   * undefined when neither side has two rounds (no range)
+   */
+  withinNoise: boolean | undefined;
   currentOk: string;
 }
 
@@ -253,7 +256,10 @@ export function compareRuns(runs: Run[], rounds: number): AbRow[] {
       currentMedian: cm,
       change: change(bm, cm, x.unit),
       pairedChange: median(paired),
-      withinNoise: inRange(cm, base) || inRange(bm, current),
+      withinNoise:
+        fin(base).length < 2 && fin(current).length < 2
+          ? undefined
+          : inRange(cm, base) || inRange(bm, current),
       currentOk: oks.length ? `${oks.filter(Boolean).length}/${oks.length} OK` : '-',
     });
   }
@@ -281,7 +287,7 @@ export function formatAb(rows: AbRow[]): string {
         fmtV(r.currentMedian, r.unit),
         fmtChange(r.change, r.unit),
         fmtChange(r.pairedChange, r.unit),
-        r.withinNoise ? 'within' : 'OUTSIDE',
+        r.withinNoise === undefined ? '-' : r.withinNoise ? 'within' : 'OUTSIDE',
         r.base.map((v) => (Number.isFinite(v) ? v.toFixed(2) : '-')).join(' '),
         r.current.map((v) => (Number.isFinite(v) ? v.toFixed(2) : '-')).join(' '),
         r.currentOk,
@@ -350,7 +356,7 @@ async function main(): Promise<number> {
   const rows = compareRuns(runs, a.rounds);
   log('');
   log(formatAb(rows));
-  const aa = rows.filter((r) => !r.withinNoise);
+  const aa = rows.filter((r) => r.withinNoise === false);
   log(
     `\n   ${rows.length} row measurement(s); ${rows.length - aa.length} with the two sides within each other's noise${aa.length ? `, ${aa.length} outside: ${aa.map((r) => r.key).join('; ')}` : ''}`,
   );
