@@ -503,7 +503,6 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
       m.base?.stop();
     }
     sets.push(m.set);
-    if (quick && !BASE_BUNDLE) quickShared = m.set;
     const b = await measureSet(ctx, canned, {
       clusters: 10,
       pods: bigPods,
@@ -744,13 +743,6 @@ export const cannedListCase: BenchCase = {
 
 // ------------------------------------------------------------------------------------------ scale-curve
 
-/**
- * --quick: merged-list-canned's 10 × 1,000 set of this run (the same build's fleet over the same canned
- * clusters, fleet and parallel answers interleaved the same way), which scale-curve's first point would
- * measure again; a full run measures it in each case
- */
-let quickShared: SetResult | undefined;
-
 async function runScale(ctx: CaseContext): Promise<CustomResult> {
   const quick = ctx.opts.quick;
   const rounds = Math.max(quick ? 1 : 3, ctx.opts.rounds);
@@ -771,14 +763,8 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
   const sets: Array<SetResult & { shape: string }> = [];
   for (const [clusters, pods, shape] of shapes) {
     if (only && !only.includes(`${clusters}x${pods}`)) continue;
-    const reused = quick && quickShared?.clusters === clusters && quickShared.pods === pods;
-    if (reused && quickShared) {
-      ctx.log(
-        `   --quick: ${clusters}×${pods} as measured in merged-list-canned (same build, same canned clusters, this run)`,
-      );
-      sets.push({ ...quickShared, shape });
-      continue;
-    }
+    // its own 10 × 1,000 even in --quick: merged-list-canned's (its fleet warmed by Table answers too) spent
+    // 17-35% less CPU per answer in the same runs, which moved the per-item growth rows
     const m = await measureSet(ctx, canned, {
       clusters,
       pods,

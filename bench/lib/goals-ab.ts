@@ -220,7 +220,22 @@ export interface AbRow {
   currentOk: string;
 }
 
-export function compareRuns(runs: Run[], rounds: number): AbRow[] {
+/**
+ * A row's `where` without what a run adds to it now and then (merged-watch's burst says ", the simulated
+ * clusters the limit" when they were): the shortest `where` of the same row and case that it extends.
+ */
+function canonical(runs: Run[]): Run[] {
+  const all = runs.flatMap((r) => r.rows);
+  const base = (x: GoalRowJson) =>
+    all
+      .filter((y) => y.row === x.row && y.case === x.case && x.where.startsWith(`${y.where},`))
+      .map((y) => y.where)
+      .sort((a, b) => a.length - b.length)[0] ?? x.where;
+  return runs.map((r) => ({ ...r, rows: r.rows.map((x) => ({ ...x, where: base(x) })) }));
+}
+
+export function compareRuns(measured: Run[], rounds: number): AbRow[] {
+  const runs = canonical(measured);
   const keys = new Map<string, GoalRowJson>();
   for (const r of runs) for (const x of r.rows) if (!keys.has(rowKey(x))) keys.set(rowKey(x), x);
   const order = (k: GoalRowJson) => ISSUE33_ROWS.findIndex((r) => r.id === k.row);

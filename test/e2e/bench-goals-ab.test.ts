@@ -151,6 +151,14 @@ describe('before/after of the rows (goals-ab)', () => {
     expect(text).toContain('-27%');
   });
 
+  it('takes a row whose shape says more in one run as the same row', () => {
+    const limited = run('base', 2, [1.7]);
+    limited.rows[0]!.where = 'shape 0, the simulated clusters the limit';
+    const rows = compareRuns([run('base', 1, [1.5]), run('current', 1, [1.4]), limited], 2);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.base).toEqual([1.5, 1.7]);
+  });
+
   it('keeps a round a side did not measure as a gap, not a zero', () => {
     const rows = compareRuns([run('base', 1, [1.5]), run('current', 1, [1.4]), run('base', 2, [1.7])], 2);
     expect(rows[0]!.current[1]).toBeNaN();
