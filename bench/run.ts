@@ -15,9 +15,10 @@
  * when a case failed (could not run, or what it measured failed: a list that did not complete, a watch
  * that never opened).
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CASES, selectCases } from './cases/index.ts';
 import type {
   BenchCase,
@@ -29,7 +30,8 @@ import type {
   Target,
 } from './cases/types.ts';
 import { bundleFleet } from './lib/fleetproc.ts';
-import { formatIssue33 } from './lib/goals33.ts';
+import { goalsJson } from './lib/goals-json.ts';
+import { formatIssue33, ISSUE33_CASES, quickSelection } from './lib/goals33.ts';
 import { buildGoProxy, GO_INSTALL_HINT, type GoProxy, startGoProxy } from './lib/goproxy.ts';
 import { type Host, startHost } from './lib/host.ts';
 import type { LoadResult } from './lib/load.ts';
@@ -48,6 +50,7 @@ import {
   summarizeTarget,
 } from './lib/report.ts';
 import { processCpuMs } from './lib/stats.ts';
+import { cpuWith, formatSteps, type StepTime, step, takeSteps } from './lib/steps.ts';
 import { treeCpuMs } from './lib/treecpu.ts';
 
 const log = (s: string) => process.stdout.write(`${s}\n`);
@@ -61,7 +64,36 @@ const BUNDLE_USERS = new Set([
   'merged-list-canned',
   'scale-curve',
   'merged-watch-many',
+  'merged-watch',
 ]);
+
+/**
+ * Cases that start every fleet they measure themselves (bench/lib/fleetproc.ts) and take only the harness
+ * fleets' configurations (`env.fleetConfigs`), not their URLs: a run of these alone (a plain --quick) starts
+ * no fleet in the harness's fleet process, and does without that process.
+ */
+const OWN_FLEETS = new Set(['merged-list-canned', 'scale-curve', 'merged-watch']);
+
+function needsHarnessFleet(cases: BenchCase[], opts: BenchOptions): boolean {
+  return opts.karmada || opts.profile || cases.some((c) => !OWN_FLEETS.has(c.name) || c.fleets?.length);
+}
+
+/** the layout with the fleet role moved into the upstream's process (no fleet runs in it) */
+function withoutFleetProcess(groups: Role[][]): Role[][] {
+  const rest = groups.map((g) => g.filter((r) => r !== 'fleet')).filter((g) => g.length);
+  return rest.map((g) => (g.includes('upstream') ? [...g, 'fleet'] : g));
+}
+
+/** --help: the settings, as bench/lib/options.ts's header describes them */
+function usage(): string {
+  const src = readFileSync(fileURLToPath(new URL('./lib/options.ts', import.meta.url)), 'utf8');
+  const doc = /\/\*\*([\s\S]*?)\*\//.exec(src)?.[1] ?? '';
+  return `usage: npm run bench -- [flags]\n${doc
+    .split('\n')
+    .map((l) => l.replace(/^ \* ?/, ''))
+    .join('\n')
+    .trim()}\n\ncases (--only=<name or prefix>,…):`;
+}
 
 /** One request per target before measuring: it must answer 2xx; its body size is reported. */
 async function preflight(t: Target): Promise<number> {
@@ -128,7 +160,7 @@ async function runCase(
     const bytes = new Map<string, number>();
     for (const [name, m] of reused) bytes.set(name, m.bytes);
     // the preflights go out side by side (each target is a different process)
-    const sizes = await Promise.all(fresh.map((t) => preflight(t)));
+    const sizes = await step('preflight', () => Promise.all(fresh.map((t) => preflight(t))));
     for (const [i, t] of fresh.entries()) bytes.set(t.name, sizes[i]!);
     for (const [name, m] of reused)
       log(`   --quick: ${name} as measured in ${m.case} (same request, same process, same run)`);
@@ -145,24 +177,25 @@ async function runCase(
     for (let r = 0; r < opts.rounds; r++) {
       for (const t of rotate(fresh, r)) {
         const spec = { url: t.url, method: t.method, headers: t.headers, connections };
-        if (opts.warmupS > 0) await load.call('load.run', { ...spec, durationS: opts.warmupS });
+        if (opts.warmupS > 0)
+          await step('load: warm-up', () => load.call('load.run', { ...spec, durationS: opts.warmupS }));
         const proxyPid = t.proxyPid !== undefined && attributable.has(t.proxyPid) ? t.proxyPid : undefined;
         const proxyCpu = t.proxyCpuMs ?? (proxyPid !== undefined ? () => processCpuMs(proxyPid) : undefined);
         const upstreamCpu = upstreamPid !== undefined ? () => processCpuMs(upstreamPid) : undefined;
         const p0 = proxyCpu ? proxyCpu() : null;
         const u0 = upstreamCpu ? upstreamCpu() : null;
-        const res = await load.call('load.run', { ...spec, durationS: opts.durationS });
+        const res = await step('load: measured', () =>
+          load.call('load.run', { ...spec, durationS: opts.durationS }),
+        );
         const fig: RoundFigures = {
           load: res,
           proxyCpuUs: cpuPerRequestUs(proxyCpu, p0, res),
           upstreamCpuUs: cpuPerRequestUs(upstreamCpu, u0, res),
         };
         if (opts.latencyDurationS > 0)
-          fig.single = await load.call('load.run', {
-            ...spec,
-            connections: 1,
-            durationS: opts.latencyDurationS,
-          });
+          fig.single = await step('load: 1 connection', () =>
+            load.call('load.run', { ...spec, connections: 1, durationS: opts.latencyDurationS }),
+          );
         rounds.get(t.name)!.push(fig);
         const bad = res.non2xx + res.errors + res.timeouts;
         log(
@@ -207,8 +240,11 @@ async function runCustomCase(
   profileDir: string | undefined,
 ): Promise<CaseResult> {
   const fleetHost = hostFor('fleet');
+  // each action's wall time goes to the case's steps (bench/lib/steps.ts): where a slow run went
   const action = (role: 'upstream' | 'load') => (name: string, arg?: unknown) =>
-    hostFor(role).call('case.action', { case: c.name, role, action: name, arg }) as Promise<never>;
+    step(`${role}:${name}`, () =>
+      hostFor(role).call('case.action', { case: c.name, role, action: name, arg }),
+    ) as Promise<never>;
   const ctx: CaseContext = {
     env,
     opts,
@@ -263,11 +299,20 @@ async function runCustomCase(
 
 async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2), process.env);
-  if (opts.list) {
-    for (const c of CASES) log(`${c.name.padEnd(28)} ${c.title}`);
+  if (opts.help) log(usage());
+  if (opts.list || opts.help) {
+    for (const c of CASES)
+      log(
+        `${c.name.padEnd(28)} ${(ISSUE33_CASES.has(c.name) ? (c.needsBed ? 'quick+real' : 'quick') : c.needsBed ? 'real' : '').padEnd(11)} ${c.title}`,
+      );
+    log(
+      "\nquick: run by a plain --quick (the cases behind issue 33's goal rows); the others run without --quick, with --quick --all, or when --only names them. real: needs the real test bed (--real or --only=<name>).",
+    );
     return 0;
   }
-  const cases = selectCases(opts.only, opts.real);
+  // --quick without --only (or --all): the cases behind issue 33's goal rows only (a smoke run of the
+  // goals table in under 2 minutes); --only names any case, --all runs every one
+  const cases = quickSelection(selectCases(opts.only, opts.real), opts);
   if (!cases.length) {
     log(
       `bench: no case matches --only=${opts.only?.join(',')}; cases: ${CASES.map((c) => c.name).join(', ')}`,
@@ -290,21 +335,28 @@ async function main(): Promise<number> {
     log(
       '   --quick: shorter runs, fewer answers, smaller lists and bursts, targets measured once per run: the figures and ratios are indicative (a smoke run); the issue figures come from a full run',
     );
+  if (opts.quick && !opts.only && !opts.all)
+    log(
+      `   --quick: the cases behind issue 33's goal rows only (${cases.map((c) => c.name).join(', ')}); --all or --only=<cases> for the others (--list)`,
+    );
   log(
     `   fleet in static mode: members listed with their own URLs, so the fleet and the Go proxy both front the member directly` +
       (opts.karmada ? "; fleet-karmada goes through the control plane's cluster proxy" : ''),
   );
 
+  const harnessFleet = needsHarnessFleet(cases, opts);
+  const groups = harnessFleet ? opts.groups : withoutFleetProcess(opts.groups);
   let go: { binary: string; version: string } | undefined;
-  const built = buildGoProxy();
-  if ('missing' in built) log(`   ${GO_INSTALL_HINT}`);
-  else {
+  // the Go reference proxy: only for the request/response cases (their `go` target)
+  const built = cases.some((c) => c.targets) ? buildGoProxy() : undefined;
+  if (built && 'missing' in built) log(`   ${GO_INSTALL_HINT}`);
+  else if (built) {
     go = built;
     log(`   reference: ${go.version}, net/http/httputil.ReverseProxy (bench/goproxy/main.go)`);
   }
   if (opts.fleetNodeArgs.length) log(`   fleet process Node flags: ${opts.fleetNodeArgs.join(' ')}`);
   log(
-    `   processes: ${opts.groups.map((g) => g.join('+')).join(' | ')}${go ? ' | go proxy' : ''}  (layout ${opts.layout})`,
+    `   processes: ${groups.map((g) => g.join('+')).join(' | ')}${go ? ' | go proxy' : ''}  (layout ${opts.layout}${harnessFleet ? '' : "; no harness fleet: every case starts the fleets it measures, so the fleet role shares the clusters' process"})`,
   );
 
   const profileDir = resolve('.cache/bench-profiles', new Date().toISOString().replace(/[:.]/g, '-'));
@@ -326,21 +378,34 @@ async function main(): Promise<number> {
       process.exit(130);
     });
 
+  cpuWith(treeCpuMs);
   const results: CaseResult[] = [];
+  /** the harness's own steps: its start, and its stop at the end */
+  const startSteps: StepTime[] = [];
   const t0 = performance.now();
   const since = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
   // the production bundle several cases start fleet processes of: built while the helpers start
-  if (cases.some((c) => BUNDLE_USERS.has(c.name))) bundleFleet().catch(() => {});
+  if (cases.some((c) => BUNDLE_USERS.has(c.name))) step('start: bundle', bundleFleet).catch(() => {});
+  // a case's own processes that need nothing of the run (a `prestart` without parameters, e.g. the canned
+  // clusters) start with the helper processes, not after them
+  const early = new Map(
+    cases
+      .filter((c) => c.prestart && c.prestart.length === 0)
+      .map((c) => [c.name, step(`start: ${c.name}'s own`, () => c.prestart!(undefined as never))]),
+  );
+  for (const p of early.values()) p.catch(() => {}); // awaited below; a failure is reported there
   try {
     // the helper processes start side by side (each loads the fleet or the simulator through tsx)
     hosts.push(
       ...(await Promise.all(
-        opts.groups.map((g) =>
-          startHost(g, [
-            ...(g.includes('fleet') ? opts.fleetNodeArgs : []),
-            // the simulated clusters hold up to 10 × 10,000 pods (merged-list-memory) and serialize whole lists
-            ...(g.includes('upstream') ? ['--max-old-space-size=8192'] : []),
-          ]),
+        groups.map((g) =>
+          step(`start: ${g.join('+')} process`, () =>
+            startHost(g, [
+              ...(g.includes('fleet') ? opts.fleetNodeArgs : []),
+              // the simulated clusters hold up to 10 × 10,000 pods (merged-list-memory) and serialize whole lists
+              ...(g.includes('upstream') ? ['--max-old-space-size=8192'] : []),
+            ]),
+          ),
         ),
       )),
     );
@@ -350,16 +415,18 @@ async function main(): Promise<number> {
 
     const memberCount = Math.max(1, ...cases.map((c) => c.members ?? 1));
     const members = Array.from({ length: memberCount }, (_, i) => `member${i + 1}`);
-    const up = await hostFor('upstream').call('upstream.start', { members });
+    const up = await step('start: clusters', () => hostFor('upstream').call('upstream.start', { members }));
     const fleetHost = hostFor('fleet');
     const fleets: Partial<Record<FleetVariant, ProcessRef>> = {};
-    const variants = new Set<FleetVariant>(['static']);
+    const variants = new Set<FleetVariant>(harnessFleet ? ['static'] : []);
     if (opts.karmada) variants.add('karmada');
     for (const c of cases) for (const v of c.fleets ?? []) variants.add(v);
     // side by side: each fleet starts on its own (they share the helper process, not their state)
     await Promise.all(
       [...variants].map(async (variant) => {
-        const { url } = await fleetHost.call('fleet.start', { variant, config: up.configs[variant] });
+        const { url } = await step(`start: fleet ${variant}`, () =>
+          fleetHost.call('fleet.start', { variant, config: up.configs[variant] }),
+        );
         fleets[variant] = { url, pid: fleetHost.pid };
       }),
     );
@@ -386,10 +453,18 @@ async function main(): Promise<number> {
     // side by side, while nothing is measured
     const tPre = performance.now();
     await Promise.all([
-      go && cases.some((c) => c.targets) && up.memberUrls.member1 ? env.goProxy('member1') : undefined,
-      ...cases.map((c) => c.prestart?.(env)),
+      go && cases.some((c) => c.targets) && up.memberUrls.member1
+        ? step('start: go proxy', () => env.goProxy('member1'))
+        : undefined,
+      ...cases.map((c) =>
+        c.prestart
+          ? (early.get(c.name) ?? step(`start: ${c.name}'s own`, () => c.prestart!(env)))
+          : undefined,
+      ),
     ]);
     if (cases.some((c) => c.prestart)) log(`   cases' own processes started in ${since(tPre)} s`);
+    startSteps.push(...takeSteps());
+    log(`   ${formatSteps(startSteps)}`);
 
     for (const c of cases) {
       log(`\n== ${c.name}: ${c.title}`);
@@ -402,6 +477,7 @@ async function main(): Promise<number> {
         res = { name: c.name, title: c.title, targets: [], comparisons: [], error: (err as Error).message };
       }
       res.wallS = (performance.now() - tc) / 1000;
+      res.steps = takeSteps();
       const cpu1 = treeCpuMs();
       if (cpu0 !== null && cpu1 !== null) res.cpuS = (cpu1 - cpu0) / 1000;
       results.push(res);
@@ -409,22 +485,53 @@ async function main(): Promise<number> {
       if (res.profile) log(formatProfile(res.profile));
     }
   } finally {
+    const tEnd = performance.now();
     for (const c of cases) await c.cleanup?.().catch((e: Error) => log(`   ${c.name} cleanup: ${e.message}`));
     await Promise.all([...goProxies.values()].map((g) => g.stop()));
     goProxies.clear();
     await Promise.all(hosts.map((h) => h.exit()));
+    takeSteps();
+    startSteps.push({
+      label: 'stop: cleanup and processes',
+      ms: performance.now() - tEnd,
+      cpuMs: Number.NaN,
+      n: 1,
+    });
   }
 
   log(formatGoals(results));
-  log(
-    formatIssue33(
-      results.flatMap((c) => (c.custom?.issue33 ?? []).map((check) => ({ case: c.name, check }))),
-    ),
+  const checks33 = results.flatMap((c) =>
+    (c.custom?.issue33 ?? []).map((check) => ({ case: c.name, check })),
   );
+  log(formatIssue33(checks33));
   // performance.now() counts from this process's start, its imports included
   // the issue's budget for a smoke run of every case: 2 minutes (a run of some cases has none)
   const budgetS = opts.quick && !opts.only ? 120 : undefined;
-  log(formatWallTimes(results, performance.now() / 1000, (treeCpuMs() ?? Number.NaN) / 1000, budgetS));
+  log(
+    formatWallTimes(
+      results,
+      performance.now() / 1000,
+      (treeCpuMs() ?? Number.NaN) / 1000,
+      budgetS,
+      startSteps,
+    ),
+  );
+  if (opts.json) {
+    const file = resolve(opts.json);
+    mkdirSync(dirname(file), { recursive: true });
+    const doc = goalsJson(checks33, {
+      quick: opts.quick,
+      totalS: performance.now() / 1000,
+      cases: results.map((c) => ({
+        name: c.name,
+        wallS: c.wallS ?? null,
+        cpuS: c.cpuS ?? null,
+        ...(c.error ? { error: c.error } : {}),
+      })),
+    });
+    writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
+    log(`   goal rows written to ${file}`);
+  }
   log('');
   log(
     jsonLine({
@@ -439,7 +546,9 @@ async function main(): Promise<number> {
         layout: opts.layout,
         fleetNodeArgs: opts.fleetNodeArgs,
         fleetMode: opts.karmada ? 'static+karmada' : 'static',
+        quick: opts.quick,
       },
+      harnessSteps: startSteps.map((x) => ({ label: x.label, s: x.ms / 1000, cpuS: x.cpuMs / 1000, n: x.n })),
       env: {
         node: process.version,
         go: go?.version ?? null,
@@ -453,6 +562,7 @@ async function main(): Promise<number> {
         error: c.error,
         wallS: c.wallS,
         cpuS: c.cpuS,
+        steps: c.steps?.map((x) => ({ label: x.label, s: x.ms / 1000, cpuS: x.cpuMs / 1000, n: x.n })),
         targets: c.targets.map((t) => ({
           name: t.name,
           bytes: t.bytes,

@@ -33,6 +33,7 @@ import { fmt, table } from '../lib/report.ts';
 import { scaleSvg } from '../lib/scale-svg.ts';
 import { type AnswerSample, runSequences, type SequenceResult, type SequenceSpec } from '../lib/sequence.ts';
 import { median, processCpuMs } from '../lib/stats.ts';
+import { step } from '../lib/steps.ts';
 import type { BenchCase, CaseContext, CustomResult, GoalCheck } from './types.ts';
 
 const LATENCY_MS = 20;
@@ -133,32 +134,48 @@ const FLOOR_PROXY = fileURLToPath(new URL('../lib/floor-proxy.mjs', import.meta.
 
 /** One set: canned clusters served, a fresh fleet in front of them, targets interleaved answer by answer. */
 async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Promise<Measured> {
-  const reply = await canned.serve({
-    clusters: o.clusters,
-    pods: o.pods,
-    latencyMs: LATENCY_MS,
-    watchEvents: o.watchEvents,
-  });
+  const reply = await step('canned serve', () =>
+    canned.serve({
+      clusters: o.clusters,
+      pods: o.pods,
+      latencyMs: LATENCY_MS,
+      watchEvents: o.watchEvents,
+    }),
+  );
   const profiling = !!(ctx.profileDir && o.profileLabel);
-  const fleet = await startFleetProcess(fleetConfig(ctx, reply.urls), {
-    inspect: profiling,
-    ...(FLEET_BUNDLE ? { bundle: FLEET_BUNDLE } : {}),
-  });
-  const base = BASE_BUNDLE
-    ? await startFleetProcess(fleetConfig(ctx, reply.urls), { inspect: profiling, bundle: BASE_BUNDLE })
-    : undefined;
-  const floor = o.baselines.includes('floor')
-    ? await startFleetProcess(fleetConfig(ctx, reply.urls), { bundle: FLOOR_PROXY })
-    : undefined;
+  // the fleet, the baseline build's and the floor proxy start side by side (nothing is measured yet)
+  const [fleet, base, floor] = await step('fleet processes start', () =>
+    Promise.all([
+      startFleetProcess(fleetConfig(ctx, reply.urls), {
+        inspect: profiling,
+        ...(FLEET_BUNDLE ? { bundle: FLEET_BUNDLE } : {}),
+      }),
+      BASE_BUNDLE
+        ? startFleetProcess(fleetConfig(ctx, reply.urls), { inspect: profiling, bundle: BASE_BUNDLE })
+        : undefined,
+      o.baselines.includes('floor')
+        ? startFleetProcess(fleetConfig(ctx, reply.urls), { bundle: FLOOR_PROXY })
+        : undefined,
+    ]),
+  );
   const direct = (i: number) => `${reply.urls[i]}${PODS_PATH}`;
   const names = reply.urls.map((_, i) => `c${i + 1}`);
   // the slowest cluster: a probe of (at most 10 of) them; they are alike, so this only picks the unluckiest
+  // (no probe for a set without the `slowest` baseline, nor in --quick: the first cluster stands for it)
   const probeIdx = names.map((_, i) => i).filter((i) => i < 10);
-  const probe = await ctx.load<SequenceResult[]>('sequences', {
-    targets: probeIdx.map((i) => ({ name: names[i]!, steps: [{ url: direct(i), headers: ACCEPT_JSON }] })),
-    iterations: 2,
-    warmup: 1,
-  } satisfies SequenceSpec);
+  const probe =
+    o.baselines.includes('slowest') && !ctx.opts.quick
+      ? await step('probe', () =>
+          ctx.load<SequenceResult[]>('sequences', {
+            targets: probeIdx.map((i) => ({
+              name: names[i]!,
+              steps: [{ url: direct(i), headers: ACCEPT_JSON }],
+            })),
+            iterations: 2,
+            warmup: 1,
+          } satisfies SequenceSpec),
+        )
+      : [];
   const slowestAt = probe.reduce(
     (a, b, k) => (summarize(b.samples, b.name).p50 > summarize(probe[a]!.samples, b.name).p50 ? k : a),
     0,
@@ -188,22 +205,26 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
     cpuPids[`canned${k}`] = pid;
   });
   // warm the fleet (JIT, connections) before its peak and profile count
-  await ctx.load('sequences', {
-    targets: targets.filter((t) => t.name.startsWith('fleet') || t.name.startsWith('floor')),
-    iterations: 1,
-  } satisfies SequenceSpec);
+  await step('warm-up', () =>
+    ctx.load('sequences', {
+      targets: targets.filter((t) => t.name.startsWith('fleet') || t.name.startsWith('floor')),
+      iterations: 1,
+    } satisfies SequenceSpec),
+  );
   await new Promise((r) => setTimeout(r, 200));
   const idleRss = procMemory(fleet.pid)?.rss ?? Number.NaN;
   const reset = resetPeak(fleet.pid);
   if (profiling) await Promise.all([fleet.profileStart(), base?.profileStart()]);
   const rounds: SequenceResult[][] = [];
   for (let r = 0; r < o.rounds; r++) {
-    const res = await ctx.load<SequenceResult[]>('sequences', {
-      targets,
-      iterations: o.iterations,
-      cpuPids,
-      countPattern: ITEM_MARK,
-    } satisfies SequenceSpec);
+    const res = await step('measured answers', () =>
+      ctx.load<SequenceResult[]>('sequences', {
+        targets,
+        iterations: o.iterations,
+        cpuPids,
+        countPattern: ITEM_MARK,
+      } satisfies SequenceSpec),
+    );
     rounds.push(res);
     ctx.log(
       `   ${o.clusters}×${o.pods} round ${r + 1}/${o.rounds}  ` +
@@ -418,9 +439,11 @@ async function measureBurst(ctx: CaseContext, m: Measured, events: number, round
       if (profiling) await f.profileStop(join(ctx.profileDir!, `watch-burst-${name}-${r + 1}.cpuprofile`));
     }
   }
-  // the count-only client, for the record (what the goal was measured with before)
-  out['direct-count'].push(await burst(m.reply.urls.map(watchUrl), false));
-  await measured('fleet-count', m.fleet, false);
+  // the count-only client, for the record (what the goal was measured with before); not in --quick
+  if (!ctx.opts.quick) {
+    out['direct-count'].push(await burst(m.reply.urls.map(watchUrl), false));
+    await measured('fleet-count', m.fleet, false);
+  }
   const profiles = profiling
     ? fleets.map(([name]) => {
         const path = join(ctx.profileDir!, `watch-burst-${name}-${rounds}.cpuprofile`);
@@ -472,7 +495,9 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
       keepBase: true,
     });
     try {
-      burst = await measureBurst(ctx, m, watchEvents, BURST_ROUNDS ?? (quick ? 1 : rounds));
+      burst = await step('watch burst', () =>
+        measureBurst(ctx, m, watchEvents, BURST_ROUNDS ?? (quick ? 1 : rounds)),
+      );
     } finally {
       m.fleet.stop();
       m.base?.stop();
@@ -601,7 +626,7 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
     goals.push({
       goal: 'goal 5: watch burst delivered at ≥ 0.9× the direct rate (canned clusters), no event missing',
       ok: Number.isFinite(f / d) ? f / d >= 0.9 && missing === 0 : undefined,
-      detail: `${fmt.x(f / d)} (${f.toFixed(0)} vs ${d.toFixed(0)} events/s, medians of ${burst.fleet.length} burst(s), watches from ${burst.from}, the client parsing every event; fleet CPU ${fmt.ms(cpuPerEvent)} µs per event; count-only client: ${fmt.x(fc / dc)}, ${fc.toFixed(0)} vs ${dc.toFixed(0)} events/s)${missing ? `; ${missing} events MISSING (${[...burst.fleet, ...burst['fleet-count']].find((b) => b.failed)?.failed ?? ''})` : ''}`,
+      detail: `${fmt.x(f / d)} (${f.toFixed(0)} vs ${d.toFixed(0)} events/s, medians of ${burst.fleet.length} burst(s), watches from ${burst.from}, the client parsing every event; fleet CPU ${fmt.ms(cpuPerEvent)} µs per event${burst['fleet-count'].length ? `; count-only client: ${fmt.x(fc / dc)}, ${fc.toFixed(0)} vs ${dc.toFixed(0)} events/s` : ''})${missing ? `; ${missing} events MISSING (${[...burst.fleet, ...burst['fleet-count']].find((b) => b.failed)?.failed ?? ''})` : ''}`,
     });
     if (burst['fleet-base'].length) {
       const b = median(burst['fleet-base'].map(rate));
@@ -711,6 +736,8 @@ export const cannedListCase: BenchCase = {
   title:
     'LIST pods across 10 canned clusters (pre-serialised, +20 ms) × 1,000 and × 10,000: fleet vs slowest vs parallel; CPU per MiB; peak RSS; watch burst',
   run: runCannedList,
+  // the canned processes build their base data while the harness starts (shared with scale-curve)
+  prestart: () => sharedCanned(),
   loadActions: { sequences: (spec: SequenceSpec) => runSequences(spec), watchBurst },
 };
 
@@ -736,6 +763,8 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
   const sets: Array<SetResult & { shape: string }> = [];
   for (const [clusters, pods, shape] of shapes) {
     if (only && !only.includes(`${clusters}x${pods}`)) continue;
+    // its own 10 × 1,000 even in --quick: merged-list-canned's (its fleet warmed by Table answers too) spent
+    // 17-35% less CPU per answer in the same runs, which moved the per-item growth rows
     const m = await measureSet(ctx, canned, {
       clusters,
       pods,
@@ -881,5 +910,6 @@ export const scaleCurveCase: BenchCase = {
   title:
     'merged JSON list over 10 / 50 / 200 / 1,000 canned clusters: same 10,000 pods, and 1,000 each; --write-docs: docs/bench-scale.svg',
   run: runScale,
+  prestart: () => sharedCanned(),
   loadActions: { sequences: (spec: SequenceSpec) => runSequences(spec) },
 };

@@ -28,6 +28,7 @@ import { judge, type Row33Check } from '../lib/goals33.ts';
 import { formatProfile, summarizeProfile } from '../lib/profile.ts';
 import { fmt, table } from '../lib/report.ts';
 import { median, processCpuMs } from '../lib/stats.ts';
+import { step } from '../lib/steps.ts';
 import { nowMs, type OpenResult, type StopResult, type Written, watchersState } from '../lib/watchers.ts';
 import {
   censusLines,
@@ -210,7 +211,7 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
   await ctx.upstream('prepare', { watchers: W });
   let res: CustomResult = { text: '', goals: [], figures: {} };
   if (!(MEMORY_AB && process.env.BENCH_WATCH_AB_ONLY)) {
-    const fleetProc = await startWatchFleet(ctx, MEMBERS, FLEET_BUNDLE);
+    const fleetProc = await step('fleet process start', () => startWatchFleet(ctx, MEMBERS, FLEET_BUNDLE));
     try {
       res = await measureWatches(ctx, fleetProc, W);
     } finally {
@@ -251,14 +252,16 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
 
   try {
     // memory: the fleet after full GCs and a pause, before and after opening the merged watches (idle)
-    const mem = await idleWatchMemory(ctx, fleetProc, {
-      key: 'fleet',
-      urls: Array.from({ length: W }, (_, i) => watchUrl(fleet, 'f', i, fleetRv)),
-      label: 'idle',
-      timeoutMs: OPEN_TIMEOUT_MS,
-      concurrency: OPEN_CONCURRENCY,
-      snapshots: !!ctx.profileDir,
-    });
+    const mem = await step('merged watches open, memory', () =>
+      idleWatchMemory(ctx, fleetProc, {
+        key: 'fleet',
+        urls: Array.from({ length: W }, (_, i) => watchUrl(fleet, 'f', i, fleetRv)),
+        label: 'idle',
+        timeoutMs: OPEN_TIMEOUT_MS,
+        concurrency: OPEN_CONCURRENCY,
+        snapshots: !!ctx.profileDir,
+      }),
+    );
     const { open: fOpen, rss0, rss1, heap0: mem0, heap1: mem1, perWatchRss, perWatchHeap } = mem;
     const { perWatchExternal, perWatch } = mem;
     ctx.log(

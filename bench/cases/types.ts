@@ -132,7 +132,7 @@ export interface BenchCase {
   /**
    * Processes of its own the case will need (e.g. a fleet as deployed), started by the harness with the
    * clusters and fleets, before any case is measured, side by side with the other cases' (not during a
-   * case before it)
+   * case before it); one that takes no `env` starts with the helper processes, before the clusters
    */
   prestart?(env: BenchEnv): Promise<unknown>;
   setup?(ctx: UpstreamContext): void | Promise<void>;

@@ -183,4 +183,14 @@ process.on('message', (msg: CannedRequest) => {
   );
 });
 process.on('disconnect', () => process.exit(0));
-process.send?.({ id: 0, ok: true, result: 'ready' });
+// ready once the base data is built: a harness starts these while it starts the rest, not in a case's time
+makeBase().then(
+  (b) => {
+    base ??= b;
+    process.send?.({ id: 0, ok: true, result: 'ready' });
+  },
+  (e: unknown) => {
+    console.error(`canned: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    process.exit(1);
+  },
+);

@@ -13,11 +13,19 @@
  *                                      node:inspector) and summarise where its time goes
  *   BENCH_FLEET_NODE_ARGS / --fleet-node-args="…"  extra Node flags for the fleet's process, e.g.
  *                                      "--max-semi-space-size=64" (space-separated)
- *   --quick                            1 s runs, 1 round, 0.5 s warm-up, 0.5 s latency run (smoke tests,
- *                                      figures indicative); a target another case measured already (same
- *                                      request, same process) is not measured again; self-driven cases
- *                                      shorten themselves too (fewer answers, 1,000 pods per cluster
- *                                      instead of 10,000 in merged-list-memory, 1 s phases, smaller bursts)
+ *   --quick                            a smoke run of issue 33's goals table in under 2 minutes: only the
+ *                                      cases behind its rows (merged-list-canned, scale-curve, merged-watch;
+ *                                      real-watch and real-list with --real) unless --only names others or
+ *                                      --all asks for every case; 1 s runs, 1 round, 0.5 s warm-up, 0.5 s
+ *                                      latency run (figures indicative); a target another case measured
+ *                                      already (same request, same process) is not measured again;
+ *                                      self-driven cases shorten themselves too (fewer answers, 1,000 pods
+ *                                      per cluster instead of 10,000 in merged-list-memory, 1 s phases,
+ *                                      smaller bursts). docs/benchmarks.md, "The quick run"
+ *   --all                              with --quick: every case (as without --quick), not only the goal ones
+ *   --json=FILE                        also write issue 33's goal rows of the run (and each case's wall
+ *                                      time) to FILE as JSON (bench/lib/goals-json.ts); what
+ *                                      bench/lib/goals-ab.ts reads
  *   BENCH_WATCHES=N                    merged watches (and direct ones) opened by merged-watch (default 1000)
  *   --write-docs                       scale-curve writes its curve to docs/bench-scale.svg (time, CPU and
  *                                      memory against clusters, the same total items)
@@ -26,7 +34,7 @@
  *                                      the fleets against the members read directly; left out of a run
  *                                      without it (a plain --quick too) unless --only names them
  *                                      (--only=real); see bench/cases/real.ts
- *   --list                             print the cases and exit
+ *   --list / --help                    print the cases (which ones a plain --quick runs) and these flags
  */
 import type { Role } from './protocol.ts';
 
@@ -61,6 +69,11 @@ export interface BenchOptions {
   writeDocs: boolean;
   /** also the cases that need the real test bed (bench/cases/real.ts) */
   real: boolean;
+  /** with --quick: every case, not only those behind issue 33's goal rows */
+  all: boolean;
+  /** where to write the goal rows as JSON (--json=FILE) */
+  json?: string;
+  help: boolean;
 }
 
 const ROLES: Role[] = ['upstream', 'fleet', 'load'];
@@ -90,6 +103,12 @@ function truthy(v: string | undefined): boolean {
   return v !== undefined && v !== '' && v !== '0' && v !== 'false';
 }
 
+function jsonPath(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  if (v === '' || v === 'true') throw new UsageError('bench: --json needs a file: --json=<file>');
+  return v;
+}
+
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
   const flags = new Map<string, string>();
   for (const a of argv) {
@@ -112,6 +131,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     'list',
     'write-docs',
     'real',
+    'all',
+    'json',
+    'help',
   ];
   for (const k of flags.keys())
     if (!known.includes(k))
@@ -146,5 +168,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     list: truthy(flags.get('list')),
     writeDocs: truthy(flags.get('write-docs')),
     real: truthy(pick('real', 'BENCH_REAL')),
+    all: truthy(flags.get('all')),
+    json: jsonPath(flags.get('json')),
+    help: truthy(flags.get('help')),
   };
 }

@@ -10,6 +10,7 @@ import type { CustomResult } from '../cases/types.ts';
 import type { LoadResult } from './load.ts';
 import type { ProfileSummary } from './profile.ts';
 import { median, ratio } from './stats.ts';
+import { formatSteps, type StepTime } from './steps.ts';
 
 export const BASELINES = ['go', 'direct'] as const;
 /**
@@ -79,6 +80,8 @@ export interface CaseResult {
   wallS?: number;
   /** CPU the case cost, every process of the run together (set by the harness; Linux) */
   cpuS?: number;
+  /** where its wall time went (set by the harness: its actions, and the steps the case named) */
+  steps?: StepTime[];
 }
 
 export function summarizeTarget(
@@ -314,6 +317,8 @@ export function formatWallTimes(
   totalS: number,
   totalCpuS = Number.NaN,
   budgetS?: number,
+  /** the harness's own start and stop (bench/lib/steps.ts) */
+  harness: StepTime[] = [],
 ): string {
   const s = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(1));
   const inCases = cases.reduce((n, c) => n + (c.wallS ?? 0), 0);
@@ -330,6 +335,9 @@ export function formatWallTimes(
     )
       .split('\n')
       .map((l) => `   ${l}`),
+    '   where the wall time went (steps ≥ 0.1 s, longest first, CPU of every process meanwhile; nested steps overlap):',
+    ...(harness.length ? [`   harness: ${formatSteps(harness)}`] : []),
+    ...cases.map((c) => `   ${c.name}: ${formatSteps(c.steps ?? []) || '-'}`),
   ].join('\n');
 }
 
