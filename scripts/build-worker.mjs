@@ -64,7 +64,8 @@ export const WORKER_COMPATIBILITY = {
   compatibilityFlags: [
     ...(/^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(wranglerToml)?.[1].matchAll(/"([^"]+)"/g) ?? []),
   ].map((m) => m[1]),
-  // a .wasm the bundle imports is a compiled module, as wrangler's default rules make it
+  // a .wasm the bundle imports is a compiled module, as wrangler's default rules make it (miniflare then
+  // collects the bundle's modules from the working directory: a bundle run must lie under it)
   modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
 };
 

@@ -10,8 +10,10 @@
 import { readFileSync } from 'node:fs';
 import { ITEM, ItemScanner } from '../../src/merge/jsonsplit/item.ts';
 import { SKIP_STACK, skipValue } from '../../src/merge/jsonsplit/skip.ts';
-import { WasmSkip } from '../../src/merge/jsonsplit/wasm/lane.ts';
+import { sharedWasmSkip, useWasmScanner, WasmSkip } from '../../src/merge/jsonsplit/wasm/lane.ts';
+import { useNativeEquality } from '../../src/watch/read.ts';
 import { makeBase, nth } from './canned-bodies.ts';
+import { benchmarkMerge } from './canned-merge.ts';
 
 const enc = new TextEncoder();
 const module = new WebAssembly.Module(
@@ -114,7 +116,31 @@ export async function benchmarkWasm(rounds = 11, pods = 2000): Promise<string[]>
   return out;
 }
 
+/**
+ * The merged list's own work in this process (./canned-merge.ts: splitter, merge, answer bytes, no HTTP),
+ * the platform's lane switched between runs as src/platform/node.ts sets it (with its native equality)
+ */
+export async function benchmarkMergeLanes(rounds: number, clusters: number, pods: number, table: boolean) {
+  useNativeEquality(nodeEqual);
+  const js: number[] = [];
+  const wa: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    for (const lane of r % 2 ? ['wasm', 'js'] : ['js', 'wasm']) {
+      useWasmScanner(lane === 'wasm' ? module : undefined);
+      const m = await benchmarkMerge(clusters, pods, table, 5);
+      (lane === 'wasm' ? wa : js).push(m.msPerMiB);
+    }
+  }
+  useWasmScanner(undefined);
+  const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor((xs.length - 1) / 2)]!;
+  const ratios = js.map((x, k) => x / wa[k]!);
+  const copied = sharedWasmSkip()?.copied ?? 0;
+  return `merge in process, ${clusters}×${pods} ${table ? 'table' : 'json'}: JS ${med(js).toFixed(2)} ms/MiB, wasm ${med(wa).toFixed(2)} ms/MiB, JS/wasm ${med(ratios).toFixed(2)} [${ratios.map((x) => x.toFixed(2)).join(' ')}]; bytes copied into wasm ${(copied / 2 ** 20).toFixed(0)} MiB`;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [rounds, pods] = process.argv.slice(2).map(Number);
   for (const line of await benchmarkWasm(rounds || 11, pods || 2000)) console.log(line);
+  console.log(await benchmarkMergeLanes(rounds || 11, 10, 1000, false));
+  console.log(await benchmarkMergeLanes(rounds || 11, 10, 1000, true));
 }

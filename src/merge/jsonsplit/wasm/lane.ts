@@ -38,6 +38,8 @@ export class WasmSkip {
   private readonly run: (i: number, n: number, room: number) => number;
   private view: Uint8Array;
   private loaded: Uint8Array | undefined;
+  /** bytes copied in so far (the bench compares them with the bytes scanned) */
+  copied = 0;
 
   constructor(module: WebAssembly.Module) {
     const exports = new WebAssembly.Instance(module, {}).exports;
@@ -64,6 +66,7 @@ export class WasmSkip {
     }
     this.view.set(b, DATA);
     this.loaded = b;
+    this.copied += b.length;
   }
 }
 
@@ -88,4 +91,14 @@ export function skipLane(stack: Uint8Array, module = platformModule): Skip {
     if (shared.lane) return shared.lane.skip;
   }
   return (b, i, n, room) => skipValue(b, i, n, room, stack);
+}
+
+/** is `skip` the wasm lane (tests, the worker's check that its isolate took the module)? */
+export function isWasmLane(skip: Skip): boolean {
+  return skip === shared?.lane?.skip;
+}
+
+/** the shared instance of the platform's module, if made (the bench reads its `copied`) */
+export function sharedWasmSkip(): WasmSkip | undefined {
+  return shared?.lane;
 }
