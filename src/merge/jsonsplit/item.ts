@@ -162,12 +162,10 @@ function scanItem(
       // a string value: its plain bytes (plain), the rest (escapes) in strRest
       i = plain(b, i + 1, n);
       i = i >= n ? SCAN_MORE : b[i] === 0x22 ? i + 1 : strRest(b, i, n);
-    } else if (s.next === NONE && depth > 0) {
-      // nothing is noted inside: validated in the fast lane, an object or array seen before compared
-      i =
-        c === 0x7b || c === 0x5b
-          ? memo.skip(b, i, n, limit - depth, s.slot, fast)
-          : fast(b, i, n, limit - depth);
+    } else if (s.next === NONE && depth > 0 && (c === 0x7b || c === 0x5b)) {
+      // nothing is noted inside: validated in the fast lane, an object or array seen before compared (a
+      // number or literal is scalar's below: a call into the wasm lane costs more than it)
+      i = memo.skip(b, i, n, limit - depth, s.slot, fast);
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > limit) return SCAN_REFUSED;
       kinds[depth] = c === 0x7b ? OBJ : ARR;
