@@ -7,7 +7,7 @@
  * synchronous and its memory holds only the copy of the array last scanned, copied again whenever another
  * array comes (lane's `loaded`), so scanners of different requests share nothing they could see.
  */
-import { skipValue } from '../skip.ts';
+import { SKIP_STACK, skipValue } from '../skip.ts';
 
 /** where the chunk's copy begins in the instance's memory (below: its container-kind stack) */
 const DATA = 256;
@@ -40,6 +40,8 @@ export class WasmSkip {
   private loaded: Uint8Array | undefined;
   /** bytes copied in so far (the bench compares them with the bytes scanned) */
   copied = 0;
+  /** the JavaScript lane's stack, for an array the memory cannot grow to hold */
+  private readonly stack = new Uint8Array(SKIP_STACK);
 
   constructor(module: WebAssembly.Module) {
     const exports = new WebAssembly.Instance(module, {}).exports;
@@ -49,7 +51,7 @@ export class WasmSkip {
   }
 
   readonly skip: Skip = (b, i, n, room) => {
-    if (b !== this.loaded) this.load(b);
+    if (b !== this.loaded && !this.load(b)) return skipValue(b, i, n, room, this.stack);
     return this.run(i, n, room);
   };
 
@@ -58,15 +60,21 @@ export class WasmSkip {
     this.loaded = undefined;
   }
 
-  private load(b: Uint8Array): void {
+  /** false: the memory could not grow to hold `b` (the runtime's limit), which the caller scans in JavaScript */
+  private load(b: Uint8Array): boolean {
     const need = DATA + b.length + 16;
     if (this.view.length < need) {
-      this.memory.grow(Math.ceil((need - this.view.length) / PAGE));
+      try {
+        this.memory.grow(Math.ceil((need - this.view.length) / PAGE));
+      } catch {
+        return false;
+      }
       this.view = new Uint8Array(this.memory.buffer);
     }
     this.view.set(b, DATA);
     this.loaded = b;
     this.copied += b.length;
+    return true;
   }
 }
 
@@ -93,7 +101,7 @@ export function skipLane(stack: Uint8Array, module = platformModule): Skip {
   return (b, i, n, room) => skipValue(b, i, n, room, stack);
 }
 
-/** is `skip` the wasm lane (tests, the worker's check that its isolate took the module)? */
+/** is `skip` the wasm lane (the tests': did the runtime take the module)? */
 export function isWasmLane(skip: Skip): boolean {
   return skip === shared?.lane?.skip;
 }

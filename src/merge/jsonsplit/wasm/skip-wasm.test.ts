@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assemble } from '../../../../scripts/build-wasm.mjs';
 import { looseJson, seeded } from '../../../../test/helpers/loosejson.ts';
 import { ITEM, ItemScanner } from '../item.ts';
-import { SKIP_STACK, skipValue } from '../skip.ts';
+import { SCAN_MORE, SKIP_STACK, skipValue } from '../skip.ts';
 import { skipLane, WasmSkip, wasmScannerModule } from './lane.ts';
 
 const enc = new TextEncoder();
@@ -25,7 +25,6 @@ beforeAll(() => {
 /** both lanes on b from i to n at room: the same answer (returned) */
 function agree(b: Uint8Array, i: number, n: number, room: number): number {
   const js = skipValue(b, i, n, room, stack);
-  // a fresh array each time: the lane copies per array, and the same bytes in a new one must not matter
   const w = wasm.skip(b, i, n, room);
   if (w !== js) {
     const text = JSON.stringify(new TextDecoder().decode(b.subarray(i, n)));
@@ -46,6 +45,12 @@ const atom = fc.constantFrom(
     '\\n',
     '\\"',
     '\\x',
+    '\\b',
+    '\\f',
+    '\\r',
+    '\\t',
+    '\\/',
+    '\\\\',
     '0',
     '-',
     '1.5',
@@ -116,6 +121,20 @@ describe('the wasm lane of skipValue', () => {
       agreeEverywhere(enc.encode(`[${' \n\t\r'.repeat(ws).slice(0, ws)}1${' '.repeat(ws)}]`));
   });
 
+  it('agrees on every byte after a backslash, and every byte in a \\u escape', () => {
+    for (let c = 0; c < 256; c++) {
+      for (const pad of ['', 'x'.repeat(14), 'x'.repeat(20)]) {
+        const b = new Uint8Array([...enc.encode(`["${pad}\\`), c, ...enc.encode('a"] ')]);
+        agreeEverywhere(b);
+        for (let at = 0; at < 4; at++) {
+          const hex = enc.encode(`{"${pad}\\u0a1F":1} `);
+          hex[pad.length + 4 + at] = c;
+          agreeEverywhere(hex);
+        }
+      }
+    }
+  });
+
   it('agrees at and over the nesting limit, at every room', () => {
     for (const depth of [1, 2, 20, 129, 130, 131, 140]) {
       for (const [open, close] of [
@@ -137,6 +156,24 @@ describe('the wasm lane of skipValue', () => {
     // an array larger than the instance's memory grows it
     const big = enc.encode(`["${'x'.repeat(300_000)}",1]`);
     expect(wasm.skip(big, 0, big.length, 10)).toBe(big.length);
+  });
+
+  it('scans in JavaScript an array its memory cannot grow to hold', () => {
+    const lane = new WasmSkip(new WebAssembly.Module(committed));
+    const memory = (lane as unknown as { memory: WebAssembly.Memory }).memory;
+    // as a runtime at its limit refuses
+    Object.defineProperty(memory, 'grow', {
+      value: () => {
+        throw new RangeError('WebAssembly.Memory.grow(): Maximum memory size exceeded');
+      },
+    });
+    const big = enc.encode(`["${'x'.repeat(300_000)}",1] `);
+    expect(lane.skip(big, 0, big.length, 10)).toBe(big.length - 1);
+    expect(lane.skip(big, 0, big.length - 3, 10)).toBe(SCAN_MORE);
+    expect(lane.copied).toBe(0);
+    const small = enc.encode('{"a":[1,2]}');
+    expect(lane.skip(small, 0, small.length, 10)).toBe(small.length);
+    expect(lane.copied).toBe(small.length);
   });
 
   it('is the lane the tests run unless FLEET_SCANNER_WASM=off (test/helpers/scanner-lane.ts)', () => {
