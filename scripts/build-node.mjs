@@ -3,6 +3,7 @@
 // dist/node/main.js; the tests and the bench bundle the same way into a file of their own.
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 /**
@@ -33,8 +34,9 @@ export async function buildNode(outfile, opts = {}) {
     charset: 'ascii',
   });
   asciiOnly(outfile);
-  // the item scanner's WebAssembly lane, read beside the bundle (src/platform/node-wasm.ts)
-  copyFileSync('src/merge/jsonsplit/wasm/skip.wasm', join(dirname(outfile), 'skip.wasm'));
+  // the item scanner's WebAssembly lane, read beside the bundle (src/platform/node.ts nodeScannerWasm)
+  const wasm = fileURLToPath(new URL('../src/merge/jsonsplit/wasm/skip.wasm', import.meta.url));
+  copyFileSync(wasm, join(dirname(outfile), 'skip.wasm'));
   return outfile;
 }
 

@@ -4,4 +4,8 @@ import { readFileSync } from 'node:fs';
 import { useWasmScanner } from '../../src/merge/jsonsplit/wasm/lane.ts';
 
 if (process.env.FLEET_SCANNER_WASM !== 'off')
-  useWasmScanner(new WebAssembly.Module(new Uint8Array(readFileSync('src/merge/jsonsplit/wasm/skip.wasm'))));
+  useWasmScanner(
+    new WebAssembly.Module(
+      new Uint8Array(readFileSync(new URL('../../src/merge/jsonsplit/wasm/skip.wasm', import.meta.url))),
+    ),
+  );
