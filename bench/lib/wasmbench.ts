@@ -5,7 +5,9 @@
  * in turn on the same bytes, the order swapped every other round, CPU time: (1) each pod skipped whole by
  * one call; (2) each pod scanned by an item scanner as the list splitter does (its facts, its memo with
  * Node's comparison, skipValue for what nothing is noted in), the body cut into 64 KiB chunks, each
- * chunk copied into wasm memory once. Prints ns per byte (medians) and the per-round ratio JS/wasm.
+ * chunk copied into wasm memory once; (3) the merged list's own work in this process (./canned-merge.ts),
+ * 10 × 1,000 JSON and Table, the platform's lane switched between runs. Prints ns per byte or ms per MiB
+ * (medians) and the per-round ratio JS/wasm.
  */
 import { readFileSync } from 'node:fs';
 import { ITEM, ItemScanner } from '../../src/merge/jsonsplit/item.ts';
