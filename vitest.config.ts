@@ -8,6 +8,8 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'sim/**/*.test.ts', 'test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, 'test/real/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
+    // the item scanner's lane as the Node server runs it (FLEET_SCANNER_WASM=off: JavaScript)
+    setupFiles: ['test/helpers/scanner-lane.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // 2 noisy cores: a few forks, each test file isolated

@@ -1,7 +1,9 @@
 // Bundles the Node entry (deploy/node/main.ts) into one file, dependencies kept external (installed by
 // `npm ci --omit=dev`), so production runs plain `node` without tsx. `npm run build:node` writes
 // dist/node/main.js; the tests and the bench bundle the same way into a file of their own.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 /**
@@ -32,6 +34,9 @@ export async function buildNode(outfile, opts = {}) {
     charset: 'ascii',
   });
   asciiOnly(outfile);
+  // the item scanner's WebAssembly lane, read beside the bundle (src/platform/node.ts nodeScannerWasm)
+  const wasm = fileURLToPath(new URL('../src/merge/jsonsplit/wasm/skip.wasm', import.meta.url));
+  copyFileSync(wasm, join(dirname(outfile), 'skip.wasm'));
   return outfile;
 }
 

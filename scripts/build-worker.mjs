@@ -1,6 +1,7 @@
 // Bundles the worker entry the way wrangler does (esbuild, ESM, worker conditions) into one file, for
 // tests that run it in workerd through miniflare. `npm run build:worker` uses wrangler itself.
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -18,6 +19,26 @@ function aliases(toml) {
   return out;
 }
 
+/**
+ * A `.wasm` import stays an import, of the file copied beside the bundle, as wrangler does: Workers take a
+ * module bundled at build time (a `WebAssembly.Module`) and refuse compiling bytes at run time
+ * (src/merge/jsonsplit/wasm/lane.ts); miniflare loads it by WORKER_COMPATIBILITY's modulesRules.
+ */
+const wasmBeside = {
+  name: 'wasm-beside',
+  setup(b) {
+    b.onResolve({ filter: /\.wasm$/ }, (args) => {
+      const file = resolve(args.resolveDir, args.path);
+      const out = b.initialOptions.outfile;
+      if (out) {
+        mkdirSync(dirname(out), { recursive: true });
+        copyFileSync(file, join(dirname(out), basename(file)));
+      }
+      return { path: `./${basename(file)}`, external: true };
+    });
+  },
+};
+
 /** esbuild's options for the worker, as wrangler bundles it (the bench measures them minified). */
 export const WORKER_BUILD = {
   entryPoints: ['src/worker.ts'],
@@ -32,6 +53,7 @@ export const WORKER_BUILD = {
   keepNames,
   // modules wrangler.toml swaps for others (js-yaml: JSON only on Workers)
   alias: aliases(wranglerToml),
+  plugins: [wasmBeside],
   sourcemap: false,
   logLevel: 'warning',
 };
@@ -42,6 +64,9 @@ export const WORKER_COMPATIBILITY = {
   compatibilityFlags: [
     ...(/^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(wranglerToml)?.[1].matchAll(/"([^"]+)"/g) ?? []),
   ].map((m) => m[1]),
+  // a .wasm the bundle imports is a compiled module, as wrangler's default rules make it (miniflare then
+  // collects the bundle's modules from the working directory: a bundle run must lie under it)
+  modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
 };
 
 export async function buildWorker(outfile) {

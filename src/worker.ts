@@ -11,6 +11,8 @@ import { createApp, type FleetApp } from './app.ts';
 import { ConfigError, parseConfig } from './config/schema.ts';
 import { buildFleet } from './fleet.ts';
 import { serviceUnavailable, statusResponse } from './kube/status.ts';
+import { useWasmScanner } from './merge/jsonsplit/wasm/lane.ts';
+import scannerWasm from './merge/jsonsplit/wasm/skip.wasm';
 import { UPGRADE_RELAY } from './platform/types.ts';
 import { workerPlatform, workerUpgradeRelay } from './platform/worker.ts';
 import { parseRequestInfo } from './request/info.ts';
@@ -19,6 +21,10 @@ import { fanOut } from './upstreams/fanout.ts';
 import { handleRelay } from './upstreams/relay/serve.ts';
 import { parseYaml } from './util/yaml.ts';
 import { watchStream } from './watch/route.ts';
+
+// the item scanner's fast lane in WebAssembly SIMD, bundled as a compiled module (Workers refuse compiling
+// bytes at run time); should the isolate refuse to instantiate it, the JavaScript lane answers the same
+useWasmScanner(scannerWasm);
 
 type Bindings = Record<string, unknown>;
 type Built = { app: FleetApp; deps: FleetDeps; env: Bindings } | { error: string };

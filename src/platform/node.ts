@@ -16,6 +16,7 @@ import type { Readable } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { Agent, type Dispatcher, request } from 'undici';
 import { ConfigError, type FleetConfig } from '../config/schema.ts';
+import { useWasmScanner } from '../merge/jsonsplit/wasm/lane.ts';
 import { useLazyHeaders } from '../upstreams/client.ts';
 import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { PairHeaders } from '../upstreams/pair-headers.ts';
@@ -135,8 +136,33 @@ export function installNodeHooks(): void {
   useNativeIndexOf(Buffer.prototype.indexOf as IndexOf);
   // the item scanner recognises values it validated before by memcmp (src/merge/jsonsplit/memo.ts)
   useNativeEquality((m, b, at) => Buffer.prototype.compare.call(m, b, at, at + m.length) === 0);
+  // the item scanner's fast lane in WebAssembly SIMD (src/merge/jsonsplit/wasm/lane.ts)
+  useWasmScanner(nodeScannerWasm());
   // the headers the upstream client hands on read as a Headers without an undici one built behind them
   useLazyHeaders((p) => new PairHeaders(p, true) as unknown as Headers);
+}
+
+/**
+ * The item scanner's WebAssembly lane (src/merge/jsonsplit/wasm/lane.ts): the committed skip.wasm read and
+ * compiled once, beside the bundle (scripts/build-node.mjs copies it next to dist/node/main.js) or beside
+ * its text source (tsx, tests). `off` (FLEET_SCANNER_WASM), no file, a module refused: the JavaScript lane.
+ */
+export function nodeScannerWasm(env = process.env.FLEET_SCANNER_WASM): WebAssembly.Module | undefined {
+  if (env === 'off') return undefined;
+  for (const place of ['./skip.wasm', '../merge/jsonsplit/wasm/skip.wasm']) {
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      bytes = new Uint8Array(readFileSync(new URL(place, import.meta.url)));
+    } catch {
+      continue;
+    }
+    try {
+      return new WebAssembly.Module(bytes);
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -12,7 +12,8 @@
  */
 import { CELLS, ItemFacts, keySlot, NONE, noteValue, OWNER, OWNERS } from './facts.ts';
 import { type EqualAt, memoSlot, ValueMemo } from './memo.ts';
-import { plain, SCAN_MORE, SCAN_REFUSED, SKIP_STACK, scalar, skipValue, strRest, ws } from './skip.ts';
+import { plain, SCAN_MORE, SCAN_REFUSED, SKIP_STACK, scalar, strRest, ws } from './skip.ts';
+import { type Skip, skipLane, wasmScannerModule } from './wasm/lane.ts';
 
 export { ITEM, ItemFacts, ROW } from './facts.ts';
 
@@ -34,6 +35,8 @@ export class ItemScanner {
   readonly names = new Int32Array(STACK + 2);
   /** skipValue's stack */
   readonly skipStack = new Uint8Array(SKIP_STACK);
+  /** the fast lane: skip.wasm's when the platform gave it (wasm/lane.ts), else skipValue on skipStack */
+  readonly fast: Skip;
   /** the values of the stream seen before (jsonsplit-memo.ts) */
   readonly memo: ValueMemo;
 
@@ -44,14 +47,22 @@ export class ItemScanner {
   /** the memo slot of the key of the value about to be read (jsonsplit-memo.ts; -1: an element) */
   slot = -1;
 
-  /** `equalAt`: the memo's comparison (default: the platform's); `memo`: one to share instead of its own */
-  constructor(equalAt?: EqualAt, memo?: ValueMemo) {
+  /**
+   * `equalAt`: the memo's comparison (default: the platform's); `memo`: one to share instead of its own;
+   * `wasm`: the fast lane's module (default: the platform's, wasm/lane.ts; null: JavaScript)
+   */
+  constructor(
+    equalAt?: EqualAt,
+    memo?: ValueMemo,
+    wasm: WebAssembly.Module | null = wasmScannerModule() ?? null,
+  ) {
     this.memo = memo ?? (equalAt ? new ValueMemo(equalAt) : new ValueMemo());
+    this.fast = skipLane(this.skipStack, wasm ?? undefined);
   }
 
-  /** skipValue with this scanner's stack */
+  /** skipValue with this scanner's lane; `b`'s bytes must not change while it is the array scanned */
   skip(b: Uint8Array, i: number, n: number, room: number): number {
-    return skipValue(b, i, n, room, this.skipStack);
+    return this.fast(b, i, n, room);
   }
 
   /**
@@ -139,7 +150,7 @@ function scanItem(
 ): number {
   const start = i;
   const limit = Math.min(maxDepth, STACK);
-  const { kinds, ctxs, slots, memo, skipStack } = s;
+  const { kinds, ctxs, slots, memo, fast } = s;
   s.facts = new ItemFacts();
   s.next = ctx;
   let depth = 0;
@@ -151,12 +162,10 @@ function scanItem(
       // a string value: its plain bytes (plain), the rest (escapes) in strRest
       i = plain(b, i + 1, n);
       i = i >= n ? SCAN_MORE : b[i] === 0x22 ? i + 1 : strRest(b, i, n);
-    } else if (s.next === NONE && depth > 0) {
-      // nothing is noted inside: validated in the fast lane, an object or array seen before compared
-      i =
-        c === 0x7b || c === 0x5b
-          ? memo.skip(b, i, n, limit - depth, s.slot, skipStack)
-          : skipValue(b, i, n, limit - depth, skipStack);
+    } else if (s.next === NONE && depth > 0 && (c === 0x7b || c === 0x5b)) {
+      // nothing is noted inside: validated in the fast lane, an object or array seen before compared (a
+      // number or literal is scalar's below: a call into the wasm lane costs more than it)
+      i = memo.skip(b, i, n, limit - depth, s.slot, fast);
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > limit) return SCAN_REFUSED;
       kinds[depth] = c === 0x7b ? OBJ : ARR;

@@ -12,7 +12,7 @@
  * by src/platform/node.ts) nothing is kept: a JavaScript loop compares no faster than skipValue
  * scans. The canned pods scan 1.2× faster with it (bench/lib/idiombench.ts).
  */
-import { skipValue } from './skip.ts';
+import type { Skip } from './wasm/lane.ts';
 
 /** are the bytes of `b` from `at` on `m` (`at + m.length <= b.length`)? */
 export type EqualAt = (m: Uint8Array, b: Uint8Array, at: number) => boolean;
@@ -57,11 +57,11 @@ export class ValueMemo {
   /**
    * skipValue of the object or array at `i`, the value of the key of `slot` (-1: none known): its end, by
    * comparison when it is the value kept for that key, else scanned (and kept, when the key's values are
-   * worth it). `stack`: skipValue's.
+   * worth it). `skip`: the scanner's skipValue (its lane, its stack).
    */
-  skip(b: Uint8Array, i: number, n: number, room: number, slot: number, stack: Uint8Array): number {
+  skip(b: Uint8Array, i: number, n: number, room: number, slot: number, skip: Skip): number {
     const eq = this.equalAt;
-    if (eq === undefined || slot < 0) return skipValue(b, i, n, room, stack);
+    if (eq === undefined || slot < 0) return skip(b, i, n, room);
     const kept = this.kept;
     const m = kept[slot];
     if (m !== undefined && this.rooms[slot]! <= room && i + m.length <= n && eq(m, b, i)) {
@@ -69,7 +69,7 @@ export class ValueMemo {
       this.hits++;
       return i + m.length;
     }
-    const e = skipValue(b, i, n, room, stack);
+    const e = skip(b, i, n, room);
     const len = e - i;
     if (len >= MIN && len <= MAX) {
       const k = ++this.misses[slot]!;

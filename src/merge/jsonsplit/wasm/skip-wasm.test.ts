@@ -1,0 +1,204 @@
+/**
+ * The WebAssembly lane (skip.wat) against the JavaScript one (../skip.ts, its oracle): the same answer
+ * (end, SCAN_MORE, SCAN_REFUSED) on random and adversarial bytes, cut at every position, at every room;
+ * and the committed skip.wasm is what skip.wat assembles to (a stale binary fails here).
+ */
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assemble } from '../../../../scripts/build-wasm.mjs';
+import { looseJson, seeded } from '../../../../test/helpers/loosejson.ts';
+import { ITEM, ItemScanner } from '../item.ts';
+import { SCAN_MORE, SKIP_STACK, skipValue } from '../skip.ts';
+import { skipLane, WasmSkip, wasmScannerModule } from './lane.ts';
+
+const enc = new TextEncoder();
+const wat = readFileSync(new URL('./skip.wat', import.meta.url), 'utf8');
+const committed = new Uint8Array(readFileSync(new URL('./skip.wasm', import.meta.url)));
+const stack = new Uint8Array(SKIP_STACK);
+let wasm: WasmSkip;
+
+beforeAll(() => {
+  wasm = new WasmSkip(new WebAssembly.Module(committed));
+});
+
+/** both lanes on b from i to n at room: the same answer (returned) */
+function agree(b: Uint8Array, i: number, n: number, room: number): number {
+  const js = skipValue(b, i, n, room, stack);
+  const w = wasm.skip(b, i, n, room);
+  if (w !== js) {
+    const text = JSON.stringify(new TextDecoder().decode(b.subarray(i, n)));
+    expect.fail(`at ${i}..${n} room ${room}: wasm ${w}, js ${js}: ${text.slice(0, 300)}`);
+  }
+  return js;
+}
+
+/** both lanes on every prefix of b (from its first byte), and on the whole at rooms 0..depth+1 */
+function agreeEverywhere(b: Uint8Array, rooms = [100]): void {
+  for (let n = 1; n <= b.length; n++) for (const room of rooms) agree(b, 0, n, room);
+}
+
+/** a byte string of JSON-ish atoms: what makes both lanes' branches meet */
+const atom = fc.constantFrom(
+  ...['{', '}', '[', ']', '"', ',', ':', ' ', '\n', '\t', '\r', '\\', '\\u', '\\u00e9', '\\uZZ12', '\\u12G4'],
+  ...[
+    '\\n',
+    '\\"',
+    '\\x',
+    '\\b',
+    '\\f',
+    '\\r',
+    '\\t',
+    '\\/',
+    '\\\\',
+    '0',
+    '-',
+    '1.5',
+    'e',
+    'E+',
+    '.',
+    '01',
+    'true',
+    'tru',
+    'null',
+    'nul',
+    'false',
+    'fals',
+  ],
+  ...['\u0001', '\u001f', '\u007f', 'é', '€', '😀', 'abc', 'x'.repeat(15), 'y'.repeat(16), 'z'.repeat(17)],
+);
+
+describe('the wasm lane of skipValue', () => {
+  it('is what skip.wat assembles to (run `node scripts/build-wasm.mjs` after editing it)', async () => {
+    expect(Buffer.from(await assemble('skip.wat', wat)).equals(committed)).toBe(true);
+  });
+
+  it('agrees with the JavaScript lane on loose JSON, cut at every position', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), fc.integer(), (v, seed) => {
+        const text = looseJson(v, seeded(seed), { keyEscapes: 0.3, duplicateKeys: 0.05 });
+        const b = enc.encode(`${text} `);
+        if (b[0]! <= 0x20) return;
+        agreeEverywhere(b);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('agrees on JSON-ish atoms in any order (escapes, bad \\u, control characters, multibyte UTF-8)', () => {
+    fc.assert(
+      fc.property(fc.array(atom, { minLength: 1, maxLength: 40 }), fc.nat(12), (parts, room) => {
+        const b = enc.encode(parts.join(''));
+        if (b[0]! <= 0x20) return;
+        agreeEverywhere(b, [room, 100]);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('agrees on random bytes from any start, up to any end', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 80 }), fc.nat(), (b, at) => {
+        const i = at % b.length;
+        if (b[i]! <= 0x20) return;
+        for (let n = i + 1; n <= b.length; n++) agree(b, i, n, 100);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('agrees on strings ending on and across 16-byte boundaries, and exactly at n', () => {
+    for (let len = 0; len <= 50; len++)
+      for (const stop of ['"', '\\"', '\\u0041"', '\\uX041"', '\u0001', '\\'])
+        for (const lead of ['', ' ', '  [ ', '{"k":']) {
+          const b = enc.encode(`${lead.trimStart()}"${'a'.repeat(len)}${stop}`);
+          for (let n = 1; n <= b.length; n++) agree(b, 0, n, 100);
+          // the same bytes further into a larger array (the copy's offset, bytes past n that are not the value's)
+          const wide = enc.encode(`${' '.repeat(len % 17)}${new TextDecoder().decode(b)}]]]"""`);
+          agree(wide, len % 17, (len % 17) + b.length, 100);
+        }
+    for (let ws = 0; ws <= 40; ws++)
+      agreeEverywhere(enc.encode(`[${' \n\t\r'.repeat(ws).slice(0, ws)}1${' '.repeat(ws)}]`));
+  });
+
+  it('agrees on every byte after a backslash, and every byte in a \\u escape', () => {
+    for (let c = 0; c < 256; c++) {
+      for (const pad of ['', 'x'.repeat(14), 'x'.repeat(20)]) {
+        const b = new Uint8Array([...enc.encode(`["${pad}\\`), c, ...enc.encode('a"] ')]);
+        agreeEverywhere(b);
+        for (let at = 0; at < 4; at++) {
+          const hex = enc.encode(`{"${pad}\\u0a1F":1} `);
+          hex[pad.length + 4 + at] = c;
+          agreeEverywhere(hex);
+        }
+      }
+    }
+  });
+
+  it('agrees at and over the nesting limit, at every room', () => {
+    for (const depth of [1, 2, 20, 129, 130, 131, 140]) {
+      for (const [open, close] of [
+        ['[', ']'],
+        ['{"a":', '}'],
+      ]) {
+        const b = enc.encode(open!.repeat(depth) + '0' + close!.repeat(depth));
+        for (const room of [0, 1, depth - 1, depth, depth + 1, 200]) agree(b, 0, b.length, room);
+        agreeEverywhere(b, [depth]);
+      }
+    }
+  });
+
+  it('copies per array: a second array with other bytes is read as it is', () => {
+    const a = enc.encode('{"a":"b"}');
+    const b = enc.encode('{"a":1x}');
+    expect(wasm.skip(a, 0, a.length, 10)).toBe(a.length);
+    expect(wasm.skip(b, 0, b.length, 10)).toBe(skipValue(b, 0, b.length, 10, stack));
+    // an array larger than the instance's memory grows it
+    const big = enc.encode(`["${'x'.repeat(300_000)}",1]`);
+    expect(wasm.skip(big, 0, big.length, 10)).toBe(big.length);
+  });
+
+  it('scans in JavaScript an array its memory cannot grow to hold', () => {
+    const lane = new WasmSkip(new WebAssembly.Module(committed));
+    const memory = (lane as unknown as { memory: WebAssembly.Memory }).memory;
+    // as a runtime at its limit refuses
+    Object.defineProperty(memory, 'grow', {
+      value: () => {
+        throw new RangeError('WebAssembly.Memory.grow(): Maximum memory size exceeded');
+      },
+    });
+    const big = enc.encode(`["${'x'.repeat(300_000)}",1] `);
+    expect(lane.skip(big, 0, big.length, 10)).toBe(big.length - 1);
+    expect(lane.skip(big, 0, big.length - 3, 10)).toBe(SCAN_MORE);
+    expect(lane.copied).toBe(0);
+    const small = enc.encode('{"a":[1,2]}');
+    expect(lane.skip(small, 0, small.length, 10)).toBe(small.length);
+    expect(lane.copied).toBe(small.length);
+  });
+
+  it('is the lane the tests run unless FLEET_SCANNER_WASM=off (test/helpers/scanner-lane.ts)', () => {
+    expect(wasmScannerModule() !== undefined).toBe(process.env.FLEET_SCANNER_WASM !== 'off');
+  });
+
+  it('gives an item scanner the same ends and facts in either lane', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 5 }), fc.jsonValue({ maxDepth: 4 }), (spec, status) => {
+        const item = { metadata: { name: 'a', namespace: 'n', resourceVersion: '7' }, spec, status };
+        const b = enc.encode(`${JSON.stringify(item)},`);
+        const w = new ItemScanner(undefined, undefined, new WebAssembly.Module(committed));
+        const j = new ItemScanner(undefined, undefined, null);
+        for (let n = 1; n <= b.length; n += 7) {
+          expect(w.scan(b, 0, n, ITEM, 100)).toBe(j.scan(b, 0, n, ITEM, 100));
+          expect(w.facts).toEqual(j.facts);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('falls back to the JavaScript lane when no module is given', () => {
+    const skip = skipLane(new Uint8Array(SKIP_STACK), undefined);
+    const b = enc.encode('[1,{"a":[]}] ');
+    expect(skip(b, 0, b.length, 10)).toBe(12);
+  });
+});

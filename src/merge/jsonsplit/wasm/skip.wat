@@ -1,0 +1,254 @@
+;; The item scanner's fast lane (../skip.ts: skipValue and its plain, strRest, scalar, key) in WebAssembly
+;; with 128-bit SIMD: the same grammar (RFC 8259, UTF-8 not checked), the same answers (end index,
+;; -1 SCAN_MORE, -2 SCAN_REFUSED), the same depth limits. The JavaScript one stays the oracle (skip-wasm.test.ts).
+;; Assembled by scripts/build-wasm.mjs into skip.wasm (committed; a test checks they agree).
+;;
+;; Memory: bytes [0, 256) are the container-kind stack (1: object, 0: array, one byte per depth); the
+;; chunk is copied once at DATA (256) by its JavaScript side (lane.ts), so indices here are chunk
+;; indices + 256. Vector loads never pass `end`: the last < 16 bytes go a byte at a time.
+(module
+  (memory (export "memory") 2)
+
+  ;; whitespace from p (RFC 8259: space, \n, \r, \t): the first byte that is not, or end
+  (func $ws (param $p i32) (param $end i32) (result i32)
+    (local $v v128) (local $m i32) (local $c i32)
+    (block $tail
+      (loop $vec
+        (br_if $tail (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $end)))
+        (local.set $v (v128.load (local.get $p)))
+        ;; a bit per byte that is whitespace; inverted, its lowest set bit is the first that is not
+        (local.set $m (i32.xor (i32.const 0xffff) (i8x16.bitmask
+          (v128.or
+            (v128.or (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x20)))
+                     (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x0a))))
+            (v128.or (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x0d)))
+                     (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x09))))))))
+        (if (local.get $m) (then (return (i32.add (local.get $p) (i32.ctz (local.get $m))))))
+        (local.set $p (i32.add (local.get $p) (i32.const 16)))
+        (br $vec)))
+    (block $done
+      (loop $byte
+        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+        (local.set $c (i32.load8_u (local.get $p)))
+        (br_if $done (i32.and
+          (i32.and (i32.ne (local.get $c) (i32.const 0x20)) (i32.ne (local.get $c) (i32.const 0x0a)))
+          (i32.and (i32.ne (local.get $c) (i32.const 0x0d)) (i32.ne (local.get $c) (i32.const 0x09)))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $byte)))
+    (local.get $p))
+
+  ;; the plain bytes of a string from p: the first quote, backslash or control character, or end.
+  ;; Most of an item's bytes are strings' (2,700 of a canned pod's 3,100): 16 a turn
+  (func $plain (param $p i32) (param $end i32) (result i32)
+    (local $v v128) (local $m i32) (local $c i32)
+    (block $tail
+      (loop $vec
+        (br_if $tail (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $end)))
+        (local.set $v (v128.load (local.get $p)))
+        (local.set $m (i8x16.bitmask
+          (v128.or
+            (v128.or (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x22)))
+                     (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x5c))))
+            ;; < 0x20: no top three bits (two instructions; an unsigned compare is four on x64)
+            (i8x16.eq (v128.and (local.get $v) (i8x16.splat (i32.const 0xe0))) (v128.const i64x2 0 0)))))
+        (if (local.get $m) (then (return (i32.add (local.get $p) (i32.ctz (local.get $m))))))
+        (local.set $p (i32.add (local.get $p) (i32.const 16)))
+        (br $vec)))
+    (block $done
+      (loop $byte
+        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+        (local.set $c (i32.load8_u (local.get $p)))
+        (br_if $done (i32.or (i32.or (i32.eq (local.get $c) (i32.const 0x22)) (i32.eq (local.get $c) (i32.const 0x5c)))
+                             (i32.lt_u (local.get $c) (i32.const 0x20))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $byte)))
+    (local.get $p))
+
+  (func $isHex (param $c i32) (result i32)
+    (i32.or
+      (i32.lt_u (i32.sub (local.get $c) (i32.const 0x30)) (i32.const 10))
+      ;; A-F and a-f at once: 0x20 folds lower case onto upper
+      (i32.lt_u (i32.sub (i32.or (local.get $c) (i32.const 0x20)) (i32.const 0x61)) (i32.const 6))))
+
+  ;; the rest of a string from p, where its plain part stopped: the index after its closing quote
+  (func $strRest (param $p i32) (param $end i32) (result i32)
+    (local $c i32) (local $e i32)
+    (loop $go
+      (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+      (local.set $c (i32.load8_u (local.get $p)))
+      (if (i32.eq (local.get $c) (i32.const 0x22)) (then (return (i32.add (local.get $p) (i32.const 1)))))
+      (if (i32.ne (local.get $c) (i32.const 0x5c)) (then
+        (if (i32.lt_u (local.get $c) (i32.const 0x20)) (then (return (i32.const -2))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $go)))
+      ;; an escape
+      (if (i32.ge_u (i32.add (local.get $p) (i32.const 1)) (local.get $end)) (then (return (i32.const -1))))
+      (local.set $e (i32.load8_u offset=1 (local.get $p)))
+      (if (i32.eq (local.get $e) (i32.const 0x75))
+        (then
+          ;; \uXXXX: all four digits must be in before any is judged (as the JavaScript lane)
+          (if (i32.ge_u (i32.add (local.get $p) (i32.const 5)) (local.get $end)) (then (return (i32.const -1))))
+          (if (i32.eqz (i32.and
+                (i32.and (call $isHex (i32.load8_u offset=2 (local.get $p))) (call $isHex (i32.load8_u offset=3 (local.get $p))))
+                (i32.and (call $isHex (i32.load8_u offset=4 (local.get $p))) (call $isHex (i32.load8_u offset=5 (local.get $p))))))
+            (then (return (i32.const -2))))
+          (local.set $p (i32.add (local.get $p) (i32.const 6))))
+        (else
+          ;; " \ / b f n r t
+          (if (i32.eqz (i32.or
+                (i32.or (i32.or (i32.eq (local.get $e) (i32.const 0x22)) (i32.eq (local.get $e) (i32.const 0x5c)))
+                        (i32.or (i32.eq (local.get $e) (i32.const 0x2f)) (i32.eq (local.get $e) (i32.const 0x62))))
+                (i32.or (i32.or (i32.eq (local.get $e) (i32.const 0x66)) (i32.eq (local.get $e) (i32.const 0x6e)))
+                        (i32.or (i32.eq (local.get $e) (i32.const 0x72)) (i32.eq (local.get $e) (i32.const 0x74))))))
+            (then (return (i32.const -2))))
+          (local.set $p (i32.add (local.get $p) (i32.const 2)))))
+      ;; after an escape the plain bytes go 16 a turn again
+      (local.set $p (call $plain (local.get $p) (local.get $end)))
+      (br $go))
+    (unreachable))
+
+  ;; decimal digits from p: where they end; -1 at end (more may follow), -2 when there are none
+  (func $digits (param $p i32) (param $end i32) (result i32)
+    (local $from i32)
+    (local.set $from (local.get $p))
+    (block $done
+      (loop $d
+        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+        (br_if $done (i32.ge_u (i32.sub (i32.load8_u (local.get $p)) (i32.const 0x30)) (i32.const 10)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $d)))
+    (if (i32.eq (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+    (if (i32.eq (local.get $p) (local.get $from)) (then (return (i32.const -2))))
+    (local.get $p))
+
+  ;; a number or a literal at p (p < end): where it ends (what follows is the caller's to check)
+  (func $scalar (param $p i32) (param $end i32) (result i32)
+    (local $c i32)
+    (local.set $c (i32.load8_u (local.get $p)))
+    (if (i32.or (i32.eq (local.get $c) (i32.const 0x74)) (i32.eq (local.get $c) (i32.const 0x6e))) (then
+      (if (i32.ge_u (i32.add (local.get $p) (i32.const 3)) (local.get $end)) (then (return (i32.const -1))))
+      ;; the four bytes at once, little-endian: "true" 0x65757274, "null" 0x6c6c756e
+      (if (i32.ne (i32.load align=1 (local.get $p))
+                  (select (i32.const 0x65757274) (i32.const 0x6c6c756e) (i32.eq (local.get $c) (i32.const 0x74))))
+        (then (return (i32.const -2))))
+      (return (i32.add (local.get $p) (i32.const 4)))))
+    (if (i32.eq (local.get $c) (i32.const 0x66)) (then
+      (if (i32.ge_u (i32.add (local.get $p) (i32.const 4)) (local.get $end)) (then (return (i32.const -1))))
+      ;; "alse" after the f
+      (if (i32.ne (i32.load offset=1 align=1 (local.get $p)) (i32.const 0x65736c61)) (then (return (i32.const -2))))
+      (return (i32.add (local.get $p) (i32.const 5)))))
+    (if (i32.eq (local.get $c) (i32.const 0x2d)) (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+    (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+    (local.set $c (i32.load8_u (local.get $p)))
+    (if (i32.eq (local.get $c) (i32.const 0x30))
+      (then (local.set $p (i32.add (local.get $p) (i32.const 1))))
+      (else
+        (if (i32.ge_u (i32.sub (local.get $c) (i32.const 0x31)) (i32.const 9)) (then (return (i32.const -2))))
+        (local.set $p (call $digits (local.get $p) (local.get $end)))
+        (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))))
+    (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+    (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 0x2e)) (then
+      (local.set $p (call $digits (i32.add (local.get $p) (i32.const 1)) (local.get $end)))
+      (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))))
+    (if (i32.eq (i32.or (i32.load8_u (local.get $p)) (i32.const 0x20)) (i32.const 0x65)) (then
+      (local.set $p (i32.add (local.get $p) (i32.const 1)))
+      (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+      (local.set $c (i32.load8_u (local.get $p)))
+      (if (i32.or (i32.eq (local.get $c) (i32.const 0x2b)) (i32.eq (local.get $c) (i32.const 0x2d)))
+        (then (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+      (local.set $p (call $digits (local.get $p) (local.get $end)))))
+    (local.get $p))
+
+;; skipValue(i, n, room) of ../skip.ts over the chunk copied at DATA: the value whose first byte is at
+  ;; i (not whitespace, i < n), nested at most room deep (and 130): its end, -1 or -2. One function, the
+  ;; strings' vector loop written into it: engines do not inline calls between wasm functions (V8 does
+  ;; with a flag only, and the canned pods then skip 1.6x faster), and keys and strings are most tokens.
+  (func (export "skip") (param $i i32) (param $n i32) (param $room i32) (result i32)
+    (local $p i32) (local $end i32) (local $d i32) (local $c i32) (local $key i32) (local $m i32) (local $v v128)
+    (local.set $p (i32.add (local.get $i) (i32.const 256)))
+    (local.set $end (i32.add (local.get $n) (i32.const 256)))
+    ;; p: a value begins, or a key when $key is set (p < end either way)
+    (loop $value
+      (block $after
+        (block $string
+          (local.set $c (i32.load8_u (local.get $p)))
+          (br_if $string (i32.eq (local.get $c) (i32.const 0x22)))
+          (if (local.get $key) (then (return (i32.const -2))))
+          (if (i32.eq (i32.or (local.get $c) (i32.const 0x20)) (i32.const 0x7b)) (then
+            ;; { or [ (0x5b | 0x20 is 0x7b)
+            (local.set $d (i32.add (local.get $d) (i32.const 1)))
+            (if (i32.or (i32.gt_s (local.get $d) (local.get $room)) (i32.gt_s (local.get $d) (i32.const 130)))
+              (then (return (i32.const -2))))
+            (i32.store8 (local.get $d) (i32.eq (local.get $c) (i32.const 0x7b)))
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+              (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+            (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+            (if (i32.eq (i32.load8_u (local.get $p)) (i32.add (local.get $c) (i32.const 2))) (then
+              ;; {} or [] (the closers are the openers + 2)
+              (local.set $p (i32.add (local.get $p) (i32.const 1)))
+              (local.set $d (i32.sub (local.get $d) (i32.const 1)))
+              (br $after)))
+            (local.set $key (i32.eq (local.get $c) (i32.const 0x7b)))
+            (br $value)))
+          (local.set $p (call $scalar (local.get $p) (local.get $end)))
+          (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))
+          (br $after))
+        ;; a string (a key or a value) whose quote is at p: its plain bytes 16 a turn ($plain, written in)
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (block $stop
+          (loop $vec
+            (if (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $end)) (then
+              (local.set $p (call $plain (local.get $p) (local.get $end)))
+              (br $stop)))
+            (local.set $v (v128.load (local.get $p)))
+            (local.set $m (i8x16.bitmask (v128.or
+              (v128.or (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x22)))
+                       (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x5c))))
+              (i8x16.eq (v128.and (local.get $v) (i8x16.splat (i32.const 0xe0))) (v128.const i64x2 0 0)))))
+            (if (local.get $m) (then
+              (local.set $p (i32.add (local.get $p) (i32.ctz (local.get $m))))
+              (br $stop)))
+            (local.set $p (i32.add (local.get $p) (i32.const 16)))
+            (br $vec)))
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 0x22))
+          (then (local.set $p (i32.add (local.get $p) (i32.const 1))))
+          (else
+            (local.set $p (call $strRest (local.get $p) (local.get $end)))
+            (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))))
+        (br_if $after (i32.eqz (local.get $key)))
+        ;; a key: the colon, and its value
+        (local.set $key (i32.const 0))
+        (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+          (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 0x3a)) (then (return (i32.const -2))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+          (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (br $value))
+      ;; after a value: its container goes on or closes
+      (loop $close
+        (if (i32.eqz (local.get $d)) (then (return (i32.sub (local.get $p) (i32.const 256)))))
+        (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+          (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (local.set $c (i32.load8_u (local.get $p)))
+        (if (i32.eq (local.get $c) (i32.const 0x2c)) (then
+          (local.set $p (i32.add (local.get $p) (i32.const 1)))
+          (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+            (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+          (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+          ;; in an object a key comes next
+          (local.set $key (i32.load8_u (local.get $d)))
+          (br $value)))
+        ;; } closes an object, ] an array
+        (if (i32.ne (local.get $c) (select (i32.const 0x7d) (i32.const 0x5d) (i32.load8_u (local.get $d))))
+          (then (return (i32.const -2))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (local.set $d (i32.sub (local.get $d) (i32.const 1)))
+        (br $close)))
+    (unreachable))
+)
