@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { splitListStream } from '../../test/helpers/splitstream.ts';
-import type { SplitEvent } from '../merge/jsonsplit/index.ts';
+import { ItemScanner, type SplitEvent } from '../merge/jsonsplit/index.ts';
 import { BodyIdleError, type SplitEvents, splitGuarded } from './read.ts';
 
 const enc = new TextEncoder();
@@ -160,5 +160,50 @@ describe('splitGuarded: one cluster’s list body for the merge', () => {
     await expect(all(empty.events)).rejects.toThrow();
     expect(empty.received()).toBe(0);
     await expect(all(splitGuarded(null, 1000).events)).rejects.toThrow();
+  });
+
+  it('bodies sharing one item scanner (a merged list’s) give the events each gives alone, read interleaved', async () => {
+    // a memo that keeps values (a comparison as the platform gives one): long values repeat across bodies,
+    // or differ from a kept one by one byte
+    const eq = (m: Uint8Array, b: Uint8Array, at: number) => m.every((x, k) => b[at + k] === x);
+    const spec = (k: number) =>
+      JSON.stringify({ containers: [{ name: 'c', image: `img:${'v'.repeat(150)}${k}` }] });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 6 }), { minLength: 2, maxLength: 4 }),
+        fc.array(fc.integer({ min: 1, max: 2000 }), { maxLength: 12 }),
+        fc.array(fc.nat(3), { minLength: 1, maxLength: 40 }),
+        async (bodies, cuts, order) => {
+          const texts = bodies.map(
+            (ks, b) =>
+              `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"${b}"},"items":[${ks.map((k, i) => `{"metadata":{"name":"p${i}"},"spec":${spec(k)}}`).join(',')}]}`,
+          );
+          const chunksOf = (text: string) => {
+            const at = [...new Set(cuts.filter((c) => c < text.length))].sort((a, b) => a - b);
+            return [0, ...at].map((from, k) => text.slice(from, at[k] ?? text.length));
+          };
+          const alone = await Promise.all(
+            texts.map((t) => all(splitGuarded(body(chunksOf(t)).stream, 1000, new ItemScanner(eq)).events)),
+          );
+          const shared = new ItemScanner(eq);
+          const streams = texts.map((t) => splitGuarded(body(chunksOf(t)).stream, 1000, shared).events);
+          const got: string[][] = texts.map(() => []);
+          const open = new Set(streams.keys());
+          // one event of a body at a time, the bodies taken in the order given, then round the rest
+          for (let step = 0; open.size > 0; step++) {
+            const i = step < order.length ? order[step]! % texts.length : [...open][0]!;
+            if (!open.has(i)) continue;
+            const r = await streams[i]!.next();
+            if (r.done) open.delete(i);
+            else got[i]!.push(shape(r.value));
+          }
+          expect(got).toEqual(alone);
+          // one value everywhere: the memo learnt it once, wherever it came first
+          const ks = bodies.flat();
+          if (ks.length > 1 && new Set(ks).size === 1) expect(shared.memo.hits).toBeGreaterThan(0);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

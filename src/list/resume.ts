@@ -3,7 +3,7 @@
  * breaks after its head is read again at the same resourceVersion, after the items already taken.
  */
 import { readStatus } from '../kube/status.ts';
-import type { SplitEvent } from '../merge/jsonsplit/index.ts';
+import type { ItemScanner, SplitEvent } from '../merge/jsonsplit/index.ts';
 import type { Outcome, Target } from '../upstreams/fanout.ts';
 import type { ListSource } from './merge.ts';
 import { type ListAsk, rereadAsk, sameListObject } from './plan.ts';
@@ -17,6 +17,8 @@ export interface ListReader {
   ask(a: ListAsk<Target>): Promise<Outcome>;
   idleMs: number;
   signal: AbortSignal;
+  /** the item scanner the request's bodies share (src/list/read.ts splitGuarded) */
+  scanner?: ItemScanner;
 }
 
 export function listHead(e: SplitEvent): Record<string, any> {
@@ -177,7 +179,7 @@ async function rereadOnce(
   const o = await r.ask(again);
   // an HTTP answer (410: compacted past it, 403, …) says what any further try would say
   if (!o.ok || !o.res.ok) return { why: await outcomeReason(o), final: o.ok };
-  const { events } = splitGuarded(o.res, r.idleMs);
+  const { events } = splitGuarded(o.res, r.idleMs, r.scanner);
   let keep = false;
   try {
     const first = await events.next();

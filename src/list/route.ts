@@ -18,7 +18,7 @@ import type { Context } from 'hono';
 import { negotiate } from '../kube/negotiate.ts';
 import { readStatus, type Status, serviceUnavailable, statusResponse } from '../kube/status.ts';
 import { encodeContinue } from '../merge/continue.ts';
-import { parseItem, type SplitEvent } from '../merge/jsonsplit/index.ts';
+import { ItemScanner, parseItem, type SplitEvent } from '../merge/jsonsplit/index.ts';
 import { type Membership, prepareMembership } from '../merge/rv/index.ts';
 import { mergeColumns } from '../merge/table/index.ts';
 import { type AskedNamespace, askedNamespace, showAskedNamespace } from '../plan/namespace.ts';
@@ -95,6 +95,7 @@ export async function listRoute(
     idleMs: bodyIdleMs(deps),
     signal: req.signal,
     ns: askedNamespace(info),
+    scanner: new ItemScanner(),
   };
   let opened = await openSources(reader, sorted, deps.config.strict);
   if (opened instanceof Response) return opened;
@@ -216,7 +217,7 @@ async function openSources(
 async function openOne(r: ListReader & { ns?: AskedNamespace }, s: Served): Promise<Opened | string> {
   let res = s.res;
   for (let attempt = 0; ; attempt++) {
-    const guarded = splitGuarded(res, r.idleMs);
+    const guarded = splitGuarded(res, r.idleMs, r.scanner);
     const events = guarded.events;
     try {
       const first = await events.next();

@@ -161,6 +161,31 @@ describe('H1Lists', () => {
     expect(seen.heads.map((h) => h.conn)).toEqual([0, 1, 1, 2]);
   });
 
+  it('keeps no more connections than the process-wide budget, whichever endpoint they are to', async () => {
+    const { origin, seen } = await serve((n, sock) => sock.write(sized(`{"n":${n}}`)));
+    const budget = { kept: 0, max: 1 };
+    const a = new H1Lists(endpoint(origin), tcp, budget);
+    const b = new H1Lists(endpoint(origin), tcp, budget);
+    pool = a;
+    try {
+      expect((await get(a, origin)).body).toBe('{"n":0}');
+      expect(budget.kept).toBe(1);
+      // the budget is spent: b's connection is closed after its answer, so its next call opens another
+      expect((await get(b, origin)).body).toBe('{"n":1}');
+      await once(seen.conns[1]!, 'close');
+      expect(budget.kept).toBe(1);
+      expect((await get(b, origin)).body).toBe('{"n":2}');
+      // a takes its kept connection (the budget frees), and keeps it again after
+      expect((await get(a, origin)).body).toBe('{"n":3}');
+      expect(seen.heads.map((h) => h.conn)).toEqual([0, 1, 2, 0]);
+      expect(budget.kept).toBe(1);
+      a.close();
+      expect(budget.kept).toBe(0);
+    } finally {
+      b.close();
+    }
+  });
+
   it('fails a new connection that closes before its answer (only a kept one is asked again)', async () => {
     const { origin, seen } = await serve((_n, sock) => sock.destroy());
     const h = await get(lists(origin), origin);

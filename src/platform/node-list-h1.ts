@@ -27,6 +27,22 @@ import { H1Call, type H1CallOptions, type ListConnector, type WatchSocket } from
 /** kept connections per endpoint at most (more are closed when their call ends) */
 const MAX_KEPT = 256;
 
+/**
+ * Kept connections of every endpoint together, at most: per endpoint alone, a fleet of 5,000 clusters
+ * could keep 1.28 million idle sockets (each a file descriptor); one merged list over all of them keeps
+ * 5,000, and several at once more, so the process's idle sockets stay under this however wide the fleet
+ * (docs/bench-scale.md: the file descriptors a request needs).
+ */
+export const MAX_KEPT_ALL = 8192;
+
+/** How many connections the process keeps now, and how many it may (shared by every endpoint's H1Lists). */
+export interface KeptBudget {
+  kept: number;
+  readonly max: number;
+}
+
+const processKept: KeptBudget = { kept: 0, max: MAX_KEPT_ALL };
+
 /** A kept connection: what ends it while it waits (its close, an unexpected byte, its idle time). */
 class Kept {
   readonly timer: ReturnType<typeof setTimeout>;
@@ -63,10 +79,11 @@ export class H1Lists implements Dispatching {
   private readonly kept: Kept[] = [];
   private readonly done = (c: H1Call) => this.open.delete(c);
   private readonly keep = (socket: WatchSocket, idleMs: number) => {
-    if (this.closed || this.kept.length >= MAX_KEPT) {
+    if (this.closed || this.kept.length >= MAX_KEPT || this.budget.kept >= this.budget.max) {
       socket.destroy();
       return;
     }
+    this.budget.kept++;
     socket.unref();
     // a call that paused its reads may end paused: a kept connection must hear its close
     socket.resume();
@@ -77,6 +94,7 @@ export class H1Lists implements Dispatching {
   constructor(
     private readonly ep: ResolvedEndpoint,
     private readonly connect: ListConnector,
+    private readonly budget: KeptBudget = processKept,
   ) {}
 
   dispatch(opts: object, handler: object): boolean {
@@ -94,6 +112,7 @@ export class H1Lists implements Dispatching {
       const k = fresh ? undefined : this.kept.pop();
       let socket: WatchSocket;
       if (k) {
+        this.budget.kept--;
         socket = k.release();
         socket.ref();
       } else {
@@ -130,7 +149,10 @@ export class H1Lists implements Dispatching {
   /** a kept connection ended while it waited */
   drop(k: Kept): void {
     const at = this.kept.indexOf(k);
-    if (at >= 0) this.kept.splice(at, 1);
+    if (at >= 0) {
+      this.kept.splice(at, 1);
+      this.budget.kept--;
+    }
     k.release().destroy();
   }
 
@@ -138,6 +160,7 @@ export class H1Lists implements Dispatching {
   close(): void {
     this.closed = true;
     failOpen(this.open);
+    this.budget.kept -= this.kept.length;
     for (const k of this.kept.splice(0)) k.release().destroy();
   }
 }

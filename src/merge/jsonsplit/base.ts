@@ -32,6 +32,11 @@ export interface SplitterOptions {
   maxMemberBytes?: number;
   /** Refuse nesting deeper than this (default 1000). */
   maxDepth?: number;
+  /**
+   * The item scanner to use instead of one of its own: the splitters of one merged list share one, so a
+   * cluster's few items find the values the clusters before it taught the memo (src/list/read.ts).
+   */
+  scanner?: ItemScanner;
 }
 
 /** joins larger than this get a buffer of their own (the scratch stays small) */
@@ -138,7 +143,7 @@ export abstract class SplitterBase {
   protected failed: JsonSplitError | undefined;
 
   /** the item scanner of this body's items (its memo learns the body's repeated values) */
-  protected readonly scanner = new ItemScanner();
+  protected readonly scanner: ItemScanner;
   /** where an item cut by a chunk boundary is joined to be scanned */
   private scratch = new Uint8Array(0);
 
@@ -149,6 +154,7 @@ export abstract class SplitterBase {
     this.maxItemBytes = opts.maxItemBytes ?? 64 * 1024 * 1024;
     this.maxMemberBytes = opts.maxMemberBytes ?? 16 * 1024 * 1024;
     this.maxDepth = opts.maxDepth ?? 1000;
+    this.scanner = opts.scanner ?? new ItemScanner();
   }
 
   /** True once the top-level object has closed. */

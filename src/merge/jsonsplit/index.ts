@@ -62,6 +62,7 @@ const MAX_PENDS = 2;
 
 export { addAnnotations, stringAt } from './annotate.ts';
 export { JsonSplitError, parseItem, type SplitEvent, type SplitterOptions } from './base.ts';
+export { ItemScanner } from './item.ts';
 
 /**
  * The facts of an item's bytes written anew (an item the fleet enriched), as the splitter finds them, so

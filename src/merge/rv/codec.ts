@@ -79,6 +79,21 @@ export function prepareMembership(names: Iterable<string>): Membership {
   return m;
 }
 
+/**
+ * Where `name` is in sorted `names` (-1: not there), by halving: a merged list asks once per cluster, and
+ * indexOf made that a walk of the membership each (1,000 clusters: 500,000 string comparisons an answer).
+ */
+function sortedIndexOf(names: readonly string[], name: string): number {
+  let lo = 0;
+  let hi = names.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (names[mid]! < name) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < names.length && names[lo] === name ? lo : -1;
+}
+
 /** A prepared membership as is, or a name array prepared now. */
 export function asMembership(m: readonly string[] | Membership): Membership {
   if (prepared.has(m)) return m as Membership;
@@ -218,7 +233,7 @@ export function compositeWith(
   cluster: string,
 ): Splicer {
   const m = asMembership(membership);
-  const at = m.names.indexOf(cluster);
+  const at = sortedIndexOf(m.names, cluster);
   const withOwn = (own: string) => encodeComposite(m, new Map(base).set(cluster, own));
   if (at < 0) return withOwn;
   let othersKnown = 0;
