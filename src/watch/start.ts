@@ -13,6 +13,7 @@ import {
 import type { FanOutDeps } from '../types.ts';
 import { UpstreamError } from '../upstreams/client.ts';
 import { fanOut, type Target } from '../upstreams/fanout.ts';
+import type { WatchColumns } from './columns.ts';
 import type { MergeStep } from './merge.ts';
 import { openOwn, type Source } from './sources.ts';
 
@@ -182,6 +183,19 @@ export function failedForGood(starts: Start[]): FailedStart[] | undefined {
   return failed;
 }
 
+/**
+ * A relay group's warnings as their texts, each with the cluster it names (the group's Warning headers
+ * are `warningHeader` of `cluster NAME: reason`, see startWarnings): what a group that answered after the
+ * head went out tells the client as notices instead (run.ts).
+ */
+export function groupNotices(s: Start): Array<{ text: string; cluster: string | undefined }> {
+  return groupWarnings([s]).map((w) => {
+    const q = /^299 [^ ]+ "((?:[^"\\]|\\.)*)"/.exec(w);
+    const text = q ? q[1]!.replace(/\\(.)/g, '$1') : w;
+    return { text, cluster: /^cluster ([^:,\s]+):/.exec(text)?.[1] };
+  });
+}
+
 /** A relay group's own warnings (its clusters that failed) are the client's too. */
 export function groupWarnings(starts: Start[]): string[] {
   return starts.flatMap((s) =>
@@ -230,8 +244,9 @@ export function startSource(s: Start, h: StartHandlers): void {
 }
 
 /**
- * Table watches: the merged columns before the first event (a one-row Table list per cluster; fanOut
- * splits the probe when it is wider than the connection budget).
+ * Table watches: each cluster's columns (a one-row Table list per cluster; fanOut splits the probe when it
+ * is wider than the connection budget), learned into `into` when they come. Not awaited before the head
+ * (outside strict mode): a cluster's own first watch event carries its columns too (watch/columns.ts).
  */
 export async function probeColumns(
   deps: FanOutDeps,
@@ -239,25 +254,22 @@ export async function probeColumns(
   path: string,
   headers: Headers,
   signal: AbortSignal,
-  /** columns the fleet appends to every cluster's own (propagation, watch/propagation.ts) */
-  extra: readonly ColumnDefinition[] = [],
-): Promise<MergedColumns> {
+  into: WatchColumns,
+): Promise<void> {
   const outcomes = await fanOut(deps, chosen, () => ({ method: 'GET', path, headers, signal }));
-  const cols = await Promise.all(
-    outcomes.map(async (o) => {
-      if (!o.ok) return undefined;
+  await Promise.all(
+    outcomes.map(async (o, at) => {
+      if (!o.ok) return;
       if (!o.res.ok) {
         await o.res.body?.cancel();
-        return undefined;
+        return;
       }
       try {
-        return ((await o.res.json()) as { columnDefinitions?: [] }).columnDefinitions;
-      } catch {
-        return undefined;
-      }
+        const cols = ((await o.res.json()) as { columnDefinitions?: ColumnDefinition[] }).columnDefinitions;
+        if (Array.isArray(cols) && !into.has(at)) into.learn(at, cols);
+      } catch {}
     }),
   );
-  return mergeProbed(extra.length ? cols.map((c) => c && [...c, ...extra]) : cols);
 }
 
 /**
