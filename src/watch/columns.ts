@@ -12,7 +12,6 @@ import {
   type MergedColumns,
   mergeColumns,
 } from '../merge/table/index.ts';
-import { mergeProbed } from './start.ts';
 
 export class WatchColumns {
   /** by cluster (the merger's `clusters` order): its columns with the fleet's extra ones, once known */
@@ -63,4 +62,16 @@ export class WatchColumns {
 
 function sameNames(a: readonly ColumnDefinition[], b: readonly ColumnDefinition[]): boolean {
   return a.length === b.length && a.every((c, i) => c.name === b[i]!.name);
+}
+
+/**
+ * The merged columns of a Table watch from each cluster's probe (`undefined`: its probe failed). A
+ * cluster whose probe failed is taken to have the columns the others have (the same resource: the same
+ * printer), so its rows are shown under them; mapped by nothing, they would show only the Cluster cell.
+ */
+export function mergeProbed(cols: ReadonlyArray<readonly ColumnDefinition[] | undefined>): MergedColumns {
+  const merged = mergeColumns(cols);
+  if (cols.every((c) => c)) return merged;
+  const standIn = merged.columns.filter((c) => c !== CLUSTER_COLUMN);
+  return standIn.length ? mergeColumns(cols.map((c) => c ?? standIn)) : merged;
 }

@@ -4,12 +4,7 @@
  * in strict mode, the list's error when every one failed for good) and how each source is then held.
  */
 import { readStatus, type Status } from '../kube/status.ts';
-import {
-  CLUSTER_COLUMN,
-  type ColumnDefinition,
-  type MergedColumns,
-  mergeColumns,
-} from '../merge/table/index.ts';
+import type { ColumnDefinition } from '../merge/table/index.ts';
 import type { FanOutDeps } from '../types.ts';
 import { UpstreamError } from '../upstreams/client.ts';
 import { fanOut, type Target } from '../upstreams/fanout.ts';
@@ -270,16 +265,4 @@ export async function probeColumns(
       } catch {}
     }),
   );
-}
-
-/**
- * The merged columns of a Table watch from each cluster's probe (`undefined`: its probe failed). A
- * cluster whose probe failed is taken to have the columns the others have (the same resource: the same
- * printer), so its rows are shown under them; mapped by nothing, they would show only the Cluster cell.
- */
-export function mergeProbed(cols: ReadonlyArray<readonly ColumnDefinition[] | undefined>): MergedColumns {
-  const merged = mergeColumns(cols);
-  if (cols.every((c) => c)) return merged;
-  const standIn = merged.columns.filter((c) => c !== CLUSTER_COLUMN);
-  return standIn.length ? mergeColumns(cols.map((c) => c ?? standIn)) : merged;
 }
