@@ -212,15 +212,31 @@ function endpointTls(ep: ResolvedEndpoint) {
  * `alpn`; `onread` as node:net takes it (node:tls hands it to the socket it makes).
  */
 function tlsTo(host: string, port: number, ep: ResolvedEndpoint, alpn: string[], onread?: OnRead) {
-  return tlsConnect({
+  const to = `${host}:${port}`;
+  const session = tlsSessions.get(ep)?.get(to);
+  const socket = tlsConnect({
     host,
     port,
     ...(isIP(host) ? {} : { servername: host }),
     ...endpointTls(ep),
     ALPNProtocols: alpn,
     ...(onread ? { onread } : {}),
+    ...(session ? { session } : {}),
   });
+  socket.once('session', (s: Buffer) => {
+    const byHost = tlsSessions.get(ep) ?? new Map<string, Buffer>();
+    tlsSessions.set(ep, byHost.set(to, s));
+  });
+  return socket;
 }
+
+/**
+ * The last TLS session (ticket) each endpoint's server gave, by host and port: a watch opens a connection
+ * of its own (./node-watch-h1.ts), and a resumed handshake skips the certificates and both signatures
+ * (the client certificate's too), the most of a watch's start that is the fleet's own CPU. Keyed by the
+ * resolved endpoint, so new credentials never resume an old session.
+ */
+const tlsSessions = new WeakMap<ResolvedEndpoint, Map<string, Buffer>>();
 
 type OnRead = { buffer: Uint8Array; callback: (n: number, buf: Uint8Array) => boolean };
 

@@ -5,7 +5,7 @@
 
 import type { FleetView } from '../merge/objects/index.ts';
 import type { Membership } from '../merge/rv/index.ts';
-import type { MergedColumns } from '../merge/table/index.ts';
+import type { WatchColumns } from './columns.ts';
 
 export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 /** on a fleet bookmark: a cluster whose watch the fleet cannot hold right now, and why */
@@ -27,8 +27,8 @@ export interface WatchMergeOptions {
   rvs: Map<string, string>;
   /** clusters of this watch, in fleet order (index = input index of `table`) */
   clusters: string[];
-  /** Table watch: merged columns, indexed like `clusters` */
-  table?: MergedColumns;
+  /** Table watch: merged columns, indexed like `clusters`, learned as the stream runs (columns.ts) */
+  table?: WatchColumns;
   /** a cluster's Table row as the fleet adds to it before merging (propagation cells, watch/propagation.ts) */
   tableRow?: (row: Record<string, any>, cluster: string) => Record<string, any>;
   allowBookmarks: boolean;

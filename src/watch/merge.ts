@@ -269,13 +269,15 @@ export class WatchMerger {
     const rvFor = this.rv.writer(cluster, initial && !(this.o.sendInitialEvents && !this.initSent));
     if (this.o.table && obj.kind === 'Table') {
       const at = this.o.clusters.indexOf(cluster);
+      // a cluster's first Table carries its columns: known at once, whatever its probe does
+      if (Array.isArray(obj.columnDefinitions)) this.o.table.learn(at, obj.columnDefinitions);
       const rv = this.resourceVersion();
       const add = this.o.tableRow;
       const rows = add && Array.isArray(obj.rows) ? obj.rows.map((r: any) => add(r, cluster)) : undefined;
       const out = fleetTableEvent(
         this.o.view,
         rows ? { ...obj, rows } : obj,
-        this.o.table,
+        this.o.table.header(),
         at,
         cluster,
         rvFor,
@@ -349,7 +351,7 @@ export class WatchMerger {
     }
     const current = this.resourceVersion();
     if (this.o.table && obj.kind === 'Table') {
-      const out = groupTableEvent(obj, this.o.table, columns, current, !this.tableHeaderSent);
+      const out = groupTableEvent(obj, this.o.table.header(columns), columns, current, !this.tableHeaderSent);
       this.tableHeaderSent = true;
       return { kind: 'emit', lines: [...this.takeNotices(), watchLine(type, out)] };
     }

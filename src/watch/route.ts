@@ -12,8 +12,9 @@
  *   invisibly. A 410 on resume (the cluster compacted past it) ends the merged stream with one ERROR event
  *   carrying a 410 Status: the client relists.
  * - `timeoutSeconds` ends the stream cleanly; a client that goes away closes every upstream watch at once.
- * - Table watches: columns merged up front (a one-row Table list per cluster), so the first event can carry
- *   the merged columnDefinitions and the Cluster column.
+ * - Table watches: columns learned while the head is decided (a one-row Table list per cluster, and each
+ *   cluster's first event), fixed when the first event carries the merged columnDefinitions and the
+ *   Cluster column (watch/columns.ts).
  */
 import type { Context } from 'hono';
 import { negotiate } from '../kube/negotiate.ts';
@@ -31,6 +32,7 @@ import {
   type Target,
   warningHeader,
 } from '../upstreams/fanout.ts';
+import { WatchColumns } from './columns.ts';
 import type { WatchCounts } from './hold.ts';
 import { WatchMerger } from './merge.ts';
 import { planWatch } from './plan.ts';
@@ -105,17 +107,25 @@ export async function watchStream(
   // until the stream exists, a client that leaves just aborts what is in flight (then the stream's close does)
   req.signal.addEventListener('abort', abortAll, { once: true });
 
+  // Table watches: the columns are learned while the head is decided, not before it (watch/columns.ts)
   const table =
     neg.shape === 'table' && plan.chosen.length
-      ? await probeColumns(
-          deps,
-          plan.chosen,
-          `${info.kubePath}?${plan.probeQuery()}`,
-          upstreamHeaders(req.headers, neg.accept),
-          upstreams.signal,
-          propagation ? PROPAGATION_COLUMNS : [],
-        )
+      ? new WatchColumns(plan.chosen.length, propagation ? PROPAGATION_COLUMNS : [])
       : undefined;
+  const probing = table
+    ? probeColumns(
+        deps,
+        plan.chosen,
+        `${info.kubePath}?${plan.probeQuery()}`,
+        upstreamHeaders(req.headers, neg.accept),
+        upstreams.signal,
+        table,
+      ).catch(() => {})
+    : undefined;
+  let probed = !probing;
+  void probing?.then(() => {
+    probed = true;
+  });
   const groups = splitForBudget(deps, plan.chosen);
   if (groups) deps.metrics?.relayGroups.inc({ mode: 'watch' }, groups.length);
   const merger = new WatchMerger({
@@ -151,12 +161,16 @@ export async function watchStream(
     : plan.chosen.map((t) => clusterSource(ctx, t));
 
   // strict mode answers only for the whole fleet; else the head goes out shortly after the first 200
-  const { starts, late } = await openForHead(
-    sources,
-    deps.config.strict ? Number.POSITIVE_INFINITY : HEAD_WAIT_MS,
-    upstreams.signal,
-    plan,
-  );
+  const [{ starts, late }] = await Promise.all([
+    openForHead(
+      sources,
+      deps.config.strict ? Number.POSITIVE_INFINITY : HEAD_WAIT_MS,
+      upstreams.signal,
+      plan,
+    ),
+    // strict mode's head waits for the whole fleet: its columns too
+    deps.config.strict ? probing : undefined,
+  ]);
   const warnings = startWarnings(starts, plan.sendInitialEvents || plan.upgradesLegacy);
   const refusal =
     warnings.length && deps.config.strict
@@ -171,7 +185,7 @@ export async function watchStream(
   }
   req.signal.removeEventListener('abort', abortAll);
   // every open has answered: nothing listens to the start's signal any longer (late opens still do)
-  if (!late.length) upstreams.letGo();
+  if (!late.length && probed) upstreams.letGo();
   const headers = streamHeaders();
   for (const w of warnings) headers.append('Warning', warningHeader(w));
   if (groups) for (const w of groupWarnings(starts)) headers.append('Warning', w);
@@ -185,6 +199,7 @@ export async function watchStream(
     onLateFailure: (clusters) => {
       for (const cluster of clusters) deps.metrics?.partial.inc({ cluster });
     },
+    grouped: !!groups,
     counts: watchCounts(deps),
     clientSignal: req.signal,
     upstreams,

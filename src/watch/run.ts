@@ -8,7 +8,7 @@ import { type FollowOptions, followMembership } from './membership.ts';
 import type { WatchMerger } from './merge.ts';
 import { WatchOutput } from './output.ts';
 import type { PlannedWatch, Source } from './sources.ts';
-import { lateFailure, type Start, startSource } from './start.ts';
+import { groupNotices, lateFailure, type Start, startSource } from './start.ts';
 import type { Upstreams } from './upstreams.ts';
 
 export interface RunOptions {
@@ -19,6 +19,8 @@ export interface RunOptions {
   late?: Array<Promise<Start>>;
   /** a late start failed: its clusters are counted (the route's /metrics) */
   onLateFailure?: (clusters: string[]) => void;
+  /** the sources are relay groups (their answers' Warning headers are their failed clusters') */
+  grouped?: boolean;
   /** counts the upstream streams and their resumes (the route's /metrics) */
   counts?: WatchCounts | undefined;
   /** the client's request: its abort (Node: at once; workerd: on the next write) closes everything */
@@ -101,6 +103,11 @@ function startAll(o: RunOptions): (w: WatchOutput) => void {
             w.emit(s.src.unavailable(`${why}; retrying`));
             o.onLateFailure?.(s.src.clusters);
           }
+          // a relay group's Warning headers, too late as headers: its failed clusters, as notices
+          const notices = o.grouped ? groupNotices(s) : [];
+          for (const n of notices) w.emit(merger.unavailable(n.text));
+          const named = notices.flatMap((n) => (n.cluster ? [n.cluster] : []));
+          if (named.length) o.onLateFailure?.(named);
           startSource(s, handlers);
         },
         () => {},

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_COLUMN, type ColumnDefinition } from '../merge/table/index.ts';
-import { mergeProbed } from './start.ts';
+import { mergeProbed } from './columns.ts';
 
 const col = (name: string, format = ''): ColumnDefinition => ({
   name,

@@ -4,15 +4,11 @@
  * in strict mode, the list's error when every one failed for good) and how each source is then held.
  */
 import { readStatus, type Status } from '../kube/status.ts';
-import {
-  CLUSTER_COLUMN,
-  type ColumnDefinition,
-  type MergedColumns,
-  mergeColumns,
-} from '../merge/table/index.ts';
+import type { ColumnDefinition } from '../merge/table/index.ts';
 import type { FanOutDeps } from '../types.ts';
 import { UpstreamError } from '../upstreams/client.ts';
 import { fanOut, type Target } from '../upstreams/fanout.ts';
+import type { WatchColumns } from './columns.ts';
 import type { MergeStep } from './merge.ts';
 import { openOwn, type Source } from './sources.ts';
 
@@ -182,6 +178,19 @@ export function failedForGood(starts: Start[]): FailedStart[] | undefined {
   return failed;
 }
 
+/**
+ * A relay group's warnings as their texts, each with the cluster it names (the group's Warning headers
+ * are `warningHeader` of `cluster NAME: reason`, see startWarnings): what a group that answered after the
+ * head went out tells the client as notices instead (run.ts).
+ */
+export function groupNotices(s: Start): Array<{ text: string; cluster: string | undefined }> {
+  return groupWarnings([s]).map((w) => {
+    const q = /^299 [^ ]+ "((?:[^"\\]|\\.)*)"/.exec(w);
+    const text = q ? q[1]!.replace(/\\(.)/g, '$1') : w;
+    return { text, cluster: /^cluster ([^:,\s]+):/.exec(text)?.[1] };
+  });
+}
+
 /** A relay group's own warnings (its clusters that failed) are the client's too. */
 export function groupWarnings(starts: Start[]): string[] {
   return starts.flatMap((s) =>
@@ -230,8 +239,9 @@ export function startSource(s: Start, h: StartHandlers): void {
 }
 
 /**
- * Table watches: the merged columns before the first event (a one-row Table list per cluster; fanOut
- * splits the probe when it is wider than the connection budget).
+ * Table watches: each cluster's columns (a one-row Table list per cluster; fanOut splits the probe when it
+ * is wider than the connection budget), learned into `into` when they come. Not awaited before the head
+ * (outside strict mode): a cluster's own first watch event carries its columns too (watch/columns.ts).
  */
 export async function probeColumns(
   deps: FanOutDeps,
@@ -239,35 +249,20 @@ export async function probeColumns(
   path: string,
   headers: Headers,
   signal: AbortSignal,
-  /** columns the fleet appends to every cluster's own (propagation, watch/propagation.ts) */
-  extra: readonly ColumnDefinition[] = [],
-): Promise<MergedColumns> {
+  into: WatchColumns,
+): Promise<void> {
   const outcomes = await fanOut(deps, chosen, () => ({ method: 'GET', path, headers, signal }));
-  const cols = await Promise.all(
-    outcomes.map(async (o) => {
-      if (!o.ok) return undefined;
+  await Promise.all(
+    outcomes.map(async (o, at) => {
+      if (!o.ok) return;
       if (!o.res.ok) {
         await o.res.body?.cancel();
-        return undefined;
+        return;
       }
       try {
-        return ((await o.res.json()) as { columnDefinitions?: [] }).columnDefinitions;
-      } catch {
-        return undefined;
-      }
+        const cols = ((await o.res.json()) as { columnDefinitions?: ColumnDefinition[] }).columnDefinitions;
+        if (Array.isArray(cols) && !into.has(at)) into.learn(at, cols);
+      } catch {}
     }),
   );
-  return mergeProbed(extra.length ? cols.map((c) => c && [...c, ...extra]) : cols);
-}
-
-/**
- * The merged columns of a Table watch from each cluster's probe (`undefined`: its probe failed). A
- * cluster whose probe failed is taken to have the columns the others have (the same resource: the same
- * printer), so its rows are shown under them; mapped by nothing, they would show only the Cluster cell.
- */
-export function mergeProbed(cols: ReadonlyArray<readonly ColumnDefinition[] | undefined>): MergedColumns {
-  const merged = mergeColumns(cols);
-  if (cols.every((c) => c)) return merged;
-  const standIn = merged.columns.filter((c) => c !== CLUSTER_COLUMN);
-  return standIn.length ? mergeColumns(cols.map((c) => c ?? standIn)) : merged;
 }

@@ -93,6 +93,7 @@ export const ROOMS: Record<string, Room> = {
     merges: [
       'src/watch/merge.ts',
       'src/watch/bytes.ts',
+      'src/watch/columns.ts',
       'src/watch/event.ts',
       'src/watch/initial.ts',
       'src/watch/rv.ts',
