@@ -7,8 +7,9 @@
  * resumable automaton takes the item over, when the chunk ends inside the item (SCAN_MORE), or on anything
  * it does not accept (SCAN_REFUSED): malformed JSON (the automaton then reports it with its offset),
  * nesting deeper than its limit. What it accepts is exactly RFC 8259 JSON, as the automaton (neither
- * validates UTF-8 sequences). Its stacks, facts and memo are an ItemScanner's: each splitter and watch
- * reader owns one, so no state is shared between requests.
+ * validates UTF-8 sequences). Its stacks, facts and memo are an ItemScanner's: one merged list's
+ * splitters share one (list/read.ts), the process's watch readers another (watch/read.ts); a scan is
+ * synchronous, so sharing is safe, and no list state outlives its request.
  */
 import { CELLS, ItemFacts, keySlot, NONE, noteValue, OWNER, OWNERS } from './facts.ts';
 import { type EqualAt, memoSlot, ValueMemo } from './memo.ts';
