@@ -26,8 +26,8 @@ function enforceRbac(s: ServedSimFleet): void {
 describe.each(RUNTIMES)('fleet-wide access reviews on %s', (runtime) => {
   const f = useSimFleet(runtime, { prepare: enforceRbac });
 
-  afterEach(() => {
-    f.member('member3').faults.down = false;
+  afterEach(async () => {
+    if (f.member('member3').faults.down) await f.memberUp('member3');
   });
 
   it('can-i: yes only where every cluster allows; no names the clusters that deny (exit 1)', async () => {

@@ -41,6 +41,11 @@ export interface SimFleet {
   readonly url: string;
   /** a simulated member by name (throws on a name the fleet does not have) */
   member(name: string): SimCluster;
+  /**
+   * Brings a member taken down (`faults.down`) back, and waits until the fleet asks it again: with
+   * membership from Karmada the fleet skips a Cluster it last saw not Ready until its next refresh.
+   */
+  memberUp(name: string): Promise<void>;
   /** one of `setup.extra`'s fleets */
   extra(name: string): RunningFleet;
   /** kubectl with its own kubeconfig for `<url><path>` (one per path and credentials, kept for the suite) */
@@ -105,6 +110,22 @@ export function useSimFleet(runtime: Runtime, setup: SimFleetSetup = {}): SimFle
       const m = ready(sims, 'sims').members.get(name);
       if (!m) throw new Error(`useSimFleet: no member ${name}`);
       return m;
+    },
+    async memberUp(name) {
+      this.member(name).faults.down = false;
+      // the member's own /version (anyone may read it): 503 from the fleet while it skips the member
+      const url = `${ready(fleet, 'fleet').url}/clusterspaces/${name}/version`;
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const res = await fetch(url);
+        const body = await res.text();
+        if (res.ok) return;
+        if (Date.now() > deadline)
+          throw new Error(
+            `useSimFleet: ${name} still not asked after 30 s (${res.status} ${body.slice(0, 200)})`,
+          );
+        await new Promise((r) => setTimeout(r, 200));
+      }
     },
     extra(name) {
       return ready(extras.get(name), `extra fleet ${name}`);
