@@ -15,6 +15,9 @@ export type FanOutFn = typeof fanOut;
 
 const enc = new TextEncoder();
 
+/** the least a `list` body frame carries (the last one of a body excepted) */
+export const RELAY_FRAME = 64 * 1024;
+
 /** W3C traceparent for one invocation: the caller's trace, a span of this invocation. */
 function traceparent(incoming: string | null): string {
   const hex = (n: number) =>
@@ -185,11 +188,21 @@ function listOrder(
     for (const [i, r] of readers.entries()) {
       if (!r || ended[i]) continue;
       try {
+        // a list's body in frames of RELAY_FRAME bytes or more, not one per upstream read (workerd reads
+        // 4 KiB at a time): every frame costs both invocations a read, a frame and a stream hop
+        let parts: Uint8Array[] = [];
+        let size = 0;
         for (;;) {
           const { value, done } = await r.read();
           if (done) break;
-          yield frame('B', i, value);
+          parts.push(value);
+          size += value.length;
+          if (size < RELAY_FRAME) continue;
+          yield frame('B', i, parts);
+          parts = [];
+          size = 0;
         }
+        if (size > 0) yield frame('B', i, parts);
         yield frame('E', i);
       } catch (err) {
         yield failureFrame(i, 'unreachable', String(err));
