@@ -8,6 +8,7 @@
 import { ListSplitter } from '../../merge/jsonsplit/index.ts';
 import type { FleetDeps } from '../../types.ts';
 import type { fanOut, Outcome } from '../fanout.ts';
+import { type BulkReader, bulkReader } from './bulk.ts';
 import { failureFrame, frame, type RelayRequest, type WatchRunner } from './protocol.ts';
 
 /** the fan-out a relay request runs (handed in by the entry: src/worker.ts) */
@@ -26,7 +27,7 @@ function traceparent(incoming: string | null): string {
   return `00-${m ? m[1] : hex(16)}-${hex(8)}-${m ? m[2] : '01'}`;
 }
 
-type Readers = Array<ReadableStreamDefaultReader<Uint8Array> | undefined>;
+type Readers = Array<BulkReader | undefined>;
 
 /** The group's clusters, resolved by name from membership: no URL from the request ever reaches fetch. */
 async function resolveTargets(base: FleetDeps, names: string[], signal: AbortSignal) {
@@ -100,7 +101,7 @@ export async function handleRelay(
     },
     rr.mode,
   );
-  const readers: Readers = outcomes.map((o) => (o.ok && o.res.body ? o.res.body.getReader() : undefined));
+  const readers: Readers = outcomes.map((o) => (o.ok && o.res.body ? bulkReader(o.res.body) : undefined));
   const cancelAll = () => Promise.all(readers.map((r) => r?.cancel().catch(() => {})));
   const heads = headFrames(outcomes);
   const body =
@@ -118,11 +119,8 @@ function streamOrder(heads: Uint8Array[], readers: Readers, cancelAll: () => Pro
       readers.forEach(async (r, i) => {
         if (!r) return;
         try {
-          for (;;) {
-            const { value, done } = await r.read();
-            if (done) break;
+          for (let value = await r.read(1); value; value = await r.read(1))
             controller.enqueue(frame('B', i, value));
-          }
           controller.enqueue(frame('E', i));
         } catch (err) {
           try {
@@ -163,8 +161,8 @@ function listOrder(
         let headSeen = false;
         try {
           while (!headSeen) {
-            const { value, done } = await r.read();
-            if (done) {
+            const value = await r.read(1);
+            if (!value) {
               ended[i] = true;
               break;
             }
@@ -193,8 +191,8 @@ function listOrder(
         let parts: Uint8Array[] = [];
         let size = 0;
         for (;;) {
-          const { value, done } = await r.read();
-          if (done) break;
+          const value = await r.read(RELAY_FRAME - size);
+          if (!value) break;
           parts.push(value);
           size += value.length;
           if (size < RELAY_FRAME) continue;
