@@ -3,7 +3,8 @@
  * worker that reads the ten canned clusters' bodies (FLEET_CONFIG's members, one after another) and
  * answers their bytes concatenated, no scan, no relay. `make(mode)`: `native` pipes each body through an
  * IdentityTransformStream (no JavaScript per chunk), `js` reads each chunk in JavaScript and enqueues it
- * into a ReadableStream of its own (the least a fleet written over web streams pays per chunk). Run it
+ * into a ReadableStream of its own (the least a fleet written over web streams pays per chunk; workerd
+reads 4 KiB a chunk), `bulk` the same 64 KiB a read (workerd's BYOB `readAtLeast`). Run it
  * beside the fleet's bundle with ./workerd-ab.ts; `GET /chunks` answers the upstream chunk sizes seen.
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
@@ -28,11 +29,17 @@ export function make(mode) {
       if (path === '/chunks') {
         const sizes = [];
         for (const m of members) {
-          const r = (await ask(m)).body.getReader();
+          // ?min=&room=: a BYOB readAtLeast(min, room bytes) instead of a default reader
+          const q = new URL(request.url).searchParams;
+          const min = Number(q.get('min') ?? 0);
+          const body = (await ask(m)).body;
+          const r = min ? body.getReader({ mode: 'byob' }) : body.getReader();
           for (;;) {
-            const { value, done } = await r.read();
+            const { value, done } = min
+              ? await r.readAtLeast(min, new Uint8Array(Number(q.get('room') ?? 65536)))
+              : await r.read();
+            if (value?.length) sizes.push(value.byteLength);
             if (done) break;
-            sizes.push(value.byteLength);
           }
         }
         sizes.sort((a, b) => a - b);
@@ -60,10 +67,15 @@ export function make(mode) {
             for (;;) {
               if (!reader) {
                 if (i === members.length) return controller.close();
-                reader = (await ask(members[i++])).body.getReader();
+                const body = (await ask(members[i++])).body;
+                reader = mode === 'bulk' ? body.getReader({ mode: 'byob' }) : body.getReader();
               }
-              const { value, done } = await reader.read();
-              if (!done) return controller.enqueue(value);
+              const { value, done } =
+                mode === 'bulk'
+                  ? await reader.readAtLeast(65536, new Uint8Array(65536))
+                  : await reader.read();
+              if (value?.length) return controller.enqueue(value);
+              if (!done) continue;
               reader = undefined;
             }
           },

@@ -67,6 +67,10 @@ try {
   cdp.close();
   const mib = bytes / 2 ** 20;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  // native frames (no url) are charged to their nearest JavaScript caller too, in a second table
+  const byCaller = new Map<string, number>();
   const self = new Map<string, number>();
   let total = 0;
   for (const [k, id] of profile.samples.entries()) {
@@ -75,12 +79,25 @@ try {
     const f = n.callFrame;
     const key = `${f.functionName || '(anon)'} ${f.url.split('/').pop()}:${f.lineNumber + 1}`;
     self.set(key, (self.get(key) ?? 0) + dt);
+    if (!f.url && !f.functionName.startsWith('(')) {
+      let p = parent.get(id);
+      while (p !== undefined && !byId.get(p)!.callFrame.url) p = parent.get(p);
+      const c = p === undefined ? '(root)' : byId.get(p)!.callFrame;
+      const ck =
+        typeof c === 'string'
+          ? c
+          : `${c.functionName || '(anon)'} ${c.url.split('/').pop()}:${c.lineNumber + 1}`;
+      byCaller.set(`${key} <- ${ck}`, (byCaller.get(`${key} <- ${ck}`) ?? 0) + dt);
+    }
     if (!['(idle)', '(program)'].includes(f.functionName)) total += dt;
   }
   console.log(
     `${scriptPath} ${path}: ${(bytes / answers()).toFixed(0)} B per answer; process CPU ${((c1 - c0) / mib).toFixed(1)} ms/MiB; V8 samples outside idle/program ${(total / mib).toFixed(1)} ms/MiB`,
   );
   for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30))
+    console.log(`  ${(v / mib).toFixed(2).padStart(7)} ms/MiB  ${k}`);
+  console.log('native frames by their JavaScript caller:');
+  for (const [k, v] of [...byCaller].sort((a, b) => b[1] - a[1]).slice(0, 15))
     console.log(`  ${(v / mib).toFixed(2).padStart(7)} ms/MiB  ${k}`);
 } finally {
   await mf.dispose();
