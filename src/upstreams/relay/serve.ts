@@ -185,11 +185,11 @@ function listOrder(
     }
     for (const [i, r] of readers.entries()) {
       if (!r || ended[i]) continue;
+      // a list's body in frames of RELAY_FRAME bytes or more, not one per upstream read (workerd reads
+      // 4 KiB at a time): every frame costs both invocations a read, a frame and a stream hop
+      let parts: Uint8Array[] = [];
+      let size = 0;
       try {
-        // a list's body in frames of RELAY_FRAME bytes or more, not one per upstream read (workerd reads
-        // 4 KiB at a time): every frame costs both invocations a read, a frame and a stream hop
-        let parts: Uint8Array[] = [];
-        let size = 0;
         for (;;) {
           const value = await r.read(RELAY_FRAME - size);
           if (!value) break;
@@ -203,6 +203,8 @@ function listOrder(
         if (size > 0) yield frame('B', i, parts);
         yield frame('E', i);
       } catch (err) {
+        // the bytes read before the break still go first, as they would have one read at a time
+        if (size > 0) yield frame('B', i, parts);
         yield failureFrame(i, 'unreachable', String(err));
       }
     }
