@@ -3,12 +3,16 @@
  * a fetch body over 4 KiB a read, and each read in JavaScript costs about what moving the bytes costs
  * (bench/lib/floor-worker*.mjs: 29 ms of CPU per MiB read 4 KiB a read, 10 read 64 KiB a read, 8 piped
  * natively; docs/benchmarks.md). Its BYOB reader's `readAtLeast(1, room)` answers with what the
- * connection has, up to 64 KiB, without waiting for more, so a read asks no more of the upstream than
- * one read did before.
+ * connection has, up to 64 KiB (4 KiB for the first read, the head), without waiting for more.
  */
 import type { PullReader } from '../util/pulled.ts';
 
 const ROOM = 64 * 1024;
+/**
+ * the first read's room: a source's head, held while it waits its turn (hundreds of relayed sources share
+ * one isolate's memory), keeps the 4 KiB a default read took
+ */
+const HEAD_ROOM = 4 * 1024;
 
 type AtLeastReader = ReadableStreamBYOBReader & {
   readAtLeast?: (min: number, view: Uint8Array) => Promise<ReadableStreamReadResult<Uint8Array>>;
@@ -30,10 +34,12 @@ export function workerPullReader(x: ReadableStream<Uint8Array> | Response): Pull
   }
   const readAtLeast = r.readAtLeast.bind(r);
   let ended = false;
+  let room = HEAD_ROOM;
   return {
     async read() {
       if (ended) return { done: true, value: undefined };
-      const { done, value } = await readAtLeast(1, new Uint8Array(ROOM));
+      const { done, value } = await readAtLeast(1, new Uint8Array(room));
+      room = ROOM;
       const got = value as Uint8Array | undefined;
       if (!done) return { done: false, value: got! };
       ended = true;

@@ -7,8 +7,11 @@
  */
 
 export interface BulkReader {
-  /** at least `min` bytes (fewer only at the end; `min` 1: what is there), or undefined at the end */
-  read(min: number): Promise<Uint8Array | undefined>;
+  /**
+   * at least `min` bytes (fewer only at the end; `min` 1: what is there, up to `room`), or undefined at
+   * the end
+   */
+  read(min: number, room?: number): Promise<Uint8Array | undefined>;
   cancel(reason?: unknown): Promise<void>;
 }
 
@@ -35,9 +38,9 @@ export function bulkReader(body: ReadableStream<Uint8Array>): BulkReader {
     const readAtLeast = byob.readAtLeast!.bind(byob);
     let ended = false;
     return {
-      async read(min) {
+      async read(min, room = ROOM) {
         if (ended) return undefined;
-        const { value, done } = await readAtLeast(min, new Uint8Array(Math.max(min, ROOM)));
+        const { value, done } = await readAtLeast(min, new Uint8Array(Math.max(min, room)));
         if (!done) return value;
         ended = true;
         // workerd ends with the last bytes, or with none (an empty view)

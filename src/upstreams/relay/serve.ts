@@ -18,6 +18,7 @@ const enc = new TextEncoder();
 
 /** the least a `list` body frame carries (the last one of a body excepted) */
 export const RELAY_FRAME = 64 * 1024;
+const HEAD_ROOM = 4 * 1024;
 
 /** W3C traceparent for one invocation: the caller's trace, a span of this invocation. */
 function traceparent(incoming: string | null): string {
@@ -161,7 +162,8 @@ function listOrder(
         let headSeen = false;
         try {
           while (!headSeen) {
-            const value = await r.read(1);
+            // held until every head is in: 4 KiB a read, as before (a relay group's heads share one isolate)
+            const value = await r.read(1, HEAD_ROOM);
             if (!value) {
               ended[i] = true;
               break;
