@@ -64,7 +64,11 @@ try {
       const c0 = cpu(f.pid);
       let bytes = 0;
       for (let a = 0; a < answers; a++) {
-        const res = await fetch(`${f.url}/api/v1/pods`, { headers: { accept: 'application/json' } });
+        const res = await fetch(`${f.url}/api/v1/pods`, { headers: { accept: 'application/json' } }).catch(
+          (e) => {
+            throw new Error(`${f.name}: ${e}`);
+          },
+        );
         if (res.status !== 200) throw new Error(`${f.name}: status ${res.status}`);
         bytes += (await res.arrayBuffer()).byteLength;
       }
