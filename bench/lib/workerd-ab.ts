@@ -70,7 +70,11 @@ try {
           },
         );
         if (res.status !== 200) throw new Error(`${f.name}: status ${res.status}`);
-        bytes += (await res.arrayBuffer()).byteLength;
+        bytes += (
+          await res.arrayBuffer().catch((e) => {
+            throw new Error(`${f.name}: answer broke after its head: ${e} (${String(e.cause)})`);
+          })
+        ).byteLength;
       }
       if (r >= 2) per[k]!.push((cpu(f.pid) - c0) / (bytes / 2 ** 20));
     }
