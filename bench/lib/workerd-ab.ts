@@ -1,6 +1,6 @@
 /**
  * A merged list's CPU in workerd, builds paired (not a test, not a bench case): canned upstreams
- * (./canned.ts, 10 clusters, +20 ms), one workerd (miniflare) per worker bundle, each asked in turn for
+ * (./canned.ts, 10 clusters or WORKERD_AB_CLUSTERS, +20 ms), one workerd (miniflare) per worker bundle, each asked in turn for
  * the merged JSON list, the order rotated each round; the workerd process's CPU per MiB answered (from
  * /proc, 10 ms ticks; it runs the relay groups too), medians after two warm-up rounds, and per round
  * the ratio to the first bundle. This tree's bundle is built first (scripts/build-worker.mjs); others are
@@ -8,6 +8,9 @@
  *
  *   (cd /tmp/base && node scripts/build-worker.mjs) && cp /tmp/base/dist/worker/worker.js .cache/base-worker.js
  *   node --import tsx bench/lib/workerd-ab.ts [rounds=9] [pods=1000] [answers=2] [bundle…]
+ *
+ * Floors to give beside it: bench/lib/floor-worker.mjs (bodies piped natively), floor-worker-js.mjs and
+ * floor-worker-bulk.mjs (read in JavaScript 4 KiB or 64 KiB a read). WORKERD_AB_CLUSTERS=6: no relay.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -24,7 +27,9 @@ await buildWorker(own);
 const bundles = [own, ...given.map((b) => resolve(b))];
 
 const canned = await startCanned(2);
-const reply = await canned.serve({ clusters: 10, pods: Number(podsS), latencyMs: 20 });
+// WORKERD_AB_CLUSTERS: 6 or fewer are read directly, more through relay groups (src/upstreams/relay.ts)
+const clusters = Number(process.env.WORKERD_AB_CLUSTERS) || 10;
+const reply = await canned.serve({ clusters, pods: Number(podsS), latencyMs: 20 });
 const config = JSON.stringify(cannedFleetConfig(reply.urls));
 
 function cpu(pid: number): number {
@@ -59,16 +64,24 @@ try {
       const c0 = cpu(f.pid);
       let bytes = 0;
       for (let a = 0; a < answers; a++) {
-        const res = await fetch(`${f.url}/api/v1/pods`, { headers: { accept: 'application/json' } });
+        const res = await fetch(`${f.url}/api/v1/pods`, { headers: { accept: 'application/json' } }).catch(
+          (e) => {
+            throw new Error(`${f.name}: ${e}`);
+          },
+        );
         if (res.status !== 200) throw new Error(`${f.name}: status ${res.status}`);
-        bytes += (await res.arrayBuffer()).byteLength;
+        bytes += (
+          await res.arrayBuffer().catch((e) => {
+            throw new Error(`${f.name}: answer broke after its head: ${e} (${String(e.cause)})`);
+          })
+        ).byteLength;
       }
       if (r >= 2) per[k]!.push((cpu(f.pid) - c0) / (bytes / 2 ** 20));
     }
   }
   const med = (v: number[]) => [...v].sort((a, b) => a - b)[(v.length - 1) >> 1]!;
   console.log(
-    `workerd, 10×${podsS} JSON, CPU ms per MiB answered (median of ${rounds} rounds × ${answers}):`,
+    `workerd, ${clusters}×${podsS} JSON, CPU ms per MiB answered (median of ${rounds} rounds × ${answers}):`,
   );
   for (const [k, f] of fleets.entries()) {
     const ratios = per[k]!.map((x, i) => x / per[0]![i]!);

@@ -5,8 +5,10 @@
  */
 import { ConfigError } from '../config/schema.ts';
 import { type Fetcher, fetchTransport } from '../upstreams/transport.ts';
+import { useNativePull } from '../util/pulled.ts';
 import { locationCache } from './cache.ts';
 import type { Platform, UpgradeRelay } from './types.ts';
+import { workerPullReader } from './worker-pull.ts';
 
 /** The service binding to the fleet's own `FleetRelay` entrypoint (see wrangler.toml). */
 export const RELAY_BINDING = 'FLEET_RELAY';
@@ -20,6 +22,8 @@ export const RELAY_BINDING = 'FLEET_RELAY';
 export const WORKER_MAX_CLUSTERS = 186;
 
 export function workerPlatform(env: Record<string, unknown>): Platform {
+  // a merged list's sources read up to 64 KiB a read, not 4 KiB (./worker-pull.ts)
+  useNativePull(workerPullReader);
   const relayBinding = env[RELAY_BINDING] as { fetch(req: Request): Promise<Response> } | undefined;
   const fetchers: Record<string, Fetcher> = {};
   for (const [k, v] of Object.entries(env)) {

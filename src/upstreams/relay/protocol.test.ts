@@ -42,6 +42,20 @@ describe('relay frames', () => {
     }
   });
 
+  it('carries a payload given in parts, and frames larger than each read, byte for byte', async () => {
+    const big = Uint8Array.from({ length: 200_000 }, (_, k) => (k * 7) % 251);
+    const parts = [big.subarray(0, 4096), big.subarray(4096, 70_000), big.subarray(70_000)];
+    const frames = [frame('H', 0, enc.encode('{}')), frame('B', 0, parts), frame('B', 0, big), frame('E', 0)];
+    const d = new Demux(chunked(frames, 4096), 1);
+    const got: string[] = [];
+    for (let f = await d.next(0); f; f = await d.next(0)) {
+      got.push(f.kind);
+      if (f.kind === 'B')
+        expect(f.payload.length === big.length && f.payload.every((b, k) => b === big[k])).toBe(true);
+    }
+    expect(got).toEqual(['H', 'B', 'B', 'E']);
+  });
+
   it('refuses a body that is not frames', async () => {
     const d = new Demux(chunked([enc.encode('HTTP/1.1 200 OK\n')], 64), 1);
     await expect(d.next(0)).rejects.toThrow(/bad frame header/);

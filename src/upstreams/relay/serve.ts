@@ -8,12 +8,17 @@
 import { ListSplitter } from '../../merge/jsonsplit/index.ts';
 import type { FleetDeps } from '../../types.ts';
 import type { fanOut, Outcome } from '../fanout.ts';
+import { type BulkReader, bulkReader } from './bulk.ts';
 import { failureFrame, frame, type RelayRequest, type WatchRunner } from './protocol.ts';
 
 /** the fan-out a relay request runs (handed in by the entry: src/worker.ts) */
 export type FanOutFn = typeof fanOut;
 
 const enc = new TextEncoder();
+
+/** the least a `list` body frame carries (the last one of a body excepted) */
+export const RELAY_FRAME = 64 * 1024;
+const HEAD_ROOM = 4 * 1024;
 
 /** W3C traceparent for one invocation: the caller's trace, a span of this invocation. */
 function traceparent(incoming: string | null): string {
@@ -23,7 +28,7 @@ function traceparent(incoming: string | null): string {
   return `00-${m ? m[1] : hex(16)}-${hex(8)}-${m ? m[2] : '01'}`;
 }
 
-type Readers = Array<ReadableStreamDefaultReader<Uint8Array> | undefined>;
+type Readers = Array<BulkReader | undefined>;
 
 /** The group's clusters, resolved by name from membership: no URL from the request ever reaches fetch. */
 async function resolveTargets(base: FleetDeps, names: string[], signal: AbortSignal) {
@@ -97,7 +102,7 @@ export async function handleRelay(
     },
     rr.mode,
   );
-  const readers: Readers = outcomes.map((o) => (o.ok && o.res.body ? o.res.body.getReader() : undefined));
+  const readers: Readers = outcomes.map((o) => (o.ok && o.res.body ? bulkReader(o.res.body) : undefined));
   const cancelAll = () => Promise.all(readers.map((r) => r?.cancel().catch(() => {})));
   const heads = headFrames(outcomes);
   const body =
@@ -115,11 +120,8 @@ function streamOrder(heads: Uint8Array[], readers: Readers, cancelAll: () => Pro
       readers.forEach(async (r, i) => {
         if (!r) return;
         try {
-          for (;;) {
-            const { value, done } = await r.read();
-            if (done) break;
+          for (let value = await r.read(1); value; value = await r.read(1))
             controller.enqueue(frame('B', i, value));
-          }
           controller.enqueue(frame('E', i));
         } catch (err) {
           try {
@@ -160,8 +162,9 @@ function listOrder(
         let headSeen = false;
         try {
           while (!headSeen) {
-            const { value, done } = await r.read();
-            if (done) {
+            // held until every head is in: 4 KiB a read, as before (a relay group's heads share one isolate)
+            const value = await r.read(1, HEAD_ROOM);
+            if (!value) {
               ended[i] = true;
               break;
             }
@@ -184,14 +187,26 @@ function listOrder(
     }
     for (const [i, r] of readers.entries()) {
       if (!r || ended[i]) continue;
+      // a list's body in frames of RELAY_FRAME bytes or more, not one per upstream read (workerd reads
+      // 4 KiB at a time): every frame costs both invocations a read, a frame and a stream hop
+      let parts: Uint8Array[] = [];
+      let size = 0;
       try {
         for (;;) {
-          const { value, done } = await r.read();
-          if (done) break;
-          yield frame('B', i, value);
+          const value = await r.read(RELAY_FRAME - size);
+          if (!value) break;
+          parts.push(value);
+          size += value.length;
+          if (size < RELAY_FRAME) continue;
+          yield frame('B', i, parts);
+          parts = [];
+          size = 0;
         }
+        if (size > 0) yield frame('B', i, parts);
         yield frame('E', i);
       } catch (err) {
+        // the bytes read before the break still go first, as they would have one read at a time
+        if (size > 0) yield frame('B', i, parts);
         yield failureFrame(i, 'unreachable', String(err));
       }
     }
