@@ -4,8 +4,8 @@
  * the client certificate's too; an endpoint resolved anew (other credentials) never resumes an old one.
  */
 import { once } from 'node:events';
-import { createServer, type Server, type TLSSocket } from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import tls, { createServer, type Server, type TLSSocket } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestCA } from '../../test/helpers/tls.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { connectWatch } from './node.ts';
@@ -65,5 +65,21 @@ describe('TLS sessions of watch connections', () => {
     expect(await connect(endpoint())).toBe(false);
     // the client certificate authenticated every connection, resumed or not
     expect(peers.every((p) => p === 'fleet')).toBe(true);
+  });
+
+  it("an endpoint's TLS context is parsed once, not per connection (a watch's start paid it per member)", async () => {
+    const ep = endpoint();
+    await connect(ep);
+    // tls.connect makes a context from the PEMs through the module's own createSecureContext when it is
+    // given none
+    const made = vi.spyOn(tls, 'createSecureContext');
+    try {
+      expect(await connect(ep)).toBe(true);
+      await connect(ep);
+      expect(made).not.toHaveBeenCalled();
+    } finally {
+      made.mockRestore();
+    }
+    expect(peers.at(-1)).toBe('fleet');
   });
 });

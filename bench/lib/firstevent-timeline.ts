@@ -1,0 +1,224 @@
+/**
+ * Where a merged watch's first event spends its time on the real bed (issue 33): the bed started once
+ * (its fleets in this process), then per round the lists, E changes per member, and the watches opened
+ * from the lists' RVs, as the bench's real-watch does (fleet-direct, fleet-karmada, the members directly,
+ * order rotating; a client in this process, a fresh connection per watch). Prints each watch's time to
+ * its head and first event; with the marks of ./firstevent-timeline.patch applied (globalThis.__wtl) also
+ * when the request arrived, the head was decided and the first chunk sent, and how long the tls.connect
+ * calls took; TIMELINE=1 every mark. BENCH_AB=1 runs each fleet watch twice per round, the patch's base
+ * switch (globalThis.__wtlBase: a TLS context made per connection, as before) on and off, alternating
+ * which goes first.
+ *   git apply bench/lib/firstevent-timeline.patch   # for the run only; `git apply -R` after
+ *   BENCH_AB=1 npx tsx bench/lib/firstevent-timeline.ts [rounds=5] [objects=300]
+ */
+import { Agent, request } from 'undici';
+import { startBed } from '../../testbed/bed.ts';
+import { httpsRequest } from '../../testbed/process.ts';
+import { median } from './stats.ts';
+
+const NS = 'bench-real';
+const path = `/api/v1/namespaces/${NS}/configmaps`;
+const R = Number(process.argv[2] ?? 5);
+const N = Number(process.argv[3] ?? 300);
+const E = Math.min(N, 100);
+const showTimeline = process.env.TIMELINE === '1';
+const AB = process.env.BENCH_AB === '1';
+
+let marks: Array<[number, string]> | undefined;
+(globalThis as { __wtl?: (l: string) => void }).__wtl = (l) => marks?.push([performance.now(), l]);
+
+interface Tls {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+async function pool<T>(xs: T[], n: number, fn: (x: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, xs.length) }, async () => {
+      while (next < xs.length) await fn(xs[next++]!);
+    }),
+  );
+}
+
+async function listRv(url: string, tls: Tls): Promise<string> {
+  const r = await httpsRequest(url, tls, { timeoutMs: 120_000 });
+  if (r.status !== 200) throw new Error(`${url}: ${r.status} ${r.body.slice(0, 200)}`);
+  return (JSON.parse(r.body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+}
+
+/** the watches opened at once; ms to the first head and the first event of any */
+async function watch(steps: Array<{ url: string; tls: Tls }>, expect: number) {
+  const t0 = performance.now();
+  marks = [[t0, 'client: request']];
+  const ac = new AbortController();
+  let head = Number.NaN;
+  let first = Number.NaN;
+  let got = 0;
+  const agents = steps.map((s) => new Agent({ connect: { ca: s.tls.ca, cert: s.tls.cert, key: s.tls.key } }));
+  await new Promise<void>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${got}/${expect} events`)), 120_000);
+    steps.forEach((s, i) => {
+      request(s.url, {
+        headers: { accept: 'application/json' },
+        dispatcher: agents[i]!,
+        signal: ac.signal,
+        bodyTimeout: 0,
+      }).then(async (res) => {
+        const t = performance.now();
+        marks?.push([t, `client: head ${i} ${res.statusCode}`]);
+        if (Number.isNaN(head)) head = t;
+        let carry = '';
+        try {
+          for await (const chunk of res.body as AsyncIterable<Buffer>) {
+            const lines = (carry + chunk.toString('utf8')).split('\n');
+            carry = lines.pop()!;
+            for (const l of lines) {
+              if (!l.trim() || l.includes('"BOOKMARK"')) continue;
+              if (Number.isNaN(first)) {
+                first = performance.now();
+                marks?.push([first, `client: first event (stream ${i})`]);
+              }
+              if (++got >= expect) {
+                clearTimeout(timer);
+                done();
+              }
+            }
+          }
+        } catch {}
+      }, fail);
+    });
+  });
+  ac.abort();
+  const tl = marks;
+  marks = undefined;
+  for (const a of agents) void a.destroy().catch(() => {});
+  // the fleet's synchronous connect work: from each tls.connect call to its socket (the hook's marks)
+  let connectMs = 0;
+  const at = new Map<string, number>();
+  for (const [t, l] of tl) {
+    if (l.startsWith('tlsTo ')) at.set(l.slice(6), t);
+    const d = /^upstream dial (\S+)/.exec(l);
+    if (d && at.has(d[1]!)) {
+      connectMs += t - at.get(d[1]!)!;
+      at.delete(d[1]!);
+    }
+  }
+  const arrive = tl.find(([, l]) => l === 'arrive')?.[0];
+  const decided = tl.find(([, l]) => l.startsWith('head decided'))?.[0];
+  const firstSend = tl.find(([, l]) => l.startsWith('send '))?.[0];
+  const phases =
+    arrive === undefined
+      ? ''
+      : `arrive ${(arrive - t0).toFixed(0)}, head decided ${((decided ?? Number.NaN) - t0).toFixed(0)}, first send ${((firstSend ?? Number.NaN) - t0).toFixed(0)}, tls.connect calls ${connectMs.toFixed(1)} ms`;
+  return {
+    phases,
+    headMs: head - t0,
+    firstMs: first - t0,
+    timeline: tl.map(([t, l]) => `${(t - t0).toFixed(1).padStart(7)}  ${l}`),
+  };
+}
+
+const bed = await startBed({ log: (l) => console.error(`bed: ${l}`) });
+try {
+  await Promise.all(
+    bed.members.map(async (m) => {
+      await m.apiserver.request('/api/v1/namespaces', {
+        method: 'POST',
+        body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
+      });
+      await pool(
+        Array.from({ length: N }, (_, i) => i),
+        8,
+        async (i) => {
+          await m.apiserver.request(path, {
+            method: 'POST',
+            body: {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: { name: `cm-${i}` },
+              data: { benchItem: String(i), round: '0', pad: 'x'.repeat(480) },
+            },
+          });
+        },
+      );
+    }),
+  );
+  const admin = bed.user('bed-admin', ['system:masters']);
+  const fleetTls = { ca: bed.fleetCA.cert, cert: admin.cert, key: admin.key };
+  const memberTls = (m: (typeof bed.members)[number]) => ({
+    ca: m.apiserver.ca,
+    cert: m.apiserver.admin.cert,
+    key: m.apiserver.admin.key,
+  });
+  const fleets = { 'fleet-direct': bed.fleets.direct.url, 'fleet-karmada': bed.fleets.karmada.url };
+  // the Karmada fleet's membership comes from Karmada: wait until it lists every member's objects
+  for (let i = 0; i < 120; i++) {
+    const r = await httpsRequest(`${fleets['fleet-karmada']}${path}`, fleetTls, { timeoutMs: 60_000 });
+    if (r.status === 200 && (r.body.match(/"benchItem":"/g)?.length ?? 0) === N * bed.members.length) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  const results: Record<string, number[]> = {};
+  for (let r = 0; r < R; r++) {
+    const rvs: Record<string, string> = {};
+    for (const [f, url] of Object.entries(fleets)) rvs[f] = await listRv(`${url}${path}`, fleetTls);
+    for (const m of bed.members)
+      rvs[m.name] = await listRv(`${m.apiserver.url}${path}?limit=1`, memberTls(m));
+    await Promise.all(
+      bed.members.map((m) =>
+        pool(
+          Array.from({ length: E }, (_, i) => i),
+          8,
+          async (i) => {
+            await m.apiserver.request(`${path}/cm-${i}`, {
+              method: 'PATCH',
+              body: { data: { round: String(r + 1) } },
+              contentType: 'application/merge-patch+json',
+            });
+          },
+        ),
+      ),
+    );
+    const w = (base: string, rv: string) =>
+      `${base}${path}?watch=true&resourceVersion=${encodeURIComponent(rv)}`;
+    const targets: Array<[string, Array<{ url: string; tls: Tls }>]> = [
+      ...Object.entries(fleets).map(([f, url]): [string, Array<{ url: string; tls: Tls }>] => [
+        f,
+        [{ url: w(url, rvs[f]!), tls: fleetTls }],
+      ]),
+      ['direct', bed.members.map((m) => ({ url: w(m.apiserver.url, rvs[m.name]!), tls: memberTls(m) }))],
+    ];
+    const order = [...targets.slice(r % 3), ...targets.slice(0, r % 3)];
+    // A/B (BENCH_AB=1): each fleet watch once as the base (the tree's __wtlBase switch) and once as new
+    const modes = AB ? (r % 2 ? ['new', 'base'] : ['base', 'new']) : ['new'];
+    for (const [name, steps] of order)
+      for (const mode of name === 'direct' ? ['direct'] : modes) {
+        (globalThis as { __wtlBase?: boolean }).__wtlBase = mode === 'base';
+        // the watches opened from the same RVs replay the same changes: each run is the same work
+        const x = await watch(steps, E * bed.members.length);
+        const key = name === 'direct' ? name : AB ? `${name} ${mode}` : name;
+        results[key] = [...(results[key] ?? []), x.firstMs];
+        console.log(
+          `round ${r + 1} ${key}: head ${x.headMs.toFixed(1)} ms, first event ${x.firstMs.toFixed(1)} ms; ${x.phases}`,
+        );
+        if (showTimeline) console.log(x.timeline.map((l) => `    ${l}`).join('\n'));
+      }
+    console.log(
+      `round ${r + 1} ratios: ${Object.keys(results)
+        .filter((k) => k !== 'direct')
+        .map((f) => `${f} ${(results[f]!.at(-1)! / results.direct!.at(-1)!).toFixed(2)}`)
+        .join(', ')}`,
+    );
+  }
+  for (const [n, xs] of Object.entries(results))
+    console.log(
+      `${n}: first event median ${median(xs).toFixed(1)} ms (${xs.map((x) => x.toFixed(0)).join(' ')})`,
+    );
+  for (const f of Object.keys(results).filter((k) => k !== 'direct'))
+    console.log(
+      `${f} ÷ direct per round: median ${median(results[f]!.map((x, i) => x / results.direct![i]!)).toFixed(2)}`,
+    );
+} finally {
+  await bed.stop();
+}
