@@ -17,7 +17,9 @@ import { closeAgents, send, type Target } from './differential/client.ts';
 import { check, prepare, UA } from './differential/runner.ts';
 
 describe('the simulator against a real kube-apiserver, request by request', () => {
-  const id = randomBytes(3).toString('hex');
+  // a letter first: an id of digits, `e` and digits (`28e425`) is a number to a YAML 1.2 reader of the real
+  // server's YAML, which writes it unquoted (YAML 1.1), and the label would read as Infinity
+  const id = `r${randomBytes(3).toString('hex')}`;
   const ns = `diff-${id}`;
   let handle: ServedHandle | undefined;
   let sim: SimCluster | undefined;
