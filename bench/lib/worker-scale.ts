@@ -1,82 +1,34 @@
-/**
- * The worker (workerd through miniflare) over 10 / 200 / 1,000 canned clusters (./canned.ts): a merged
- * list (Table, as kubectl asks) and a merged watch, per round the wall time, the CPU time workerd spent
- * (every invocation of the request shares one isolate here, as service-bound invocations share the
- * top-level request's CPU on Workers) and workerd's peak resident memory; medians over the rounds.
- * One more list per scale goes through a connection-budget harness (test/helpers/budget.ts) that counts
- * each invocation's simultaneous upstream connections and requests, the figures Workers limits.
- *
- *   node --import tsx bench/lib/worker-scale.ts [--scales=10,200,1000] [--rounds=3] [--pods=10]
- *
- * CPU and memory are workerd's whole process (the runtime's own I/O included), so they bound what the
- * fleet's code uses from above. Linux only (/proc).
- */
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Log, LogLevel, Miniflare } from 'miniflare';
-import { buildWorker, WORKER_COMPATIBILITY } from '../../scripts/build-worker.mjs';
+import { Log, LogLevel } from 'miniflare';
+import { buildWorker } from '../../scripts/build-worker.mjs';
 import { connectionBudget } from '../../test/helpers/budget.ts';
 import { cannedFleetConfig, startCanned } from './canned.ts';
 import { CdpSession } from './cdp.ts';
+import { procMemory } from './proc.ts';
+import { median, processCpuMs } from './stats.ts';
+import { startWorkerdFleet } from './workerd.ts';
 
 function arg(name: string, fallback: string): string {
   const a = process.argv.find((x) => x.startsWith(`--${name}=`));
   return a ? a.slice(name.length + 3) : fallback;
 }
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 const SCALES = arg('scales', '10,200,1000').split(',').map(Number);
 const ROUNDS = Number(arg('rounds', '3'));
 const PODS = Number(arg('pods', '10'));
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
 const mib = (b: number) => (b / 2 ** 20).toFixed(0);
-const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-
-/** workerd processes started since `before` (miniflare's child: its pid is not exposed) */
-function workerdPids(): Set<number> {
-  const out = new Set<number>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'workerd') out.add(Number(d));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-const cpuMs = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * TICK_MS; // utime + stime
-};
-const peakMiB = (pid: number) =>
-  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-const rssMiB = (pid: number) =>
-  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const cpuMs = (pid: number) => processCpuMs(pid) ?? Number.NaN;
+const peakMiB = (pid: number) => (procMemory(pid)?.hwm ?? 0) / 2 ** 20;
+const rssMiB = (pid: number) => (procMemory(pid)?.rss ?? 0) / 2 ** 20;
 
 async function startWorker(config: string, outbound?: (r: Request) => Promise<Response>) {
-  const before = workerdPids();
-  const mf = new Miniflare({
-    name: 'fleet',
-    modules: true,
-    scriptPath: resolve('.cache/worker/worker.js'),
-    ...WORKER_COMPATIBILITY,
-    bindings: { FLEET_CONFIG: config },
-    serviceBindings: { FLEET_RELAY: { name: 'fleet', entrypoint: 'FleetRelay' } },
+  const { mf, url, pid } = await startWorkerdFleet(resolve('.cache/worker/worker.js'), config, {
     ...(outbound ? { outboundService: outbound as never } : {}),
-    host: '127.0.0.1',
-    port: 0,
     // the V8 inspector: the isolate's own heap, what the 128 MB limit counts (./cdp.ts)
     inspectorPort: 0,
     log: new Log(LogLevel.WARN),
   });
-  const url = (await mf.ready).origin;
-  const pid = [...workerdPids()].find((p) => !before.has(p));
-  if (!pid) throw new Error('no workerd process found');
   const cdp = await CdpSession.connect(await mf.getInspectorURL(), 'core:user:fleet');
   return {
     url,

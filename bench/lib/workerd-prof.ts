@@ -1,19 +1,9 @@
-/**
- * Where a merged list's CPU goes in workerd (not a test, not a bench case): canned upstreams (./canned.ts,
- * 10 clusters), one workerd (miniflare, inspector on) running `bundle`, the V8 CPU profile (Chrome DevTools
- * Protocol Profiler, 100 µs samples) of the fleet isolate over `answers` merged JSON lists after two
- * warm-ups, printed as self time per function (top 30) and the whole process's CPU from /proc beside it
- * (what V8 does not see: workerd's own I/O, and the relay invocations, which run in the same isolate).
- *
- *   node --import tsx bench/lib/workerd-prof.ts [bundle=this tree's] [answers=5] [pods=1000] [path=/api/v1/pods]
- */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Miniflare } from 'miniflare';
-import { buildWorker, WORKER_COMPATIBILITY } from '../../scripts/build-worker.mjs';
+import { buildWorker } from '../../scripts/build-worker.mjs';
 import { cannedFleetConfig, startCanned } from './canned.ts';
 import { CdpSession } from './cdp.ts';
-import { descendantsNamed } from './proc.ts';
+import { processCpuMs } from './stats.ts';
+import { startWorkerdFleet } from './workerd.ts';
 
 const [bundleArg, answersS = '5', podsS = '1000', path = '/api/v1/pods'] = process.argv.slice(2);
 let scriptPath = bundleArg ? resolve(bundleArg) : resolve('.cache/workerd-prof/worker.js');
@@ -23,30 +13,16 @@ if (!bundleArg || bundleArg === '-') {
 }
 const canned = await startCanned(2);
 const reply = await canned.serve({ clusters: 10, pods: Number(podsS), latencyMs: 20 });
-const before = new Set(descendantsNamed(process.pid, 'workerd'));
-const mf = new Miniflare({
-  name: 'fleet',
-  modules: true,
-  scriptPath,
-  ...WORKER_COMPATIBILITY,
-  bindings: { FLEET_CONFIG: JSON.stringify(cannedFleetConfig(reply.urls)) },
-  serviceBindings: { FLEET_RELAY: { name: 'fleet', entrypoint: 'FleetRelay' } },
-  host: '127.0.0.1',
-  port: 0,
+const { mf, url, pid } = await startWorkerdFleet(scriptPath, JSON.stringify(cannedFleetConfig(reply.urls)), {
   inspectorPort: 0,
 });
-function cpu(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
+const cpu = (p: number) => processCpuMs(p) ?? Number.NaN;
 interface Node {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
 }
 try {
-  const url = (await mf.ready).origin;
-  const pid = descendantsNamed(process.pid, 'workerd').find((p) => !before.has(p))!;
   const ask = async () => {
     const res = await fetch(`${url}${path}`, { headers: { accept: 'application/json' } });
     return (await res.arrayBuffer()).byteLength;
