@@ -1,13 +1,15 @@
 /**
  * Propagation at the fleet root (docs/propagation.md): a control-plane object Karmada propagates says
- * where it went, from its ResourceBinding (clusters, replicas per cluster, aggregated status); a member's
- * copy says which template it came from and whether it drifted from what Karmada applied (its Work's
- * manifest, src/merge/drift.ts). Pure: what to read, how to index it, what each row and object shows.
+ * where it went, from its ResourceBinding or, cluster-scoped, its ClusterResourceBinding (clusters,
+ * replicas per cluster, aggregated status; read by upstreams/bindings.ts, indexed by merge/bindings.ts);
+ * a member's copy says which template it came from and whether it drifted from what Karmada applied (its
+ * Work's manifest, src/merge/drift.ts). Pure: which lists read them, what each row and object shows.
  *
  * A copy is known by Karmada's own annotations on it (v1.18, work/v1alpha2 well-known constants):
- * `resourcebinding.karmada.io/{name,namespace}` name its binding, `work.karmada.io/{name,namespace}` its
- * Work; the label `resourcebinding.karmada.io/permanent-id` is the binding's id, the selector that picks
- * the copies of one template (`kubectl get deploy -A -l resourcebinding.karmada.io/permanent-id=<id>`).
+ * `resourcebinding.karmada.io/{name,namespace}` (`clusterresourcebinding.karmada.io/name`) name its
+ * binding, `work.karmada.io/{name,namespace}` its Work; the label `resourcebinding.karmada.io/permanent-id`
+ * (`clusterresourcebinding.karmada.io/permanent-id`) is the binding's id, the selector that picks the copies
+ * of one template (`kubectl get deploy -A -l resourcebinding.karmada.io/permanent-id=<id>`).
  */
 
 import {
