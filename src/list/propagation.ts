@@ -1,8 +1,8 @@
 /**
- * Propagation in a merged list (docs/propagation.md): one extra read of the control plane's
- * ResourceBindings for the namespaces of the list (and its ClusterResourceBindings when the list names no
- * namespace: its kind may be cluster-scoped; upstreams/bindings.ts) (only when the list includes the control plane and its
- * kind may be propagated, plan/propagation.ts `mayBePropagated`); when none is of the list's kind nothing
+ * Propagation in a merged list (docs/propagation.md): one extra read of the control plane's bindings
+ * (upstreams/bindings.ts: the ResourceBindings of the list's namespace, or with no namespace those of all
+ * and the ClusterResourceBindings, side by side), only when the list includes the control plane and its
+ * kind may be propagated (plan/propagation.ts `mayBePropagated`); when none is of the list's kind nothing
  * else changes and the list keeps its byte-level fast path. When some are, their Works are read while the
  * clusters answer, a Table asks the clusters for whole objects (a copy's drift needs its fields), and every
  * row, and every JSON item that names Karmada, is enriched (plan/propagation.ts): a JSON item from its
