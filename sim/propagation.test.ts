@@ -8,6 +8,33 @@ const PP = { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'propaga
 const OP = { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'overridepolicies' };
 const RB = { group: 'work.karmada.io', version: 'v1alpha2', resource: 'resourcebindings' };
 const WORK = { group: 'work.karmada.io', version: 'v1alpha1', resource: 'works' };
+const CR = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
+const CPP = { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'clusterpropagationpolicies' };
+const CRB = { group: 'work.karmada.io', version: 'v1alpha2', resource: 'clusterresourcebindings' };
+
+/** A ClusterRole `reader` at the control plane, selected by a ClusterPropagationPolicy to member1 and member3. */
+function clusterRoleFleet() {
+  fleet = createSimFleet();
+  fleet.karmada.create(CR, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'reader' },
+    rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }],
+  } as never);
+  fleet.karmada.create(CPP, {
+    apiVersion: 'policy.karmada.io/v1alpha1',
+    kind: 'ClusterPropagationPolicy',
+    metadata: { name: 'reader' },
+    spec: {
+      resourceSelectors: [
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'reader' },
+      ],
+      placement: { clusterAffinity: { clusterNames: ['member1', 'member3'] } },
+    },
+  } as never);
+  propagate(fleet.karmada);
+  return fleet;
+}
 
 let fleet: { karmada: SimKarmada; members: Map<string, SimCluster> } | undefined;
 afterEach(() => {
@@ -126,5 +153,62 @@ describe('simulated propagation', () => {
     expect(members.get('member2')!.get(D, 'shop', 'web')).toBeUndefined();
     // another template's copies stay
     expect(members.get('member3')!.get(D, 'shop', 'api')).toBeDefined();
+  });
+
+  it('binds a cluster-scoped template of a ClusterPropagationPolicy with a ClusterResourceBinding', () => {
+    const { karmada, members } = clusterRoleFleet();
+    const crb = karmada.get(CRB, undefined, 'reader-clusterrole') as any;
+    expect(crb.metadata.namespace).toBeUndefined();
+    expect(crb.spec.resource).toEqual({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      name: 'reader',
+      uid: expect.any(String),
+      resourceVersion: expect.any(String),
+    });
+    expect(crb.spec.clusters).toEqual([{ name: 'member1' }, { name: 'member3' }]);
+    expect(crb.status.aggregatedStatus.map((s: any) => [s.clusterName, s.applied])).toEqual([
+      ['member1', true],
+      ['member3', true],
+    ]);
+    const id = crb.metadata.labels['clusterresourcebinding.karmada.io/permanent-id'];
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(crb.metadata.labels['clusterpropagationpolicy.karmada.io/permanent-id']).toMatch(
+      /^[0-9a-f-]{36}$/,
+    );
+    expect(crb.metadata.annotations).toEqual({ 'clusterpropagationpolicy.karmada.io/name': 'reader' });
+    // no ResourceBinding for it
+    expect((karmada.list(RB) as any[]).filter((rb) => rb.spec.resource.kind === 'ClusterRole')).toEqual([]);
+    // the template is claimed by the cluster policy
+    expect((karmada.get(CR, undefined, 'reader') as any).metadata).toMatchObject({
+      labels: { 'clusterpropagationpolicy.karmada.io/permanent-id': expect.any(String) },
+      annotations: { 'clusterpropagationpolicy.karmada.io/name': 'reader' },
+    });
+
+    const works = (karmada.list(WORK) as any[]).filter(
+      (w) => w.metadata.labels['clusterresourcebinding.karmada.io/permanent-id'] === id,
+    );
+    expect(works.map((w) => w.metadata.namespace).sort()).toEqual([
+      'karmada-es-member1',
+      'karmada-es-member3',
+    ]);
+    expect(works[0].metadata.annotations).toEqual({
+      'clusterresourcebinding.karmada.io/name': 'reader-clusterrole',
+    });
+    const copy = members.get('member3')!.get(CR, undefined, 'reader') as any;
+    expect(copy.rules).toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }]);
+    expect(copy.metadata.labels['clusterresourcebinding.karmada.io/permanent-id']).toBe(id);
+    expect(copy.metadata.annotations).toMatchObject({
+      'clusterresourcebinding.karmada.io/name': 'reader-clusterrole',
+      'work.karmada.io/namespace': 'karmada-es-member3',
+    });
+    expect(copy.metadata.annotations).not.toHaveProperty(['resourcebinding.karmada.io/name']);
+    expect(members.get('member2')!.get(CR, undefined, 'reader')).toBeUndefined();
+
+    // gone with its template, copies and all
+    karmada.remove(CR, undefined, 'reader');
+    propagate(karmada);
+    expect(karmada.get(CRB, undefined, 'reader-clusterrole')).toBeUndefined();
+    expect(members.get('member1')!.get(CR, undefined, 'reader')).toBeUndefined();
   });
 });

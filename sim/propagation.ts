@@ -1,7 +1,8 @@
 /**
  * A small simulated Karmada propagation (karmada-controller-manager's detector, binding and execution
  * controllers, the scheduler's static placement), one pass per call: for every PropagationPolicy of the
- * control plane, each template its resourceSelectors name gets a ResourceBinding (spec.clusters from
+ * control plane, each template its resourceSelectors name gets a ResourceBinding (for a
+ * ClusterPropagationPolicy and a cluster-scoped template, a ClusterResourceBinding: `Keys`; spec.clusters from
  * `placement.clusterAffinity.clusterNames`, replicas divided by static weight or duplicated), a Work per
  * cluster in `karmada-es-<cluster>` whose manifest is the template after the namespace's OverridePolicies
  * (plaintext and imageOverrider), and that manifest applied to the member, with the labels and annotations
@@ -18,26 +19,94 @@ import type { SimKarmada } from './karmada.ts';
 type Obj = KubeObject & Record<string, any>;
 
 const PP = { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'propagationpolicies' };
+const CPP = { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'clusterpropagationpolicies' };
 const OP = { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'overridepolicies' };
 const RB = { group: 'work.karmada.io', version: 'v1alpha2', resource: 'resourcebindings' };
+const CRB = { group: 'work.karmada.io', version: 'v1alpha2', resource: 'clusterresourcebindings' };
 const WORK = { group: 'work.karmada.io', version: 'v1alpha1', resource: 'works' };
 const NS = { group: '', version: 'v1', resource: 'namespaces' };
 
 const POLICY_ID = 'propagationpolicy.karmada.io/permanent-id';
+const CLUSTER_POLICY_ID = 'clusterpropagationpolicy.karmada.io/permanent-id';
 const BINDING_ID = 'resourcebinding.karmada.io/permanent-id';
+const CLUSTER_BINDING_ID = 'clusterresourcebinding.karmada.io/permanent-id';
+
+/**
+ * What a policy and its binding write, by their kind. A PropagationPolicy binds the templates of its
+ * namespace with ResourceBindings; a ClusterPropagationPolicy binds cluster-scoped templates with
+ * ClusterResourceBindings (Karmada's detector: BuildClusterResourceBinding, AddCPPClaimMetadata; its binding
+ * controller's mergeLabels and mergeAnnotations for the Works and manifests). A namespaced template a
+ * ClusterPropagationPolicy names is not simulated.
+ */
+interface Keys {
+  policy: typeof PP;
+  policyIdLabel: string;
+  /** the claim annotations a policy puts on its templates and bindings */
+  policyAnnotations(pp: Obj): Record<string, string>;
+  binding: typeof RB;
+  bindingKind: string;
+  bindingIdLabel: string;
+  bindingFinalizer: string;
+  /** the annotations naming the binding on its Works and on the manifests (so on the copies) */
+  bindingAnnotations(rbName: string, ns: string | undefined): Record<string, string>;
+}
+
+const NAMESPACED: Keys = {
+  policy: PP,
+  policyIdLabel: POLICY_ID,
+  policyAnnotations: (pp) => ({
+    'propagationpolicy.karmada.io/name': String(pp.metadata.name),
+    'propagationpolicy.karmada.io/namespace': String(pp.metadata.namespace),
+  }),
+  binding: RB,
+  bindingKind: 'ResourceBinding',
+  bindingIdLabel: BINDING_ID,
+  bindingFinalizer: 'karmada.io/binding-controller',
+  bindingAnnotations: (rbName, ns) => ({
+    'resourcebinding.karmada.io/name': rbName,
+    'resourcebinding.karmada.io/namespace': String(ns),
+  }),
+};
+
+const CLUSTER_SCOPED: Keys = {
+  policy: CPP,
+  policyIdLabel: CLUSTER_POLICY_ID,
+  policyAnnotations: (pp) => ({ 'clusterpropagationpolicy.karmada.io/name': String(pp.metadata.name) }),
+  binding: CRB,
+  bindingKind: 'ClusterResourceBinding',
+  bindingIdLabel: CLUSTER_BINDING_ID,
+  bindingFinalizer: 'karmada.io/cluster-resource-binding-controller',
+  bindingAnnotations: (rbName) => ({ 'clusterresourcebinding.karmada.io/name': rbName }),
+};
 const WORK_ID = 'work.karmada.io/permanent-id';
 
 /** One propagation pass over the control plane's policies. */
 export function propagate(karmada: SimKarmada): void {
-  for (const pp of karmada.list(PP) as Obj[]) {
-    for (const sel of pp.spec?.resourceSelectors ?? []) {
-      const def = defOf(karmada, sel.apiVersion, sel.kind);
-      if (!def || !sel.name) continue;
-      const template = karmada.get(def, pp.metadata.namespace, sel.name) as Obj | undefined;
-      if (template) propagateOne(karmada, pp, def, template);
+  for (const keys of [NAMESPACED, CLUSTER_SCOPED])
+    for (const pp of karmada.list(keys.policy) as Obj[]) {
+      for (const sel of pp.spec?.resourceSelectors ?? []) {
+        const def = defOf(karmada, sel.apiVersion, sel.kind);
+        if (!def || !sel.name || def.namespaced !== (keys === NAMESPACED)) continue;
+        const template = karmada.get(def, pp.metadata.namespace, sel.name) as Obj | undefined;
+        if (template) propagateOne(karmada, keys, pp, def, template);
+      }
     }
-  }
   collectOrphans(karmada);
+}
+
+/** The binding a Work (or a copy) names with its annotations: its kind's keys, and its namespace/name. */
+function bindingNamed(
+  a: Record<string, any>,
+): { keys: Keys; ns: string | undefined; name: string } | undefined {
+  if (typeof a['resourcebinding.karmada.io/name'] === 'string')
+    return {
+      keys: NAMESPACED,
+      ns: a['resourcebinding.karmada.io/namespace'],
+      name: a['resourcebinding.karmada.io/name'],
+    };
+  if (typeof a['clusterresourcebinding.karmada.io/name'] === 'string')
+    return { keys: CLUSTER_SCOPED, ns: undefined, name: a['clusterresourcebinding.karmada.io/name'] };
+  return undefined;
 }
 
 /**
@@ -51,12 +120,8 @@ function collectOrphans(karmada: SimKarmada): void {
     return def ? { def, obj: karmada.get(def, r.namespace, r.name) } : undefined;
   };
   for (const work of karmada.list(WORK) as Obj[]) {
-    const a = work.metadata.annotations ?? {};
-    const rb = karmada.get(
-      RB,
-      a['resourcebinding.karmada.io/namespace'],
-      String(a['resourcebinding.karmada.io/name']),
-    );
+    const named = bindingNamed(work.metadata.annotations ?? {});
+    const rb = named && karmada.get(named.keys.binding, named.ns, named.name);
     if (rb && templateOf((rb as Obj).spec?.resource)?.obj) continue;
     const manifest = work.spec?.workload?.manifests?.[0];
     const def = manifest && defOf(karmada, manifest.apiVersion, manifest.kind);
@@ -64,15 +129,14 @@ function collectOrphans(karmada: SimKarmada): void {
     const copy =
       def && (member?.get(def, manifest.metadata.namespace, manifest.metadata.name) as Obj | undefined);
     // only a copy this binding made: Karmada's annotations on it name the binding
-    if (
-      copy &&
-      copy.metadata.annotations?.['resourcebinding.karmada.io/name'] === a['resourcebinding.karmada.io/name']
-    )
+    const by = copy && bindingNamed(copy.metadata.annotations ?? {});
+    if (by && named && by.keys === named.keys && by.name === named.name)
       member!.remove(def, manifest.metadata.namespace, manifest.metadata.name);
     finish(karmada, WORK, work);
   }
-  for (const rb of karmada.list(RB) as Obj[])
-    if (!templateOf(rb.spec?.resource)?.obj) finish(karmada, RB, rb);
+  for (const gvr of [RB, CRB])
+    for (const rb of karmada.list(gvr) as Obj[])
+      if (!templateOf(rb.spec?.resource)?.obj) finish(karmada, gvr, rb);
 }
 
 /** Deletes an object whose finalizer is the simulated controller's own: it lets go, then it is gone. */
@@ -95,22 +159,21 @@ function clone<T>(v: T): T {
   return JSON.parse(JSON.stringify(v));
 }
 
-function propagateOne(karmada: SimKarmada, pp: Obj, def: ResourceDef, template: Obj): void {
-  const policyName = String(pp.metadata.name);
-  const ns = template.metadata.namespace as string;
+function propagateOne(karmada: SimKarmada, keys: Keys, pp: Obj, def: ResourceDef, template: Obj): void {
+  const ns = template.metadata.namespace as string | undefined;
   const name = template.metadata.name as string;
-  const policyId = (pp.metadata.labels?.[POLICY_ID] as string | undefined) ?? crypto.randomUUID();
-  if (!pp.metadata.labels?.[POLICY_ID]) {
-    pp.metadata.labels = { ...(pp.metadata.labels ?? {}), [POLICY_ID]: policyId };
-    karmada.update(PP, pp);
+  const idLabel = keys.policyIdLabel;
+  const policyId = (pp.metadata.labels?.[idLabel] as string | undefined) ?? crypto.randomUUID();
+  if (!pp.metadata.labels?.[idLabel]) {
+    pp.metadata.labels = { ...(pp.metadata.labels ?? {}), [idLabel]: policyId };
+    karmada.update(keys.policy, pp);
   }
   // the detector claims the template for the policy
-  if (template.metadata.labels?.[POLICY_ID] !== policyId) {
-    template.metadata.labels = { ...(template.metadata.labels ?? {}), [POLICY_ID]: policyId };
+  if (template.metadata.labels?.[idLabel] !== policyId) {
+    template.metadata.labels = { ...(template.metadata.labels ?? {}), [idLabel]: policyId };
     template.metadata.annotations = {
       ...(template.metadata.annotations ?? {}),
-      'propagationpolicy.karmada.io/name': policyName,
-      'propagationpolicy.karmada.io/namespace': ns,
+      ...keys.policyAnnotations(pp),
     };
     karmada.update(def, template);
   }
@@ -119,16 +182,18 @@ function propagateOne(karmada: SimKarmada, pp: Obj, def: ResourceDef, template: 
   const total = typeof template.spec?.replicas === 'number' ? template.spec.replicas : undefined;
   const replicas = divide(total, clusters, pp.spec?.placement?.replicaScheduling);
   const rbName = `${name}-${def.kind.toLowerCase()}`;
-  const existing = karmada.get(RB, ns, rbName) as Obj | undefined;
-  const bindingId = (existing?.metadata.labels?.[BINDING_ID] as string | undefined) ?? crypto.randomUUID();
+  const existing = karmada.get(keys.binding, ns, rbName) as Obj | undefined;
+  const bindingId =
+    (existing?.metadata.labels?.[keys.bindingIdLabel] as string | undefined) ?? crypto.randomUUID();
   const suspended = pp.spec?.suspension?.dispatching === true;
   const aggregated: any[] = [];
   for (const cluster of clusters) {
     const member = karmada.members.get(cluster);
     const workNs = `karmada-es-${cluster}`;
-    const workName = `${name}-${shortHash(`${def.kind}/${ns}/${name}`)}`;
+    const workName = `${name}-${shortHash(`${def.kind}/${ns ?? ''}/${name}`)}`;
     const manifest = manifestFor(karmada, template, cluster, replicas.get(cluster), {
-      policy: policyName,
+      keys,
+      pp,
       policyId,
       rbName,
       bindingId,
@@ -143,13 +208,10 @@ function propagateOne(karmada: SimKarmada, pp: Obj, def: ResourceDef, template: 
         name: workName,
         namespace: workNs,
         labels: {
-          [BINDING_ID]: bindingId,
+          [keys.bindingIdLabel]: bindingId,
           [WORK_ID]: oldWork?.metadata.labels?.[WORK_ID] ?? crypto.randomUUID(),
         },
-        annotations: {
-          'resourcebinding.karmada.io/name': rbName,
-          'resourcebinding.karmada.io/namespace': ns,
-        },
+        annotations: keys.bindingAnnotations(rbName, ns),
         finalizers: ['karmada.io/execution-controller'],
       },
       spec: { workload: { manifests: [manifest] }, ...(suspended ? { suspendDispatching: true } : {}) },
@@ -173,15 +235,12 @@ function propagateOne(karmada: SimKarmada, pp: Obj, def: ResourceDef, template: 
 
   const rb: Obj = {
     apiVersion: 'work.karmada.io/v1alpha2',
-    kind: 'ResourceBinding',
+    kind: keys.bindingKind,
     metadata: {
       name: rbName,
-      namespace: ns,
-      labels: { [POLICY_ID]: policyId, [BINDING_ID]: bindingId },
-      annotations: {
-        'propagationpolicy.karmada.io/name': policyName,
-        'propagationpolicy.karmada.io/namespace': ns,
-      },
+      ...(ns ? { namespace: ns } : {}),
+      labels: { [idLabel]: policyId, [keys.bindingIdLabel]: bindingId },
+      annotations: keys.policyAnnotations(pp),
       ownerReferences: [
         {
           apiVersion: template.apiVersion,
@@ -192,13 +251,13 @@ function propagateOne(karmada: SimKarmada, pp: Obj, def: ResourceDef, template: 
           blockOwnerDeletion: true,
         },
       ],
-      finalizers: ['karmada.io/binding-controller'],
+      finalizers: [keys.bindingFinalizer],
     },
     spec: {
       resource: {
         apiVersion: template.apiVersion,
         kind: template.kind,
-        namespace: ns,
+        ...(ns ? { namespace: ns } : {}),
         name,
         uid: template.metadata.uid,
         resourceVersion: template.metadata.resourceVersion,
@@ -222,9 +281,9 @@ function propagateOne(karmada: SimKarmada, pp: Obj, def: ResourceDef, template: 
       aggregatedStatus: aggregated,
     },
   };
-  if (!existing) karmada.create(RB, rb);
+  if (!existing) karmada.create(keys.binding, rb);
   else if (JSON.stringify([existing.spec, existing.status]) !== JSON.stringify([rb.spec, rb.status]))
-    karmada.update(RB, { ...existing, spec: rb.spec, status: rb.status });
+    karmada.update(keys.binding, { ...existing, spec: rb.spec, status: rb.status });
 }
 
 /** Karmada's static-weight division: floor by weight, the remainder one by one to the heaviest first. */
@@ -255,7 +314,8 @@ function divide(total: number | undefined, clusters: string[], scheduling: any):
 }
 
 interface Ids {
-  policy: string;
+  keys: Keys;
+  pp: Obj;
   policyId: string;
   rbName: string;
   bindingId: string;
@@ -284,7 +344,8 @@ function manifestFor(
     if (!['apiVersion', 'kind', 'metadata', 'status'].includes(k)) m[k] = v;
   if (replicas !== undefined && m.spec) m.spec.replicas = replicas;
   const applied: any[] = [];
-  for (const op of karmada.list(OP, md.namespace) as Obj[]) {
+  // OverridePolicies are namespaced: a cluster-scoped template's would be ClusterOverridePolicies (not simulated)
+  for (const op of md.namespace ? (karmada.list(OP, md.namespace) as Obj[]) : []) {
     const selected = (op.spec?.resourceSelectors ?? []).some(
       (s: any) => s.kind === t.kind && (!s.name || s.name === md.name),
     );
@@ -296,14 +357,12 @@ function manifestFor(
       applied.push({ policyName: op.metadata.name, overriders: rule.overriders });
     }
   }
-  labels[POLICY_ID] = ids.policyId;
-  labels[BINDING_ID] = ids.bindingId;
+  labels[ids.keys.policyIdLabel] = ids.policyId;
+  labels[ids.keys.bindingIdLabel] = ids.bindingId;
   labels['karmada.io/managed'] = 'true';
   Object.assign(annotations, {
-    'propagationpolicy.karmada.io/name': ids.policy,
-    'propagationpolicy.karmada.io/namespace': md.namespace,
-    'resourcebinding.karmada.io/name': ids.rbName,
-    'resourcebinding.karmada.io/namespace': md.namespace,
+    ...ids.keys.policyAnnotations(ids.pp),
+    ...ids.keys.bindingAnnotations(ids.rbName, md.namespace),
     'resourcetemplate.karmada.io/uid': md.uid,
     'work.karmada.io/name': ids.workName,
     'work.karmada.io/namespace': ids.workNs,

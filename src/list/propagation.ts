@@ -1,7 +1,8 @@
 /**
- * Propagation in a merged list (docs/propagation.md): one extra read of the control plane's
- * ResourceBindings for the namespaces of the list (only when the list includes the control plane and its
- * kind may be propagated, plan/propagation.ts `mayBePropagated`); when none is of the list's kind nothing
+ * Propagation in a merged list (docs/propagation.md): one extra read of the control plane's bindings
+ * (upstreams/bindings.ts: the ResourceBindings of the list's namespace, or with no namespace those of all
+ * and the ClusterResourceBindings, side by side), only when the list includes the control plane and its
+ * kind may be propagated (plan/propagation.ts `mayBePropagated`); when none is of the list's kind nothing
  * else changes and the list keeps its byte-level fast path. When some are, their Works are read while the
  * clusters answer, a Table asks the clusters for whole objects (a copy's drift needs its fields), and every
  * row, and every JSON item that names Karmada, is enriched (plan/propagation.ts): a JSON item from its
@@ -9,24 +10,20 @@
  */
 import { addAnnotations, itemFacts, parseItem, type SplitEvent, stringAt } from '../merge/jsonsplit/index.ts';
 import {
-  addWorks,
-  bindingsPath,
   enrichItem,
   enrichRow,
   type IncludeObject,
   includeObjectOf,
-  indexBindings,
   itemAnnotations,
   mayBePropagated,
   PROPAGATION_COLUMNS,
   type PropagationIndex,
   templateAnnotationsOf,
-  worksPath,
 } from '../plan/propagation.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FanOutDeps } from '../types.ts';
+import { readBindings } from '../upstreams/bindings.ts';
 import type { Target } from '../upstreams/fanout.ts';
-import { readJson } from '../upstreams/json.ts';
 import type { ListEvents } from './merge.ts';
 
 export interface ListPropagation {
@@ -51,16 +48,14 @@ export async function listPropagation(
 ): Promise<ListPropagation | undefined> {
   const karmada = targets.find((t) => t.controlPlane);
   if (!karmada || !mayBePropagated(info)) return undefined;
-  const bindings = await readJson(deps, karmada, bindingsPath(info.namespace), req.signal);
-  const index = indexBindings(bindings, info.apiGroup, info.resource);
-  if (index.byBinding.size === 0) return undefined;
-  const ids = [...index.byBinding.values()].flatMap((p) => (p.bindingId ? [p.bindingId] : []));
-  const works =
-    shape === 'metadata'
-      ? Promise.resolve()
-      : readJson(deps, karmada, worksPath(ids), req.signal).then((list) => {
-          if (list !== undefined) addWorks(index, list);
-        });
+  const read = await readBindings(
+    deps,
+    karmada,
+    { namespace: info.namespace, group: info.apiGroup, resource: info.resource, works: shape !== 'metadata' },
+    req.signal,
+  );
+  if (!read || read.index.byBinding.size === 0) return undefined;
+  const { index, works } = read;
   return {
     index,
     works,

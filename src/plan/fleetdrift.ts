@@ -3,8 +3,9 @@
  * each member's copy, and the report.
  *
  *   GET /apis/fleet.karmada.io/v1alpha1/namespaces/<ns>/drifts?apiVersion=apps/v1&kind=Deployment&name=web
+ *   GET /apis/fleet.karmada.io/v1alpha1/drifts?apiVersion=rbac.authorization.k8s.io/v1&kind=ClusterRole&name=r
  *
- * The template's ResourceBinding (control plane) says the clusters; each cluster's Work holds what Karmada
+ * The template's ResourceBinding (its ClusterResourceBinding when cluster-scoped) says the clusters; each cluster's Work holds what Karmada
  * applied there (the template after overrides); each member's copy is read as the caller and compared
  * field by field (src/merge/drift.ts). The answer (JSON):
  *   {"kind":"DriftReport","apiVersion":"fleet.karmada.io/v1alpha1","template":{…},"binding":"ns/name",
@@ -13,8 +14,8 @@
  * state: InSync, Drifted, Missing (no copy in the member), Unknown (the Work or the copy could not be read).
  */
 import { badRequest, type Status } from '../kube/status.ts';
+import { guessResource } from '../merge/bindings.ts';
 import type { Difference } from '../merge/drift.ts';
-import { guessResource } from './propagation.ts';
 
 export const FLEET_DRIFT_GROUP = 'fleet.karmada.io';
 export const FLEET_DRIFT_RESOURCE = 'drifts';
@@ -30,9 +31,8 @@ export interface DriftAsk {
   name: string;
 }
 
+/** `namespace` empty: the template is cluster-scoped (`/apis/fleet.karmada.io/v1alpha1/drifts?…`). */
 export function readDriftAsk(namespace: string, q: URLSearchParams): DriftAsk | Status {
-  if (!namespace)
-    return badRequest('drifts are namespaced: /apis/fleet.karmada.io/v1alpha1/namespaces/<ns>/drifts');
   const apiVersion = q.get('apiVersion') ?? '';
   const kind = q.get('kind') ?? '';
   const name = q.get('name') ?? '';
@@ -53,7 +53,8 @@ export function readDriftAsk(namespace: string, q: URLSearchParams): DriftAsk | 
 /** Where a member keeps its copy (the template's own path: Karmada keeps name and namespace). */
 export function copyPath(ask: DriftAsk): string {
   const base = ask.apiVersion.includes('/') ? `/apis/${ask.apiVersion}` : `/api/${ask.apiVersion}`;
-  return `${base}/namespaces/${encodeURIComponent(ask.namespace)}/${guessResource(ask.kind)}/${encodeURIComponent(ask.name)}`;
+  const ns = ask.namespace ? `/namespaces/${encodeURIComponent(ask.namespace)}` : '';
+  return `${base}${ns}/${guessResource(ask.kind)}/${encodeURIComponent(ask.name)}`;
 }
 
 export type CopyState = 'InSync' | 'Drifted' | 'Missing' | 'Unknown';
@@ -74,18 +75,25 @@ export interface DriftReport {
   copies: CopyReport[];
 }
 
-/** The Work manifest Karmada wrote for `cluster` (its execution namespace `karmada-es-<cluster>`). */
-export function manifestFor(works: unknown, cluster: string, ask: DriftAsk): unknown {
-  const items = (works as { items?: any[] } | null)?.items ?? [];
-  for (const w of items) {
-    if (w?.metadata?.namespace !== `karmada-es-${cluster}`) continue;
-    for (const m of w?.spec?.workload?.manifests ?? [])
-      if (
-        m?.kind === ask.kind &&
-        m?.metadata?.name === ask.name &&
-        (m?.metadata?.namespace ?? '') === ask.namespace
-      )
-        return m;
+/**
+ * The Work manifest Karmada wrote for `cluster` (its execution namespace `karmada-es-<cluster>`), from the
+ * manifests read by the Works' `namespace/name`.
+ */
+export function manifestFor(
+  manifests: ReadonlyMap<string, unknown>,
+  cluster: string,
+  ask: DriftAsk,
+): unknown {
+  const prefix = `karmada-es-${cluster}/`;
+  for (const [work, m] of manifests) {
+    if (!work.startsWith(prefix)) continue;
+    const o = m as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } } | null;
+    if (
+      o?.kind === ask.kind &&
+      o.metadata?.name === ask.name &&
+      (o.metadata?.namespace ?? '') === ask.namespace
+    )
+      return m;
   }
   return undefined;
 }

@@ -6,6 +6,7 @@ import {
   enrichRow,
   guessResource,
   indexBindings,
+  isCopy,
   mayBePropagated,
   placementsCell,
   worksPath,
@@ -144,5 +145,57 @@ describe('templates and copies', () => {
     );
     expect(plain.cells).toEqual(['web', '', '', '', '']);
     expect(plain.object.kind).toBe('Deployment');
+  });
+
+  it('a cluster-scoped template and its copies, through its ClusterResourceBinding', () => {
+    const crb = {
+      metadata: {
+        name: 'reader-clusterrole',
+        labels: { 'clusterresourcebinding.karmada.io/permanent-id': 'crb-id' },
+      },
+      spec: {
+        resource: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'reader' },
+        clusters: [{ name: 'member1' }, { name: 'member3' }],
+      },
+      status: { aggregatedStatus: [{ clusterName: 'member1', applied: true, health: 'Healthy' }] },
+    };
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', rules: [] };
+    const i = indexBindings([{ items: [rb] }, { items: [crb] }], 'rbac.authorization.k8s.io', 'clusterroles');
+    addWorks(i, {
+      items: [
+        {
+          metadata: { name: 'reader-1', namespace: 'karmada-es-member1' },
+          spec: { workload: { manifests: [{ ...role, metadata: { name: 'reader' } }] } },
+        },
+      ],
+    });
+    const tmpl = enrichRow(
+      i,
+      { cells: ['reader'], object: { ...role, metadata: { name: 'reader' } } },
+      'karmada',
+      'Object',
+    );
+    expect(tmpl.cells).toEqual(['reader', 'member1,member3', '', '', 'applied 1/2, healthy 1/2']);
+    expect(tmpl.object.metadata.annotations['fleet.karmada.io/copies-selector']).toBe(
+      'clusterresourcebinding.karmada.io/permanent-id=crb-id',
+    );
+    const copyMd = {
+      name: 'reader',
+      annotations: {
+        'clusterresourcebinding.karmada.io/name': 'reader-clusterrole',
+        'work.karmada.io/name': 'reader-1',
+        'work.karmada.io/namespace': 'karmada-es-member1',
+      },
+    };
+    expect(isCopy({ metadata: copyMd })).toBe(true);
+    const copy = enrichRow(
+      i,
+      { cells: ['reader'], object: { ...role, metadata: copyMd } },
+      'member1',
+      'None',
+    );
+    expect(copy.cells).toEqual(['reader', '', 'reader', 'InSync', 'applied, healthy']);
+    const drifted = { ...role, rules: [{ verbs: ['*'] }], metadata: copyMd };
+    expect(copyFacts(i, drifted, 'member1', true)?.drift).toBe('Drifted');
   });
 });

@@ -1,26 +1,48 @@
 /**
  * Propagation at the fleet root (docs/propagation.md): a control-plane object Karmada propagates says
- * where it went, from its ResourceBinding (clusters, replicas per cluster, aggregated status); a member's
- * copy says which template it came from and whether it drifted from what Karmada applied (its Work's
- * manifest, src/merge/drift.ts). Pure: what to read, how to index it, what each row and object shows.
+ * where it went, from its ResourceBinding or, cluster-scoped, its ClusterResourceBinding (clusters,
+ * replicas per cluster, aggregated status; read by upstreams/bindings.ts, indexed by merge/bindings.ts);
+ * a member's copy says which template it came from and whether it drifted from what Karmada applied (its
+ * Work's manifest, src/merge/drift.ts). Pure: which lists read them, what each row and object shows.
  *
  * A copy is known by Karmada's own annotations on it (v1.18, work/v1alpha2 well-known constants):
- * `resourcebinding.karmada.io/{name,namespace}` name its binding, `work.karmada.io/{name,namespace}` its
- * Work; the label `resourcebinding.karmada.io/permanent-id` is the binding's id, the selector that picks
- * the copies of one template (`kubectl get deploy -A -l resourcebinding.karmada.io/permanent-id=<id>`).
+ * `resourcebinding.karmada.io/{name,namespace}` (`clusterresourcebinding.karmada.io/name`) name its
+ * binding, `work.karmada.io/{name,namespace}` its Work; the label `resourcebinding.karmada.io/permanent-id`
+ * (`clusterresourcebinding.karmada.io/permanent-id`) is the binding's id, the selector that picks the copies
+ * of one template (`kubectl get deploy -A -l resourcebinding.karmada.io/permanent-id=<id>`).
  */
+
+import {
+  copyBindingKey,
+  type Placement,
+  type Propagation,
+  type PropagationIndex,
+  WORK_NAME_ANNOTATION,
+  WORK_NAMESPACE_ANNOTATION,
+} from '../merge/bindings.ts';
 import { type Difference, driftOf } from '../merge/drift.ts';
 import { PROPAGATION_ANNOTATIONS as A } from '../merge/objects/index.ts';
 import type { ColumnDefinition } from '../merge/table/index.ts';
 
-export const BINDING_NAME_ANNOTATION = 'resourcebinding.karmada.io/name';
-export const BINDING_NAMESPACE_ANNOTATION = 'resourcebinding.karmada.io/namespace';
-export const BINDING_ID_LABEL = 'resourcebinding.karmada.io/permanent-id';
-export const WORK_NAME_ANNOTATION = 'work.karmada.io/name';
-export const WORK_NAMESPACE_ANNOTATION = 'work.karmada.io/namespace';
-
-export const BINDINGS_GROUP_VERSION = 'work.karmada.io/v1alpha2';
-export const WORKS_GROUP_VERSION = 'work.karmada.io/v1alpha1';
+// the bindings' model lives in merge/bindings.ts (the reader, upstreams/bindings.ts, uses it too)
+export {
+  addWorks,
+  BINDING_ID_LABEL,
+  BINDING_NAME_ANNOTATION,
+  BINDING_NAMESPACE_ANNOTATION,
+  bindingsPath,
+  CLUSTER_BINDING_ID_LABEL,
+  CLUSTER_BINDING_NAME_ANNOTATION,
+  guessResource,
+  indexBindings,
+  type Placement,
+  type Propagation,
+  type PropagationIndex,
+  readBinding,
+  WORK_NAME_ANNOTATION,
+  WORK_NAMESPACE_ANNOTATION,
+  worksPath,
+} from '../merge/bindings.ts';
 
 /**
  * Resources whose objects each member's own controllers make (pods of a ReplicaSet, events, endpoints,
@@ -42,134 +64,6 @@ export function mayBePropagated(info: { apiGroup: string; resource: string; subr
   if (info.subresource) return false;
   if (info.apiGroup.endsWith('karmada.io') || info.apiGroup === 'events.k8s.io') return false;
   return !MADE_IN_MEMBERS.has(info.resource);
-}
-
-/** The bindings to read for a list of `namespace` (all namespaces when empty). */
-export function bindingsPath(namespace: string): string {
-  return namespace
-    ? `/apis/${BINDINGS_GROUP_VERSION}/namespaces/${encodeURIComponent(namespace)}/resourcebindings`
-    : `/apis/${BINDINGS_GROUP_VERSION}/resourcebindings`;
-}
-
-/** The Works of the given bindings (by permanent id), in every execution namespace. */
-export function worksPath(bindingIds: readonly string[]): string {
-  if (bindingIds.length === 0 || bindingIds.length > 100) return `/apis/${WORKS_GROUP_VERSION}/works`;
-  const q = new URLSearchParams({ labelSelector: `${BINDING_ID_LABEL} in (${bindingIds.join(',')})` });
-  return `/apis/${WORKS_GROUP_VERSION}/works?${q}`;
-}
-
-/**
- * kube's guess of a kind's resource (apimachinery `UnsafeGuessKindToResource`), right for the built-in
- * kinds and for CRDs that follow the convention: how a binding's `spec.resource.kind` meets a list's
- * resource.
- */
-export function guessResource(kind: string): string {
-  const k = kind.toLowerCase();
-  if (k === '') return k;
-  if (k === 'endpoints') return k;
-  if (k.endsWith('s')) return `${k}es`;
-  if (k.endsWith('y')) return `${k.slice(0, -1)}ies`;
-  return `${k}s`;
-}
-
-export interface Placement {
-  cluster: string;
-  /** replicas Karmada gave this cluster (absent for kinds without replicas) */
-  replicas?: number;
-  applied?: boolean;
-  /** Karmada's health of the copy: Healthy, Unhealthy, Unknown */
-  health?: string;
-}
-
-export interface Propagation {
-  /** the binding's namespace/name */
-  binding: string;
-  bindingId?: string;
-  /** the template, as the binding's spec.resource names it */
-  template: { apiVersion: string; kind: string; namespace: string; name: string };
-  /** spec.clusters, in Karmada's order, with each cluster's aggregated status */
-  placements: Placement[];
-}
-
-/** A list answer's items (nothing when it is not one). */
-function itemsOf(list: unknown): any[] {
-  const items = (list as { items?: unknown } | null)?.items;
-  return Array.isArray(items) ? items : [];
-}
-
-function groupOf(apiVersion: string): string {
-  const at = apiVersion.indexOf('/');
-  return at < 0 ? '' : apiVersion.slice(0, at);
-}
-
-/** One binding read as the fleet shows it. */
-export function readBinding(rb: any): Propagation | undefined {
-  const md = rb?.metadata ?? {};
-  const res = rb?.spec?.resource;
-  if (typeof md.name !== 'string' || typeof res?.kind !== 'string' || typeof res?.name !== 'string')
-    return undefined;
-  const status = new Map<string, any>();
-  for (const s of rb?.status?.aggregatedStatus ?? [])
-    if (typeof s?.clusterName === 'string') status.set(s.clusterName, s);
-  const placements: Placement[] = [];
-  for (const c of rb?.spec?.clusters ?? []) {
-    if (typeof c?.name !== 'string') continue;
-    const p: Placement = { cluster: c.name };
-    if (typeof c.replicas === 'number') p.replicas = c.replicas;
-    const s = status.get(c.name);
-    if (s && typeof s.applied === 'boolean') p.applied = s.applied;
-    if (s && typeof s.health === 'string') p.health = s.health;
-    placements.push(p);
-  }
-  const id = md.labels?.[BINDING_ID_LABEL];
-  return {
-    binding: `${md.namespace ?? ''}/${md.name}`,
-    ...(typeof id === 'string' ? { bindingId: id } : {}),
-    template: {
-      apiVersion: String(res.apiVersion ?? ''),
-      kind: res.kind,
-      namespace: String(res.namespace ?? md.namespace ?? ''),
-      name: res.name,
-    },
-    placements,
-  };
-}
-
-/** What one list's rows and objects are enriched from: the bindings of its kind, and their Works. */
-export interface PropagationIndex {
-  /** by the template's `namespace/name` (the list's kind only) */
-  byTemplate: Map<string, Propagation>;
-  /** by the binding's `namespace/name` */
-  byBinding: Map<string, Propagation>;
-  /** Work manifests by the Work's `namespace/name` (filled once the Works are read) */
-  manifests: Map<string, unknown>;
-  /** whether the Works could be read (false: a copy's drift is Unknown) */
-  worksRead: boolean;
-}
-
-/** The bindings of a ResourceBinding list whose template is of `group`/`resource`. */
-export function indexBindings(list: unknown, group: string, resource: string): PropagationIndex {
-  const byTemplate = new Map<string, Propagation>();
-  const byBinding = new Map<string, Propagation>();
-  for (const rb of itemsOf(list)) {
-    const p = readBinding(rb);
-    if (!p || groupOf(p.template.apiVersion) !== group || guessResource(p.template.kind) !== resource)
-      continue;
-    byTemplate.set(`${p.template.namespace}/${p.template.name}`, p);
-    byBinding.set(p.binding, p);
-  }
-  return { byTemplate, byBinding, manifests: new Map(), worksRead: false };
-}
-
-/** Adds a Work list's manifests to the index (each Work's first manifest: Karmada writes one). */
-export function addWorks(index: PropagationIndex, list: unknown): void {
-  for (const w of itemsOf(list)) {
-    const md = w?.metadata ?? {};
-    const manifest = w?.spec?.workload?.manifests?.[0];
-    if (typeof md.name === 'string' && manifest)
-      index.manifests.set(`${md.namespace ?? ''}/${md.name}`, manifest);
-  }
-  index.worksRead = true;
 }
 
 // ------------------------------------------------------------------------------------- what is shown
@@ -207,7 +101,7 @@ function annotationsOf(obj: any): Record<string, unknown> {
 
 /** Whether an object is a Karmada copy (its binding named on it). */
 export function isCopy(obj: unknown): boolean {
-  return typeof annotationsOf(obj)[BINDING_NAME_ANNOTATION] === 'string';
+  return copyBindingKey(annotationsOf(obj)) !== undefined;
 }
 
 /**
@@ -223,10 +117,8 @@ export function copyFacts(
   full: boolean,
 ): CopyFacts | undefined {
   const a = annotationsOf(obj);
-  const name = a[BINDING_NAME_ANNOTATION];
-  if (typeof name !== 'string') return undefined;
-  const ns = typeof a[BINDING_NAMESPACE_ANNOTATION] === 'string' ? a[BINDING_NAMESPACE_ANNOTATION] : '';
-  const p = index.byBinding.get(`${ns}/${name}`);
+  const key = copyBindingKey(a);
+  const p = key === undefined ? undefined : index.byBinding.get(key);
   if (!p) return undefined;
   const placement = p.placements.find((c) => c.cluster === cluster);
   const work = `${a[WORK_NAMESPACE_ANNOTATION] ?? ''}/${a[WORK_NAME_ANNOTATION] ?? ''}`;
@@ -241,7 +133,7 @@ export function templateAnnotations(p: Propagation): Record<string, string> {
   return {
     [A.propagatedTo]: placementsCell(p),
     [A.status]: aggregatedCell(p),
-    ...(p.bindingId ? { [A.copies]: `${BINDING_ID_LABEL}=${p.bindingId}` } : {}),
+    ...(p.bindingId ? { [A.copies]: `${p.idLabel}=${p.bindingId}` } : {}),
   };
 }
 

@@ -1,11 +1,14 @@
 /**
  * `kubectl fleet diff`: the fleet's own endpoint `/apis/fleet.karmada.io/v1alpha1/namespaces/<ns>/drifts`
- * (what it takes and answers: src/plan/fleetdrift.ts). Two reads of the control plane (the template's
- * ResourceBinding, then its Works), then every cluster it went to asked for its copy at once, as the
- * caller; each copy compared with what Karmada applied to it (src/merge/drift.ts).
+ * (`/apis/fleet.karmada.io/v1alpha1/drifts` for a cluster-scoped template; what it takes and answers:
+ * src/plan/fleetdrift.ts). Two reads of the control plane (the template's ResourceBinding or
+ * ClusterResourceBinding, then its Works, both by upstreams/bindings.ts), then every cluster it went to
+ * asked for its copy at once, as the caller; each copy compared with what Karmada applied to it
+ * (src/merge/drift.ts).
  */
 import type { Context } from 'hono';
 import { badRequest, failure, notFound, statusResponse } from '../kube/status.ts';
+import { guessResource } from '../merge/bindings.ts';
 import { driftOf } from '../merge/drift.ts';
 import { fleetName } from '../merge/objects/index.ts';
 import {
@@ -15,11 +18,10 @@ import {
   manifestFor,
   readDriftAsk,
 } from '../plan/fleetdrift.ts';
-import { bindingsPath, readBinding, worksPath } from '../plan/propagation.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { ClustersDeps, FanOutDeps } from '../types.ts';
+import { readBindings } from '../upstreams/bindings.ts';
 import { fanOut, fleetTargets } from '../upstreams/fanout.ts';
-import { readJson } from '../upstreams/json.ts';
 
 export type FleetDriftDeps = FanOutDeps & ClustersDeps;
 
@@ -40,30 +42,33 @@ export async function fleetDriftRoute(
         'drifts compare Karmada templates with their copies: the fleet view has no control plane (federation off)',
       ),
     );
-  const group = ask.apiVersion.includes('/') ? ask.apiVersion.split('/')[0] : '';
-  const bindings = await readJson(deps, karmada, bindingsPath(ask.namespace), req.signal);
-  if (bindings === undefined)
+  const group = ask.apiVersion.includes('/') ? ask.apiVersion.split('/')[0]! : '';
+  // a template without a namespace is cluster-scoped: its binding is a ClusterResourceBinding
+  const kind = ask.namespace ? 'resourcebindings' : 'clusterresourcebindings';
+  const read = await readBindings(
+    deps,
+    karmada,
+    {
+      namespace: ask.namespace,
+      cluster: !ask.namespace,
+      group,
+      resource: guessResource(ask.kind),
+      template: `${ask.namespace}/${ask.name}`,
+      works: true,
+    },
+    req.signal,
+  );
+  if (read === undefined)
     return statusResponse(
-      failure(503, 'ServiceUnavailable', 'the control plane’s ResourceBindings could not be read'),
+      failure(503, 'ServiceUnavailable', `the control plane’s ${kind} could not be read`),
     );
-  const p = ((bindings as { items?: unknown[] }).items ?? [])
-    .map(readBinding)
-    .find(
-      (b) =>
-        b &&
-        b.template.kind === ask.kind &&
-        b.template.name === ask.name &&
-        (b.template.apiVersion.includes('/') ? b.template.apiVersion.split('/')[0] : '') === group,
-    );
+  const p = [...read.index.byTemplate.values()].find((b) => b.template.kind === ask.kind);
+  const where = ask.namespace ? `${ask.namespace}/${ask.name}` : ask.name;
   if (!p)
     return statusResponse(
-      notFound(
-        'resourcebindings',
-        'work.karmada.io',
-        `${ask.name} (no binding propagates ${ask.kind} ${ask.namespace}/${ask.name})`,
-      ),
+      notFound(kind, 'work.karmada.io', `${ask.name} (no binding propagates ${ask.kind} ${where})`),
     );
-  const works = await readJson(deps, karmada, worksPath(p.bindingId ? [p.bindingId] : []), req.signal);
+  await read.works;
 
   const view = { federation: deps.config.federation };
   const members = p.placements.flatMap((pl) => targets.filter((t) => t.cluster === pl.cluster));
@@ -99,7 +104,7 @@ export async function fleetDriftRoute(
       });
       continue;
     }
-    const manifest = manifestFor(works, pl.cluster, ask);
+    const manifest = manifestFor(read.index.manifests, pl.cluster, ask);
     if (!manifest) {
       copies.push({ cluster: pl.cluster, name, state: 'Unknown', error: 'its Work could not be read' });
       continue;

@@ -4,21 +4,11 @@
  */
 import { stripMarkers } from '../merge/objects/index.ts';
 import { showRecordIn } from '../merge/objects/lastapplied.ts';
-import {
-  addWorks,
-  bindingsPath,
-  copyAnnotations,
-  copyFacts,
-  enrichItem,
-  indexBindings,
-  isCopy,
-  mayBePropagated,
-  worksPath,
-} from '../plan/propagation.ts';
+import { copyAnnotations, copyFacts, enrichItem, isCopy, mayBePropagated } from '../plan/propagation.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FanOutDeps } from '../types.ts';
+import { readBindings } from '../upstreams/bindings.ts';
 import type { Target } from '../upstreams/fanout.ts';
-import { readJson } from '../upstreams/json.ts';
 
 /**
  * One object answered by a GET at the root (what `kubectl describe` reads): a template gains where it went,
@@ -48,14 +38,18 @@ export async function objectPropagation(
   const copy = isCopy(obj);
   if (!obj?.metadata || obj.kind === 'Table' || obj.kind === 'PartialObjectMetadata') return again();
   if (!copy && cluster !== karmada.cluster) return again();
-  const bindings = await readJson(deps, karmada, bindingsPath(info.namespace), req.signal);
-  const index = indexBindings(bindings, info.apiGroup, info.resource);
-  if (index.byBinding.size === 0) return again();
-  if (copy) {
-    const ids = [...index.byBinding.values()].flatMap((p) => (p.bindingId ? [p.bindingId] : []));
-    const works = await readJson(deps, karmada, worksPath(ids), req.signal);
-    if (works !== undefined) addWorks(index, works);
-  }
+  // a named object without a namespace is cluster-scoped: only ClusterResourceBindings can hold it
+  const ask = {
+    namespace: info.namespace,
+    cluster: info.namespace === '',
+    group: info.apiGroup,
+    resource: info.resource,
+    works: copy,
+  };
+  const read = await readBindings(deps, karmada, ask, req.signal);
+  if (!read || read.index.byBinding.size === 0) return again();
+  const { index } = read;
+  await read.works;
   if (copy) {
     // compared as the member holds it: the fleet view's name in client-side apply's record, its markers
     // and its pod-selector term are the fleet's, not drift

@@ -5,20 +5,16 @@
  * again, at most every REFRESH_MS and only while events flow, so a watch follows Karmada's scheduling.
  */
 import {
-  addWorks,
-  bindingsPath,
   enrichRow,
   type IncludeObject,
   includeObjectOf,
-  indexBindings,
   mayBePropagated,
   type PropagationIndex,
-  worksPath,
 } from '../plan/propagation.ts';
 import type { RequestInfo } from '../request/info.ts';
 import type { FanOutDeps } from '../types.ts';
+import { readBindings } from '../upstreams/bindings.ts';
 import type { Target } from '../upstreams/fanout.ts';
-import { readJson } from '../upstreams/json.ts';
 
 /** how stale the bindings of a flowing watch may get */
 export const REFRESH_MS = 10_000;
@@ -71,14 +67,10 @@ async function readIndex(
   info: RequestInfo,
   signal: AbortSignal,
 ): Promise<PropagationIndex | undefined> {
-  const bindings = await readJson(deps, karmada, bindingsPath(info.namespace), signal);
-  if (bindings === undefined) return undefined;
-  const index = indexBindings(bindings, info.apiGroup, info.resource);
-  if (index.byBinding.size === 0) return index;
-  const ids = [...index.byBinding.values()].flatMap((p) => (p.bindingId ? [p.bindingId] : []));
-  const works = await readJson(deps, karmada, worksPath(ids), signal);
-  if (works !== undefined) addWorks(index, works);
-  return index;
+  const ask = { namespace: info.namespace, group: info.apiGroup, resource: info.resource, works: true };
+  const read = await readBindings(deps, karmada, ask, signal);
+  await read?.works;
+  return read?.index;
 }
 
 /**

@@ -53,7 +53,7 @@ export const ROUTE_HELPERS = [
   'src/routes/locate.ts', // finding the owning cluster of a named object (write, connect)
   'src/routes/lastknown.ts', // each cluster's discovery as last seen (discovery)
   'src/routes/upgrade.ts', // relaying an HTTP/1.1 upgrade to one cluster (connect, passthrough)
-  'src/routes/propagation.ts', // Karmada's bindings and Works read for a list or a drift report (list, fleetdrift)
+  'src/routes/propagation.ts', // a Karmada template or copy enriched from its bindings for a GET (get)
   'src/routes/testing.ts', // the route tests' in-process harness
 ];
 
