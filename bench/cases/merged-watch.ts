@@ -412,13 +412,25 @@ async function measureWatches(
     const satRounds: Record<Set3, BurstRound[]> = { d: [], f: [], l: [] };
     const bursts: Record<Set3, Array<Awaited<ReturnType<typeof drive>>>> = { d: [], f: [], l: [] };
     const simsPid = ctx.upstreamProcess.pid;
+    const burstProfiles: Partial<Record<'f' | 'l', Parameters<typeof formatProfile>[0]>> = {};
     for (let r = 0; r < rounds; r++)
       for (const set of ORDER(r)) {
-        const p0 = set === 'd' ? null : processCpuMs(pidOf(set));
+        // --profile: the proxy's CPU profile over its bursts (the fleet's and the floor's, to compare)
+        const proc = set === 'f' ? fleetProc : set === 'l' ? floorProc : undefined;
+        if (ctx.profileDir) await proc?.profileStart();
+        const p0 = proc ? processCpuMs(proc.pid) : null;
         const u0 = processCpuMs(simsPid);
         const s = await drive(set, 0, { total: burst });
-        const p1 = set === 'd' ? null : processCpuMs(pidOf(set));
+        const p1 = proc ? processCpuMs(proc.pid) : null;
         const u1 = processCpuMs(simsPid);
+        if (ctx.profileDir && proc) {
+          const path = join(ctx.profileDir, `merged-watch-burst-${KEY[set]}-${r + 1}.cpuprofile`);
+          burstProfiles[set as 'f' | 'l'] = {
+            path: await proc.profileStop(path),
+            shared: false,
+            ...summarizeProfile(path),
+          };
+        }
         const perEvent = (a: number | null, b: number | null) =>
           a === null || b === null || !s.received ? Number.NaN : ((b - a) * 1000) / s.received;
         bursts[set].push(s);
@@ -529,12 +541,23 @@ async function measureWatches(
           .join(', ')}` +
         `${ctx.upstreamProcess.shared ? "; the sims' process is shared with other roles" : ''})`,
     );
+    // the rates move with whatever else the 2 cores run; the CPU an event costs each process moves less
+    const cpuSum = (set: Set3) =>
+      (set === 'd' ? 0 : medOf(set, 'proxyUs')) + medOf(set, 'simsUs') + medOf(set, 'clientUs');
+    lines.push(
+      `   CPU per event of the three processes together (proxy + sims + client, medians): direct ${fmt.ms(cpuSum('d'))}, fleet ${fmt.ms(cpuSum('f'))}, floor ${fmt.ms(cpuSum('l'))} µs; ` +
+        `were the cores the only limit, floor ÷ direct ≈ ${fmt.x(cpuSum('d') / cpuSum('l'))}, fleet ÷ floor ≈ ${fmt.x(cpuSum('l') / cpuSum('f'))}, fleet ÷ direct ≈ ${fmt.x(cpuSum('d') / cpuSum('f'))}`,
+    );
     const limitedBySims = sat.f.deliveredRate >= 0.9 * sat.f.writeRate;
     if (limitedBySims)
       lines.push(
         `   the fleet kept up with the simulated clusters' writes: its saturation is above ${sat.f.deliveredRate.toFixed(0)}/s on this machine`,
       );
     if (profile) lines.push(formatProfile(profile));
+    for (const set of ['f', 'l'] as const) {
+      const p = burstProfiles[set];
+      if (p) lines.push(`   ${ROW[set]}, its last burst:`, formatProfile(p));
+    }
     lines.push(...census);
     // paired: the median of the per-round ratios (one round: the ratio of its rates, as before)
     const burstRatio = burstRatios(burstRounds).fleetVsDirect;
