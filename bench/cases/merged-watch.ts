@@ -30,6 +30,7 @@ import { formatProfile, summarizeProfile } from '../lib/profile.ts';
 import { fmt, table } from '../lib/report.ts';
 import { median, processCpuMs } from '../lib/stats.ts';
 import { step } from '../lib/steps.ts';
+import { straceStart } from '../lib/strace.ts';
 import { nowMs, type OpenResult, type StopResult, type Written, watchersState } from '../lib/watchers.ts';
 import {
   addedP99FloorRow,
@@ -450,6 +451,20 @@ async function measureWatches(
             `; CPU per event: proxy ${fmt.ms(x.proxyUs)}, sims ${fmt.ms(x.simsUs)}, client ${fmt.ms(x.clientUs)} µs${missing(s)}`,
         );
       }
+    // BENCH_WATCH_STRACE=1: one more burst each through the fleet and the floor proxy, their system calls
+    // counted (../lib/strace.ts; strace slows them many times: counts only, after the measured rounds)
+    const syscalls: Partial<Record<'f' | 'l', Record<string, number>>> = {};
+    if (process.env.BENCH_WATCH_STRACE === '1')
+      for (const set of ['f', 'l'] as const) {
+        const stop = await straceStart(pidOf(set));
+        if (!stop) {
+          ctx.log('   strace could not attach: no system call counts');
+          break;
+        }
+        const s = await drive(set, 0, { total: burst });
+        const calls = await stop();
+        syscalls[set] = Object.fromEntries([...calls].map(([k, v]) => [k, v / Math.max(1, s.received)]));
+      }
     const medOf = (set: Set3, k: keyof BurstRound) => median(satRounds[set].map((x) => x[k]));
     const sat = Object.fromEntries(
       (['d', 'f', 'l'] as const).map((set) => [
@@ -548,6 +563,19 @@ async function measureWatches(
       `   CPU per event of the three processes together (proxy + sims + client, medians): direct ${fmt.ms(cpuSum('d'))}, fleet ${fmt.ms(cpuSum('f'))}, floor ${fmt.ms(cpuSum('l'))} µs; ` +
         `were the cores the only limit, floor ÷ direct ≈ ${fmt.x(cpuSum('d') / cpuSum('l'))}, fleet ÷ floor ≈ ${fmt.x(cpuSum('l') / cpuSum('f'))}, fleet ÷ direct ≈ ${fmt.x(cpuSum('d') / cpuSum('f'))}`,
     );
+    for (const set of ['f', 'l'] as const) {
+      const c = syscalls[set];
+      if (!c) continue;
+      const total = Object.values(c).reduce((a, b) => a + b, 0);
+      const top = Object.entries(c)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 8)
+        .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+        .join(', ');
+      lines.push(
+        `   system calls per event, ${ROW[set]} (strace -c -f, one more burst): ${total.toFixed(2)}: ${top}`,
+      );
+    }
     const limitedBySims = sat.f.deliveredRate >= 0.9 * sat.f.writeRate;
     if (limitedBySims)
       lines.push(
@@ -638,6 +666,7 @@ async function measureWatches(
         },
         saturation: sat,
         burstRounds: satRounds,
+        syscallsPerEvent: syscalls,
         heapSnapshots: mem.snaps,
       },
       ...(failed

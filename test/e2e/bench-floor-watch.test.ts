@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type FleetProcess, startFleetProcess } from '../../bench/lib/fleetproc.ts';
 import { rowsFromTable } from '../../bench/lib/goals-json.ts';
 import { formatIssue33, judge, type Row33Check } from '../../bench/lib/goals33.ts';
+import { parseStraceSummary } from '../../bench/lib/strace.ts';
 import { addedP99FloorRow, burstFloorRow, burstRatios } from '../../bench/lib/watchfloor.ts';
 
 const FLOOR = fileURLToPath(new URL('../../bench/lib/floor-proxy.mjs', import.meta.url));
@@ -198,4 +199,23 @@ describe('the merged-watch case', () => {
     expect(out).toMatch(/^floor proxy \(copy\) +1000 +0 /m);
     expect(out).toMatch(/watch burst rate ÷ direct ≥ 0\.9×: .*floor ÷ direct [\d.]+×, fleet ÷ floor [\d.]+×/);
   }, 240_000);
+});
+
+describe("strace's summary", () => {
+  it('reads the calls by name, with and without errors, leaving out the total', () => {
+    const text = [
+      '% time     seconds  usecs/call     calls    errors syscall',
+      '------ ----------- ----------- --------- --------- ------------------',
+      ' 78.20    0.051201         839        61         2 futex',
+      ' 19.63    0.012855        3213         4           epoll_pwait',
+      '  0.00    0.000000           0         1         1 pkey_alloc',
+      '------ ----------- ----------- --------- --------- ------------------',
+      '100.00    0.065474          95        66         3 total',
+    ].join('\n');
+    expect([...parseStraceSummary(text)]).toEqual([
+      ['futex', 61],
+      ['epoll_pwait', 4],
+      ['pkey_alloc', 1],
+    ]);
+  });
 });
