@@ -10,7 +10,7 @@
  *
  * `merged-list-canned`: 10 × 1,000 and 10 × 10,000 pods (--quick: 10 × 2,000 for the second), JSON and
  * Table, plus a watch burst (every cluster writes its canned events at once) through
- * the fleet vs direct.
+ * the fleet vs direct, and through the copy-only floor proxy (../lib/floor-watch.mjs) in the same rounds.
  * `scale-curve`: 10 / 50 / 200 / 1,000 clusters for the same 10,000 pods, and 1,000 pods each (--quick leaves
  * out all but 10 × 1,000, 200 × 50 and 1,000 × 10), one table; with --write-docs the same-total points as
  * docs/bench-scale.svg (../lib/scale-svg.ts). BENCH_SCALE_SHAPES=10x1000,200x50 measures only those.

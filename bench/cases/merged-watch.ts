@@ -18,6 +18,10 @@
  * watchers). Targets (issue 16, goal 5): no event missing, added p99 ≤ 2 ms at 1,000 events/s, bursts delivered
  * at ≥ 0.9× the direct rate, ≤ 32 KiB per idle merged watch.
  *
+ * The floor (issue 33): a third set of watches (`bl-<i>`, on all 3 clusters) through the copy-only floor
+ * proxy (../lib/floor-watch.mjs, a process of its own), measured in the same rounds as direct and the
+ * fleet, the order rotating: what any proxy adds on these cores (docs/benchmarks.md, "The watch floor").
+ *
  * The simulated clusters' bookmark interval is set to 60 s for the case (kube-apiserver's is about a minute;
  * the simulator's 1 s default would make 3,000 upstream watches send 3,000 bookmarks a second).
  */
@@ -302,19 +306,22 @@ async function measureWatches(
     // where an idle merged watch's heap goes (with --profile): growth by constructor and by holder
     const census = censusLines(mem, 'merged-watch');
     const upstreamWatches = await ctx.upstream<Record<string, number>>('openWatches');
-    const dOpen = await ctx.load<OpenResult>('open', {
-      key: 'direct',
-      urls: Array.from({ length: W }, (_, i) => watchUrl(direct, 'd', i, directRv)),
-      timeoutMs: OPEN_TIMEOUT_MS,
-      concurrency: OPEN_CONCURRENCY,
-    });
+    // direct and floor watches open side by side (only the merged ones' opening is a figure)
+    const [dOpen, lOpen] = await Promise.all([
+      ctx.load<OpenResult>('open', {
+        key: 'direct',
+        urls: Array.from({ length: W }, (_, i) => watchUrl(direct, 'd', i, directRv)),
+        timeoutMs: OPEN_TIMEOUT_MS,
+        concurrency: OPEN_CONCURRENCY,
+      }),
+      ctx.load<OpenResult>('open', {
+        key: 'floor',
+        urls: Array.from({ length: W }, (_, i) => watchUrl(floorProc.url, 'l', i, floorRv)),
+        timeoutMs: OPEN_TIMEOUT_MS,
+        concurrency: OPEN_CONCURRENCY,
+      }),
+    ]);
     ctx.log(`   ${dOpen.opened}/${W} direct watches open in ${(dOpen.ms / 1000).toFixed(1)} s`);
-    const lOpen = await ctx.load<OpenResult>('open', {
-      key: 'floor',
-      urls: Array.from({ length: W }, (_, i) => watchUrl(floorProc.url, 'l', i, floorRv)),
-      timeoutMs: OPEN_TIMEOUT_MS,
-      concurrency: OPEN_CONCURRENCY,
-    });
     ctx.log(
       `   ${lOpen.opened}/${W} floor proxy watches open in ${(lOpen.ms / 1000).toFixed(1)} s${lOpen.failed ? `, ${lOpen.failed} failed (${lOpen.firstError})` : ''}`,
     );
