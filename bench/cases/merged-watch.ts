@@ -34,7 +34,7 @@ import { formatProfile, summarizeProfile } from '../lib/profile.ts';
 import { fmt, table } from '../lib/report.ts';
 import { median, processCpuMs } from '../lib/stats.ts';
 import { step } from '../lib/steps.ts';
-import { straceStart } from '../lib/strace.ts';
+import { parseWritevTrace, straceStart } from '../lib/strace.ts';
 import { nowMs, type OpenResult, type StopResult, type Written, watchersState } from '../lib/watchers.ts';
 import {
   addedP99FloorRow,
@@ -461,6 +461,18 @@ async function measureWatches(
     // BENCH_WATCH_STRACE=1: one more burst each through the fleet and the floor proxy, their system calls
     // counted (../lib/strace.ts; strace slows them many times: counts only, after the measured rounds)
     const syscalls: Partial<Record<'f' | 'l', Record<string, number>>> = {};
+    // BENCH_WATCH_STRACE=writev: the writes to the clients instead, how many pieces and bytes each
+    const writevs: Partial<Record<'f' | 'l', ReturnType<typeof parseWritevTrace> & { events: number }>> = {};
+    if (process.env.BENCH_WATCH_STRACE === 'writev')
+      for (const set of ['f', 'l'] as const) {
+        const stop = await straceStart(pidOf(set), ['-e', 'trace=writev', '-s', '0']);
+        if (!stop) {
+          ctx.log('   strace could not attach: no writev figures');
+          break;
+        }
+        const s = await drive(set, 0, { total: burst });
+        writevs[set] = { ...parseWritevTrace(await stop()), events: Math.max(1, s.received) };
+      }
     if (process.env.BENCH_WATCH_STRACE === '1')
       for (const set of ['f', 'l'] as const) {
         const stop = await straceStart(pidOf(set));
@@ -583,6 +595,14 @@ async function measureWatches(
         `   system calls per event, ${ROW[set]} (strace -c -f, one more burst): ${total.toFixed(2)}: ${top}`,
       );
     }
+    for (const set of ['f', 'l'] as const) {
+      const w = writevs[set];
+      if (w)
+        lines.push(
+          `   writev to the clients, ${ROW[set]} (strace, one more burst): ${(w.calls / w.events).toFixed(2)} calls per event, ` +
+            `${(w.pieces / Math.max(1, w.calls)).toFixed(2)} pieces and ${(w.bytes / Math.max(1, w.calls)).toFixed(0)} bytes per call`,
+        );
+    }
     const limitedBySims = sat.f.deliveredRate >= 0.9 * sat.f.writeRate;
     if (limitedBySims)
       lines.push(
@@ -674,6 +694,7 @@ async function measureWatches(
         saturation: sat,
         burstRounds: satRounds,
         syscallsPerEvent: syscalls,
+        writevs,
         heapSnapshots: mem.snaps,
       },
       ...(failed

@@ -20,13 +20,33 @@ export function parseStraceSummary(text: string): Map<string, number> {
   return calls;
 }
 
+/** `strace -e trace=writev -s 0` lines → the calls, the pieces (iovecs) and the bytes they wrote */
+export function parseWritevTrace(text: string): { calls: number; pieces: number; bytes: number } {
+  let calls = 0;
+  let pieces = 0;
+  let bytes = 0;
+  // `writev(23, [...], 3) = 345`, after the thread's id
+  for (const m of text.matchAll(/writev\(\d+, \[.*?\], (\d+)\) += (\d+)/g)) {
+    calls++;
+    pieces += Number(m[1]);
+    bytes += Number(m[2]);
+  }
+  return { calls, pieces, bytes };
+}
+
 /**
  * Attaches to `pid` (resolves once strace says it is attached); the function returned detaches and
- * resolves with the calls by name. Undefined when strace is missing or may not attach.
+ * resolves with what it wrote: `-c`'s summary by name by default, else (`args` given) the trace itself.
+ * Undefined when strace is missing or may not attach.
  */
-export async function straceStart(pid: number): Promise<(() => Promise<Map<string, number>>) | undefined> {
+export async function straceStart(pid: number): Promise<(() => Promise<Map<string, number>>) | undefined>;
+export async function straceStart(pid: number, args: string[]): Promise<(() => Promise<string>) | undefined>;
+export async function straceStart(
+  pid: number,
+  args?: string[],
+): Promise<(() => Promise<Map<string, number> | string>) | undefined> {
   const out = join(mkdtempSync(join(tmpdir(), 'bench-strace-')), 'summary.txt');
-  const p = spawn('strace', ['-c', '-f', '-p', String(pid), '-o', out], {
+  const p = spawn('strace', [...(args ?? ['-c']), '-f', '-p', String(pid), '-o', out], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const attached = await new Promise<boolean>((resolve) => {
@@ -50,6 +70,7 @@ export async function straceStart(pid: number): Promise<(() => Promise<Map<strin
     const done = new Promise((r) => p.once('exit', r));
     p.kill('SIGINT');
     await done;
-    return parseStraceSummary(readFileSync(out, 'utf8'));
+    const text = readFileSync(out, 'utf8');
+    return args ? text : parseStraceSummary(text);
   };
 }

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type FleetProcess, startFleetProcess } from '../../bench/lib/fleetproc.ts';
 import { rowsFromTable } from '../../bench/lib/goals-json.ts';
 import { formatIssue33, judge, type Row33Check } from '../../bench/lib/goals33.ts';
-import { parseStraceSummary } from '../../bench/lib/strace.ts';
+import { parseStraceSummary, parseWritevTrace } from '../../bench/lib/strace.ts';
 import { addedP99FloorRow, burstFloorRow, burstRatios } from '../../bench/lib/watchfloor.ts';
 
 const FLOOR = fileURLToPath(new URL('../../bench/lib/floor-proxy.mjs', import.meta.url));
@@ -217,5 +217,16 @@ describe("strace's summary", () => {
       ['epoll_pwait', 4],
       ['pkey_alloc', 1],
     ]);
+  });
+});
+
+describe("strace's writev trace", () => {
+  it('counts the calls, their pieces and the bytes written', () => {
+    const text = [
+      '7029  writev(20, [...], 2)              = 5',
+      '7029  writev(21, [...], 3) = 340',
+      '7039  +++ exited with 0 +++',
+    ].join('\n');
+    expect(parseWritevTrace(text)).toEqual({ calls: 2, pieces: 5, bytes: 345 });
   });
 });
