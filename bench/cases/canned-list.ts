@@ -10,7 +10,7 @@
  *
  * `merged-list-canned`: 10 × 1,000 and 10 × 10,000 pods (--quick: 10 × 2,000 for the second), JSON and
  * Table, plus a watch burst (every cluster writes its canned events at once) through
- * the fleet vs direct.
+ * the fleet vs direct, and through the copy-only floor proxy (../lib/floor-watch.mjs) in the same rounds.
  * `scale-curve`: 10 / 50 / 200 / 1,000 clusters for the same 10,000 pods, and 1,000 pods each (--quick leaves
  * out all but 10 × 1,000, 200 × 50 and 1,000 × 10), one table; with --write-docs the same-total points as
  * docs/bench-scale.svg (../lib/scale-svg.ts). BENCH_SCALE_SHAPES=10x1000,200x50 measures only those.
@@ -34,6 +34,7 @@ import { scaleSvg } from '../lib/scale-svg.ts';
 import { type AnswerSample, runSequences, type SequenceResult, type SequenceSpec } from '../lib/sequence.ts';
 import { median, processCpuMs } from '../lib/stats.ts';
 import { step } from '../lib/steps.ts';
+import { burstFloorClause, burstFloorRow, type FloorRounds } from '../lib/watchfloor.ts';
 import type { BenchCase, CaseContext, CustomResult, GoalCheck } from './types.ts';
 
 const LATENCY_MS = 20;
@@ -119,7 +120,7 @@ interface MeasureOpts {
   iterations: number;
   profileLabel?: string;
   watchEvents?: number;
-  /** keep the baseline fleet running after the set (the watch burst measures it too) */
+  /** keep the baseline fleet and the floor proxy running after the set (the watch burst measures them too) */
   keepBase?: boolean;
 }
 
@@ -241,7 +242,7 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
     }
   }
   if (!o.keepBase) base?.stop();
-  floor?.stop();
+  if (!o.keepBase) floor?.stop();
   const peakRss = reset ? (procMemory(fleet.pid)?.hwm ?? Number.NaN) : Number.NaN;
   const all = (name: string) => rounds.flatMap((rs) => rs.find((t) => t.name === name)!.samples);
   const sums: SetResult['targets'] = {};
@@ -273,7 +274,13 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
     profile,
     unknownPaths,
   };
-  return { set, fleet, reply, ...(o.keepBase && base ? { base } : {}) };
+  return {
+    set,
+    fleet,
+    reply,
+    ...(o.keepBase && base ? { base } : {}),
+    ...(o.keepBase && floor ? { floor } : {}),
+  };
 }
 
 /** a measured set, with the fleet still running (its caller stops it) and the clusters' URLs */
@@ -283,6 +290,8 @@ interface Measured {
   reply: CannedReply;
   /** the BENCH_BASELINE_BUNDLE fleet, kept running for the watch burst (`keepBase`); its caller stops it */
   base?: FleetProcess;
+  /** the floor proxy (../lib/floor-watch.mjs for a watch), kept running for the burst as `base` */
+  floor?: FleetProcess;
 }
 
 const ratioOf = (s: SetResult, key: string) => median(s.perRound[key] ?? []);
@@ -298,8 +307,10 @@ interface BurstResult {
   received: number;
   ms: number;
   failed?: string;
-  /** the fleet process's CPU over the burst (/proc; fleets only) */
+  /** the fleet process's CPU over the burst (/proc; fleets and the floor proxy only) */
   cpuMs?: number;
+  /** the client's (the load process's) CPU over the burst */
+  clientCpuMs?: number;
 }
 
 /**
@@ -323,6 +334,7 @@ function watchBurst({
   parse?: boolean;
 }): Promise<BurstResult> {
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   let received = 0;
   const reqs: Array<ReturnType<typeof get>> = [];
   return new Promise((resolve) => {
@@ -332,7 +344,15 @@ function watchBurst({
       done = true;
       clearTimeout(timer);
       for (const r of reqs) r.destroy();
-      resolve({ expected: expect, received, ms: performance.now() - t0, ...(failed ? { failed } : {}) });
+      const ms = performance.now() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      resolve({
+        expected: expect,
+        received,
+        ms,
+        clientCpuMs: (cpu.user + cpu.system) / 1000,
+        ...(failed ? { failed } : {}),
+      });
     };
     const timer = setTimeout(() => finish(`${received}/${expect} events after ${timeoutMs} ms`), timeoutMs);
     const onLine = (line: Buffer) => {
@@ -377,7 +397,7 @@ function watchBurst({
   });
 }
 
-type BurstTarget = 'direct' | 'fleet' | 'fleet-base' | 'direct-count' | 'fleet-count';
+type BurstTarget = 'direct' | 'fleet' | 'fleet-base' | 'floor' | 'direct-count' | 'fleet-count';
 
 /**
  * BENCH_BURST_RV=0: the bursts' watches start from RV 0 (the fleet then treats the canned events as the
@@ -417,6 +437,7 @@ async function measureBurst(ctx: CaseContext, m: Measured, events: number, round
     direct: [],
     fleet: [],
     'fleet-base': [],
+    floor: [],
     'direct-count': [],
     'fleet-count': [],
   };
@@ -431,13 +452,23 @@ async function measureBurst(ctx: CaseContext, m: Measured, events: number, round
   };
   // one burst each first: JIT and connections warm before anything counts
   for (const [, f] of fleets) await burst([watchUrl(f.url)]);
+  // the floor proxy (a copy of each cluster's lines, ../lib/floor-watch.mjs) in the same rounds: what any
+  // proxy reaches; its watch takes the canned RV as it is (every canned cluster lists the same)
+  if (m.floor) await burst([watchUrl(m.floor.url)]);
   for (let r = 0; r < rounds; r++) {
-    out.direct.push(await burst(m.reply.urls.map(watchUrl)));
-    for (const [name, f] of fleets) {
-      if (profiling) await f.profileStart();
-      await measured(name, f, true);
-      if (profiling) await f.profileStop(join(ctx.profileDir!, `watch-burst-${name}-${r + 1}.cpuprofile`));
-    }
+    const turns: Array<() => Promise<void>> = [
+      async () => {
+        out.direct.push(await burst(m.reply.urls.map(watchUrl)));
+      },
+      ...fleets.map(([name, f]) => async () => {
+        if (profiling) await f.profileStart();
+        await measured(name, f, true);
+        if (profiling) await f.profileStop(join(ctx.profileDir!, `watch-burst-${name}-${r + 1}.cpuprofile`));
+      }),
+      ...(m.floor ? [() => measured('floor', m.floor!, true)] : []),
+    ];
+    // the order rotates from round to round: no target always runs right after another
+    for (let k = 0; k < turns.length; k++) await turns[(k + r) % turns.length]!();
   }
   // the count-only client, for the record (what the goal was measured with before); not in --quick
   if (!ctx.opts.quick) {
@@ -501,6 +532,7 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
     } finally {
       m.fleet.stop();
       m.base?.stop();
+      m.floor?.stop();
     }
     sets.push(m.set);
     const b = await measureSet(ctx, canned, {
@@ -602,14 +634,23 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
     const fc = median(burst['fleet-count'].map(rate));
     const dc = median(burst['direct-count'].map(rate));
     const cpuPerEvent = median(burst.fleet.map((b) => ((b.cpuMs ?? Number.NaN) * 1000) / b.expected));
-    const targets = (['direct', 'fleet', 'fleet-base', 'direct-count', 'fleet-count'] as const).filter(
-      (k) => burst![k].length,
-    );
+    const targets = (
+      ['direct', 'fleet', 'fleet-base', 'floor', 'direct-count', 'fleet-count'] as const
+    ).filter((k) => burst![k].length);
     lines.push(
       '',
       `   watch burst: ${small.clusters} canned clusters each write ${watchEvents} MODIFIED pods at once (watches from ${burst.from}); one merged watch through the fleet vs the ${small.clusters} watched directly; the client splits lines and parses every event (-count: only counts a marker in the bytes)`,
       table(
-        ['watch', 'events', 'received', 'ms', 'events/s', 'fleet CPU ms', 'fleet CPU µs/event'],
+        [
+          'watch',
+          'events',
+          'received',
+          'ms',
+          'events/s',
+          'proxy CPU ms',
+          'proxy CPU µs/event',
+          'client CPU µs/event',
+        ],
         targets.flatMap((k) =>
           burst![k].map((b) => [
             k,
@@ -619,6 +660,7 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
             (b.received / (b.ms / 1000)).toFixed(0),
             b.cpuMs === undefined ? '-' : fmt.ms(b.cpuMs),
             b.cpuMs === undefined ? '-' : ((b.cpuMs * 1000) / b.expected).toFixed(1),
+            b.clientCpuMs === undefined ? '-' : ((b.clientCpuMs * 1000) / b.expected).toFixed(1),
           ]),
         ),
       ),
@@ -647,7 +689,10 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
   const failures = sets.flatMap((s) =>
     Object.entries(s.targets).flatMap(([n, t]) => t.failures.map((f) => `${n}: ${f}`)),
   );
-  const issue33 = cannedRows33(sets, burst && { fleet: burst.fleet, direct: burst.direct });
+  const issue33 = cannedRows33(
+    sets,
+    burst && { fleet: burst.fleet, direct: burst.direct, floor: burst.floor },
+  );
   return {
     text: lines.join('\n'),
     goals,
@@ -670,7 +715,7 @@ async function runCannedList(ctx: CaseContext): Promise<CustomResult> {
 /** Issue 33's rows this case measures: each fleet figure ÷ the floor proxy's or the parallel reads', same rounds. */
 function cannedRows33(
   sets: SetResult[],
-  burst: { fleet: BurstResult[]; direct: BurstResult[] } | undefined,
+  burst: { fleet: BurstResult[]; direct: BurstResult[]; floor: BurstResult[] } | undefined,
 ): Row33Check[] {
   const rows: Row33Check[] = [];
   const shape = (s: SetResult) => `${s.clusters}×${s.pods.toLocaleString('en')} canned`;
@@ -720,13 +765,21 @@ function cannedRows33(
     const rate = (b: BurstResult) => b.received / (b.ms / 1000);
     const f = median(burst.fleet.map(rate));
     const d = median(burst.direct.map(rate));
+    const where = `${small?.clusters ?? 10} canned clusters`;
+    // the floor proxy's bursts ran in the same rounds (round k of each back to back): paired ratios
+    const rounds: FloorRounds = {
+      direct: burst.direct.map(rate),
+      fleet: burst.fleet.map(rate),
+      floor: burst.floor.map(rate),
+    };
     rows.push({
       row: 'burst',
-      where: `${small?.clusters ?? 10} canned clusters`,
+      where,
       ratio: f / d,
       ok: judge(f / d, 0.9, true),
-      detail: `${f.toFixed(0)} vs ${d.toFixed(0)} events/s, medians of ${burst.fleet.length} burst(s)`,
+      detail: `${f.toFixed(0)} vs ${d.toFixed(0)} events/s, medians of ${burst.fleet.length} burst(s)${burst.floor.length ? `; ${burstFloorClause(rounds)}` : ''}`,
     });
+    if (burst.floor.length) rows.push(burstFloorRow(where, rounds));
   }
   return rows;
 }

@@ -18,10 +18,15 @@
  * watchers). Targets (issue 16, goal 5): no event missing, added p99 ≤ 2 ms at 1,000 events/s, bursts delivered
  * at ≥ 0.9× the direct rate, ≤ 32 KiB per idle merged watch.
  *
+ * The floor (issue 33): a third set of watches (`bl-<i>`, on all 3 clusters) through the copy-only floor
+ * proxy (../lib/floor-watch.mjs, a process of its own), measured in the same rounds as direct and the
+ * fleet, the order rotating: what any proxy adds on these cores (docs/benchmarks.md, "The watch floor").
+ *
  * The simulated clusters' bookmark interval is set to 60 s for the case (kube-apiserver's is about a minute;
  * the simulator's 1 s default would make 3,000 upstream watches send 3,000 bookmarks a second).
  */
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { SimCluster } from '../../sim/index.ts';
 import type { FleetProcess } from '../lib/fleetproc.ts';
 import { judge, type Row33Check } from '../lib/goals33.ts';
@@ -29,7 +34,16 @@ import { formatProfile, summarizeProfile } from '../lib/profile.ts';
 import { fmt, table } from '../lib/report.ts';
 import { median, processCpuMs } from '../lib/stats.ts';
 import { step } from '../lib/steps.ts';
+import { parseWritevTrace, straceStart } from '../lib/strace.ts';
 import { nowMs, type OpenResult, type StopResult, type Written, watchersState } from '../lib/watchers.ts';
+import {
+  addedP99FloorRow,
+  addedP99s,
+  burstFloorClause,
+  burstFloorRow,
+  burstRatios,
+  type FloorRounds,
+} from '../lib/watchfloor.ts';
 import {
   censusLines,
   FLEET_BUNDLE,
@@ -57,13 +71,23 @@ export const WATCH_GOAL = { addedP99Ms: 2, bytesPerWatch: 32 * 1024, rate: 1000,
  */
 const OPEN_TIMEOUT_MS = 60_000;
 const OPEN_CONCURRENCY = 200;
-/** the namespace of watch `i` of a set: f(leet), d(irect), m(any: merged-watch-many) */
-export const nsOf = (set: 'f' | 'd' | 'm', i: number) => `b${set}-${i}`;
+/** the namespace of watch `i` of a set: f(leet), d(irect), m(any: merged-watch-many), l (the floor proxy) */
+export const nsOf = (set: WatchSet, i: number) => `b${set}-${i}`;
+export type WatchSet = 'f' | 'd' | 'm' | 'l';
+/** the sets this case measures, and their names in its output and in the load process */
+type Set3 = 'd' | 'f' | 'l';
+const KEY: Record<Set3, string> = { d: 'direct', f: 'fleet', l: 'floor' };
+const LABEL: Record<Set3, string> = { d: 'direct', f: 'fleet ', l: 'floor ' };
+const ROW: Record<Set3, string> = { d: 'direct', f: 'fleet (merged)', l: 'floor proxy (copy)' };
+/** the sets in round `r`'s order: rotating, so no set always follows another */
+const ORDER = (r: number): Set3[] => (['d', 'f', 'l'] as const).map((_, k, a) => a[(k + r) % 3]!);
+/** the copy-only floor proxy (../lib/floor-watch.mjs), in a process of its own as the fleet */
+const FLOOR_PROXY = fileURLToPath(new URL('../lib/floor-proxy.mjs', import.meta.url));
 
 // ------------------------------------------------------------------------------------------ upstream side
 
 export interface DriveSpec {
-  set: 'f' | 'd' | 'm';
+  set: WatchSet;
   clusters: string[];
   /** the watches (namespace indexes) that are open: events go to these only */
   watchers: number[];
@@ -164,7 +188,7 @@ const upstreamActions = {
       savedBookmarkMs ??= sim.options.bookmarkIntervalMs;
       sim.options.bookmarkIntervalMs = 60_000;
       for (let i = 0; i < watchers; i++) {
-        for (const set of sim.name === DIRECT_MEMBER ? (['f', 'd'] as const) : (['f'] as const))
+        for (const set of sim.name === DIRECT_MEMBER ? (['f', 'd', 'l'] as const) : (['f', 'l'] as const))
           sim.create(CM_GVR, {
             apiVersion: 'v1',
             kind: 'ConfigMap',
@@ -186,7 +210,7 @@ function teardown(ctx: UpstreamContext): void {
   for (const sim of sims(ctx)) {
     if (savedBookmarkMs !== undefined) sim.options.bookmarkIntervalMs = savedBookmarkMs;
     for (let i = 0; i < prepared; i++)
-      for (const set of ['f', 'd'] as const) sim.remove(CM_GVR, nsOf(set, i), CM_NAME);
+      for (const set of ['f', 'd', 'l'] as const) sim.remove(CM_GVR, nsOf(set, i), CM_NAME);
     sim.compact();
   }
   prepared = 0;
@@ -199,7 +223,7 @@ type Stats = StopResult;
 
 // ------------------------------------------------------------------------------------------ the case
 
-const watchUrl = (base: string, set: 'f' | 'd', i: number, rv: string) =>
+const watchUrl = (base: string, set: Set3, i: number, rv: string) =>
   `${base}/api/v1/namespaces/${nsOf(set, i)}/configmaps?watch=true&resourceVersion=${rv}`;
 
 /**
@@ -211,11 +235,14 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
   await ctx.upstream('prepare', { watchers: W });
   let res: CustomResult = { text: '', goals: [], figures: {} };
   if (!(MEMORY_AB && process.env.BENCH_WATCH_AB_ONLY)) {
-    const fleetProc = await step('fleet process start', () => startWatchFleet(ctx, MEMBERS, FLEET_BUNDLE));
+    const [fleetProc, floorProc] = await step('fleet process start', () =>
+      Promise.all([startWatchFleet(ctx, MEMBERS, FLEET_BUNDLE), startWatchFleet(ctx, MEMBERS, FLOOR_PROXY)]),
+    );
     try {
-      res = await measureWatches(ctx, fleetProc, W);
+      res = await measureWatches(ctx, fleetProc, W, floorProc);
     } finally {
       fleetProc.stop();
+      floorProc.stop();
     }
   }
   if (MEMORY_AB) {
@@ -237,7 +264,12 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
   return res;
 }
 
-async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: number): Promise<CustomResult> {
+async function measureWatches(
+  ctx: CaseContext,
+  fleetProc: FleetProcess,
+  W: number,
+  floorProc: FleetProcess,
+): Promise<CustomResult> {
   const fleet = fleetProc.url;
   const direct = ctx.env.memberUrls[DIRECT_MEMBER]!;
   const quick = ctx.opts.quick;
@@ -249,6 +281,8 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
 
   const fleetRv = await listRv(fleet);
   const directRv = await listRv(direct);
+  // the floor reads no composite RV: each cluster's own, in the members' order (../lib/floor-watch.mjs)
+  const floorRv = (await Promise.all(MEMBERS.map((m) => listRv(ctx.env.memberUrls[m]!)))).join(',');
 
   try {
     // memory: the fleet after full GCs and a pause, before and after opening the merged watches (idle)
@@ -272,69 +306,83 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
     // where an idle merged watch's heap goes (with --profile): growth by constructor and by holder
     const census = censusLines(mem, 'merged-watch');
     const upstreamWatches = await ctx.upstream<Record<string, number>>('openWatches');
-    const dOpen = await ctx.load<OpenResult>('open', {
-      key: 'direct',
-      urls: Array.from({ length: W }, (_, i) => watchUrl(direct, 'd', i, directRv)),
-      timeoutMs: OPEN_TIMEOUT_MS,
-      concurrency: OPEN_CONCURRENCY,
-    });
+    // direct and floor watches open side by side (only the merged ones' opening is a figure)
+    const [dOpen, lOpen] = await Promise.all([
+      ctx.load<OpenResult>('open', {
+        key: 'direct',
+        urls: Array.from({ length: W }, (_, i) => watchUrl(direct, 'd', i, directRv)),
+        timeoutMs: OPEN_TIMEOUT_MS,
+        concurrency: OPEN_CONCURRENCY,
+      }),
+      ctx.load<OpenResult>('open', {
+        key: 'floor',
+        urls: Array.from({ length: W }, (_, i) => watchUrl(floorProc.url, 'l', i, floorRv)),
+        timeoutMs: OPEN_TIMEOUT_MS,
+        concurrency: OPEN_CONCURRENCY,
+      }),
+    ]);
     ctx.log(`   ${dOpen.opened}/${W} direct watches open in ${(dOpen.ms / 1000).toFixed(1)} s`);
+    ctx.log(
+      `   ${lOpen.opened}/${W} floor proxy watches open in ${(lOpen.ms / 1000).toFixed(1)} s${lOpen.failed ? `, ${lOpen.failed} failed (${lOpen.firstError})` : ''}`,
+    );
 
     // RSS moves in pages and GC returns them lazily: small deltas are noise; the JS side (heap + external)
     // is exact after a full GC but misses native memory. The goal takes the larger of the two (perWatch).
-    const watchersOf = (set: 'f' | 'd') => (set === 'f' ? fOpen.openedIdx : dOpen.openedIdx);
-    if (!fOpen.opened || !dOpen.opened) throw new Error('no watch opened');
+    const watchersOf = (set: Set3) => ({ f: fOpen, d: dOpen, l: lOpen })[set].openedIdx;
+    if (!fOpen.opened || !dOpen.opened || !lOpen.opened) throw new Error('no watch opened');
 
     // latency at the fixed rate: direct and fleet phases alternate. A phase is over when its last event
     // arrived, or `deadlineMs` after its last write: what did not arrive by then is sorted (lost, ended, late)
     const deadlineMs = quick ? 10_000 : 20_000;
-    const drive = async (set: 'f' | 'd', rate: number, o: { durationS?: number; total?: number }) => {
+    const drive = async (set: Set3, rate: number, o: { durationS?: number; total?: number }) => {
       await ctx.load('record');
       const d = await ctx.upstream<DriveResult>('drive', {
         set,
-        clusters: set === 'f' ? MEMBERS : [DIRECT_MEMBER],
+        clusters: set === 'd' ? [DIRECT_MEMBER] : MEMBERS,
         watchers: watchersOf(set),
         rate,
         ...o,
       } satisfies DriveSpec);
       const s = await ctx.load<Stats>('stop', {
-        key: set === 'f' ? 'fleet' : 'direct',
+        key: KEY[set],
         written: d.written,
         endMs: d.endMs,
         deadlineMs,
       });
       return { ...s, sent: d.sent, maxLagMs: d.maxLagMs, startMs: d.startMs, endMs: d.endMs };
     };
-    const phase = (set: 'f' | 'd') => drive(set, WATCH_GOAL.rate, { durationS: phaseS });
+    const phase = (set: Set3) => drive(set, WATCH_GOAL.rate, { durationS: phaseS });
     const missing = (s: Stats) =>
       s.received < s.expected
         ? `  MISSING ${s.expected - s.received}: ${s.lost} lost (a later event of that cluster came), ${s.ended} on ended watches, ${s.late} not delivered ${deadlineMs / 1000} s after the last write`
         : '';
     // warm-up (not measured): the first events through freshly opened watches pay for JIT and GC
     const warmupS = Math.max(0.5, ctx.opts.warmupS);
-    for (const set of ['d', 'f'] as const) {
+    for (const set of ORDER(0)) {
       const w = await drive(set, WATCH_GOAL.rate, { durationS: warmupS });
       ctx.log(
-        `   warm-up ${set === 'f' ? 'fleet ' : 'direct'} ${w.received}/${w.sent} events, last one ${fmt.ms(w.drainMs)} ms after the last write${missing(w)}`,
+        `   warm-up ${LABEL[set]} ${w.received}/${w.sent} events, last one ${fmt.ms(w.drainMs)} ms after the last write${missing(w)}`,
       );
     }
-    const results: Record<'f' | 'd', Array<Awaited<ReturnType<typeof phase>>>> = { f: [], d: [] };
-    const cpu: Record<'f' | 'd', number[]> = { f: [], d: [] };
-    /** the fleet's GC pauses in each phase (the fleet is idle in the direct ones) */
-    const gc: Record<'f' | 'd', GcPauses[]> = { f: [], d: [] };
+    const results: Record<Set3, Array<Awaited<ReturnType<typeof phase>>>> = { f: [], d: [], l: [] };
+    /** CPU % of the proxy's process in its phases (the fleet's, idle, in the direct ones) */
+    const cpu: Record<Set3, number[]> = { f: [], d: [], l: [] };
+    const pidOf = (set: Set3) => (set === 'l' ? floorProc.pid : pid);
+    /** the fleet's GC pauses in each phase (the fleet is idle in the others) */
+    const gc: Record<Set3, GcPauses[]> = { f: [], d: [], l: [] };
     if (ctx.profileDir) await fleetProc.profileStart();
     for (let r = 0; r < rounds; r++) {
-      for (const set of r % 2 ? (['f', 'd'] as const) : (['d', 'f'] as const)) {
+      for (const set of ORDER(r)) {
         const gcStop = await gcPauses(fleetProc);
-        const c0 = processCpuMs(pid);
+        const c0 = processCpuMs(pidOf(set));
         const res = await phase(set);
-        const c1 = processCpuMs(pid);
+        const c1 = processCpuMs(pidOf(set));
         const g = await gcStop();
         if (c0 !== null && c1 !== null) cpu[set].push(((c1 - c0) / phaseS / 1000) * 100);
         if (g) gc[set].push(g);
         results[set].push(res);
         ctx.log(
-          `   round ${r + 1}/${rounds}  ${set === 'f' ? 'fleet ' : 'direct'} ${res.received}/${res.sent} events` +
+          `   round ${r + 1}/${rounds}  ${LABEL[set]} ${res.received}/${res.sent} events` +
             // a phase without one delivered event has no percentiles (NaN, null after IPC)
             `  delay p50 ${fmt.ms(res.p50 ?? Number.NaN)} ms  p99 ${fmt.ms(res.p99 ?? Number.NaN)} ms  max ${fmt.ms(res.max ?? Number.NaN)} ms` +
             `  last ${fmt.ms(res.drainMs)} ms after the last write` +
@@ -350,12 +398,12 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
     const profile = profilePath
       ? { path: await fleetProc.profileStop(profilePath), shared: false, ...summarizeProfile(profilePath) }
       : undefined;
-    const med = (set: 'f' | 'd', k: 'p50' | 'p99' | 'max') => median(results[set].map((x) => x[k]));
+    const med = (set: Set3, k: 'p50' | 'p99' | 'max') => median(results[set].map((x) => x[k]));
     const addedP50 = median(results.f.map((f, i) => f.p50 - results.d[i]!.p50));
     const addedP99 = median(results.f.map((f, i) => f.p99 - results.d[i]!.p99));
-    const lost = (set: 'f' | 'd') => results[set].reduce((n, x) => n + (x.sent - x.received), 0);
-    const sorts = (set: 'f' | 'd') => {
-      const all = [...results[set], bursts[set]];
+    const lost = (set: Set3) => results[set].reduce((n, x) => n + (x.sent - x.received), 0);
+    const sorts = (set: Set3) => {
+      const all = [...results[set], ...bursts[set]];
       const sum = (k: 'lost' | 'ended' | 'late') => all.reduce((n, x) => n + x[k], 0);
       return `lost ${sum('lost')}, on ended watches ${sum('ended')}, late ${sum('late')}`;
     };
@@ -363,25 +411,104 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
     // saturation: bursts written as fast as the clusters can; delivered rate at the watchers
     // --quick: 2,000 (a burst runs at a few hundred events/s on a loaded machine: 5,000 cost ~20 s per target)
     const burst = quick ? 2000 : 15_000;
-    const sat: Record<
-      'f' | 'd',
-      { sent: number; received: number; writeRate: number; deliveredRate: number; p99: number }
-    > = {} as never;
-    const bursts: Record<'f' | 'd', Awaited<ReturnType<typeof drive>>> = {} as never;
-    for (const set of ['d', 'f'] as const) {
-      const s = await drive(set, 0, { total: burst });
-      bursts[set] = s;
-      sat[set] = {
-        sent: s.sent,
-        received: s.received,
-        writeRate: s.sent / ((s.endMs - s.startMs) / 1000),
-        deliveredRate: s.received / ((s.lastMs - s.startMs) / 1000),
-        p99: s.p99,
-      };
-      ctx.log(
-        `   burst ${set === 'f' ? 'fleet ' : 'direct'}: ${s.received}/${s.sent} events, written at ${sat[set].writeRate.toFixed(0)}/s, delivered at ${sat[set].deliveredRate.toFixed(0)}/s, delay p99 ${fmt.ms(s.p99 ?? Number.NaN)} ms${missing(s)}`,
-      );
-    }
+    type Sat = { sent: number; received: number; writeRate: number; deliveredRate: number; p99: number };
+    /**
+     * one burst per set and round (the order rotating as the phases'), and the CPU each process spent on it
+     * per event: the proxy's (fleet or floor), the simulated clusters', the client's (the load process)
+     */
+    type BurstRound = Sat & { proxyUs: number; simsUs: number; clientUs: number };
+    const satRounds: Record<Set3, BurstRound[]> = { d: [], f: [], l: [] };
+    const bursts: Record<Set3, Array<Awaited<ReturnType<typeof drive>>>> = { d: [], f: [], l: [] };
+    const simsPid = ctx.upstreamProcess.pid;
+    const burstProfiles: Partial<Record<'f' | 'l', Parameters<typeof formatProfile>[0]>> = {};
+    for (let r = 0; r < rounds; r++)
+      for (const set of ORDER(r)) {
+        // --profile: the proxy's CPU profile over its bursts (the fleet's and the floor's, to compare)
+        const proc = set === 'f' ? fleetProc : set === 'l' ? floorProc : undefined;
+        if (ctx.profileDir) await proc?.profileStart();
+        const p0 = proc ? processCpuMs(proc.pid) : null;
+        const u0 = processCpuMs(simsPid);
+        const s = await drive(set, 0, { total: burst });
+        const p1 = proc ? processCpuMs(proc.pid) : null;
+        const u1 = processCpuMs(simsPid);
+        if (ctx.profileDir && proc) {
+          const path = join(ctx.profileDir, `merged-watch-burst-${KEY[set]}-${r + 1}.cpuprofile`);
+          burstProfiles[set as 'f' | 'l'] = {
+            path: await proc.profileStop(path),
+            shared: false,
+            ...summarizeProfile(path),
+          };
+        }
+        const perEvent = (a: number | null, b: number | null) =>
+          a === null || b === null || !s.received ? Number.NaN : ((b - a) * 1000) / s.received;
+        bursts[set].push(s);
+        const x: BurstRound = {
+          sent: s.sent,
+          received: s.received,
+          writeRate: s.sent / ((s.endMs - s.startMs) / 1000),
+          deliveredRate: s.received / ((s.lastMs - s.startMs) / 1000),
+          p99: s.p99,
+          proxyUs: perEvent(p0, p1),
+          simsUs: perEvent(u0, u1),
+          clientUs: s.received ? (s.loadCpuMs * 1000) / s.received : Number.NaN,
+        };
+        satRounds[set].push(x);
+        ctx.log(
+          `   burst ${r + 1}/${rounds} ${LABEL[set]}: ${s.received}/${s.sent} events, written at ${x.writeRate.toFixed(0)}/s, delivered at ${x.deliveredRate.toFixed(0)}/s, delay p99 ${fmt.ms(s.p99 ?? Number.NaN)} ms` +
+            `; CPU per event: proxy ${fmt.ms(x.proxyUs)}, sims ${fmt.ms(x.simsUs)}, client ${fmt.ms(x.clientUs)} µs${missing(s)}`,
+        );
+      }
+    // BENCH_WATCH_STRACE=1: one more burst each through the fleet and the floor proxy, their system calls
+    // counted (../lib/strace.ts; strace slows them many times: counts only, after the measured rounds)
+    const syscalls: Partial<Record<'f' | 'l', Record<string, number>>> = {};
+    // BENCH_WATCH_STRACE=writev: the writes to the clients instead, how many pieces and bytes each
+    const writevs: Partial<Record<'f' | 'l', ReturnType<typeof parseWritevTrace> & { events: number }>> = {};
+    if (process.env.BENCH_WATCH_STRACE === 'writev')
+      for (const set of ['f', 'l'] as const) {
+        const stop = await straceStart(pidOf(set), ['-e', 'trace=writev', '-s', '0']);
+        if (!stop) {
+          ctx.log('   strace could not attach: no writev figures');
+          break;
+        }
+        const s = await drive(set, 0, { total: burst });
+        writevs[set] = { ...parseWritevTrace(await stop()), events: Math.max(1, s.received) };
+      }
+    if (process.env.BENCH_WATCH_STRACE === '1')
+      for (const set of ['f', 'l'] as const) {
+        const stop = await straceStart(pidOf(set));
+        if (!stop) {
+          ctx.log('   strace could not attach: no system call counts');
+          break;
+        }
+        const s = await drive(set, 0, { total: burst });
+        const calls = await stop();
+        syscalls[set] = Object.fromEntries([...calls].map(([k, v]) => [k, v / Math.max(1, s.received)]));
+      }
+    const medOf = (set: Set3, k: keyof BurstRound) => median(satRounds[set].map((x) => x[k]));
+    const sat = Object.fromEntries(
+      (['d', 'f', 'l'] as const).map((set) => [
+        set,
+        {
+          // events: summed over the rounds; rates and delays: medians
+          sent: satRounds[set].reduce((n, x) => n + x.sent, 0),
+          received: satRounds[set].reduce((n, x) => n + x.received, 0),
+          writeRate: medOf(set, 'writeRate'),
+          deliveredRate: medOf(set, 'deliveredRate'),
+          p99: medOf(set, 'p99'),
+        },
+      ]),
+    ) as Record<Set3, Sat>;
+    const burstRounds: FloorRounds = {
+      direct: satRounds.d.map((x) => x.deliveredRate),
+      fleet: satRounds.f.map((x) => x.deliveredRate),
+      floor: satRounds.l.map((x) => x.deliveredRate),
+    };
+    const p99Rounds: FloorRounds = {
+      direct: results.d.map((x) => x.p99),
+      fleet: results.f.map((x) => x.p99),
+      floor: results.l.map((x) => x.p99),
+    };
+    const floorP99 = addedP99s(p99Rounds);
 
     lines.push(
       `   ${fOpen.opened}/${W} merged watches open through ${fleet} (3 clusters, static members, federation off), ` +
@@ -395,9 +522,9 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
         .join(', ')} (expected ${W} each)`,
       '',
       table(
-        ['target', 'events', 'missing', 'delay p50 ms', 'delay p99 ms', 'max ms', 'fleet CPU %'],
-        (['d', 'f'] as const).map((set) => [
-          set === 'f' ? 'fleet (merged)' : 'direct',
+        ['target', 'events', 'missing', 'delay p50 ms', 'delay p99 ms', 'max ms', 'proxy CPU %'],
+        (['d', 'f', 'l'] as const).map((set) => [
+          ROW[set],
           String(results[set].reduce((n, x) => n + x.received, 0)),
           String(lost(set)),
           fmt.ms(med(set, 'p50')),
@@ -406,7 +533,9 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
           cpu[set].length ? median(cpu[set]).toFixed(0) : '-',
         ]),
       ),
-      `   added by the fleet (paired by round, median): p50 ${fmt.signedMs(addedP50)}, p99 ${fmt.signedMs(addedP99)}`,
+      `   added by the fleet (paired by round, median): p50 ${fmt.signedMs(addedP50)}, p99 ${fmt.signedMs(addedP99)}; ` +
+        `by the floor proxy: p99 ${fmt.signedMs(floorP99.floorAdded)}; fleet − floor p99 ${fmt.signedMs(floorP99.fleetOverFloor)}` +
+        ` (proxy CPU %: the fleet's process in the direct phases, idle; the floor proxy copies each cluster's lines, ../lib/floor-watch.mjs)`,
       ...gcLines(gc.f, phaseS),
       '',
       `   memory, fleet process after GC: RSS ${fmt.bytes(rss0)} → ${fmt.bytes(rss1)} with ${fOpen.opened} merged watches open: ` +
@@ -416,26 +545,77 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
           : ''),
       '',
       table(
-        ['burst', 'events', 'written /s', 'delivered /s', 'delay p99 ms'],
-        (['d', 'f'] as const).map((set) => [
-          set === 'f' ? 'fleet (merged)' : 'direct',
+        [
+          'burst',
+          'events',
+          'written /s',
+          'delivered /s',
+          'delay p99 ms',
+          'proxy CPU µs/ev',
+          'sims CPU µs/ev',
+          'client CPU µs/ev',
+        ],
+        (['d', 'f', 'l'] as const).map((set) => [
+          ROW[set],
           String(sat[set].sent),
           sat[set].writeRate.toFixed(0),
           sat[set].deliveredRate.toFixed(0),
           fmt.ms(sat[set].p99),
+          set === 'd' ? '-' : fmt.ms(medOf(set, 'proxyUs')),
+          fmt.ms(medOf(set, 'simsUs')),
+          fmt.ms(medOf(set, 'clientUs')),
         ]),
       ),
-      `   (bursts: ${burst} updates written as fast as the simulated clusters' process can, one watcher each; ` +
-        `delivered = events received ÷ time from the first write to the last delivery)`,
+      `   (bursts: ${burst} updates written as fast as the simulated clusters' process can, one watcher each, ${rounds} round(s) per target, the order rotating; ` +
+        `delivered = events received ÷ time from the first write to the last delivery; medians of the rounds; ` +
+        `per-round ratios: floor ÷ direct ${burstRatios(burstRounds)
+          .perRound.floorVsDirect.map((x) => x.toFixed(2))
+          .join(', ')}, fleet ÷ floor ${burstRatios(burstRounds)
+          .perRound.fleetVsFloor.map((x) => x.toFixed(2))
+          .join(', ')}` +
+        `${ctx.upstreamProcess.shared ? "; the sims' process is shared with other roles" : ''})`,
     );
+    // the rates move with whatever else the 2 cores run; the CPU an event costs each process moves less
+    const cpuSum = (set: Set3) =>
+      (set === 'd' ? 0 : medOf(set, 'proxyUs')) + medOf(set, 'simsUs') + medOf(set, 'clientUs');
+    lines.push(
+      `   CPU per event of the three processes together (proxy + sims + client, medians): direct ${fmt.ms(cpuSum('d'))}, fleet ${fmt.ms(cpuSum('f'))}, floor ${fmt.ms(cpuSum('l'))} µs; ` +
+        `were the cores the only limit, floor ÷ direct ≈ ${fmt.x(cpuSum('d') / cpuSum('l'))}, fleet ÷ floor ≈ ${fmt.x(cpuSum('l') / cpuSum('f'))}, fleet ÷ direct ≈ ${fmt.x(cpuSum('d') / cpuSum('f'))}`,
+    );
+    for (const set of ['f', 'l'] as const) {
+      const c = syscalls[set];
+      if (!c) continue;
+      const total = Object.values(c).reduce((a, b) => a + b, 0);
+      const top = Object.entries(c)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 8)
+        .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+        .join(', ');
+      lines.push(
+        `   system calls per event, ${ROW[set]} (strace -c -f, one more burst): ${total.toFixed(2)}: ${top}`,
+      );
+    }
+    for (const set of ['f', 'l'] as const) {
+      const w = writevs[set];
+      if (w)
+        lines.push(
+          `   writev to the clients, ${ROW[set]} (strace, one more burst): ${(w.calls / w.events).toFixed(2)} calls per event, ` +
+            `${(w.pieces / Math.max(1, w.calls)).toFixed(2)} pieces and ${(w.bytes / Math.max(1, w.calls)).toFixed(0)} bytes per call`,
+        );
+    }
     const limitedBySims = sat.f.deliveredRate >= 0.9 * sat.f.writeRate;
     if (limitedBySims)
       lines.push(
         `   the fleet kept up with the simulated clusters' writes: its saturation is above ${sat.f.deliveredRate.toFixed(0)}/s on this machine`,
       );
     if (profile) lines.push(formatProfile(profile));
+    for (const set of ['f', 'l'] as const) {
+      const p = burstProfiles[set];
+      if (p) lines.push(`   ${ROW[set]}, its last burst:`, formatProfile(p));
+    }
     lines.push(...census);
-    const burstRatio = sat.f.deliveredRate / sat.d.deliveredRate;
+    // paired: the median of the per-round ratios (one round: the ratio of its rates, as before)
+    const burstRatio = burstRatios(burstRounds).fleetVsDirect;
     const burstLost = sat.f.sent - sat.f.received;
     goals.push(
       {
@@ -465,7 +645,7 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
         detail: `${fmt.bytes(perWatch)} (RSS ${fmt.bytes(perWatchRss)}${mem.rssValid ? '' : ' not comparable: heap snapshots taken (--profile)'}, V8 heap + external ${fmt.bytes(perWatchHeap + perWatchExternal)})${fOpen.opened < W ? ` — over the ${fOpen.opened} that opened` : ''}`,
       },
     );
-    const failed = fOpen.failed + dOpen.failed;
+    const failed = fOpen.failed + dOpen.failed + lOpen.failed;
     const issue33: Row33Check[] = [
       {
         row: 'added-p99',
@@ -473,15 +653,17 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
         ratio: Number.NaN,
         shown: fmt.signedMs(addedP99),
         ok: judge(addedP99, WATCH_GOAL.addedP99Ms),
-        detail: `added p99 ${fmt.signedMs(addedP99)}, fleet ${fmt.ms(med('f', 'p99'))} vs direct ${fmt.ms(med('d', 'p99'))} ms`,
+        detail: `added p99 ${fmt.signedMs(addedP99)}, fleet ${fmt.ms(med('f', 'p99'))} vs direct ${fmt.ms(med('d', 'p99'))} ms; floor proxy adds ${fmt.signedMs(floorP99.floorAdded)}, fleet − floor ${fmt.signedMs(floorP99.fleetOverFloor)}`,
       },
+      addedP99FloorRow(`${W} watches, 3 simulated clusters`, p99Rounds),
       {
         row: 'burst',
         where: `${W} watches, simulated clusters${limitedBySims ? ', the simulated clusters the limit' : ''}`,
         ratio: burstRatio,
         ok: judge(burstRatio, WATCH_GOAL.burstVsDirect, true),
-        detail: `${sat.f.deliveredRate.toFixed(0)} vs ${sat.d.deliveredRate.toFixed(0)} events/s`,
+        detail: `${sat.f.deliveredRate.toFixed(0)} vs ${sat.d.deliveredRate.toFixed(0)} events/s; ${burstFloorClause(burstRounds)}`,
       },
+      burstFloorRow(`${W} watches, simulated clusters`, burstRounds),
     ];
     return {
       text: lines.join('\n'),
@@ -496,7 +678,7 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
           direct: { ...dOpen, openedIdx: undefined },
           upstreamWatches,
         },
-        latency: { fleet: results.f, direct: results.d, addedP50, addedP99 },
+        latency: { fleet: results.f, direct: results.d, floor: results.l, addedP50, addedP99, floorP99 },
         fleetCpuPercent: { fleet: cpu.f, direct: cpu.d },
         fleetGc: { fleet: gc.f, direct: gc.d },
         memory: {
@@ -510,6 +692,9 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
           heap1: mem1,
         },
         saturation: sat,
+        burstRounds: satRounds,
+        syscallsPerEvent: syscalls,
+        writevs,
         heapSnapshots: mem.snaps,
       },
       ...(failed
@@ -519,6 +704,7 @@ async function measureWatches(ctx: CaseContext, fleetProc: FleetProcess, W: numb
   } finally {
     await ctx.load('close', { key: 'fleet' });
     await ctx.load('close', { key: 'direct' });
+    await ctx.load('close', { key: 'floor' });
   }
 }
 

@@ -32,13 +32,14 @@
  *                           `{"bytes":N}`, N in the x-floor-bytes header for ./floor-ab.ts's MiB)
  *
  * Every way reads the clusters' bodies at once, as they come (chunks held until the answer reaches
- * them). It answers lists only (a watch's body never ends, so the next cluster's never comes): not a
- * BENCH_BASELINE_BUNDLE for the canned-list case, whose watch burst asks the baseline too.
+ * them). A watch request (a body that never ends, so the next cluster's would never come) is answered by
+ * ./floor-watch.mjs instead: the watch floor, whatever FLOOR_CLIENT and FLOOR_WRITE say.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { Agent, request } from 'undici';
+import { isWatchUrl, serveWatch } from './floor-watch.mjs';
 
 const PIECE = 256 * 1024;
 const CLIENT = process.env.FLOOR_CLIENT || 'request';
@@ -257,6 +258,7 @@ const free = [];
 const drained = (res) => new Promise((r) => res.once('drain', r));
 
 const server = createServer(async (req, res) => {
+  if (isWatchUrl(req.url)) return serveWatch(clusters, req, res);
   const accept = req.headers.accept ?? 'application/json';
   const bodies = bodiesFor(req.url, accept);
   const keep = CLIENT === 'none' && !remembered.has(`${accept} ${req.url}`) ? [] : undefined;

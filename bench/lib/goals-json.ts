@@ -102,7 +102,7 @@ export function rowsFromOutput(out: string): { rows: GoalRowJson[]; from: 'BENCH
   return { rows, from: rows.length ? 'table' : 'none' };
 }
 
-/** `   <goal>: <1.43× | +8.61 ms> (<case>, <where>; <detail>) [OK|MISSED|not measured]` under the heading */
+/** `   <goal>: <1.43× | +8.61 ms> (<case>, <where>; <detail>) [OK|MISSED|not measured|info]` under the heading */
 export function rowsFromTable(out: string): GoalRowJson[] {
   const lines = out.split('\n');
   const at = lines.findIndex((l) => l.startsWith('## goals (issue 33'));
@@ -116,7 +116,7 @@ export function rowsFromTable(out: string): GoalRowJson[] {
       (a, b) => b.goal.length - a.goal.length,
     )[0];
     if (!row) continue;
-    const m = /^(\S+(?: ms)?) \(([^,]+), ([^;]+); (.*)\) \[(OK|MISSED|not measured)\]$/.exec(
+    const m = /^(\S+(?: ms)?) \(([^,]+), ([^;]+); (.*)\) \[(OK|MISSED|not measured|info)\]$/.exec(
       text.slice(row.goal.length + 2),
     );
     if (!m) continue;

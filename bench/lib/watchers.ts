@@ -70,6 +70,8 @@ export interface StopResult {
   max: number;
   /** the longest this (the load) process's event loop was late while recording: a delay it added itself */
   loadLoopMaxMs: number;
+  /** this (the load) process's CPU from `record` to the last event (or the deadline): the client's share */
+  loadCpuMs: number;
   /**
    * the slowest 1% of the delivered events: when they were written (ms after the first recorded write),
    * and how many came from each cluster index. Written within a few tens of ms, they waited on one stall
@@ -92,6 +94,7 @@ export function watchersState() {
         writes: number[];
         clusters: number[];
         loop: ReturnType<typeof monitorEventLoopDelay>;
+        cpu: NodeJS.CpuUsage;
         received: number;
         firstMs: number;
         lastMs: number;
@@ -246,6 +249,7 @@ export function watchersState() {
         writes: [],
         clusters: [],
         loop,
+        cpu: process.cpuUsage(),
         received: 0,
         firstMs: Number.POSITIVE_INFINITY,
         lastMs: 0,
@@ -275,6 +279,7 @@ export function watchersState() {
       while (r.received < expected && nowMs() - endMs < deadlineMs)
         await new Promise((res) => setTimeout(res, 10));
       recording = undefined;
+      const cpu = process.cpuUsage(r.cpu);
       r.loop.disable();
       let lost = 0;
       let ended = 0;
@@ -316,6 +321,7 @@ export function watchersState() {
         p99,
         max: percentile(sorted, 100),
         loadLoopMaxMs: r.loop.max / 1e6,
+        loadCpuMs: (cpu.user + cpu.system) / 1000,
         // none delivered: an empty tail, in numbers that survive IPC (Infinity would not)
         tail: {
           ...tail,
