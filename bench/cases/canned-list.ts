@@ -132,6 +132,14 @@ const FLEET_BUNDLE = process.env.BENCH_FLEET_BUNDLE || undefined;
 /** where --write-docs puts the scale curve */
 const SCALE_SVG = fileURLToPath(new URL('../../docs/bench-scale.svg', import.meta.url));
 const FLOOR_PROXY = fileURLToPath(new URL('../lib/floor-proxy.mjs', import.meta.url));
+/**
+ * BENCH_FLOOR_CLIENT / BENCH_FLOOR_WRITE: how the floor proxy reads and writes (its FLOOR_CLIENT and
+ * FLOOR_WRITE, ../lib/floor-proxy.mjs); unset, its defaults (undici's request, 256 KiB pieces)
+ */
+const FLOOR_ENV: Record<string, string> = {
+  ...(process.env.BENCH_FLOOR_CLIENT ? { FLOOR_CLIENT: process.env.BENCH_FLOOR_CLIENT } : {}),
+  ...(process.env.BENCH_FLOOR_WRITE ? { FLOOR_WRITE: process.env.BENCH_FLOOR_WRITE } : {}),
+};
 
 /** One set: canned clusters served, a fresh fleet in front of them, targets interleaved answer by answer. */
 async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Promise<Measured> {
@@ -155,7 +163,7 @@ async function measureSet(ctx: CaseContext, canned: Canned, o: MeasureOpts): Pro
         ? startFleetProcess(fleetConfig(ctx, reply.urls), { inspect: profiling, bundle: BASE_BUNDLE })
         : undefined,
       o.baselines.includes('floor')
-        ? startFleetProcess(fleetConfig(ctx, reply.urls), { bundle: FLOOR_PROXY })
+        ? startFleetProcess(fleetConfig(ctx, reply.urls), { bundle: FLOOR_PROXY, env: FLOOR_ENV })
         : undefined,
     ]),
   );
@@ -822,7 +830,9 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
       clusters,
       pods,
       forms: ['json'],
-      baselines: ['parallel'],
+      // the floor at every shape: what one HTTP exchange per cluster costs a Node process with no merge
+      // at all, so the per-item growth the fleet is asked for is set beside the floor's own
+      baselines: ['parallel', 'floor'],
       rounds,
       // --quick: one answer at 1,000 clusters (its fan-out costs a quick run most: 16.7 s CPU with two, 5.9 without the point)
       iterations: clusters * pods > 50_000 || (quick && clusters >= 1000) ? 1 : 2,
@@ -833,10 +843,10 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
   }
   const items = (s: SetResult) => s.clusters * s.pods;
   const rows = sets.flatMap((s) =>
-    (BASE_BUNDLE ? ['fleet', 'fleet-base'] : ['fleet']).map((name) => {
+    (BASE_BUNDLE ? ['fleet', 'fleet-base', 'floor'] : ['fleet', 'floor']).map((name) => {
       const f = s.targets[name]!;
       return [
-        `${s.clusters}×${s.pods}${name === 'fleet' ? '' : ' (base)'}`,
+        `${s.clusters}×${s.pods}${name === 'fleet' ? '' : name === 'floor' ? ' floor' : ' (base)'}`,
         s.shape,
         fmt.ms(f.p50),
         fmt.ms(f.ttfb),
@@ -846,14 +856,15 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
         ((f.fleetCpuMs * 1000) / items(s)).toFixed(1),
         fmt.bytes(f.bytes),
         (f.bytes / items(s)).toFixed(0),
-        fmt.bytes(s.peakRss),
-        fmt.bytes(s.peakRss - s.idleRss),
+        // peak and idle RSS are the fleet's (the floor's are not read)
+        name === 'floor' ? '-' : fmt.bytes(s.peakRss),
+        name === 'floor' ? '-' : fmt.bytes(s.peakRss - s.idleRss),
         fmt.bytes(s.single.json),
       ];
     }),
   );
   const lines = [
-    `   canned clusters (+${LATENCY_MS} ms), JSON; ${rounds} round(s); fleet ÷ parallel = median of per-round p50 ratios`,
+    `   canned clusters (+${LATENCY_MS} ms), JSON; ${rounds} round(s); fleet ÷ parallel = median of per-round p50 ratios; floor: ../lib/floor-proxy.mjs (${FLOOR_ENV.FLOOR_CLIENT ?? 'request'}:${FLOOR_ENV.FLOOR_WRITE ?? 'piece'}), every cluster asked, the bodies only concatenated, its own process's CPU`,
     '',
     table(
       [
@@ -900,14 +911,20 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
   const a = by(10, 1000);
   const z = by(200, 50);
   const k = by(1000, 10);
-  const cpuItem = (s: SetResult, name = 'fleet') => s.targets[name]!.fleetCpuMs / items(s);
+  const cpuItem = (s: SetResult, name = 'fleet') => (s.targets[name]?.fleetCpuMs ?? Number.NaN) / items(s);
   const bytesItem = (s: SetResult) => s.targets.fleet!.bytes / items(s);
   if (!a || !z) return { text: lines.join('\n'), goals: [], figures: { sets } };
   const growth = (f: (s: SetResult) => number) => f(z) / f(a);
-  if (BASE_BUNDLE)
+  if (BASE_BUNDLE) {
+    // the 1,000-cluster point too, when measured: the issue's second per-item row
+    const path = (name: string) =>
+      [a, z, ...(k ? [k] : [])].map((s) => (cpuItem(s, name) * 1000).toFixed(1)).join(' → ');
+    const grows = (name: string) =>
+      [z, ...(k ? [k] : [])].map((s) => fmt.x(cpuItem(s, name) / cpuItem(a, name))).join(', ');
     lines.push(
-      `   same run, BENCH_BASELINE_BUNDLE: CPU per item 10 → 200 clusters ${(cpuItem(a, 'fleet-base') * 1000).toFixed(1)} → ${(cpuItem(z, 'fleet-base') * 1000).toFixed(1)} µs (${fmt.x(growth((s) => cpuItem(s, 'fleet-base')))}); this build ${(cpuItem(a) * 1000).toFixed(1)} → ${(cpuItem(z) * 1000).toFixed(1)} µs (${fmt.x(growth((s) => cpuItem(s)))})`,
+      `   same run, BENCH_BASELINE_BUNDLE: CPU per item 10 → 200${k ? ' → 1,000' : ''} clusters ${path('fleet-base')} µs (${grows('fleet-base')}); this build ${path('fleet')} µs (${grows('fleet')})`,
     );
+  }
   const goals: GoalCheck[] = [
     {
       goal: `goal 3: fleet ÷ parallel stays flat, 10 → 200 clusters, same 10,000 pods (≤ ${CANNED_GOAL.flat}× growth)`,
@@ -935,20 +952,36 @@ async function runScale(ctx: CaseContext): Promise<CustomResult> {
     detail: `${fmt.bytes(widest.peakRss - widest.idleRss)} vs ${fmt.bytes(limit)} (merged body ${fmt.bytes(widest.targets.fleet!.bytes)})`,
   });
   const issue33: Row33Check[] = [];
+  const µs = (x: number) => (x * 1000).toFixed(1);
   for (const [row, to] of [
     ['cpu-item-200', z],
     ['cpu-item-1000', k],
   ] as const) {
     if (!to) continue;
     const g = cpuItem(to) / cpuItem(a);
+    // the floor's own growth over the same shapes: a goal below it is below any proxy of one HTTP exchange per cluster
+    const fg = to.targets.floor && a.targets.floor ? cpuItem(to, 'floor') / cpuItem(a, 'floor') : Number.NaN;
     issue33.push({
       row,
       where: `10×1,000 → ${to.clusters.toLocaleString('en')}×${to.pods} canned`,
       ratio: g,
       ok: judge(g, CANNED_GOAL.flat),
-      detail: `${(cpuItem(a) * 1000).toFixed(1)} → ${(cpuItem(to) * 1000).toFixed(1)} µs/item; fleet ÷ parallel ${fmt.x(ratioOf(a, 'fleet/parallel'))} → ${fmt.x(ratioOf(to, 'fleet/parallel'))}`,
+      detail: `${µs(cpuItem(a))} → ${µs(cpuItem(to))} µs/item; floor proxy ${µs(cpuItem(a, 'floor'))} → ${µs(cpuItem(to, 'floor'))} µs/item (${fmt.x(fg)}); fleet ÷ floor ${fmt.x(cpuItem(a) / cpuItem(a, 'floor'))} → ${fmt.x(cpuItem(to) / cpuItem(to, 'floor'))} (growth ${fmt.x(g / fg)}); fleet ÷ parallel ${fmt.x(ratioOf(a, 'fleet/parallel'))} → ${fmt.x(ratioOf(to, 'fleet/parallel'))}`,
     });
   }
+  const floorAt = sets.filter((s) => s.shape === 'same total' && s.targets.floor);
+  if (floorAt.length > 1)
+    goals.push({
+      goal: 'goal 3 (information): the floor proxy’s own CPU per item over the same shapes (one HTTP exchange per cluster, no merge)',
+      ok: undefined,
+      info: true,
+      detail: floorAt
+        .map(
+          (s) =>
+            `${s.clusters}×${s.pods} ${(cpuItem(s, 'floor') * 1000).toFixed(1)} µs (${fmt.x(cpuItem(s, 'floor') / cpuItem(floorAt[0]!, 'floor'))}; fleet ${(cpuItem(s) * 1000).toFixed(1)}, ${fmt.x(cpuItem(s) / cpuItem(s, 'floor'))} the floor)`,
+        )
+        .join(', '),
+    });
   if (k)
     goals.push({
       goal: `goal 3: fleet CPU per item does not grow with clusters, 10 → 1,000 (≤ ${CANNED_GOAL.flat}×)`,

@@ -5,7 +5,9 @@
  *   npx tsx bench/lib/scale-ab.ts shapes=10x1000,200x50 n=6 bundles=base:/tmp/base.js,cur:/tmp/cur.js \
  *     [runs=5] [nodeargs="--trace-gc" out=1]
  * A bundle may carry node options of its own after a second colon (`semi8:/tmp/cur.js:--max-semi-space-size=8`,
- * several separated by spaces): one build under two settings, side by side.
+ * several separated by spaces): one build under two settings, side by side. A `NAME=value` among them is
+ * set in the process's environment instead: the floor proxy's way of reading and writing beside the fleet,
+ * `floor:bench/lib/floor-proxy.mjs:FLOOR_CLIENT=socket` (./floor-proxy.mjs).
  * `runs`: the whole comparison again with fresh processes, medians across them at the end. A fleet process
  * settles early into a way of collecting (scavenges only, or a mark-compact every answer or two: 0 vs 16-22
  * per 6 answers of 10 x 1,000 for one build) that then sets its CPU per answer more than the build does, so
@@ -28,7 +30,13 @@ const shapes = (args.shapes ?? '10x1000,200x50')
 const n = Number(args.n ?? 6);
 const bundles = (args.bundles ?? 'cur:.cache/bench/node/main.js').split(',').map((b) => {
   const [name, bundle, own] = b.split(':') as [string, string, string?];
-  return [name, bundle, own ? own.split(' ') : []] as const;
+  const opts = own ? own.split(' ') : [];
+  const env = Object.fromEntries(
+    opts
+      .filter((o) => /^[A-Z_]+=/.test(o))
+      .map((o) => [o.slice(0, o.indexOf('=')), o.slice(o.indexOf('=') + 1)]),
+  );
+  return [name, bundle, opts.filter((o) => !/^[A-Z_]+=/.test(o)), env] as const;
 });
 const nodeArgs = args.nodeargs ? args.nodeargs.split(' ') : [];
 const runs = Number(args.runs ?? 1);
@@ -71,11 +79,12 @@ try {
       const reply = await canned.serve({ clusters, pods, latencyMs: 20 });
       const config = cannedFleetConfig(reply.urls);
       const fleets = [];
-      for (const [name, bundle, own] of bundles)
+      for (const [name, bundle, own, env] of bundles)
         fleets.push({
           name,
           f: await startFleetProcess(config, {
             bundle,
+            env,
             nodeArgs: [...nodeArgs, ...own],
             inspect: true,
             ...(args.out ? { onOutput: (t: string) => process.stderr.write(`[${name}] ${t}`) } : {}),

@@ -27,7 +27,7 @@ import { answerView, selectedName } from '../plan/view.ts';
 import type { RequestInfo } from '../request/info.ts';
 import { type BodyIdleDeps, bodyIdleMs } from '../routes/respond.ts';
 import type { ClustersDeps, FanOutDeps, FleetDeps, ViewDeps } from '../types.ts';
-import type { SendOptions } from '../upstreams/client.ts';
+import { forwardableRequestHeaders, type SendOptions } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Outcome, type Target, warningHeader } from '../upstreams/fanout.ts';
 import { concatOwned } from '../util/bytes.ts';
 import { type ListSource, mergeList } from './merge.ts';
@@ -67,10 +67,12 @@ export async function listRoute(
   const propagation = neg.shape === 'table' ? await propagationRead : undefined;
 
   // one set of headers for every cluster (the client copies what it forwards, never changes them)
-  const headers = new Headers(req.headers);
-  headers.set('Accept', neg.accept);
+  const asked = new Headers(req.headers);
+  asked.set('Accept', neg.accept);
   // the body is split and rewritten: it must arrive uncompressed
-  headers.set('Accept-Encoding', 'identity');
+  asked.set('Accept-Encoding', 'identity');
+  // as entries (on Node a list the client reads without iterating a Headers once per cluster)
+  const headers = forwardableRequestHeaders(asked);
   const request = (a: ListAsk<Target>): SendOptions => {
     const qs = propagationQuery(propagation, plan.queryFor(a)).toString();
     // pulled: a cluster's body waiting its turn holds the chunk its head came in, not its whole answer

@@ -5,6 +5,7 @@
  * Each handler keeps what differs: where its chunks go and when the connection is paused.
  */
 import { HeadersTimeoutError, type UpstreamRequest } from '../upstreams/transport.ts';
+import { hearAbort, unhearAbort } from '../util/abort-hub.ts';
 
 /** What a handler needs of undici's pool (structural: undici itself is node.ts's to import). */
 export interface Dispatching {
@@ -99,7 +100,8 @@ export abstract class DispatchAnswer {
     if (signal) {
       this.signal = signal;
       this.onAbort = () => void this.cancel(signal.reason);
-      signal.addEventListener('abort', this.onAbort, { once: true });
+      // one listener per signal for all its calls (a merged list's n: ../util/abort-hub.ts)
+      hearAbort(signal, this.onAbort);
     }
   }
 
@@ -108,7 +110,7 @@ export abstract class DispatchAnswer {
 
   /** the request's signal no longer applies (the call is over, or its reader owns it) */
   protected unlisten(): void {
-    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
+    if (this.onAbort && this.signal) unhearAbort(this.signal, this.onAbort);
     this.signal = undefined;
     this.onAbort = undefined;
   }
@@ -208,8 +210,23 @@ function requestHead(o: WatchDispatchOptions, host: string, close: boolean): str
   return `${head}\r\n`;
 }
 
+type Target = { tls: boolean; host: string; port: number; authority: string };
+
+/** targets by origin: a merged list sends a call to every cluster's origin per request (a URL parse each) */
+const targets = new Map<string, Target>();
+
 /** Where a request goes: TLS or not, the host to connect to (an IPv6 address without brackets), the port. */
-function targetOf(origin: string): { tls: boolean; host: string; port: number; authority: string } {
+function targetOf(origin: string): Target {
+  let t = targets.get(origin);
+  if (t) return t;
+  t = parseTarget(origin);
+  // bounded: a fleet's endpoints, not one per request
+  if (targets.size >= 16_384) targets.clear();
+  targets.set(origin, t);
+  return t;
+}
+
+function parseTarget(origin: string): Target {
   const url = new URL(origin);
   const tls = url.protocol === 'https:';
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -225,7 +242,7 @@ export function h1Request(
   o: WatchDispatchOptions,
   h: WatchCallHandler,
   close: boolean,
-): { to: ReturnType<typeof targetOf>; head: string } | undefined {
+): { to: Target; head: string } | undefined {
   try {
     const to = targetOf(o.origin);
     return { to, head: requestHead(o, to.authority, close) };

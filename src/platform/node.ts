@@ -339,6 +339,8 @@ export class UndiciTransport implements Transport {
   private readonly h2Watches = new Map<string, H2Watches>();
   /** merged lists' pulled answers over HTTP/1.1: kept-alive connections of their own (./node-list-h1.ts) */
   private readonly h1Lists = new Map<string, H1Lists>();
+  /** pulled calls listen through ./node-dispatch.ts's DispatchAnswer, one listener per signal */
+  readonly pulledSignalShared = true;
 
   constructor(private readonly http2: UpstreamHttp2 = upstreamHttp2Mode(undefined)) {}
 

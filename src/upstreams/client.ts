@@ -321,12 +321,14 @@ export class UpstreamClient {
     const req: UpstreamRequest = {
       method: opts.method,
       url: endpoint.server + opts.path,
-      // a transport given by the caller (the Node entry's) reads the entries as they are; the platform's
-      // get a Headers of their own (the Workers runtime's fetch copies it)
-      headers: opts.via ? entriesHeaders(p) : headersOf(p),
+      // the entries as they are (on Node a list read as a Headers, src/upstreams/pair-headers.ts: an
+      // undici Headers per call was a validation and a sorted copy per line, per cluster of a merged
+      // list); the Workers runtime's own Headers elsewhere (its fetch copies it)
+      headers: entriesHeaders(p),
       headerLines: cred.headerLines,
       body: opts.body ?? null,
-      signal: via.signalUnheard ? opts.signal : callSignal(opts.signal),
+      signal:
+        via.signalUnheard || (opts.pulled && via.pulledSignalShared) ? opts.signal : callSignal(opts.signal),
       timeoutMs: endpoint.timeoutMs,
     };
     if (opts.pulled) req.pulled = true;

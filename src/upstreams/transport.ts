@@ -42,6 +42,11 @@ export interface Transport {
    * handed over as it is instead of one derived from it (see callSignal in ./client.ts)
    */
   readonly signalUnheard?: boolean;
+  /**
+   * true: a pulled call (`UpstreamRequest.pulled`) hears the request's signal through one listener per
+   * signal for all its calls (src/util/abort-hub.ts), so it is handed the caller's signal as it is too
+   */
+  readonly pulledSignalShared?: boolean;
   /** close pooled connections (graceful shutdown) */
   close?(): Promise<void>;
 }

@@ -26,6 +26,18 @@ const IGNORED_PARAMS = new Set(['timeout']);
  */
 export function readKind(method: string, path: string): ReadKind | undefined {
   if (method !== 'GET') return undefined;
+  // a merged list asks every cluster the same path: judged once, not once per cluster
+  if (path === lastPath) return lastKind;
+  const kind = judgeRead(path);
+  lastPath = path;
+  lastKind = kind;
+  return kind;
+}
+
+let lastPath: string | undefined;
+let lastKind: ReadKind | undefined;
+
+function judgeRead(path: string): ReadKind | undefined {
   const q = path.indexOf('?');
   const kubePath = q < 0 ? path : path.slice(0, q);
   const query = new URLSearchParams(q < 0 ? '' : path.slice(q + 1));
