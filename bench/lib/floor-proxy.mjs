@@ -40,7 +40,8 @@ import { createServer, Agent as HttpAgent, request as httpRequest } from 'node:h
 import { connect } from 'node:net';
 import { Agent, request } from 'undici';
 
-const PIECE = 256 * 1024;
+// FLOOR_PIECE: the pieces' size in KiB (default 256, the merge's src/list/merge.ts PIECE when written)
+const PIECE = (Number(process.env.FLOOR_PIECE) || 256) * 1024;
 const CLIENT = process.env.FLOOR_CLIENT || 'request';
 const WRITE = process.env.FLOOR_WRITE || 'piece';
 if (!['request', 'dispatch', 'http', 'socket', 'none'].includes(CLIENT))
