@@ -2,7 +2,8 @@
  * Whole-process CPU per MiB of a merged list against its floor, in one run (not a test, not a bench case):
  * canned upstreams (./canned.ts, 10 clusters, +20 ms), one fleet process per given build, and floor
  * proxies (./floor-proxy.mjs: the bodies only concatenated into the answer, no scan), one per `--floor
- * client:write` (default request:piece, the fleet's upstream client and its 256 KiB pieces), asked in turn,
+ * client:write[:KiB]` (default request:piece, the fleet's upstream client and its 256 KiB pieces; KiB: the
+ * pieces' size, for `piece`, `pool`, `unsafe`), asked in turn,
  * the order reversed every other round; each process's CPU per MiB it answered (from /proc: user and
  * system apart, 10 ms ticks, so `--answers k` answers per process and round make a round's figure), medians
  * after two warm-up rounds, and each process's per-round ratio to the first one listed.
@@ -45,10 +46,10 @@ for (const [k, b] of bundles.entries())
   procs.push({ name: `${k}:${b}`, p: await startFleetProcess(config, { bundle: b }) });
 const floor = fileURLToPath(new URL('./floor-proxy.mjs', import.meta.url));
 for (const f of floors) {
-  const [client = 'request', write = 'piece'] = f.split(':');
-  const env = { FLOOR_CLIENT: client, FLOOR_WRITE: write };
+  const [client = 'request', write = 'piece', piece = '256'] = f.split(':');
+  const env = { FLOOR_CLIENT: client, FLOOR_WRITE: write, FLOOR_PIECE: piece };
   procs.push({
-    name: `floor ${client}:${write}`,
+    name: `floor ${client}:${write}${piece === '256' ? '' : `:${piece}`}`,
     p: await startFleetProcess(config, { bundle: floor, env }),
   });
 }

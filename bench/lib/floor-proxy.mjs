@@ -41,7 +41,8 @@ import { connect } from 'node:net';
 import { Agent, request } from 'undici';
 import { isWatchUrl, serveWatch } from './floor-watch.mjs';
 
-const PIECE = 256 * 1024;
+// FLOOR_PIECE: the pieces' size in KiB (default 256, the merge's src/list/merge.ts PIECE when written)
+const PIECE = (Number(process.env.FLOOR_PIECE) || 256) * 1024;
 const CLIENT = process.env.FLOOR_CLIENT || 'request';
 const WRITE = process.env.FLOOR_WRITE || 'piece';
 if (!['request', 'dispatch', 'http', 'socket', 'none'].includes(CLIENT))
