@@ -201,17 +201,17 @@ class WatchAnswer extends DispatchAnswer implements ChunkReading {
    * task: a watch replaying its history has it all here when the merged watch starts reading, and
    * handing it all on at once kept the first event from its client until every event was merged.
    */
-  read(sink: ChunkSink): void {
+  read(sink: ChunkSink, rest = false): void {
     this.unlisten();
     let held = this.held;
     this.held = undefined;
     this.heldBytes = 0;
-    if (held && held.length > 1 && !this.over) {
+    if (!rest && held && held.length > 1 && !this.over) {
       this.held = held.slice(1);
       for (const c of this.held) this.heldBytes += c.byteLength;
       held = held.slice(0, 1);
       setTimeout(() => {
-        if (!this.threw) this.read(sink);
+        if (!this.threw) this.read(sink, true);
       }, 0);
     }
     try {
