@@ -10,7 +10,9 @@
  *     member2: latency on one connection, throughput at 8 connections;
  *   - real-watch: changes written after the lists, then the watches opened from the lists' RVs, so the
  *     members' watch caches replay them at once: time to the first event (a watch starting, as an informer
- *     after its list) and the rate of the burst, the merged watch ÷ the three members watched directly.
+ *     after its list) and the rate of the burst, the merged watch ÷ the three members watched directly,
+ *     and the floor: the first member's watch through a copy-only TLS proxy (../lib/tls-floor-proxy.ts);
+ *     BENCH_REAL_H2=1 adds each fleet again with upstreamHttp2 alpn, paired with it per round.
  *
  * The fleets run in this (the harness's) process, as the bed starts them; the load runs in the load
  * process with the bed's client certificates (../lib/real-load.ts). The harness does nothing else while a
@@ -18,6 +20,9 @@
  * takes 1–3 minutes to start and ~2.7 GiB): `--real`, or name them (`--only=real`). N = 1,000 per member
  * (--quick 200; BENCH_REAL_OBJECTS=N).
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Bed } from '../../testbed/bed.ts';
 import type { Apiserver } from '../../testbed/kube.ts';
 import { httpsRequest, waitUntil } from '../../testbed/process.ts';
@@ -38,6 +43,7 @@ import {
 } from '../lib/real-load.ts';
 import { fmt, table } from '../lib/report.ts';
 import { median, percentile } from '../lib/stats.ts';
+import { startTlsFloorProxy, type TlsFloorProxy } from '../lib/tls-floor-proxy.ts';
 import type { BenchCase, CaseContext, CustomResult, GoalCheck } from './types.ts';
 
 const NS = 'bench-real';
@@ -53,6 +59,10 @@ interface Shared {
   tls: Record<string, Tls>;
   startS: number;
   seedS: number;
+  /** the copy-only TLS proxy to the first member (../lib/tls-floor-proxy.ts): real-watch's floor */
+  floor: TlsFloorProxy;
+  /** BENCH_REAL_H2=1: each fleet again with upstreamHttp2 alpn, by name (`fleet-direct-h2`, ...) */
+  h2: Record<string, { url: string; stop(): Promise<void> }>;
 }
 
 let shared: Promise<Shared> | undefined;
@@ -126,13 +136,49 @@ async function startShared(ctx: CaseContext): Promise<Shared> {
   const tls: Record<string, Tls> = { fleet: { ca: bed.fleetCA.cert, cert: admin.cert, key: admin.key } };
   for (const m of bed.members)
     tls[m.name] = { ca: m.apiserver.ca, cert: m.apiserver.admin.cert, key: m.apiserver.admin.key };
+  // the floor proxy and the h2 fleets serve a certificate of the bench's own CA (the bed keeps its
+  // serving key); they take the same client certificates as the fleets
+  const dir = mkdtempSync(join(tmpdir(), 'bench-real-'));
+  const { createCA } = await import('../../testbed/pki.ts');
+  const benchCA = createCA(dir, 'bench-real-ca');
+  const serving = benchCA.serving('bench-real-serving', { cn: 'bench-real' });
+  tls.bench = { ca: benchCA.cert, cert: admin.cert, key: admin.key };
+  const m1 = bed.members[0]!;
+  const floor = await startTlsFloorProxy({
+    serving,
+    clientCA: bed.fleetCA.cert,
+    upstream: { url: m1.apiserver.url, ...tls[m1.name]! },
+  });
+  const h2: Shared['h2'] = {};
+  if (process.env.BENCH_REAL_H2 === '1') {
+    if (process.env.FLEET_UPSTREAM_HTTP2)
+      throw new Error('BENCH_REAL_H2=1 compares alpn with off: unset FLEET_UPSTREAM_HTTP2');
+    const { startBedFleet } = await import('../../testbed/bed.ts');
+    for (const [name, f] of [
+      ['fleet-direct-h2', bed.fleets.direct],
+      ['fleet-karmada-h2', bed.fleets.karmada],
+    ] as const) {
+      const twin = await startBedFleet({
+        name: `${f.name}-h2`,
+        config: { ...f.config, upstreamHttp2: 'alpn' } as typeof f.config,
+        serving,
+        dir,
+        userKubeconfig: () => '',
+      });
+      h2[name] = { url: twin.url, stop: twin.stop };
+    }
+  }
   // the Karmada fleet finds its members from Karmada's Clusters: wait until its list has every item
-  for (const f of Object.values(bed.fleets))
+  const listed = [
+    ...Object.values(bed.fleets).map((f) => ({ name: f.name, url: f.url, as: 'fleet' })),
+    ...Object.entries(h2).map(([name, f]) => ({ name, url: f.url, as: 'bench' })),
+  ];
+  for (const f of listed)
     await waitUntil(
       undefined,
       `${f.name} fleet lists ${bed.members.length * objects} ConfigMaps`,
       async () => {
-        const r = await httpsRequest(`${f.url}/api/v1/namespaces/${NS}/configmaps`, tls.fleet!, {
+        const r = await httpsRequest(`${f.url}/api/v1/namespaces/${NS}/configmaps`, tls[f.as]!, {
           timeoutMs: 60_000,
         });
         return (
@@ -141,7 +187,7 @@ async function startShared(ctx: CaseContext): Promise<Shared> {
       },
       180_000,
     );
-  return { bed, objects, tls, startS, seedS };
+  return { bed, objects, tls, startS, seedS, floor, h2 };
 }
 
 function bedFor(ctx: CaseContext): Promise<Shared> {
@@ -152,7 +198,11 @@ function bedFor(ctx: CaseContext): Promise<Shared> {
 async function stopShared(): Promise<void> {
   const s = shared;
   shared = undefined;
-  if (s) await (await s.catch(() => undefined))?.bed.stop();
+  const got = await s?.catch(() => undefined);
+  if (!got) return;
+  await got.floor.close();
+  for (const f of Object.values(got.h2)) await f.stop();
+  await got.bed.stop();
 }
 
 const rounds = (ctx: CaseContext) => (ctx.opts.quick ? 1 : Math.max(3, ctx.opts.rounds));
@@ -386,9 +436,15 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
   const R = rounds(ctx);
   const byRound: Array<Record<string, WatchRun>> = [];
   const writeS: number[] = [];
+  // the fleets, and with BENCH_REAL_H2=1 each again with upstreamHttp2 alpn (paired in the same rounds)
+  const fleets = [
+    ...FLEETS.map((f) => ({ name: f as string, url: fleetUrl(s, f), as: 'fleet' })),
+    ...Object.entries(s.h2).map(([name, f]) => ({ name, url: f.url, as: 'bench' })),
+  ];
+  const floorMember = s.bed.members[0]!.name;
   for (let r = 0; r < R; r++) {
     const rvs: Record<string, string> = {};
-    for (const f of FLEETS) rvs[f] = await listRv(`${fleetUrl(s, f)}${path}`, s.tls.fleet!);
+    for (const f of fleets) rvs[f.name] = await listRv(`${f.url}${path}`, s.tls[f.as]!);
     for (const m of s.bed.members)
       rvs[m.name] = await listRv(`${m.apiserver.url}${path}?limit=1`, s.tls[m.name]!);
     const t0 = performance.now();
@@ -411,11 +467,13 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
     const w = (base: string, rv: string) =>
       `${base}${path}?watch=true&resourceVersion=${encodeURIComponent(rv)}`;
     const targets: RealTarget[] = [
-      ...FLEETS.map((f) => ({ name: f, steps: [{ url: w(fleetUrl(s, f), rvs[f]!), as: 'fleet' }] })),
+      ...fleets.map((f) => ({ name: f.name, steps: [{ url: w(f.url, rvs[f.name]!), as: f.as }] })),
       {
         name: 'direct',
         steps: s.bed.members.map((m) => ({ url: w(m.apiserver.url, rvs[m.name]!), as: m.name })),
       },
+      // one member's watch through the copy-only proxy: its E changes
+      { name: 'floor', steps: [{ url: w(s.floor.url, rvs[floorMember]!), as: 'bench' }], expect: E },
     ];
     const order = [...targets.slice(r % targets.length), ...targets.slice(0, r % targets.length)];
     const res = await ctx.load<Record<string, WatchRun>>('watches', {
@@ -431,13 +489,16 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
         Object.entries(res)
           .map(
             ([n, x]) =>
-              `${n}: first ${fmt.ms(x.firstMs)} ms, ${x.received}/${expect} in ${fmt.ms(x.allMs)} ms`,
+              `${n}: first ${fmt.ms(x.firstMs)} ms, ${x.received}/${n === 'floor' ? E : expect} in ${fmt.ms(x.allMs)} ms`,
           )
           .join('; '),
     );
   }
   const rate = (x: WatchRun) => (x.received - 1) / (x.burstMs / 1000);
-  const ratio = (f: string, m: (x: WatchRun) => number) => byRound.map((r) => m(r[f]!) / m(r.direct!));
+  const ratio = (f: string, m: (x: WatchRun) => number, to = 'direct') =>
+    byRound.map((r) => m(r[f]!) / m(r[to]!));
+  const firstMs = (x: WatchRun) => x.firstMs;
+  const names = fleets.map((f) => f.name);
   const per = (n: string, m: (x: WatchRun) => number) => byRound.map((r) => m(r[n]!));
   const failures = byRound.flatMap((r) =>
     Object.entries(r)
@@ -446,7 +507,7 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
   );
   const lines = [
     header(s),
-    `   per round: the lists (their RVs), then ${E} ConfigMaps patched in each member, then each target's watch opened from its list's RV (the members replay the ${expect} changes from their watch caches at once); direct = the 3 members watched at once; ${R} round(s), order rotating`,
+    `   per round: the lists (their RVs), then ${E} ConfigMaps patched in each member, then each target's watch opened from its list's RV (the members replay the ${expect} changes from their watch caches at once); direct = the 3 members watched at once; floor = ${floorMember}'s watch through a copy-only TLS proxy in the fleets' process (bench/lib/tls-floor-proxy.ts: the client's TLS ended, one upstream TLS connection with a resumed session, bytes piped; its burst is one member's ${E}); ${R} round(s), order rotating`,
     '',
     table(
       [
@@ -456,21 +517,26 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
         'burst events/s',
         'fleet CPU µs/event',
         'first ÷ direct',
+        'first ÷ floor',
         'burst ÷ direct',
         'first per round',
       ],
-      ['direct', ...FLEETS].map((n) => [
+      ['direct', 'floor', ...names].map((n) => [
         n,
-        fmt.ms(median(per(n, (x) => x.firstMs))),
+        fmt.ms(median(per(n, firstMs))),
         fmt.ms(median(per(n, (x) => x.allMs))),
         median(per(n, rate)).toFixed(0),
-        n === 'direct' ? '-' : ((median(per(n, (x) => x.cpuMs)) * 1000) / expect).toFixed(1),
-        n === 'direct' ? '' : fmt.x(median(ratio(n, (x) => x.firstMs))),
-        n === 'direct' ? '' : fmt.x(median(ratio(n, rate))),
-        perRoundText(per(n, (x) => x.firstMs)),
+        n === 'direct'
+          ? '-'
+          : ((median(per(n, (x) => x.cpuMs)) * 1000) / (n === 'floor' ? E : expect)).toFixed(1),
+        n === 'direct' ? '' : fmt.x(median(ratio(n, firstMs))),
+        n === 'direct' || n === 'floor' ? '' : fmt.x(median(ratio(n, firstMs, 'floor'))),
+        n === 'direct' || n === 'floor' ? '' : fmt.x(median(ratio(n, rate))),
+        perRoundText(per(n, firstMs)),
       ]),
     ),
   ];
+  const floorX = median(ratio('floor', firstMs));
   const issue33: Row33Check[] = FLEETS.flatMap((f) => {
     const first = median(ratio(f, (x) => x.firstMs));
     const burst = median(ratio(f, rate));
@@ -480,7 +546,7 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
         where: `real members, ${f}`,
         ratio: first,
         ok: judge(first, 1.2),
-        detail: `${fmt.ms(median(per(f, (x) => x.firstMs)))} vs ${fmt.ms(median(per('direct', (x) => x.firstMs)))} ms, per round ${perRoundText(ratio(f, (x) => x.firstMs))}`,
+        detail: `${fmt.ms(median(per(f, firstMs)))} vs ${fmt.ms(median(per('direct', firstMs)))} ms, per round ${perRoundText(ratio(f, firstMs))}; floor proxy ÷ direct ${fmt.x(floorX)}, ${f} ÷ floor ${fmt.x(median(ratio(f, firstMs, 'floor')))}`,
       },
       {
         row: 'burst',
@@ -491,9 +557,24 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
       },
     ];
   });
+  // what any proxy pays here, and (BENCH_REAL_H2=1) HTTP/2 to the members against HTTP/1.1, paired
+  const goals: GoalCheck[] = [
+    {
+      goal: 'real members: first event through a copy-only TLS proxy ÷ direct (the floor of the first-event row)',
+      ok: undefined,
+      info: true,
+      detail: `${fmt.x(floorX)}, per round ${perRoundText(ratio('floor', firstMs))}`,
+    },
+    ...FLEETS.filter((f) => `${f}-h2` in s.h2).map((f) => ({
+      goal: `real members: ${f} first event, upstreamHttp2 alpn ÷ off (paired per round)`,
+      ok: undefined,
+      info: true,
+      detail: `${fmt.x(median(ratio(`${f}-h2`, firstMs, f)))}, per round ${perRoundText(ratio(`${f}-h2`, firstMs, f))}; burst ${fmt.x(median(ratio(`${f}-h2`, rate, f)))}`,
+    })),
+  ];
   return {
     text: lines.join('\n'),
-    goals: [],
+    goals,
     issue33,
     figures: { changesPerRound: expect, writeS, byRound },
     ...(failures.length ? { error: `${failures.length} failure(s): ${failures[0]}` } : {}),

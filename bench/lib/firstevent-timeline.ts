@@ -5,9 +5,10 @@
  * order rotating; a client in this process, a fresh connection per watch). Prints each watch's time to
  * its head and first event; with the marks of ./firstevent-timeline.patch applied (globalThis.__wtl) also
  * when the request arrived, the head was decided and the first chunk sent, and how long the tls.connect
- * calls took; TIMELINE=1 every mark. BENCH_AB=1 runs each fleet watch twice per round, the patch's base
- * switch (globalThis.__wtlBase: a TLS context made per connection, as before) on and off, alternating
- * which goes first.
+ * calls took, and per fleet the medians of its own part (arrival → first send, head decided → first
+ * send: no client handshake in them); TIMELINE=1 every mark. BENCH_AB=1 runs each fleet watch twice per
+ * round, the patch's base switch (globalThis.__wtlBase: the sources started inside the body's start and
+ * every held chunk handed on at once, as before) on and off, alternating which goes first.
  *   git apply bench/lib/firstevent-timeline.patch   # for the run only; `git apply -R` after
  *   BENCH_AB=1 npx tsx bench/lib/firstevent-timeline.ts [rounds=5] [objects=300]
  */
@@ -114,6 +115,9 @@ async function watch(steps: Array<{ url: string; tls: Tls }>, expect: number) {
       : `arrive ${(arrive - t0).toFixed(0)}, head decided ${((decided ?? Number.NaN) - t0).toFixed(0)}, first send ${((firstSend ?? Number.NaN) - t0).toFixed(0)}, tls.connect calls ${connectMs.toFixed(1)} ms`;
   return {
     phases,
+    // the fleet's own part, from the request's arrival to its first write (no client handshake in it)
+    ownMs: arrive === undefined || firstSend === undefined ? Number.NaN : firstSend - arrive,
+    decidedToSendMs: decided === undefined || firstSend === undefined ? Number.NaN : firstSend - decided,
     headMs: head - t0,
     firstMs: first - t0,
     timeline: tl.map(([t, l]) => `${(t - t0).toFixed(1).padStart(7)}  ${l}`),
@@ -160,6 +164,7 @@ try {
     await new Promise((r) => setTimeout(r, 1000));
   }
   const results: Record<string, number[]> = {};
+  const own: Record<string, Array<[number, number]>> = {};
   for (let r = 0; r < R; r++) {
     const rvs: Record<string, string> = {};
     for (const [f, url] of Object.entries(fleets)) rvs[f] = await listRv(`${url}${path}`, fleetTls);
@@ -199,6 +204,7 @@ try {
         const x = await watch(steps, E * bed.members.length);
         const key = name === 'direct' ? name : AB ? `${name} ${mode}` : name;
         results[key] = [...(results[key] ?? []), x.firstMs];
+        if (name !== 'direct') own[key] = [...(own[key] ?? []), [x.ownMs, x.decidedToSendMs]];
         console.log(
           `round ${r + 1} ${key}: head ${x.headMs.toFixed(1)} ms, first event ${x.firstMs.toFixed(1)} ms; ${x.phases}`,
         );
@@ -215,6 +221,11 @@ try {
     console.log(
       `${n}: first event median ${median(xs).toFixed(1)} ms (${xs.map((x) => x.toFixed(0)).join(' ')})`,
     );
+  for (const [n, xs] of Object.entries(own))
+    if (xs.some(([a]) => Number.isFinite(a)))
+      console.log(
+        `${n}: arrival → first send median ${median(xs.map(([a]) => a)).toFixed(1)} ms (${xs.map(([a]) => a.toFixed(0)).join(' ')}), head decided → first send median ${median(xs.map(([, d]) => d)).toFixed(1)} ms (${xs.map(([, d]) => d.toFixed(0)).join(' ')})`,
+      );
   for (const f of Object.keys(results).filter((k) => k !== 'direct'))
     console.log(
       `${f} ÷ direct per round: median ${median(results[f]!.map((x, i) => x / results.direct![i]!)).toFixed(2)}`,

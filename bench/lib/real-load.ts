@@ -30,6 +30,8 @@ export interface RealTarget {
   name: string;
   steps: RealStep[];
   parallel?: boolean;
+  /** watches: events to wait for over its streams, when not the spec's (the floor proxy's one member) */
+  expect?: number;
 }
 
 const agents = new Map<string, Agent>();
@@ -236,6 +238,7 @@ export interface WatchRun {
 }
 
 function watchOnce(t: RealTarget, spec: WatchesSpec): Promise<WatchRun> {
+  const expect = t.expect ?? spec.expect;
   return new Promise((resolve) => {
     const ac = new AbortController();
     const t0 = performance.now();
@@ -264,7 +267,7 @@ function watchOnce(t: RealTarget, spec: WatchesSpec): Promise<WatchRun> {
     const timer = setTimeout(
       () =>
         finish(
-          `${received}/${spec.expect} events after ${spec.timeoutMs} ms (by cluster: ${JSON.stringify(byCluster)})`,
+          `${received}/${expect} events after ${spec.timeoutMs} ms (by cluster: ${JSON.stringify(byCluster)})`,
         ),
       spec.timeoutMs,
     );
@@ -279,7 +282,7 @@ function watchOnce(t: RealTarget, spec: WatchesSpec): Promise<WatchRun> {
       if (Number.isNaN(first)) first = performance.now();
       const c = /\.clusterspace\.([^.]+)$/.exec(ev.object?.metadata?.name ?? '')?.[1] ?? `stream${step}`;
       byCluster[c] = (byCluster[c] ?? 0) + 1;
-      if (++received >= spec.expect) finish();
+      if (++received >= expect) finish();
     };
     for (const [k, s] of t.steps.entries())
       request(s.url, {
@@ -304,7 +307,7 @@ function watchOnce(t: RealTarget, spec: WatchesSpec): Promise<WatchRun> {
           } catch (e) {
             if (!done) finish(`${s.url}: ${(e as Error).message}`);
           }
-          if (!done) finish(`${s.url}: the stream ended after ${received}/${spec.expect} events`);
+          if (!done) finish(`${s.url}: the stream ended after ${received}/${expect} events`);
         },
         (e: Error) => finish(`${s.url}: ${e.message}`),
       );

@@ -72,6 +72,8 @@ class WatchAnswer extends DispatchAnswer implements ChunkReading {
   private web: ReadableStreamDefaultController<Uint8Array> | undefined;
   /** the sink asked to stop for now (its own reader is behind): undici holds the socket */
   private heldBack = false;
+  /** the sink threw on a held chunk (it was told): the rest of them goes nowhere */
+  private threw = false;
 
   // ------------------------------------------------------------------ undici's side
 
@@ -193,20 +195,37 @@ class WatchAnswer extends DispatchAnswer implements ChunkReading {
     if (this.sink && !this.over) this.resumeCall?.();
   }
 
-  /** chunk by chunk into `sink`, synchronously as they come; the signal no longer applies */
-  read(sink: ChunkSink): void {
+  /**
+   * chunk by chunk into `sink`, synchronously as they come; the signal no longer applies. Of the chunks
+   * held meanwhile only the first is handed on now, the rest (and what comes until then) in the next
+   * task: a watch replaying its history has it all here when the merged watch starts reading, and
+   * handing it all on at once kept the first event from its client until every event was merged.
+   */
+  read(sink: ChunkSink, rest = false): void {
     this.unlisten();
-    const held = this.held;
+    let held = this.held;
     this.held = undefined;
     this.heldBytes = 0;
+    if (!rest && held && held.length > 1 && !this.over) {
+      this.held = held.slice(1);
+      for (const c of this.held) this.heldBytes += c.byteLength;
+      held = held.slice(0, 1);
+      setTimeout(() => {
+        if (!this.threw) this.read(sink, true);
+      }, 0);
+    }
     try {
       for (const c of held ?? []) sink.chunk(c);
     } catch (err) {
+      this.threw = true;
+      this.held = undefined;
       this.over = 'failed';
       this.abortWith(err, 'watch');
       sink.fail(err);
       return;
     }
+    // the rest follows in the next task (above): ends and failures meanwhile are told after it
+    if (this.held) return;
     if (this.over === 'ended' || this.over === 'cancelled') {
       sink.end();
       return;

@@ -8,7 +8,7 @@ import { type FollowOptions, followMembership } from './membership.ts';
 import type { WatchMerger } from './merge.ts';
 import { WatchOutput } from './output.ts';
 import type { PlannedWatch, Source } from './sources.ts';
-import { groupNotices, lateFailure, type Start, startSource } from './start.ts';
+import { groupNotices, lateFailure, type Start, startInTurn, startSource } from './start.ts';
 import type { Upstreams } from './upstreams.ts';
 
 export interface RunOptions {
@@ -88,7 +88,7 @@ function startAll(o: RunOptions): (w: WatchOutput) => void {
       emit: (step: Parameters<WatchOutput['emit']>[0]) => w.emit(step),
       hold,
     };
-    for (const s of o.starts) startSource(s, handlers);
+    startInTurn(o.starts, handlers, () => w.closed);
     const watchList = plan.sendInitialEvents || plan.upgradesLegacy;
     for (const p of o.late ?? [])
       p.then(
