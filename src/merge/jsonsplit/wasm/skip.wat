@@ -251,4 +251,184 @@
         (local.set $d (i32.sub (local.get $d) (i32.const 1)))
         (br $close)))
     (unreachable))
+
+  ;; is the key of len bytes at q one whose value the item scanner looks into (../facts.ts: metadata, spec,
+  ;; status, labels, annotations, ownerReferences, selector, matchLabels, cells, object)? Read 8 bytes at a
+  ;; time, little-endian (a key ends before the chunk's end, and the tape lies after it: never out of bounds)
+  (func $descend (param $q i32) (param $len i32) (result i32)
+    (local $a i64) (local $b i64)
+    (local.set $a (i64.load align=1 (local.get $q)))
+    (if (i32.eq (local.get $len) (i32.const 4))
+      (then (return (i64.eq (i64.and (local.get $a) (i64.const 0xffffffff)) (i64.const 0x63657073)))))
+    (if (i32.eq (local.get $len) (i32.const 5))
+      (then (return (i64.eq (i64.and (local.get $a) (i64.const 0xffffffffff)) (i64.const 0x736c6c6563)))))
+    (if (i32.eq (local.get $len) (i32.const 6)) (then
+      (local.set $a (i64.and (local.get $a) (i64.const 0xffffffffffff)))
+      (return (i32.or (i64.eq (local.get $a) (i64.const 0x737574617473))
+        (i32.or (i64.eq (local.get $a) (i64.const 0x736c6562616c)) (i64.eq (local.get $a) (i64.const 0x7463656a626f)))))))
+    (if (i32.eq (local.get $len) (i32.const 8))
+      (then (return (i32.or (i64.eq (local.get $a) (i64.const 0x617461646174656d))
+                            (i64.eq (local.get $a) (i64.const 0x726f7463656c6573))))))
+    (if (i32.eq (local.get $len) (i32.const 11)) (then
+      (local.set $b (i64.load offset=3 align=1 (local.get $q)))
+      (return (i32.or
+        (i32.and (i64.eq (local.get $a) (i64.const 0x697461746f6e6e61)) (i64.eq (local.get $b) (i64.const 0x736e6f697461746f)))
+        (i32.and (i64.eq (local.get $a) (i64.const 0x62614c686374616d)) (i64.eq (local.get $b) (i64.const 0x736c6562614c6863)))))))
+    (if (i32.eq (local.get $len) (i32.const 15)) (then
+      (return (i32.and (i64.eq (local.get $a) (i64.const 0x66655272656e776f))
+                       (i64.eq (i64.load offset=7 align=1 (local.get $q)) (i64.const 0x7365636e65726566))))))
+    (i32.const 0))
+
+  ;; tape(i, n, room, at, cap): skip's scan of the value at i (the same answer: its end, -1 or -2), that
+  ;; also writes a tape at `at` of where the members of the containers the item scanner looks into lie, so
+  ;; ../tape.ts notes an item's facts without reading its bytes again; -3: more than `cap` entries (the
+  ;; JavaScript scanner takes the item). A container is looked into when it is the value itself, an element
+  ;; of an array looked into, or the value of a $descend key in an object looked into: a superset of
+  ;; what the facts need. At `at`: the entry count; at + 4 + 4d: the entry of the member being read at
+  ;; depth d (-1: none); from at + 1024, entries of five i32 in document order: key start (-1: an array
+  ;; element, the value itself), key length (-1: the key has escapes), value start, value end, and the
+  ;; entry after the value's own entries (its members', when looked into). Indices are the chunk's.
+  ;; Container kinds per depth as in skip, bit 2 set when looked into (depth 0: the value itself).
+  (func (export "tape") (param $i i32) (param $n i32) (param $room i32) (param $at i32) (param $cap i32) (result i32)
+    (local $p i32) (local $end i32) (local $d i32) (local $c i32) (local $key i32) (local $m i32) (local $v v128)
+    (local $k i32) (local $eb i32) (local $cb i32) (local $want i32) (local $kf i32) (local $ke i32) (local $esc i32)
+    (local $e i32)
+    (local.set $p (i32.add (local.get $i) (i32.const 256)))
+    (local.set $end (i32.add (local.get $n) (i32.const 256)))
+    (local.set $cb (i32.add (local.get $at) (i32.const 4)))
+    (local.set $eb (i32.add (local.get $at) (i32.const 1024)))
+    ;; entry 0: the value itself, looked into
+    (i32.store8 (i32.const 0) (i32.const 2))
+    (i32.store (local.get $eb) (i32.const -1))
+    (i32.store offset=4 (local.get $eb) (i32.const 0))
+    (i32.store offset=8 (local.get $eb) (local.get $i))
+    (i32.store (local.get $cb) (i32.const 0))
+    (local.set $k (i32.const 1))
+    (local.set $want (i32.const 1))
+    (loop $value
+      (block $after
+        (block $string
+          (local.set $c (i32.load8_u (local.get $p)))
+          (br_if $string (i32.eq (local.get $c) (i32.const 0x22)))
+          (if (local.get $key) (then (return (i32.const -2))))
+          (if (i32.eq (i32.or (local.get $c) (i32.const 0x20)) (i32.const 0x7b)) (then
+            (local.set $d (i32.add (local.get $d) (i32.const 1)))
+            (if (i32.or (i32.gt_s (local.get $d) (local.get $room)) (i32.gt_s (local.get $d) (i32.const 130)))
+              (then (return (i32.const -2))))
+            ;; looked into: its parent is and wants it
+            (i32.store8 (local.get $d) (i32.or (i32.eq (local.get $c) (i32.const 0x7b))
+              (select (i32.const 2) (i32.const 0)
+                (i32.and (local.get $want) (i32.shr_u (i32.load8_u (i32.sub (local.get $d) (i32.const 1))) (i32.const 1))))))
+            (i32.store (i32.add (local.get $cb) (i32.shl (local.get $d) (i32.const 2))) (i32.const -1))
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+              (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+            (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+            (if (i32.eq (i32.load8_u (local.get $p)) (i32.add (local.get $c) (i32.const 2))) (then
+              (local.set $p (i32.add (local.get $p) (i32.const 1)))
+              (local.set $d (i32.sub (local.get $d) (i32.const 1)))
+              (br $after)))
+            (local.set $key (i32.eq (local.get $c) (i32.const 0x7b)))
+            (if (i32.eq (i32.load8_u (local.get $d)) (i32.const 2)) (then
+              ;; the first element of an array looked into
+              (if (i32.ge_u (local.get $k) (local.get $cap)) (then (return (i32.const -3))))
+              (local.set $e (i32.add (local.get $eb) (i32.mul (local.get $k) (i32.const 20))))
+              (i32.store (local.get $e) (i32.const -1))
+              (i32.store offset=4 (local.get $e) (i32.const 0))
+              (i32.store offset=8 (local.get $e) (i32.sub (local.get $p) (i32.const 256)))
+              (i32.store (i32.add (local.get $cb) (i32.shl (local.get $d) (i32.const 2))) (local.get $k))
+              (local.set $k (i32.add (local.get $k) (i32.const 1)))
+              (local.set $want (i32.const 1))))
+            (br $value)))
+          (local.set $p (call $scalar (local.get $p) (local.get $end)))
+          (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))
+          (br $after))
+        ;; a string (a key or a value) whose quote is at p
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (local.set $kf (local.get $p))
+        (block $stop
+          (loop $vec
+            (if (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $end)) (then
+              (local.set $p (call $plain (local.get $p) (local.get $end)))
+              (br $stop)))
+            (local.set $v (v128.load (local.get $p)))
+            (local.set $m (i8x16.bitmask (v128.or
+              (v128.or (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x22)))
+                       (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x5c))))
+              (i8x16.eq (v128.and (local.get $v) (i8x16.splat (i32.const 0xe0))) (v128.const i64x2 0 0)))))
+            (if (local.get $m) (then
+              (local.set $p (i32.add (local.get $p) (i32.ctz (local.get $m))))
+              (br $stop)))
+            (local.set $p (i32.add (local.get $p) (i32.const 16)))
+            (br $vec)))
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (local.set $esc (i32.ne (i32.load8_u (local.get $p)) (i32.const 0x22)))
+        (if (local.get $esc)
+          (then
+            (local.set $p (call $strRest (local.get $p) (local.get $end)))
+            (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p)))))
+          (else (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+        (br_if $after (i32.eqz (local.get $key)))
+        ;; a key: the colon, and its value
+        (local.set $key (i32.const 0))
+        (local.set $ke (i32.sub (local.get $p) (i32.const 1)))
+        (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+          (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 0x3a)) (then (return (i32.const -2))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+          (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (if (i32.and (i32.load8_u (local.get $d)) (i32.const 2)) (then
+          ;; a member of an object looked into
+          (if (i32.ge_u (local.get $k) (local.get $cap)) (then (return (i32.const -3))))
+          (local.set $e (i32.add (local.get $eb) (i32.mul (local.get $k) (i32.const 20))))
+          (i32.store (local.get $e) (i32.sub (local.get $kf) (i32.const 256)))
+          (i32.store offset=4 (local.get $e)
+            (select (i32.const -1) (i32.sub (local.get $ke) (local.get $kf)) (local.get $esc)))
+          (i32.store offset=8 (local.get $e) (i32.sub (local.get $p) (i32.const 256)))
+          (i32.store (i32.add (local.get $cb) (i32.shl (local.get $d) (i32.const 2))) (local.get $k))
+          (local.set $k (i32.add (local.get $k) (i32.const 1)))
+          (local.set $want (select (i32.const 0)
+            (call $descend (local.get $kf) (i32.sub (local.get $ke) (local.get $kf))) (local.get $esc)))))
+        (br $value))
+      ;; after a value: its entry ends here; its container goes on or closes
+      (loop $close
+        (local.set $e (i32.load (i32.add (local.get $cb) (i32.shl (local.get $d) (i32.const 2)))))
+        (if (i32.ge_s (local.get $e) (i32.const 0)) (then
+          (local.set $e (i32.add (local.get $eb) (i32.mul (local.get $e) (i32.const 20))))
+          (i32.store offset=12 (local.get $e) (i32.sub (local.get $p) (i32.const 256)))
+          (i32.store offset=16 (local.get $e) (local.get $k))
+          (i32.store (i32.add (local.get $cb) (i32.shl (local.get $d) (i32.const 2))) (i32.const -1))))
+        (if (i32.eqz (local.get $d)) (then
+          (i32.store (local.get $at) (local.get $k))
+          (return (i32.sub (local.get $p) (i32.const 256)))))
+        (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+          (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (local.set $c (i32.load8_u (local.get $p)))
+        (if (i32.eq (local.get $c) (i32.const 0x2c)) (then
+          (local.set $p (i32.add (local.get $p) (i32.const 1)))
+          (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+            (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+          (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+          (local.set $key (i32.and (i32.load8_u (local.get $d)) (i32.const 1)))
+          (if (i32.eq (i32.load8_u (local.get $d)) (i32.const 2)) (then
+            ;; the next element of an array looked into
+            (if (i32.ge_u (local.get $k) (local.get $cap)) (then (return (i32.const -3))))
+            (local.set $e (i32.add (local.get $eb) (i32.mul (local.get $k) (i32.const 20))))
+            (i32.store (local.get $e) (i32.const -1))
+            (i32.store offset=4 (local.get $e) (i32.const 0))
+            (i32.store offset=8 (local.get $e) (i32.sub (local.get $p) (i32.const 256)))
+            (i32.store (i32.add (local.get $cb) (i32.shl (local.get $d) (i32.const 2))) (local.get $k))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (local.set $want (i32.const 1))))
+          (br $value)))
+        (if (i32.ne (local.get $c) (select (i32.const 0x7d) (i32.const 0x5d) (i32.and (i32.load8_u (local.get $d)) (i32.const 1))))
+          (then (return (i32.const -2))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (local.set $d (i32.sub (local.get $d) (i32.const 1)))
+        (br $close)))
+    (unreachable))
 )
