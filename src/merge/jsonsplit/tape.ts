@@ -2,10 +2,10 @@
  * The item scanner's facts (./facts.ts) read from the WebAssembly lane's tape (wasm/skip.wat `tape`): the
  * lane scans and validates the whole item at SIMD speed and writes where the members of the containers
  * the facts look into lie; this walks those few entries (a canned pod: ~50 of its 3,100 bytes' tokens) and
- * notes them as ./item.ts's scan would, without reading the item's bytes again but for the keys it
- * compares. The same ends and facts as ./item.ts's JavaScript scan (its oracle, wasm/skip-wasm.test.ts).
+ * notes them as ./item.ts's scan would, without reading the item's bytes again (the lane names each key
+ * by its id in ./facts.ts's KEYS). The same ends and facts as ./item.ts's JavaScript scan (its oracle, wasm/skip-wasm.test.ts).
  */
-import { CELLS, ItemFacts, keySlot, NONE, noteValue, OWNER, OWNERS } from './facts.ts';
+import { CELLS, ItemFacts, keySlotById, NONE, noteValue, OWNER, OWNERS } from './facts.ts';
 import { TAPE_ENTRY, type WasmSkip } from './wasm/lane.ts';
 
 /** the facts of the tape the lane wrote for the value that began at `start` in `b` (its last tape call ended) */
@@ -33,10 +33,9 @@ function object(
 ): void {
   while (k < stop) {
     const e = base + k * TAPE_ENTRY;
-    const len = t[e + 1]!;
     const next = t[e + 4]!;
-    // a key with escapes: keySlot makes the item odd
-    const slot = keySlot(f, b, ctx, t[e]!, Math.max(len, 0), len < 0);
+    // the key by its id (a key with escapes: -1, which makes the item odd)
+    const slot = keySlotById(f, ctx, t[e + 1]!);
     if (slot !== NONE) {
       const from = t[e + 2]!;
       if (slot > 0 && next > k + 1) {

@@ -7,10 +7,11 @@
  * synchronous and its memory holds only the copy of the array last scanned, copied again whenever another
  * array comes (lane's `loaded`), so scanners of different requests share nothing they could see.
  */
+import { DESCENDS, KEYS } from '../facts.ts';
 import { SKIP_STACK, skipValue } from '../skip.ts';
 
-/** where the chunk's copy begins in the instance's memory (below: its container-kind stack) */
-const DATA = 256;
+/** where the chunk's copy begins in the instance's memory (below: its container-kind stack, the key table) */
+const DATA = 4096;
 const PAGE = 65536;
 /** the tape's header (its count, the entry read per depth) before its entries (skip.wat's tape) */
 const TAPE_HEAD = 1024;
@@ -67,6 +68,7 @@ export class WasmSkip {
     this.runTape = exports.tape as typeof this.runTape;
     this.view = new Uint8Array(this.memory.buffer);
     this.words = new Int32Array(this.memory.buffer);
+    if (this.runTape) writeKeyTable(this.view);
   }
 
   /** does the module write tapes (skip.wat's tape; a module from before it does not) */
@@ -114,6 +116,23 @@ export class WasmSkip {
     this.copied += b.length;
     return true;
   }
+}
+
+/**
+ * The keys the item scanner knows (../facts.ts KEYS, shortest first), where skip.wat's keyId reads them:
+ * at 256 + 4 len the first record of that length and how many (u16 each), record r at 512 + 64 r (the key,
+ * zero-padded), at 3584 + its id whether the tape looks into its value.
+ */
+function writeKeyTable(mem: Uint8Array): void {
+  if (KEYS.length > 47) throw new Error('the key table holds 47 keys');
+  const dir = new DataView(mem.buffer, 256, 256);
+  for (const [r, key] of KEYS.entries()) {
+    if (key.length > 63) throw new Error('the key table holds keys of 63 bytes at most');
+    if (dir.getUint16(4 * key.length + 2, true) === 0) dir.setUint16(4 * key.length, r, true);
+    dir.setUint16(4 * key.length + 2, dir.getUint16(4 * key.length + 2, true) + 1, true);
+    mem.set(key, 512 + 64 * r);
+  }
+  for (const [id, d] of DESCENDS.entries()) mem[3584 + id] = d ? 1 : 0;
 }
 
 /** the instance of the module last asked for (undefined: it was refused) */

@@ -8,9 +8,10 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assemble } from '../../../../scripts/build-wasm.mjs';
 import { looseJson, seeded } from '../../../../test/helpers/loosejson.ts';
+import { KEYS } from '../facts.ts';
 import { ITEM, ItemScanner, ROW } from '../item.ts';
 import { SCAN_MORE, SKIP_STACK, skipValue } from '../skip.ts';
-import { skipLane, TAPE_FULL, WasmSkip, wasmScannerModule } from './lane.ts';
+import { skipLane, TAPE_ENTRY, TAPE_FULL, WasmSkip, wasmScannerModule } from './lane.ts';
 
 const enc = new TextEncoder();
 const wat = readFileSync(new URL('./skip.wat', import.meta.url), 'utf8');
@@ -326,6 +327,20 @@ describe('the wasm lane of skipValue', () => {
     const row = enc.encode('{"cells":["a",2],"object":{}}');
     expect(w.scan(row, 0, row.length, ROW, 100)).toBe(row.length);
     expect(w.facts.cells).toEqual([10, 13, 14, 15]);
+  });
+
+  it("names each key the facts know by its id, and no other key (the lane's key table)", () => {
+    const lane = new WasmSkip(new WebAssembly.Module(committed));
+    const dec = new TextDecoder();
+    const names = KEYS.map((k) => dec.decode(k));
+    // each known key, then ones that differ from it in their last byte, first byte, length
+    const keys = names.flatMap((k) => [k, `${k.slice(0, -1)}~`, `~${k.slice(1)}`, `${k}s`, k.slice(0, -1)]);
+    const b = enc.encode(`{${keys.map((k, v) => `"${k}":${v}`).join(',')}}`);
+    expect(lane.tape(b, 0, b.length, 10)).toBe(b.length);
+    const t = lane.words;
+    const ids = keys.map((_, k) => t[lane.tapeBase + (k + 1) * TAPE_ENTRY + 1]);
+    expect(ids).toEqual(keys.map((k) => names.indexOf(k) + 1));
+    expect(ids.filter((id) => id! > 0).length).toBe(names.length);
   });
 
   it('scans in JavaScript an item with more members than the tape holds, with the same facts', () => {
