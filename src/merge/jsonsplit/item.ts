@@ -3,7 +3,9 @@
  * scan of a complete JSON value, one loop with an explicit stack, that notes on the way where the values
  * the fleet view changes lie (jsonsplit-facts.ts), so the rewriting (itembytes.ts) copies every other byte.
  *
- * The list splitter (jsonsplit.ts) calls it at each item's first byte. It gives up, and the splitter's
+ * With the wasm lane (wasm/lane.ts) an item is scanned whole there instead, and its facts are read from the
+ * tape the lane writes (./tape.ts): this scan is then the fallback (an item the tape cannot hold) and the
+ * oracle of the tests. The list splitter (jsonsplit.ts) calls it at each item's first byte. It gives up, and the splitter's
  * resumable automaton takes the item over, when the chunk ends inside the item (SCAN_MORE), or on anything
  * it does not accept (SCAN_REFUSED): malformed JSON (the automaton then reports it with its offset),
  * nesting deeper than its limit. What it accepts is exactly RFC 8259 JSON, as the automaton (neither
