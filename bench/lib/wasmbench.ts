@@ -8,9 +8,12 @@
  * chunk copied into wasm memory once; (3) the merged list's own work in this process (./canned-merge.ts),
  * 10 × 1,000 JSON and Table, the platform's lane switched between runs. Prints ns per byte or ms per MiB
  * (medians) and the per-round ratio JS/wasm.
+ *   node --import tsx bench/lib/wasmbench.ts tape [rounds]
+ * compares, both on the wasm lane, the item scanner reading its facts from the lane's tape against the
+ * JavaScript walk of the noted levels (benchmarkTape).
  */
 import { readFileSync } from 'node:fs';
-import { ITEM, ItemScanner } from '../../src/merge/jsonsplit/item.ts';
+import { ITEM, ItemScanner, ROW, useTapeFacts } from '../../src/merge/jsonsplit/item.ts';
 import { SKIP_STACK, skipValue } from '../../src/merge/jsonsplit/skip.ts';
 import { sharedWasmSkip, useWasmScanner, WasmSkip } from '../../src/merge/jsonsplit/wasm/lane.ts';
 import { useNativeEquality } from '../../src/watch/read.ts';
@@ -140,7 +143,72 @@ export async function benchmarkMergeLanes(rounds: number, clusters: number, pods
   return `merge in process, ${clusters}×${pods} ${table ? 'table' : 'json'}: JS ${med(js).toFixed(2)} ms/MiB, wasm ${med(wa).toFixed(2)} ms/MiB, JS/wasm ${med(ratios).toFixed(2)} [${ratios.map((x) => x.toFixed(2)).join(' ')}]; bytes copied into wasm ${(copied / 2 ** 20).toFixed(0)} MiB`;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+/**
+ * The item scanner reading its facts from the wasm lane's tape (src/merge/jsonsplit/tape.ts) against the
+ * JavaScript walk of the noted levels with the wasm skip (and its memo), both on the wasm lane: the canned
+ * pods and rows in 64 KiB chunks, then the merged list in process, paired as above (ns/B, ms/MiB).
+ */
+export async function benchmarkTape(rounds = 11, pods = 2000): Promise<string[]> {
+  const base = await makeBase();
+  useNativeEquality(nodeEqual);
+  const out: string[] = [];
+  let sink = 0;
+  for (const rows of [false, true]) {
+    const texts = Array.from({ length: pods }, (_, i) => nth(rows ? base.rows : base.items, i, rows));
+    const body = enc.encode(`[${texts.join(',')}]`);
+    const starts: number[] = [];
+    for (let at = 1, k = 0; k < pods; k++) {
+      starts.push(at);
+      at += enc.encode(texts[k]!).length + 1;
+    }
+    const chunks: Array<{ b: Uint8Array; items: number[] }> = [];
+    for (let from = 0; from < body.length; from += 65536) {
+      const b = body.slice(from, from + 65536);
+      chunks.push({ b, items: starts.filter((s) => s >= from && s < from + 65536).map((s) => s - from) });
+    }
+    const ctx = rows ? ROW : ITEM;
+    const scanAll = (scanner: ItemScanner) => () => {
+      for (const { b, items } of chunks)
+        for (const s of items) sink += scanner.scan(b, s, b.length, ctx, 100) + scanner.facts.mdTo;
+    };
+    useTapeFacts(false);
+    const walk = new ItemScanner(nodeEqual, undefined, module);
+    useTapeFacts(true);
+    const tape = new ItemScanner(nodeEqual, undefined, module);
+    const line = paired(
+      `item scanner, ${rows ? 'rows' : 'pods'}`,
+      body.length,
+      rounds,
+      scanAll(walk),
+      scanAll(tape),
+    );
+    out.push(line.replace('JS ', 'walk ').replace('wasm ', 'tape ').replace('JS/wasm', 'walk/tape'));
+  }
+  useWasmScanner(module);
+  for (const table of [false, true]) {
+    const on: number[] = [];
+    const off: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      for (const t of r % 2 ? [true, false] : [false, true]) {
+        useTapeFacts(t);
+        (t ? on : off).push((await benchmarkMerge(10, 1000, table, 5)).msPerMiB);
+      }
+    }
+    const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor((xs.length - 1) / 2)]!;
+    const ratios = off.map((x, k) => x / on[k]!);
+    out.push(
+      `merge in process, 10×1000 ${table ? 'table' : 'json'}: walk ${med(off).toFixed(2)} ms/MiB, tape ${med(on).toFixed(2)} ms/MiB, walk/tape ${med(ratios).toFixed(2)} [${ratios.map((x) => x.toFixed(2)).join(' ')}]`,
+    );
+  }
+  useTapeFacts(true);
+  useWasmScanner(undefined);
+  if (sink === 0.5) out.push('');
+  return out;
+}
+
+if (process.argv[2] === 'tape') {
+  for (const line of await benchmarkTape(Number(process.argv[3]) || 11)) console.log(line);
+} else if (import.meta.url === `file://${process.argv[1]}`) {
   const [rounds, pods] = process.argv.slice(2).map(Number);
   for (const line of await benchmarkWasm(rounds || 11, pods || 2000)) console.log(line);
   console.log(await benchmarkMergeLanes(rounds || 11, 10, 1000, false));

@@ -1,7 +1,8 @@
 /**
  * The item scanner's WebAssembly lane in workerd (miniflare): skip.wasm reaches the isolate as a module
  * bundled at build time (scripts/build-worker.mjs, as wrangler bundles it), instantiates there (SIMD), and
- * answers as the JavaScript lane on every prefix of loose JSON. The worker is
+ * answers as the JavaScript lane on every prefix of loose JSON, and the item scanner reading its tape notes
+ * the facts the JavaScript scan notes. The worker is
  * test/e2e/fixtures/scanner-wasm-worker.ts.
  */
 import { resolve } from 'node:path';
@@ -29,15 +30,22 @@ afterAll(async () => {
   await mf?.dispose();
 });
 
-async function ask(text: string): Promise<{ wasm: boolean; differ: string[]; end: number }> {
+async function ask(text: string): Promise<{ wasm: boolean; tape: boolean; differ: string[]; end: number }> {
   const r = await mf.dispatchFetch('http://scanner/', { method: 'POST', body: text });
-  return (await r.json()) as { wasm: boolean; differ: string[]; end: number };
+  return (await r.json()) as { wasm: boolean; tape: boolean; differ: string[]; end: number };
 }
 
 describe('the item scanner in workerd', () => {
   it('runs skip.wasm, which answers as the JavaScript lane', async () => {
     const text = '{"a":["x\\u00e9y",1.5e3,true,{"b":null}],"c":"0123456789abcdefXYZ"} ';
-    expect(await ask(text)).toEqual({ wasm: true, differ: [], end: text.length - 1 });
+    expect(await ask(text)).toEqual({ wasm: true, tape: true, differ: [], end: text.length - 1 });
+  });
+
+  it("reads an item's facts from the lane's tape as the JavaScript scan notes them", async () => {
+    const item =
+      '{"kind":"Pod","metadata":{"name":"p","resourceVersion":"9","labels":{"fleet.karmada.io/cluster":"c"},' +
+      '"ownerReferences":[{"name":"o","name":"o2"}]},"spec":{"nodeName":"n","containers":[{"a":[1]}]},"status":{}} ';
+    expect(await ask(item)).toEqual({ wasm: true, tape: true, differ: [], end: item.length - 1 });
   });
 
   it('agrees on every prefix of loose and broken JSON', async () => {

@@ -132,6 +132,8 @@ export abstract class SplitterBase {
   protected pending: Uint8Array | undefined;
   /** how often the current item was kept so */
   protected pends = 0;
+  /** the size of the last item emitted (the window an item cut by a chunk boundary is first tried in) */
+  private lastItemBytes = 0;
   /** the key just read at depth 1 */
   protected lastKey = '';
 
@@ -197,7 +199,9 @@ export abstract class SplitterBase {
    * or -1 when the item does not end in the windows tried (the caller joins the whole chunk).
    */
   private resume(kept: Uint8Array, chunk: Uint8Array, emit: (e: SplitEvent) => void): number {
-    let take = Math.min(chunk.length, Math.max(16 * 1024, 2 * kept.length));
+    // a window about the size of the items before (a list's items are alike), not a fixed 16 KiB: at every
+    // chunk boundary (a socket read, ~64 KiB) the window is copied twice (here, into the wasm lane)
+    let take = Math.min(chunk.length, Math.max(4096, 2 * kept.length, this.lastItemBytes + 512));
     for (;;) {
       // the windows are tried in one scratch buffer, the item copied out of it alone: a window is mostly
       // bytes after the item, and a buffer each (a chunk boundary each) fed the collector as much as a
@@ -313,6 +317,7 @@ export abstract class SplitterBase {
 
   protected emitItem(emit: (e: SplitEvent) => void, bytes: Uint8Array, facts: ItemFacts | undefined): void {
     const index = this.itemIndex++;
+    this.lastItemBytes = bytes.length;
     emit(facts ? { type: 'item', bytes, index, facts } : { type: 'item', bytes, index });
   }
 

@@ -189,6 +189,59 @@ know(ROW, K_CELLS, CELLS, 8192);
 know(ROW, K_OBJECT, ITEM, 16384);
 
 /**
+ * Every key some context knows, once, shortest first: the wasm lane's tape names a key by its index + 1
+ * (its id; skip.wat's keyId over the table wasm/lane.ts writes from these), so ./tape.ts finds what a key
+ * is to a context by the id instead of comparing its bytes again.
+ */
+export const KEYS: readonly Uint8Array[] = (() => {
+  const all = new Map<string, Uint8Array>();
+  for (const byLen of KNOWN)
+    for (const known of byLen ?? [])
+      for (const kn of known ?? []) all.set(String.fromCharCode(...kn.key), kn.key);
+  return [...all.values()].sort((a, b) => a.length - b.length);
+})();
+/** ids as many as fit one context's row of KNOWN_BY_ID */
+const ID_ROW = 64;
+/** per context and key id (ctx * ID_ROW + id), what the key is to it */
+const KNOWN_BY_ID: Array<Known | undefined> = new Array(13 * ID_ROW).fill(undefined);
+/** per key id: some context looks into its value (a context, not a slot): the lane descends into it */
+export const DESCENDS: readonly boolean[] = (() => {
+  const d = new Array<boolean>(KEYS.length + 1).fill(false);
+  for (const [ctx, byLen] of KNOWN.entries())
+    for (const known of byLen ?? [])
+      for (const kn of known ?? []) {
+        const id = KEYS.indexOf(kn.key) + 1;
+        KNOWN_BY_ID[ctx * ID_ROW + id] = kn;
+        if (kn.slot > 0 && !kn.refs) d[id] = true;
+      }
+  return d;
+})();
+
+/**
+ * keySlot of a key the wasm lane named by its id (KEYS; 0: none of them, -1: written with escapes): the
+ * same answer and counts, without reading the key.
+ */
+export function keySlotById(f: ItemFacts, ctx: number, id: number): number {
+  if (id < 0) {
+    f.odd = true;
+    return NONE;
+  }
+  if (ctx === META) f.mdKeys++;
+  else if (ctx === LABELS) f.labelsKeys++;
+  else if (ctx === ANNOTATIONS) f.annKeys++;
+  else if (ctx === SELECTOR) f.selKeys++;
+  else if (ctx === MATCH_LABELS) f.mlKeys++;
+  if (id === 0) return NONE;
+  const kn = KNOWN_BY_ID[ctx * ID_ROW + id];
+  if (kn === undefined) return NONE;
+  if (kn.refs) {
+    f.refs |= kn.refs;
+    return NONE;
+  }
+  return kn.bit ? once(f, kn.bit, kn.slot) : kn.slot;
+}
+
+/**
  * What the key at `at` (`len` bytes, quotes excluded) of an object in context `ctx` is to the rewriting:
  * the context of its value, a negative slot for values noted but not looked into, or NONE. Also counts
  * map keys and flags what makes the item odd.

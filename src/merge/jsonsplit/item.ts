@@ -3,7 +3,9 @@
  * scan of a complete JSON value, one loop with an explicit stack, that notes on the way where the values
  * the fleet view changes lie (jsonsplit-facts.ts), so the rewriting (itembytes.ts) copies every other byte.
  *
- * The list splitter (jsonsplit.ts) calls it at each item's first byte. It gives up, and the splitter's
+ * With the wasm lane (wasm/lane.ts) an item is scanned whole there instead, and its facts are read from the
+ * tape the lane writes (./tape.ts): this scan is then the fallback (an item the tape cannot hold) and the
+ * oracle of the tests. The list splitter (jsonsplit.ts) calls it at each item's first byte. It gives up, and the splitter's
  * resumable automaton takes the item over, when the chunk ends inside the item (SCAN_MORE), or on anything
  * it does not accept (SCAN_REFUSED): malformed JSON (the automaton then reports it with its offset),
  * nesting deeper than its limit. What it accepts is exactly RFC 8259 JSON, as the automaton (neither
@@ -14,7 +16,8 @@
 import { CELLS, ItemFacts, keySlot, NONE, noteValue, OWNER, OWNERS } from './facts.ts';
 import { type EqualAt, memoSlot, ValueMemo } from './memo.ts';
 import { plain, SCAN_MORE, SCAN_REFUSED, SKIP_STACK, scalar, strRest, ws } from './skip.ts';
-import { type Skip, skipLane, wasmScannerModule } from './wasm/lane.ts';
+import { tapeFacts } from './tape.ts';
+import { type Skip, skipLane, TAPE_FULL, type WasmSkip, wasmLane, wasmScannerModule } from './wasm/lane.ts';
 
 export { ITEM, ItemFacts, ROW } from './facts.ts';
 
@@ -25,6 +28,14 @@ const ELEMENT = -100;
 const OBJ = 1;
 const ARR = 2;
 const STACK = 128;
+
+/** scans go through the wasm lane's tape when it has one (bench/lib/wasmbench.ts switches it to compare) */
+let tapeOn = true;
+
+/** whether item scanners made from now on read their facts from the wasm lane's tape (./tape.ts) */
+export function useTapeFacts(on: boolean): void {
+  tapeOn = on;
+}
 
 /** One scan at a time (it is synchronous); its owner keeps it for a stream's items. */
 export class ItemScanner {
@@ -40,6 +51,11 @@ export class ItemScanner {
   readonly fast: Skip;
   /** the values of the stream seen before (jsonsplit-memo.ts) */
   readonly memo: ValueMemo;
+  /**
+   * the wasm lane that scans whole items and writes the tape their facts are read from (./tape.ts);
+   * undefined: the JavaScript scan below, its memo and its fast lane (an item the tape cannot hold too)
+   */
+  readonly lane: WasmSkip | undefined;
 
   /** the facts of the last scan */
   facts = new ItemFacts();
@@ -59,6 +75,8 @@ export class ItemScanner {
   ) {
     this.memo = memo ?? (equalAt ? new ValueMemo(equalAt) : new ValueMemo());
     this.fast = skipLane(this.skipStack, wasm ?? undefined);
+    const lane = tapeOn && wasm ? wasmLane(wasm) : undefined;
+    this.lane = lane?.hasTape ? lane : undefined;
   }
 
   /** skipValue with this scanner's lane; `b`'s bytes must not change while it is the array scanned */
@@ -71,6 +89,15 @@ export class ItemScanner {
    * SCAN_MORE / SCAN_REFUSED; its facts in `facts`. `ctx`: ITEM or ROW. `maxDepth`: nesting allowed.
    */
   scan(b: Uint8Array, i: number, n: number, ctx: number, maxDepth: number): number {
+    const lane = this.lane;
+    if (lane !== undefined) {
+      const end = lane.tape(b, i, n, Math.min(maxDepth, STACK));
+      if (end !== TAPE_FULL) {
+        // facts are the caller's only on an end (a scan given up leaves none worth reading)
+        this.facts = end >= 0 ? tapeFacts(lane, b, i, ctx) : new ItemFacts();
+        return end;
+      }
+    }
     return scanItem(this, b, i, n, ctx, maxDepth);
   }
 }

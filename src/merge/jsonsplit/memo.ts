@@ -10,7 +10,9 @@
  * whose values keep changing (conditions with their times) keeps its value only now and then, so what it
  * costs is mostly a comparison that fails at its first bytes. Without a native comparison (Node's, given
  * by src/platform/node.ts) nothing is kept: a JavaScript loop compares no faster than skipValue
- * scans. The canned pods scan 1.2× faster with it (bench/lib/idiombench.ts).
+ * scans. The canned pods scan 1.2× faster with it (bench/lib/idiombench.ts). It serves the JavaScript
+ * scan (./item.ts); the wasm lane's tape path (./tape.ts) rescans repeats at SIMD speed and still went 1.5×
+ * faster than this scan with the memo (bench/lib/wasmbench.ts tape).
  */
 import type { Skip } from './wasm/lane.ts';
 

@@ -7,11 +7,20 @@
  * synchronous and its memory holds only the copy of the array last scanned, copied again whenever another
  * array comes (lane's `loaded`), so scanners of different requests share nothing they could see.
  */
+import { DESCENDS, KEYS } from '../facts.ts';
 import { SKIP_STACK, skipValue } from '../skip.ts';
 
-/** where the chunk's copy begins in the instance's memory (below: its container-kind stack) */
-const DATA = 256;
+/** where the chunk's copy begins in the instance's memory (below: its container-kind stack, the key table) */
+const DATA = 4096;
 const PAGE = 65536;
+/** the tape's header (its count, the entry read per depth) before its entries (skip.wat's tape) */
+const TAPE_HEAD = 1024;
+/** i32 fields of a tape entry: key start, key length, value start, value end, the entry after its own */
+export const TAPE_ENTRY = 5;
+/** entries a tape holds: more (an object of thousands of labels) and the JavaScript scanner reads the item */
+const TAPE_CAP = 4096;
+/** tape's answer when the item has more entries than the tape holds, or the memory cannot hold its array */
+export const TAPE_FULL = -3;
 
 /** the platform's module: configuration, not state (each scanner made from now on takes it) */
 let platformModule: WebAssembly.Module | undefined;
@@ -36,7 +45,16 @@ export type Skip = (b: Uint8Array, i: number, n: number, room: number) => number
 export class WasmSkip {
   private readonly memory: WebAssembly.Memory;
   private readonly run: (i: number, n: number, room: number) => number;
+  private readonly runTape:
+    | ((i: number, n: number, room: number, at: number, cap: number) => number)
+    | undefined;
   private view: Uint8Array;
+  /** the memory as i32 (the tape's entries) */
+  words: Int32Array;
+  /** where the tape of the array loaded lies (bytes), after its copy */
+  private tapeAt = 0;
+  /** the index in `words` of the last tape's first entry */
+  tapeBase = 0;
   private loaded: Uint8Array | undefined;
   /** bytes copied in so far (the bench compares them with the bytes scanned) */
   copied = 0;
@@ -47,7 +65,25 @@ export class WasmSkip {
     const exports = new WebAssembly.Instance(module, {}).exports;
     this.memory = exports.memory as WebAssembly.Memory;
     this.run = exports.skip as (i: number, n: number, room: number) => number;
+    this.runTape = exports.tape as typeof this.runTape;
     this.view = new Uint8Array(this.memory.buffer);
+    this.words = new Int32Array(this.memory.buffer);
+    if (this.runTape) writeKeyTable(this.view);
+  }
+
+  /** does the module write tapes (skip.wat's tape; a module from before it does not) */
+  get hasTape(): boolean {
+    return this.runTape !== undefined;
+  }
+
+  /**
+   * skipValue of the value at `i`, and the tape of where the members the item scanner looks into lie
+   * (skip.wat's tape: from `words[tapeBase]` on, TAPE_ENTRY i32 each, entry 0 the value itself); TAPE_FULL
+   * when the tape cannot hold them.
+   */
+  tape(b: Uint8Array, i: number, n: number, room: number): number {
+    if ((b !== this.loaded && !this.load(b)) || this.runTape === undefined) return TAPE_FULL;
+    return this.runTape(i, n, room, this.tapeAt, TAPE_CAP);
   }
 
   readonly skip: Skip = (b, i, n, room) => {
@@ -62,7 +98,8 @@ export class WasmSkip {
 
   /** false: the memory could not grow to hold `b` (the runtime's limit), which the caller scans in JavaScript */
   private load(b: Uint8Array): boolean {
-    const need = DATA + b.length + 16;
+    const tapeAt = (DATA + b.length + 16 + 7) & ~7;
+    const need = tapeAt + TAPE_HEAD + TAPE_CAP * TAPE_ENTRY * 4;
     if (this.view.length < need) {
       try {
         this.memory.grow(Math.ceil((need - this.view.length) / PAGE));
@@ -70,12 +107,32 @@ export class WasmSkip {
         return false;
       }
       this.view = new Uint8Array(this.memory.buffer);
+      this.words = new Int32Array(this.memory.buffer);
     }
+    this.tapeAt = tapeAt;
+    this.tapeBase = (tapeAt + TAPE_HEAD) >> 2;
     this.view.set(b, DATA);
     this.loaded = b;
     this.copied += b.length;
     return true;
   }
+}
+
+/**
+ * The keys the item scanner knows (../facts.ts KEYS, shortest first), where skip.wat's keyId reads them:
+ * at 256 + 4 len the first record of that length and how many (u16 each), record r at 512 + 64 r (the key,
+ * zero-padded), at 3584 + its id whether the tape looks into its value.
+ */
+function writeKeyTable(mem: Uint8Array): void {
+  if (KEYS.length > 47) throw new Error('the key table holds 47 keys');
+  const dir = new DataView(mem.buffer, 256, 256);
+  for (const [r, key] of KEYS.entries()) {
+    if (key.length > 63) throw new Error('the key table holds keys of 63 bytes at most');
+    if (dir.getUint16(4 * key.length + 2, true) === 0) dir.setUint16(4 * key.length, r, true);
+    dir.setUint16(4 * key.length + 2, dir.getUint16(4 * key.length + 2, true) + 1, true);
+    mem.set(key, 512 + 64 * r);
+  }
+  for (const [id, d] of DESCENDS.entries()) mem[3584 + id] = d ? 1 : 0;
 }
 
 /** the instance of the module last asked for (undefined: it was refused) */
@@ -86,19 +143,24 @@ let shared: { module: WebAssembly.Module; lane: WasmSkip | undefined } | undefin
  * and it instantiates (a runtime may refuse), else the JavaScript lane on `stack` (SKIP_STACK long).
  */
 export function skipLane(stack: Uint8Array, module = platformModule): Skip {
-  if (module !== undefined) {
-    if (shared?.module !== module) {
-      let lane: WasmSkip | undefined;
-      try {
-        lane = new WasmSkip(module);
-      } catch {
-        // refused (no SIMD, no memory): the JavaScript lane below
-      }
-      shared = { module, lane };
-    }
-    if (shared.lane) return shared.lane.skip;
-  }
+  const lane = wasmLane(module);
+  if (lane) return lane.skip;
   return (b, i, n, room) => skipValue(b, i, n, room, stack);
+}
+
+/** the shared instance of `module` (made the first time), undefined when none given or refused */
+export function wasmLane(module = platformModule): WasmSkip | undefined {
+  if (module === undefined) return undefined;
+  if (shared?.module !== module) {
+    let lane: WasmSkip | undefined;
+    try {
+      lane = new WasmSkip(module);
+    } catch {
+      // refused (no SIMD, no memory): the JavaScript lane
+    }
+    shared = { module, lane };
+  }
+  return shared.lane;
 }
 
 /** is `skip` the wasm lane (the tests': did the runtime take the module)? */

@@ -3,9 +3,10 @@
 ;; -1 SCAN_MORE, -2 SCAN_REFUSED), the same depth limits. The JavaScript one stays the oracle (skip-wasm.test.ts).
 ;; Assembled by scripts/build-wasm.mjs into skip.wasm (committed; a test checks they agree).
 ;;
-;; Memory: bytes [0, 256) are the container-kind stack (1: object, 0: array, one byte per depth); the
-;; chunk is copied once at DATA (256) by its JavaScript side (lane.ts), so indices here are chunk
-;; indices + 256. Vector loads never pass `end`: the last < 16 bytes go a byte at a time.
+;; Memory: bytes [0, 256) are the container-kind stack (1: object, 0: array, one byte per depth); [256,
+;; 4096) the table of keys the item scanner knows ($keyId, written once by lane.ts); the chunk is copied
+;; once at DATA (4096) by its JavaScript side (lane.ts), so indices here are chunk indices + 4096. Vector
+;; loads never pass `end`: the last < 16 bytes go a byte at a time.
 (module
   (memory (export "memory") 2)
 
@@ -165,8 +166,8 @@
   ;; with a flag only, and the canned pods then skip 1.6x faster), and keys and strings are most tokens.
   (func (export "skip") (param $i i32) (param $n i32) (param $room i32) (result i32)
     (local $p i32) (local $end i32) (local $d i32) (local $c i32) (local $key i32) (local $m i32) (local $v v128)
-    (local.set $p (i32.add (local.get $i) (i32.const 256)))
-    (local.set $end (i32.add (local.get $n) (i32.const 256)))
+    (local.set $p (i32.add (local.get $i) (i32.const 4096)))
+    (local.set $end (i32.add (local.get $n) (i32.const 4096)))
     ;; p: a value begins, or a key when $key is set (p < end either way)
     (loop $value
       (block $after
@@ -231,7 +232,7 @@
         (br $value))
       ;; after a value: its container goes on or closes
       (loop $close
-        (if (i32.eqz (local.get $d)) (then (return (i32.sub (local.get $p) (i32.const 256)))))
+        (if (i32.eqz (local.get $d)) (then (return (i32.sub (local.get $p) (i32.const 4096)))))
         (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
           (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
         (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
@@ -246,6 +247,193 @@
           (br $value)))
         ;; } closes an object, ] an array
         (if (i32.ne (local.get $c) (select (i32.const 0x7d) (i32.const 0x5d) (i32.load8_u (local.get $d))))
+          (then (return (i32.const -2))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (local.set $d (i32.sub (local.get $d) (i32.const 1)))
+        (br $close)))
+    (unreachable))
+
+;; the id of the key of len bytes at q in the table lane.ts wrote (../facts.ts's keys): 0 when it is none
+  ;; of them. At 256 + 4 len: the first record of that length and how many (u16 each); record r (its id
+  ;; r + 1) at 512 + 64 r, the key zero-padded. Compared 8 bytes a turn: a key ends before the chunk's end
+  ;; and the tape lies after it, so reading up to 7 bytes past it stays in memory.
+  (func $keyId (param $q i32) (param $len i32) (result i32)
+    (local $r i32) (local $stop i32) (local $j i32) (local $rem i32) (local $x i64)
+    (if (i32.gt_u (local.get $len) (i32.const 63)) (then (return (i32.const 0))))
+    (local.set $r (i32.load16_u offset=256 (i32.shl (local.get $len) (i32.const 2))))
+    (local.set $stop (i32.add (local.get $r) (i32.load16_u offset=258 (i32.shl (local.get $len) (i32.const 2)))))
+    (block $none
+      (loop $rec
+        (br_if $none (i32.ge_u (local.get $r) (local.get $stop)))
+        (local.set $j (i32.const 0))
+        (block $differ
+          (loop $word
+            (local.set $x (i64.xor
+              (i64.load align=1 (i32.add (local.get $q) (local.get $j)))
+              (i64.load offset=512 (i32.add (i32.shl (local.get $r) (i32.const 6)) (local.get $j)))))
+            (local.set $rem (i32.sub (local.get $len) (local.get $j)))
+            (if (i32.lt_u (local.get $rem) (i32.const 8)) (then
+              ;; the last turn: the key's bytes only
+              (local.set $x (i64.and (local.get $x)
+                (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.shl (local.get $rem) (i32.const 3)))) (i64.const 1))))))
+            (br_if $differ (i64.ne (local.get $x) (i64.const 0)))
+            (local.set $j (i32.add (local.get $j) (i32.const 8)))
+            (br_if $word (i32.lt_u (local.get $j) (local.get $len))))
+          (return (i32.add (local.get $r) (i32.const 1))))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $rec)))
+    (i32.const 0))
+
+  ;; tape(i, n, room, at, cap): skip's scan of the value at i (the same answer: its end, -1 or -2), that
+  ;; also writes a tape at `at` of where the members of the containers the item scanner looks into lie, so
+  ;; ../tape.ts notes an item's facts without reading its bytes again; -3: more than `cap` entries (the
+  ;; JavaScript scanner takes the item). A container is looked into when it is the value itself, an element
+  ;; of an array looked into, or the value of a key whose byte at 3584 + its id is set (a key some context
+  ;; looks into) in an object looked into: a superset of what the facts need. At `at`: the entry count;
+  ;; at + 4 + 4d: the entry of the member being read at depth d (-1: none); from at + 1024, entries of
+  ;; five i32 in document order: key start (-1: an array element, the value itself), key id ($keyId; -1:
+  ;; the key has escapes), value start, value end, and the entry after the value's own entries (its
+  ;; members', when looked into). Indices are the chunk's.
+  ;; Container kinds per depth as in skip, bit 2 set when looked into (depth 0: the value itself).
+  (func (export "tape") (param $i i32) (param $n i32) (param $room i32) (param $at i32) (param $cap i32) (result i32)
+    (local $p i32) (local $end i32) (local $d i32) (local $c i32) (local $key i32) (local $m i32) (local $v v128)
+    (local $k i32) (local $eb i32) (local $cb i32) (local $want i32) (local $kf i32) (local $ke i32) (local $esc i32)
+    (local $e i32) (local $id i32)
+    (local.set $p (i32.add (local.get $i) (i32.const 4096)))
+    (local.set $end (i32.add (local.get $n) (i32.const 4096)))
+    (local.set $cb (i32.add (local.get $at) (i32.const 4)))
+    (local.set $eb (i32.add (local.get $at) (i32.const 1024)))
+    ;; entry 0: the value itself, looked into
+    (i32.store8 (i32.const 0) (i32.const 2))
+    (i32.store (local.get $eb) (i32.const -1))
+    (i32.store offset=4 (local.get $eb) (i32.const 0))
+    (i32.store offset=8 (local.get $eb) (local.get $i))
+    (i32.store (local.get $cb) (i32.const 0))
+    (local.set $k (i32.const 1))
+    (local.set $want (i32.const 1))
+    (loop $value
+      (block $after
+        (block $string
+          (local.set $c (i32.load8_u (local.get $p)))
+          (br_if $string (i32.eq (local.get $c) (i32.const 0x22)))
+          (if (local.get $key) (then (return (i32.const -2))))
+          (if (i32.eq (i32.or (local.get $c) (i32.const 0x20)) (i32.const 0x7b)) (then
+            (local.set $d (i32.add (local.get $d) (i32.const 1)))
+            (if (i32.or (i32.gt_s (local.get $d) (local.get $room)) (i32.gt_s (local.get $d) (i32.const 130)))
+              (then (return (i32.const -2))))
+            ;; looked into: its parent is and wants it
+            (i32.store8 (local.get $d) (i32.or (i32.eq (local.get $c) (i32.const 0x7b))
+              (select (i32.const 2) (i32.const 0)
+                (i32.and (local.get $want) (i32.shr_u (i32.load8_u (i32.sub (local.get $d) (i32.const 1))) (i32.const 1))))))
+            (i32.store (i32.add (local.get $cb) (i32.shl (local.get $d) (i32.const 2))) (i32.const -1))
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+              (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+            (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+            (if (i32.eq (i32.load8_u (local.get $p)) (i32.add (local.get $c) (i32.const 2))) (then
+              (local.set $p (i32.add (local.get $p) (i32.const 1)))
+              (local.set $d (i32.sub (local.get $d) (i32.const 1)))
+              (br $after)))
+            (local.set $key (i32.eq (local.get $c) (i32.const 0x7b)))
+            (if (i32.eq (i32.load8_u (local.get $d)) (i32.const 2)) (then
+              ;; the first element of an array looked into
+              (if (i32.ge_u (local.get $k) (local.get $cap)) (then (return (i32.const -3))))
+              (local.set $e (i32.add (local.get $eb) (i32.mul (local.get $k) (i32.const 20))))
+              (i32.store (local.get $e) (i32.const -1))
+              (i32.store offset=4 (local.get $e) (i32.const 0))
+              (i32.store offset=8 (local.get $e) (i32.sub (local.get $p) (i32.const 4096)))
+              (i32.store (i32.add (local.get $cb) (i32.shl (local.get $d) (i32.const 2))) (local.get $k))
+              (local.set $k (i32.add (local.get $k) (i32.const 1)))
+              (local.set $want (i32.const 1))))
+            (br $value)))
+          (local.set $p (call $scalar (local.get $p) (local.get $end)))
+          (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))
+          (br $after))
+        ;; a string (a key or a value) whose quote is at p
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (local.set $kf (local.get $p))
+        (block $stop
+          (loop $vec
+            (if (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $end)) (then
+              (local.set $p (call $plain (local.get $p) (local.get $end)))
+              (br $stop)))
+            (local.set $v (v128.load (local.get $p)))
+            (local.set $m (i8x16.bitmask (v128.or
+              (v128.or (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x22)))
+                       (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x5c))))
+              (i8x16.eq (v128.and (local.get $v) (i8x16.splat (i32.const 0xe0))) (v128.const i64x2 0 0)))))
+            (if (local.get $m) (then
+              (local.set $p (i32.add (local.get $p) (i32.ctz (local.get $m))))
+              (br $stop)))
+            (local.set $p (i32.add (local.get $p) (i32.const 16)))
+            (br $vec)))
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (local.set $esc (i32.ne (i32.load8_u (local.get $p)) (i32.const 0x22)))
+        (if (local.get $esc)
+          (then
+            (local.set $p (call $strRest (local.get $p) (local.get $end)))
+            (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p)))))
+          (else (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+        (br_if $after (i32.eqz (local.get $key)))
+        ;; a key: the colon, and its value
+        (local.set $key (i32.const 0))
+        (local.set $ke (i32.sub (local.get $p) (i32.const 1)))
+        (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+          (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (if (i32.ne (i32.load8_u (local.get $p)) (i32.const 0x3a)) (then (return (i32.const -2))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+          (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (if (i32.and (i32.load8_u (local.get $d)) (i32.const 2)) (then
+          ;; a member of an object looked into
+          (if (i32.ge_u (local.get $k) (local.get $cap)) (then (return (i32.const -3))))
+          (local.set $e (i32.add (local.get $eb) (i32.mul (local.get $k) (i32.const 20))))
+          (local.set $id (select (i32.const -1) (call $keyId (local.get $kf) (i32.sub (local.get $ke) (local.get $kf)))
+            (local.get $esc)))
+          (i32.store (local.get $e) (i32.sub (local.get $kf) (i32.const 4096)))
+          (i32.store offset=4 (local.get $e) (local.get $id))
+          (i32.store offset=8 (local.get $e) (i32.sub (local.get $p) (i32.const 4096)))
+          (i32.store (i32.add (local.get $cb) (i32.shl (local.get $d) (i32.const 2))) (local.get $k))
+          (local.set $k (i32.add (local.get $k) (i32.const 1)))
+          (local.set $want (i32.const 0))
+          (if (i32.gt_s (local.get $id) (i32.const 0))
+            (then (local.set $want (i32.load8_u offset=3584 (local.get $id)))))))
+        (br $value))
+      ;; after a value: its entry ends here; its container goes on or closes
+      (loop $close
+        (local.set $e (i32.load (i32.add (local.get $cb) (i32.shl (local.get $d) (i32.const 2)))))
+        (if (i32.ge_s (local.get $e) (i32.const 0)) (then
+          (local.set $e (i32.add (local.get $eb) (i32.mul (local.get $e) (i32.const 20))))
+          (i32.store offset=12 (local.get $e) (i32.sub (local.get $p) (i32.const 4096)))
+          (i32.store offset=16 (local.get $e) (local.get $k))
+          (i32.store (i32.add (local.get $cb) (i32.shl (local.get $d) (i32.const 2))) (i32.const -1))))
+        (if (i32.eqz (local.get $d)) (then
+          (i32.store (local.get $at) (local.get $k))
+          (return (i32.sub (local.get $p) (i32.const 4096)))))
+        (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+          (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (local.set $c (i32.load8_u (local.get $p)))
+        (if (i32.eq (local.get $c) (i32.const 0x2c)) (then
+          (local.set $p (i32.add (local.get $p) (i32.const 1)))
+          (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
+            (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
+          (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+          (local.set $key (i32.and (i32.load8_u (local.get $d)) (i32.const 1)))
+          (if (i32.eq (i32.load8_u (local.get $d)) (i32.const 2)) (then
+            ;; the next element of an array looked into
+            (if (i32.ge_u (local.get $k) (local.get $cap)) (then (return (i32.const -3))))
+            (local.set $e (i32.add (local.get $eb) (i32.mul (local.get $k) (i32.const 20))))
+            (i32.store (local.get $e) (i32.const -1))
+            (i32.store offset=4 (local.get $e) (i32.const 0))
+            (i32.store offset=8 (local.get $e) (i32.sub (local.get $p) (i32.const 4096)))
+            (i32.store (i32.add (local.get $cb) (i32.shl (local.get $d) (i32.const 2))) (local.get $k))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (local.set $want (i32.const 1))))
+          (br $value)))
+        (if (i32.ne (local.get $c) (select (i32.const 0x7d) (i32.const 0x5d) (i32.and (i32.load8_u (local.get $d)) (i32.const 1))))
           (then (return (i32.const -2))))
         (local.set $p (i32.add (local.get $p) (i32.const 1)))
         (local.set $d (i32.sub (local.get $d) (i32.const 1)))

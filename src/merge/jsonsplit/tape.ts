@@ -1,0 +1,92 @@
+/**
+ * The item scanner's facts (./facts.ts) read from the WebAssembly lane's tape (wasm/skip.wat `tape`): the
+ * lane scans and validates the whole item at SIMD speed and writes where the members of the containers
+ * the facts look into lie; this walks those few entries (a canned pod: ~50 of its 3,100 bytes' tokens) and
+ * notes them as ./item.ts's scan would, without reading the item's bytes again (the lane names each key
+ * by its id in ./facts.ts's KEYS). The same ends and facts as ./item.ts's JavaScript scan (its oracle, wasm/skip-wasm.test.ts).
+ */
+import { CELLS, ItemFacts, keySlotById, NONE, noteValue, OWNER, OWNERS } from './facts.ts';
+import { TAPE_ENTRY, type WasmSkip } from './wasm/lane.ts';
+
+/** the facts of the tape the lane wrote for the value that began at `start` in `b` (its last tape call ended) */
+export function tapeFacts(lane: WasmSkip, b: Uint8Array, start: number, ctx: number): ItemFacts {
+  const f = new ItemFacts();
+  const t = lane.words;
+  const base = lane.tapeBase;
+  const c = b[start];
+  // entry 0: the value itself; its own entries follow it
+  if (c === 0x7b) object(f, b, t, base, 1, t[base + 4]!, ctx, start);
+  else if (c === 0x5b) array(f, b, t, base, 1, t[base + 4]!, ctx, start);
+  return f;
+}
+
+/** the members of an object in context `ctx` (entries k up to stop): ./item.ts's member and ended */
+function object(
+  f: ItemFacts,
+  b: Uint8Array,
+  t: Int32Array,
+  base: number,
+  k: number,
+  stop: number,
+  ctx: number,
+  start: number,
+): void {
+  while (k < stop) {
+    const e = base + k * TAPE_ENTRY;
+    const next = t[e + 4]!;
+    // the key by its id (a key with escapes: -1, which makes the item odd)
+    const slot = keySlotById(f, ctx, t[e + 1]!);
+    if (slot !== NONE) {
+      const from = t[e + 2]!;
+      if (slot > 0 && next > k + 1) {
+        // a context whose value the lane looked into
+        if (b[from] === 0x7b) object(f, b, t, base, k + 1, next, slot, start);
+        else array(f, b, t, base, k + 1, next, slot, start);
+      }
+      noteValue(f, b, start, ctx, slot, from - start, t[e + 3]! - start);
+    }
+    k = next;
+  }
+}
+
+/** the elements of an array in context `ctx`: a row's cells' ranges, ownerReferences' names */
+function array(
+  f: ItemFacts,
+  b: Uint8Array,
+  t: Int32Array,
+  base: number,
+  k: number,
+  stop: number,
+  ctx: number,
+  start: number,
+): void {
+  if (ctx === CELLS) {
+    let count = 0;
+    for (let j = k; j < stop; j = t[base + j * TAPE_ENTRY + 4]!) count++;
+    // one array of its final length (pushes grow one through two backing stores)
+    let cells = f.cells;
+    let at = 0;
+    if (cells === undefined) cells = f.cells = new Array<number>(2 * count);
+    else at = cells.length;
+    for (; k < stop; k = t[base + k * TAPE_ENTRY + 4]!) {
+      const e = base + k * TAPE_ENTRY;
+      cells[at++] = t[e + 2]! - start;
+      cells[at++] = t[e + 3]! - start;
+    }
+  } else if (ctx === OWNERS) {
+    while (k < stop) {
+      const e = base + k * TAPE_ENTRY;
+      const next = t[e + 4]!;
+      const names = f.ownerNames?.length ?? 0;
+      if (next > k + 1) {
+        const from = t[e + 2]!;
+        if (b[from] === 0x7b) object(f, b, t, base, k + 1, next, OWNER, start);
+        else array(f, b, t, base, k + 1, next, OWNER, start);
+      }
+      // an element that names its owner twice: ./item.ts's ended
+      if ((f.ownerNames?.length ?? 0) - names > 2) f.odd = true;
+      k = next;
+    }
+  }
+  // elements of arrays elsewhere have no context (./item.ts's element): nothing in them is noted
+}
