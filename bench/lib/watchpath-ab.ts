@@ -4,7 +4,7 @@
  * (memchr, memcmp, the scanner's WebAssembly lane: src/platform/node.ts installNodeHooks), and the merged
  * lines of both compared byte for byte first (a changed reader or writer must write what the base wrote).
  *   node --import tsx bench/lib/watchpath-ab.ts base=/tmp/base-tree [rounds=15] [events=500]
- * [check=0] (no byte comparison) [modes=burst|initial|burst,initial]
+ * [chunk=<bytes>, 64 KiB] [check=0] (no byte comparison); under `node --expose-gc --max-semi-space-size=128` also heap bytes per event [modes=burst|initial|burst,initial]
  * `base`: another checkout of the project (a `git archive` of a commit, node_modules linked in); this
  * tree is `cur`. Prints µs of CPU per event per tree (median of the rounds, burst and initial events)
  * and the cur ÷ base ratio per round's median.
@@ -161,7 +161,8 @@ if (args.check !== '0')
 if (args.check !== '0')
   console.log('merged lines byte-identical (burst and varied stream, 3 chunkings, burst and initial events)');
 
-const chunks = chunked(body, 64 * 1024);
+// the fleet's upstream reads average ~20 KiB in a burst (burst-ab: ~6.5 events a read): chunk=20480
+const chunks = chunked(body, Number(args.chunk ?? 64 * 1024));
 const us: Record<string, Record<string, number[]>> = {};
 for (const initial of (args.modes ?? 'burst,initial').split(',').map((m) => m === 'initial')) {
   const mode = initial ? 'initial' : 'burst';
@@ -181,5 +182,21 @@ for (const initial of (args.modes ?? 'burst,initial').split(',').map((m) => m ==
   const c = us[mode]!.cur!;
   console.log(
     `${mode}: base ${median(b).toFixed(2)} µs/event, cur ${median(c).toFixed(2)} µs/event; cur ÷ base per round median ${median(c.map((x, k) => x / b[k]!)).toFixed(2)}`,
+  );
+}
+
+// heap bytes per event, burst (with `node --expose-gc --max-semi-space-size=128`: no scavenge inside a run)
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc) {
+  const bytes: Record<string, number[]> = { base: [], cur: [] };
+  for (let r = 0; r < 3; r++)
+    for (const t of trees) {
+      gc();
+      const h0 = process.memoryUsage().heapUsed;
+      const { lines } = t.run(chunks, false, false);
+      bytes[t.name]!.push((process.memoryUsage().heapUsed - h0) / lines);
+    }
+  console.log(
+    `heap bytes per event (burst): base ${median(bytes.base!).toFixed(0)}, cur ${median(bytes.cur!).toFixed(0)}`,
   );
 }
