@@ -25,7 +25,7 @@ import { useNativeChunks, usePushBodies } from '../util/chunks.ts';
 import { type IndexOf, useNativeIndexOf } from '../util/lines.ts';
 import { useNativePull } from '../util/pulled.ts';
 import { shareHeartbeatTicks } from '../watch/heartbeat.ts';
-import { useNativeEquality, useWatchWriteScheduler } from '../watch/read.ts';
+import { useNativeEquality } from '../watch/read.ts';
 import { codedError, connectTimeoutMs } from './node-dispatch.ts';
 import { pulledReaderOf, sendPulled } from './node-list.ts';
 import { H1Lists } from './node-list-h1.ts';
@@ -128,8 +128,6 @@ export function installNodeHooks(): void {
   );
   // Node's timers belong to no request: every watch's heartbeat ticks from one interval
   shareHeartbeatTicks();
-  // a merged watch writes the events of the upstream reads of one poll phase as one chunk (../watch/batch.ts)
-  useWatchWriteScheduler((f) => void setImmediate(f));
   // a merged watch's answer is written by its writer straight into the server's response (./node-streams.ts)
   usePushBodies(directPushBodies);
   // a merged list's sources are read from undici's parser, the connection read only as asked (./node-list.ts)

@@ -5,7 +5,7 @@
 
 import { type PushWriter, pushBody } from '../util/chunks.ts';
 import { bodyEnded, type EndListeners, ended, tellsEnd } from '../util/ends.ts';
-import { ReadsBatch } from './batch.ts';
+import { TickBatch } from '../util/lines.ts';
 import { Heartbeat } from './heartbeat.ts';
 import type { MergeStep } from './merge.ts';
 
@@ -57,7 +57,7 @@ export class WatchOutput {
   /** the latest merged bookmark not yet sent: sent at the next tick, dropped if an event goes first */
   private bookmark: string | undefined;
   /** the lines of this tick, written as one chunk at its end (a burst: one write per tick, not per line) */
-  private readonly batch = new ReadsBatch((chunk) => this.send(chunk));
+  private readonly batch = new TickBatch((chunk) => this.send(chunk));
   /** what the close ends besides: the upstream readings under way */
   private readonly owned = new Set<Owned>();
   /** the upstream readings are paused: the client is behind */

@@ -18,8 +18,6 @@ const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
 /** the item scanner's native comparison, for the platform to give (jsonsplit-memo.ts; lists use it too) */
 export { useNativeEquality } from '../merge/jsonsplit/memo.ts';
-/** when merged watches write what their reads brought (./batch.ts), for the platform to give */
-export { useWatchWriteScheduler } from './batch.ts';
 
 /**
  * One value memo for every watch stream of the process (or isolate): events of any stream repeat what
