@@ -46,8 +46,12 @@ async function listRv(url: string): Promise<string> {
   return list.metadata.resourceVersion;
 }
 
+/** the client's reads ('data' events) in the last burst */
+let reads = 0;
+
 /** opens the watches, reads until `expect` MODIFIED events were parsed: ms */
 function burst(urls: string[], expect: number): Promise<number> {
+  reads = 0;
   const t0 = performance.now();
   let received = 0;
   const reqs: Array<ReturnType<typeof get>> = [];
@@ -62,6 +66,7 @@ function burst(urls: string[], expect: number): Promise<number> {
       const req = get(url, { headers: ACCEPT }, (res: IncomingMessage) => {
         let carry: Buffer[] = [];
         res.on('data', (chunk: Buffer) => {
+          reads++;
           let from = 0;
           for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, from)) {
             const piece = chunk.subarray(from, nl);
@@ -91,6 +96,7 @@ const fleets: Array<{
   cpu: number[];
   sys: number[];
   client: number[];
+  reads: number[];
 }> = [];
 try {
   const reply = await canned.serve({ clusters, pods: 1000, latencyMs: 20, watchEvents: events });
@@ -111,6 +117,7 @@ try {
       cpu: [],
       sys: [],
       client: [],
+      reads: [],
     });
     console.error(`${name}: started, list RV ${fleets.at(-1)!.rv.slice(0, 40)}…`);
   }
@@ -121,6 +128,8 @@ try {
   const direct: number[] = [];
   /** this process's CPU (the client reading and parsing) over each direct burst */
   const directClient: number[] = [];
+  /** the client's reads per direct burst (a fleet writing fewer, larger chunks costs the client less) */
+  const directReads: number[] = [];
   const own = () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
@@ -137,6 +146,7 @@ try {
       ),
     );
     directClient.push(own() - d0);
+    directReads.push(reads);
     // builds in turn, the order alternating round by round
     const order = r % 2 ? [...fleets].reverse() : fleets;
     for (const x of order) {
@@ -149,6 +159,7 @@ try {
       x.cpu.push(cpuMs(x.f.pid) - c0);
       x.sys.push(cpuMs(x.f.pid, true) - s0);
       x.client.push(own() - o0);
+      x.reads.push(reads);
       if (profiling) console.log(await x.f.profileStop(join(args.profile!, `burst-${x.name}.cpuprofile`)));
     }
   }
@@ -156,12 +167,12 @@ try {
   const d = median(direct.map(rate));
   const us = (ms: number) => ((ms * 1000) / expect).toFixed(1);
   console.log(
-    `direct: ${d.toFixed(0)} events/s (median of ${n}); the client's CPU per event ${us(median(directClient))} µs`,
+    `direct: ${d.toFixed(0)} events/s (median of ${n}); the client's CPU per event ${us(median(directClient))} µs, its reads per 100 events ${((median(directReads) * 100) / expect).toFixed(1)}`,
   );
   for (const x of fleets) {
     const f = median(x.ms.map(rate));
     console.log(
-      `${x.name}: ${f.toFixed(0)} events/s, ${(f / d).toFixed(2)}x direct; CPU per event median ${us(median(x.cpu))} µs (${us(median(x.sys))} µs of it the kernel's; the client's ${us(median(x.client))} µs); per round ${x.cpu.map((c) => ((c * 1000) / expect).toFixed(0)).join(' ')}; rate ratio per round ${x.ms.map((m, k) => (direct[k]! / m).toFixed(2)).join(' ')}`,
+      `${x.name}: ${f.toFixed(0)} events/s, ${(f / d).toFixed(2)}x direct; CPU per event median ${us(median(x.cpu))} µs (${us(median(x.sys))} µs of it the kernel's; the client's ${us(median(x.client))} µs, its reads per 100 events ${((median(x.reads) * 100) / expect).toFixed(1)}); per round ${x.cpu.map((c) => ((c * 1000) / expect).toFixed(0)).join(' ')}; rate ratio per round ${x.ms.map((m, k) => (direct[k]! / m).toFixed(2)).join(' ')}`,
     );
   }
   if (fleets.length === 2) {

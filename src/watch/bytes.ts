@@ -124,15 +124,20 @@ function members(
 }
 
 /**
- * One watch line (without its newline) scanned by `scanner` (its reader's): `{"type": <string>, "object": {…}}` in any order, other
+ * One watch line (without its newline) scanned by `scanner` (the process's watch scanner): `{"type": <string>, "object": {…}}` in any order, other
  * members skipped (JSON.stringify of the merged event leaves them out too), whitespace anywhere JSON
  * allows. Undefined when the byte path cannot read it: the caller parses the line (and reports what is not
  * a watch event as before). The members are walked here, not by `members` and a callback: every event of
  * every merged watch comes this way, and the callback's closure was an allocation an event.
  */
-export function scanWatchLine(b: Uint8Array, scanner: ItemScanner): RawWatchEvent | undefined {
-  const n = b.length;
-  let i = ws(b, 0, n);
+export function scanWatchLine(
+  b: Uint8Array,
+  scanner: ItemScanner,
+  /** the line is `b[start..n)`: a line of a chunk read where it lies (no view per line) */
+  start = 0,
+  n = b.length,
+): RawWatchEvent | undefined {
+  let i = ws(b, start, n);
   if (i >= n || b[i] !== 0x7b) return undefined;
   let type: string | undefined;
   let from = -1;

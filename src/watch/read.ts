@@ -138,16 +138,15 @@ export class WatchEventReader implements ChunkSink {
       nl >= 0 && !this.stopped;
       nl = indexOfByte(chunk, 0x0a, from)
     ) {
-      const piece = chunk.subarray(from, nl);
       const pending = this.pending;
-      if (this.pendingBytes + piece.length > MAX_EVENT_BYTES) throw tooLong();
-      if (!pending) this.line(piece);
+      if (this.pendingBytes + nl - from > MAX_EVENT_BYTES) throw tooLong();
+      if (!pending) this.line(chunk, from, nl);
       else {
-        pending.push(piece);
-        const whole = concatBytes(pending, this.pendingBytes + piece.length);
+        pending.push(chunk.subarray(from, nl));
+        const whole = concatBytes(pending, this.pendingBytes + nl - from);
         this.pending = undefined;
         this.pendingBytes = 0;
-        this.line(whole);
+        this.line(whole, 0, whole.length);
       }
       from = nl + 1;
     }
@@ -165,7 +164,7 @@ export class WatchEventReader implements ChunkSink {
     const pending = this.pending;
     this.pending = undefined;
     try {
-      if (!this.stopped && pending) this.line(concatBytes(pending, this.pendingBytes));
+      if (!this.stopped && pending) this.line(concatBytes(pending, this.pendingBytes), 0, this.pendingBytes);
     } catch (err) {
       this.finish(err);
       return;
@@ -185,16 +184,20 @@ export class WatchEventReader implements ChunkSink {
     this.to.onEnd(err);
   }
 
-  private line(bytes: Uint8Array): void {
-    let end = bytes.length;
-    if (end > 0 && bytes[end - 1] === 0x0d) end--;
+  /**
+   * The line `bytes[from..to)` (its newline excluded): read where it lies, the chunk's bytes scanned in
+   * place (a view per line, and the scanner's WebAssembly lane copying each line in anew, cost more)
+   */
+  private line(bytes: Uint8Array, from: number, to: number): void {
+    let end = to;
+    if (end > from && bytes[end - 1] === 0x0d) end--;
     // read from its bytes (the merger rewrites what it can without parsing), else parsed as before
-    const raw = scanWatchLine(end < bytes.length ? bytes.subarray(0, end) : bytes, watchScanner());
+    const raw = scanWatchLine(bytes, watchScanner(), from, end);
     if (raw) {
       if (!this.to.onEvent(raw)) this.cancel();
       return;
     }
-    const text = dec.decode(bytes.subarray(0, end));
+    const text = dec.decode(bytes.subarray(from, end));
     if (text.trim() === '') return;
     let v: unknown;
     try {
