@@ -4,30 +4,37 @@
  * its items rewritten for one cluster's view into a ByteSink whose pieces are given back as the Node
  * server gives them back, round after round. CPU ns per item, median of the rounds after a warm-up:
  *
- *   node --import tsx bench/lib/rewritebench.ts [table|json] [rounds=15]
+ *   node --import tsx bench/lib/rewritebench.ts [table|json] [rounds=15] [base tree]
  *
- * To compare two trees, run each tree's copy of this file in turn (./canned-merge.ts measures the whole
- * merge, splitter included; ./floor-ab.ts the whole process).
+ * With a base tree (a checkout of another commit, e.g. /tmp/base), its src/ modules are loaded beside
+ * this tree's and the rounds alternate, base then this tree, on the same split items: the medians and the
+ * median of the per-round ratios are printed (./canned-merge.ts measures the whole merge, splitter
+ * included; ./floor-ab.ts the whole process).
  */
-import { itemView, writeFleetItem } from '../../src/merge/itembytes/index.ts';
-import { writeFleetRow } from '../../src/merge/itembytes/row.ts';
-import { ListSplitter, type SplitEvent } from '../../src/merge/jsonsplit/index.ts';
-import { compositeWith, prepareMembership } from '../../src/merge/rv/index.ts';
-import { mergeColumns } from '../../src/merge/table/index.ts';
-import { ByteSink, recyclePiece } from '../../src/util/bytes.ts';
+import { resolve } from 'node:path';
 import { listBytes, makeBase } from './canned-bodies.ts';
 
-type Item = Extract<SplitEvent, { type: 'item' }>;
+const HERE = resolve(import.meta.dirname, '../..');
 
-export async function benchmarkRewrite(table: boolean, rounds = 15): Promise<number> {
-  const base = await makeBase();
+/** one round of the rewriting with tree `root`'s modules: every item written once */
+async function rounder(root: string, table: boolean, base: Awaited<ReturnType<typeof makeBase>>) {
+  const m = (p: string) => import(resolve(root, p));
+  const { itemView, writeFleetItem } = await m('src/merge/itembytes/index.ts');
+  const { writeFleetRow } = await m('src/merge/itembytes/row.ts');
+  const { ListSplitter } = await m('src/merge/jsonsplit/index.ts');
+  const { compositeWith, prepareMembership } = await m('src/merge/rv/index.ts');
+  const { mergeColumns } = await m('src/merge/table/index.ts');
+  const { ByteSink, recyclePiece } = await m('src/util/bytes.ts');
   const body = table
     ? listBytes(base.tableHead, 'rows', base.rows, 1000, true)
     : listBytes(base.listHead, 'items', base.items, 1000, false);
-  const items: Item[] = [];
-  new ListSplitter({ arrayKey: ['items', 'rows'] }).push(new Uint8Array(body), (e) => {
-    if (e.type === 'item') items.push(e);
-  });
+  const items: Array<{ bytes: Uint8Array; facts: unknown }> = [];
+  new ListSplitter({ arrayKey: ['items', 'rows'] }).push(
+    new Uint8Array(body),
+    (e: { type: string; bytes: Uint8Array; facts: unknown }) => {
+      if (e.type === 'item') items.push(e);
+    },
+  );
   const merged = mergeColumns([table ? JSON.parse(`${base.tableHead}}`).columnDefinitions : []]);
   const membership = prepareMembership(['c1', 'c2']);
   const iv = itemView({ federation: false }, 'c1', compositeWith(membership, new Map(), 'c1'));
@@ -36,26 +43,67 @@ export async function benchmarkRewrite(table: boolean, rounds = 15): Promise<num
     for (const it of items) {
       if (sink.free < 8192) recyclePiece(sink.take());
       const ok = table
-        ? writeFleetRow(sink, it.bytes, it.facts!, iv, merged, 0)
-        : writeFleetItem(sink, it.bytes, it.facts!, iv);
+        ? writeFleetRow(sink, it.bytes, it.facts, iv, merged, 0)
+        : writeFleetItem(sink, it.bytes, it.facts, iv);
       if (!ok) throw new Error('an item took the parsing path: not what this measures');
     }
   };
-  const per = 50;
-  for (let i = 0; i < 200; i++) round();
+  return { round, count: items.length };
+}
+
+const PER = 50;
+
+/** CPU ns per item of PER rounds */
+function measure(r: { round: () => void; count: number }): number {
+  const t = process.cpuUsage();
+  for (let i = 0; i < PER; i++) r.round();
+  const c = process.cpuUsage(t);
+  return ((c.user + c.system) * 1000) / (PER * r.count);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+export async function benchmarkRewrite(table: boolean, rounds = 15): Promise<number> {
+  const r = await rounder(HERE, table, await makeBase());
+  for (let i = 0; i < 200; i++) r.round();
   const ns: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const t = process.cpuUsage();
-    for (let i = 0; i < per; i++) round();
-    const c = process.cpuUsage(t);
-    ns.push(((c.user + c.system) * 1000) / (per * items.length));
+  for (let k = 0; k < rounds; k++) ns.push(measure(r));
+  return median(ns);
+}
+
+/** base tree and this one alternately: their medians and the median of this ÷ base per round */
+export async function pairedRewrite(baseRoot: string, table: boolean, rounds = 15) {
+  const canned = await makeBase();
+  const a = await rounder(resolve(baseRoot), table, canned);
+  const b = await rounder(HERE, table, canned);
+  for (let i = 0; i < 200; i++) {
+    a.round();
+    b.round();
   }
-  ns.sort((a, b) => a - b);
-  return ns[ns.length >> 1]!;
+  const ns: number[][] = [[], []];
+  const ratio: number[] = [];
+  for (let k = 0; k < rounds; k++) {
+    // the order flips each round: neither tree always runs second (after the other's garbage)
+    const first = k & 1 ? b : a;
+    const x = measure(first);
+    const y = measure(first === a ? b : a);
+    const [na, nb] = first === a ? [x, y] : [y, x];
+    ns[0]!.push(na);
+    ns[1]!.push(nb);
+    ratio.push(nb / na);
+  }
+  return { base: median(ns[0]!), mine: median(ns[1]!), ratio: median(ratio) };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [form = 'table', n = '15'] = process.argv.slice(2);
+  const [form = 'table', n = '15', baseRoot] = process.argv.slice(2);
+  if (baseRoot) {
+    const r = await pairedRewrite(baseRoot, form === 'table', Number(n));
+    console.log(
+      `${form}: base ${r.base.toFixed(0)} ns, this tree ${r.mine.toFixed(0)} ns CPU per ${form === 'table' ? 'row' : 'item'} (medians of ${n} paired rounds); this ÷ base ${r.ratio.toFixed(3)} (median of the rounds' ratios)`,
+    );
+    process.exit(0);
+  }
   const ns = await benchmarkRewrite(form === 'table', Number(n));
   console.log(
     `${form}: ${ns.toFixed(0)} ns CPU per ${form === 'table' ? 'row' : 'item'} rewritten (median of ${n})`,
