@@ -198,9 +198,11 @@ describe('splitGuarded: one cluster’s list body for the merge', () => {
             else got[i]!.push(shape(r.value));
           }
           expect(got).toEqual(alone);
-          // one value everywhere: the memo learnt it once, wherever it came first
+          // one value everywhere: the memo learnt it once, wherever it came first (the JavaScript scan's
+          // memo: with the wasm lane items are read from its tape and only some resumed ones reach the memo)
           const ks = bodies.flat();
-          if (ks.length > 1 && new Set(ks).size === 1) expect(shared.memo.hits).toBeGreaterThan(0);
+          if (shared.lane === undefined && ks.length > 1 && new Set(ks).size === 1)
+            expect(shared.memo.hits).toBeGreaterThan(0);
         },
       ),
       { numRuns: 60 },
