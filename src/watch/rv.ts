@@ -23,8 +23,28 @@ export class StreamRV {
     this.live = new LiveComposite(membership, this.rvs);
   }
 
-  set(cluster: string, rv: string): void {
+  /**
+   * made before the next change (a lazy bookmark's line: it says the RV of when it was offered), unless
+   * the change comes with a step that supersedes it
+   */
+  private before: (() => void) | undefined;
+
+  /** `make` runs before the RV next changes (see `set`), instead of any earlier one not run yet */
+  hold(make: () => void): void {
+    this.before = make;
+  }
+
+  /**
+   * `cluster`'s entry becomes `rv`; `superseding`: the step under way has lines or a bookmark, so the
+   * writer drops the bookmark held (nothing to make of it)
+   */
+  set(cluster: string, rv: string, superseding = false): void {
     if (this.rvs.get(cluster) === rv) return;
+    const before = this.before;
+    if (before) {
+      this.before = undefined;
+      if (!superseding) before();
+    }
     this.rvs.set(cluster, rv);
     this.live.set(cluster, rv);
   }
@@ -64,6 +84,8 @@ export class StreamRV {
 
   /** the composites from now on are encoded for `next` */
   adopt(next: Membership): void {
+    this.before?.();
+    this.before = undefined;
     this.live = new LiveComposite(next, this.rvs);
   }
 }
