@@ -21,7 +21,6 @@ import { useLazyHeaders } from '../upstreams/client.ts';
 import type { FileReader, ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { PairHeaders } from '../upstreams/pair-headers.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from '../upstreams/transport.ts';
-import { useUnzeroedBuffers } from '../util/bytes.ts';
 import { useNativeChunks, usePushBodies } from '../util/chunks.ts';
 import { type IndexOf, useNativeIndexOf } from '../util/lines.ts';
 import { useNativePull } from '../util/pulled.ts';
@@ -139,9 +138,6 @@ export function installNodeHooks(): void {
   useNativeEquality((m, b, at) => Buffer.prototype.compare.call(m, b, at, at + m.length) === 0);
   // the item scanner's fast lane in WebAssembly SIMD (src/merge/jsonsplit/wasm/lane.ts)
   useWasmScanner(nodeScannerWasm());
-  // a merged answer's and watch's output buffers unzeroed: every byte is written before it is read
-  // (src/util/bytes.ts newBuffer); zeroing the watch lines' 64 KiB slabs was ≈3 % of a burst's CPU
-  useUnzeroedBuffers((n) => new Uint8Array(Buffer.allocUnsafeSlow(n).buffer, 0, n));
   // the headers the upstream client hands on read as a Headers without an undici one built behind them
   useLazyHeaders((p) => new PairHeaders(p, true) as unknown as Headers);
 }

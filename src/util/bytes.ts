@@ -64,20 +64,6 @@ export function recyclePiece(piece: Uint8Array): void {
 }
 
 /**
- * How a sink's buffers are made: zeroed (Web APIs), or on Node unzeroed ({@link useUnzeroedBuffers}). Safe
- * unzeroed since nothing reads a sink's byte it did not write first: take() and room() read `[0, length)`,
- * bytes()/byte()/string() write from `length` on and advance over what they wrote, and the writers given
- * {@link ByteSink.reserve}'s buffer (itembytes' Edits.write, the watch lines' writer) read back only the
- * range they wrote before they {@link ByteSink.advance} over it.
- */
-let newBuffer = (n: number): Uint8Array<ArrayBuffer> => new Uint8Array(n);
-
-/** the runtime's unzeroed buffers (Node: Buffer.allocUnsafeSlow's memory, as a plain Uint8Array) */
-export function useUnzeroedBuffers(make: (n: number) => Uint8Array<ArrayBuffer>): void {
-  newBuffer = make;
-}
-
-/**
  * An answer's bytes written piece by piece into one buffer, taken in large pieces: copying bytes and
  * encoding the few strings in between costs less than joining strings and encoding them again, and a
  * socket takes a few large writes faster than many small ones.
@@ -103,7 +89,7 @@ export class ByteSink {
   private room(n: number): void {
     if (this.at + n <= this.buf.length) return;
     const want = Math.max(this.buf.length === 0 ? this.size : this.buf.length * 2, this.at + n);
-    const grown = (want === this.size && freePieces.get(want)?.pop()) || newBuffer(want);
+    const grown = (want === this.size && freePieces.get(want)?.pop()) || new Uint8Array(want);
     if (this.at > 0) grown.set(this.buf.subarray(0, this.at));
     this.buf = grown;
   }
