@@ -4,7 +4,7 @@
  * (memchr, memcmp, the scanner's WebAssembly lane: src/platform/node.ts installNodeHooks), and the merged
  * lines of both compared byte for byte first (a changed reader or writer must write what the base wrote).
  *   node --import tsx bench/lib/watchpath-ab.ts base=/tmp/base-tree [rounds=15] [events=500]
- * [chunk=<bytes>, 64 KiB] [check=0] (no byte comparison); under `node --expose-gc --max-semi-space-size=128` also heap bytes per event [modes=burst|initial|burst,initial]
+ * [chunk=<bytes>, 64 KiB] [clusters=10] [check=0] (no byte comparison); under `node --expose-gc --max-semi-space-size=128` also heap bytes per event [modes=burst|initial|burst,initial]
  * `base`: another checkout of the project (a `git archive` of a commit, node_modules linked in); this
  * tree is `cur`. Prints µs of CPU per event per tree (median of the rounds, burst and initial events)
  * and the cur ÷ base ratio per round's median.
@@ -20,7 +20,8 @@ const args = Object.fromEntries(
 );
 const rounds = Number(args.rounds ?? 15);
 const events = Number(args.events ?? 500);
-const CLUSTERS = 10;
+/** the merged watch's clusters (the composite RV and the bookmarks are O(clusters): clusters=200) */
+const CLUSTERS = Number(args.clusters ?? 10);
 const clusters = Array.from({ length: CLUSTERS }, (_, i) => `c${i}`);
 
 interface Tree {
@@ -61,7 +62,8 @@ async function load(name: string, root: string): Promise<Tree> {
                   lines++;
                   if (keep) out.push(typeof l === 'string' ? Buffer.from(l) : Buffer.from(l));
                 }
-                if (keep && step.bookmark) out.push(Buffer.from(`bookmark ${step.bookmark}`));
+                // made now, as the writer makes a bookmark it sends (a lazy one's line is its String)
+                if (keep && step.bookmark) out.push(Buffer.from(`bookmark ${String(step.bookmark)}`));
               } else if (keep) out.push(Buffer.from(`expired ${step.line}`));
               return true;
             },

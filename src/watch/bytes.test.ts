@@ -122,7 +122,7 @@ function seen(step: MergeStep) {
   if (step.kind === 'expired') return { expired: JSON.parse(step.line) };
   return {
     lines: step.lines.map((l) => JSON.parse(text1(l))),
-    bookmark: step.bookmark && JSON.parse(step.bookmark),
+    bookmark: step.bookmark && JSON.parse(String(step.bookmark)),
   };
 }
 

@@ -46,10 +46,28 @@ export interface WatchMergeOptions {
 export type WatchLine = string | Uint8Array;
 
 export type MergeStep =
-  /** `bookmark`: a merged bookmark the writer may send later, unless an event written after it supersedes it */
-  | { kind: 'emit'; lines: WatchLine[]; bookmark?: string }
+  /**
+   * `bookmark`: a merged bookmark the writer may send later, unless an event written after it supersedes
+   * it; its line is made when sent (String(bookmark)): most are superseded, and each is O(clusters)
+   */
+  | { kind: 'emit'; lines: WatchLine[]; bookmark?: string | LazyLine }
   /** a 410 from a cluster: the client must relist; this ERROR line is the stream's last */
   | { kind: 'expired'; line: string };
+
+/** a line made when first read (String(line)), once */
+export class LazyLine {
+  private line: string | undefined;
+
+  constructor(private make: (() => string) | undefined) {}
+
+  toString(): string {
+    if (this.line === undefined) {
+      this.line = this.make!();
+      this.make = undefined;
+    }
+    return this.line;
+  }
+}
 
 /** an object's own RV: a string, or none (an upstream's number or object is not tracked: no client could hand it back) */
 export const rvOf = (obj: Record<string, any>): string | undefined =>

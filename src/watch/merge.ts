@@ -26,6 +26,7 @@ import {
   bookmarkLine,
   INITIAL_EVENTS_END,
   JOINED_ANNOTATION,
+  LazyLine,
   type MergeStep,
   RESUMED_ANNOTATION,
   rvOf,
@@ -212,7 +213,7 @@ export class WatchMerger {
       const verdict = phase.event(type, obj);
       if (!verdict.send) return { kind: 'emit', lines: this.takeNotices() };
       type = verdict.type;
-    } else if (rv) this.rv.set(cluster, rv);
+    } else if (rv) this.rv.set(cluster, rv, true);
     return { kind: 'emit', lines: [...this.takeNotices(), this.objectLine(cluster, type, obj, !!phase)] };
   }
 
@@ -236,13 +237,16 @@ export class WatchMerger {
       if (!verdict.send) return { kind: 'emit', lines: this.takeNotices() };
       // the same object written again (it was just written: it is one the byte path writes)
       if (verdict.type !== type) line = this.lineWriter.line(ev, cluster, verdict.type, rvFor)!;
-    } else if (o.rv) this.rv.set(cluster, o.rv);
+    } else if (o.rv) this.rv.set(cluster, o.rv, true);
     return { kind: 'emit', lines: this.notices ? [...this.takeNotices(), line] : [line] };
   }
 
   private clusterBookmark(cluster: string, obj: Record<string, any>, rv: string | undefined): MergeStep {
-    if (rv) this.rv.set(cluster, rv);
-    if (obj.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
+    const initialEnd = obj.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true';
+    // while some cluster still sends initial events, the only bookmark allowed is the final one
+    const offers = !initialEnd && this.o.allowBookmarks && !(this.o.sendInitialEvents && !this.initSent);
+    if (rv) this.rv.set(cluster, rv, offers);
+    if (initialEnd) {
       // the cluster's snapshot is complete: what a restarted one no longer holds goes as DELETED
       const gone = this.phaseOf(cluster)?.end() ?? [];
       this.initial?.delete(cluster);
@@ -258,10 +262,21 @@ export class WatchMerger {
       lines.push(...this.joinEnded(cluster), ...this.takeNotices());
       return { kind: 'emit', lines };
     }
-    // while some cluster still sends initial events, the only bookmark allowed is the final one
-    if (!this.o.allowBookmarks || (this.o.sendInitialEvents && !this.initSent))
-      return { kind: 'emit', lines: this.takeNotices() };
-    return { kind: 'emit', lines: this.takeNotices(), bookmark: this.bookmark(false) };
+    if (!offers) return { kind: 'emit', lines: this.takeNotices() };
+    return { kind: 'emit', lines: this.takeNotices(), bookmark: this.offered() };
+  }
+
+  /**
+   * The merged bookmark offered for coalescing, made only if the writer sends it: at the RV of now, which
+   * it still is when made (the stream's RV changes only with a step that supersedes it, or makes it first)
+   */
+  private offered(): LazyLine {
+    const shape = this.shape;
+    const line = new LazyLine(() =>
+      bookmarkLine(this.rv.encode(), this.o.table ? undefined : shape, false, undefined),
+    );
+    this.rv.hold(() => line.toString());
+    return line;
   }
 
   /** One object event of `cluster` in the fleet view, with the stream's RV (`initial`: see watchinitial.ts). */

@@ -7,7 +7,7 @@ import { type PushWriter, pushBody } from '../util/chunks.ts';
 import { bodyEnded, type EndListeners, ended, tellsEnd } from '../util/ends.ts';
 import { TickBatch } from '../util/lines.ts';
 import { Heartbeat } from './heartbeat.ts';
-import type { MergeStep } from './merge.ts';
+import type { LazyLine, MergeStep } from './merge.ts';
 
 const enc = new TextEncoder();
 
@@ -55,7 +55,7 @@ export class WatchOutput {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private heartbeat: Heartbeat | undefined;
   /** the latest merged bookmark not yet sent: sent at the next tick, dropped if an event goes first */
-  private bookmark: string | undefined;
+  private bookmark: string | LazyLine | undefined;
   /** the lines of this tick, written as one chunk at its end (a burst: one write per tick, not per line) */
   private readonly batch = new TickBatch((chunk) => this.send(chunk));
   /** what the close ends besides: the upstream readings under way */
@@ -157,7 +157,8 @@ export class WatchOutput {
   private flushBookmark(): void {
     const b = this.bookmark;
     this.bookmark = undefined;
-    if (b) this.write(b);
+    // a lazy bookmark's line is made now (merge.ts offered)
+    if (b) this.write(String(b));
   }
 
   close(): void {

@@ -2,37 +2,51 @@
  * A merged watch's resourceVersion so far: the last RV delivered from each cluster, the membership the
  * composite is encoded for, and the splicer that writes an object's composite with its own RV in it.
  */
-import {
-  compositeWith,
-  decodeComposite,
-  encodeComposite,
-  type Membership,
-  type Splicer,
-} from '../merge/rv/index.ts';
+import { decodeComposite, type Membership, type Splicer } from '../merge/rv/index.ts';
+import { LiveComposite } from '../merge/rv/live.ts';
 
 export class StreamRV {
+  /** every cluster's entry, members of the composite's membership or not (clusters joining mid-watch) */
   private readonly rvs: Map<string, string>;
   /**
-   * The composite-RV splicer of the last cluster an object came from (compositeWith): valid until another
-   * cluster's entry or the membership changes, so a burst of one cluster's events builds it once, not
-   * once an event
+   * the composite's entries as its bytes (merge/rv/live.ts): an event's splicer is a pair of views around
+   * its cluster's entry, not a walk of the membership whenever the event's cluster differs from the last's
    */
-  private spliceCluster: string | undefined;
-  private splice: Splicer | undefined;
+  private live: LiveComposite;
 
   constructor(
     rvs: Iterable<readonly [string, string]> | undefined,
     /** the membership the composite RVs are encoded for (changes when clusters join or leave mid-watch) */
-    private membership: Membership,
+    membership: Membership,
   ) {
     this.rvs = new Map(rvs);
+    this.live = new LiveComposite(membership, this.rvs);
   }
 
-  /** `cluster`'s entry becomes `rv` (the splicer of any other cluster is stale then) */
-  set(cluster: string, rv: string): void {
+  /**
+   * made before the next change (a lazy bookmark's line: it says the RV of when it was offered), unless
+   * the change comes with a step that supersedes it
+   */
+  private before: (() => void) | undefined;
+
+  /** `make` runs before the RV next changes (see `set`), instead of any earlier one not run yet */
+  hold(make: () => void): void {
+    this.before = make;
+  }
+
+  /**
+   * `cluster`'s entry becomes `rv`; `superseding`: the step under way has lines or a bookmark, so the
+   * writer drops the bookmark held (nothing to make of it)
+   */
+  set(cluster: string, rv: string, superseding = false): void {
     if (this.rvs.get(cluster) === rv) return;
+    const before = this.before;
+    if (before) {
+      this.before = undefined;
+      if (!superseding) before();
+    }
     this.rvs.set(cluster, rv);
-    if (this.spliceCluster !== cluster) this.splice = undefined;
+    this.live.set(cluster, rv);
   }
 
   /** the RV to resume `cluster`'s upstream watch from ("" when nothing was seen) */
@@ -40,13 +54,9 @@ export class StreamRV {
     return this.rvs.get(cluster) ?? '';
   }
 
-  /** the composite of an object of `cluster` with its own RV `own` spliced in (compositeWith, cached) */
+  /** the composite of an object of `cluster` with its own RV `own` spliced in (compositeWith) */
   withOwn(cluster: string): Splicer {
-    if (this.splice === undefined || this.spliceCluster !== cluster) {
-      this.splice = compositeWith(this.membership, this.rvs, cluster);
-      this.spliceCluster = cluster;
-    }
-    return this.splice;
+    return this.live.splicer(cluster);
   }
 
   /**
@@ -64,17 +74,18 @@ export class StreamRV {
 
   /** the composite of everything delivered so far */
   encode(): string {
-    return encodeComposite(this.membership, this.rvs);
+    return this.live.encode();
   }
 
   /** a composite of this membership read back (a relay group's events carry one) */
   decode(rv: string): ReturnType<typeof decodeComposite> {
-    return decodeComposite(rv, this.membership);
+    return decodeComposite(rv, this.live.membership);
   }
 
   /** the composites from now on are encoded for `next` */
   adopt(next: Membership): void {
-    this.membership = next;
-    this.splice = undefined;
+    this.before?.();
+    this.before = undefined;
+    this.live = new LiveComposite(next, this.rvs);
   }
 }

@@ -20,6 +20,7 @@ import {
 import { LABEL_SELECTOR_KINDS } from '../objects/podselector.ts';
 import { REFERENCE_KINDS } from '../objects/references.ts';
 import { isMemberDecimalBytes, type Splicer } from '../rv/codec.ts';
+import { spliceBytes } from '../rv/live.ts';
 import { Edits } from './edits.ts';
 
 const utf8 = new TextDecoder();
@@ -132,6 +133,14 @@ const NO_BYTES = new Uint8Array(0);
 export function useResourceVersion(iv: ItemView, rv: Splicer | undefined): void {
   if (iv.resourceVersion === rv) return;
   iv.resourceVersion = rv;
+  // a merged watch's splicer keeps its head and tail as bytes (merge/rv/live.ts): no encode per event
+  const live = rv && spliceBytes(rv);
+  if (live) {
+    iv.rvHead = live.headBytes;
+    iv.rvTail = live.tailBytes.length ? live.tailBytes : NO_BYTES;
+    iv.rvInserts = undefined;
+    return;
+  }
   const head = rv?.head;
   const tail = rv?.tail;
   iv.rvHead = head === undefined ? undefined : encoder.encode(head);
