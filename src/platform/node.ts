@@ -331,6 +331,16 @@ function speaksH2(mode: UpstreamHttp2, ep: ResolvedEndpoint): boolean {
   return mode !== undefined && (mode === 'h2c' || ep.server.startsWith('https:'));
 }
 
+/**
+ * A call undici's pool may send over h2: a bodyless GET or HEAD. undici 7.30's h2 client fails the rest
+ * (docs/upstream-http2.md): a DELETE with a body throws in its write and leaves its connection counting
+ * a call that never ends; a write, or any body it streams, waits until no other call runs on the
+ * connection, for ever behind a watch or `logs -f`. Those go over HTTP/1.1 where the server speaks it.
+ */
+function viaH2(method: string, body: unknown): boolean {
+  return (method === 'GET' || method === 'HEAD') && (body === null || body === undefined);
+}
+
 export class UndiciTransport implements Transport {
   private readonly agents = new Map<string, Agent>();
   /** HTTP/1.1 watches: a connection of their own each, not undici's pool (./node-watch-h1.ts) */
@@ -344,10 +354,20 @@ export class UndiciTransport implements Transport {
 
   constructor(private readonly http2: UpstreamHttp2 = upstreamHttp2Mode(undefined)) {}
 
-  private agentFor(ep: ResolvedEndpoint): Agent {
-    let agent = this.agents.get(ep.poolKey);
+  /** HTTP/1.1 pools of endpoints spoken to over h2: their writes go there ({@link viaH2}) */
+  private readonly h1Agents = new Map<string, Agent>();
+
+  private agentFor(ep: ResolvedEndpoint, method = 'GET', body: unknown = null): Agent {
+    // over TLS, where ALPN lets the server speak HTTP/1.1 too (h2c's server may speak nothing else)
+    if (!viaH2(method, body) && this.http2 && ep.server.startsWith('https:'))
+      return this.pool(this.h1Agents, ep, undefined);
+    return this.pool(this.agents, ep, this.http2);
+  }
+
+  private pool(agents: Map<string, Agent>, ep: ResolvedEndpoint, mode: UpstreamHttp2): Agent {
+    let agent = agents.get(ep.poolKey);
     if (!agent) {
-      const h2 = http2Options(this.http2, ep);
+      const h2 = http2Options(mode, ep);
       agent = new Agent({
         ...h2.agent,
         connect: { ...h2.connect, timeout: connectTimeoutMs(ep), ...endpointTls(ep) },
@@ -358,7 +378,7 @@ export class UndiciTransport implements Transport {
         // no cap: every merged watch holds one upstream connection per cluster for as long as it runs
         // (HTTP/1.1), so a capped pool would leave the watch after the cap waiting forever
       });
-      this.agents.set(ep.poolKey, agent);
+      agents.set(ep.poolKey, agent);
     }
     return agent;
   }
@@ -392,9 +412,9 @@ export class UndiciTransport implements Transport {
     return l;
   }
 
-  /** the keep-alive pool for an endpoint (deploy/node/relay.ts dispatches into it directly) */
-  dispatcherFor(ep: ResolvedEndpoint): Dispatcher {
-    return this.agentFor(ep);
+  /** the keep-alive pool for a call to an endpoint (deploy/node/relay.ts dispatches into it directly) */
+  dispatcherFor(ep: ResolvedEndpoint, method?: string, body?: unknown): Dispatcher {
+    return this.agentFor(ep, method, body);
   }
 
   async send(ep: ResolvedEndpoint, req: UpstreamRequest): Promise<Response> {
@@ -422,7 +442,7 @@ export class UndiciTransport implements Transport {
         headers,
         body: body as never,
         signal: req.signal,
-        dispatcher: this.agentFor(ep),
+        dispatcher: this.agentFor(ep, req.method, body),
         // undici's own timer: cheaper than an AbortController and a setTimeout per request
         headersTimeout: req.timeoutMs,
         bodyTimeout: 0,
@@ -454,8 +474,9 @@ export class UndiciTransport implements Transport {
     this.h1Watches.clear();
     this.h2Watches.clear();
     this.h1Lists.clear();
-    await Promise.all([...this.agents.values()].map((a) => a.close()));
+    await Promise.all([...this.agents.values(), ...this.h1Agents.values()].map((a) => a.close()));
     this.agents.clear();
+    this.h1Agents.clear();
   }
 }
 

@@ -23,6 +23,8 @@ interface TlsMember {
   /** `alpn protocol` of each request's connection, and its HTTP version, in arrival order */
   seen: Array<{ alpn: string | false | undefined; version: string; path: string }>;
   close(): Promise<void>;
+  /** sends every open h2 session a GOAWAY (NO_ERROR), as a member's server does going idle or away */
+  goaway(): number;
 }
 
 /** `member` behind a TLS server that speaks h2 and HTTP/1.1 (ALPN decides), recording what each request used */
@@ -74,6 +76,16 @@ async function serveTlsMember(ca: TestCA, member: SimCluster): Promise<TlsMember
   return {
     url: `https://127.0.0.1:${port}`,
     seen,
+    goaway: () => {
+      let n = 0;
+      for (const s of sessions) {
+        const h2 = s as unknown as { goaway?: (code: number) => void; closed?: boolean };
+        if (typeof h2.goaway !== 'function' || h2.closed) continue;
+        h2.goaway(0);
+        n++;
+      }
+      return n;
+    },
     close: () =>
       new Promise<void>((ok) => {
         for (const s of sessions) s.destroy();
@@ -173,6 +185,110 @@ describe('upstream HTTP/2 (Node)', () => {
       expect(new Set(mine.map((s) => s.alpn))).toEqual(new Set([alpn]));
       expect(new Set(mine.map((s) => s.version))).toEqual(new Set([version]));
     } finally {
+      await fleet.stop();
+    }
+  });
+
+  it('alpn: a create and a delete with DeleteOptions, next to a long-running read, answer as the member does', async () => {
+    const prev = process.env.FLEET_UPSTREAM_HTTP2;
+    delete process.env.FLEET_UPSTREAM_HTTP2;
+    const fleet = await startFleet('node', config('alpn'));
+    if (prev !== undefined) process.env.FLEET_UPSTREAM_HTTP2 = prev;
+    const from = tls.seen.length;
+    const ac = new AbortController();
+    const json = { 'content-type': 'application/json' };
+    const del = (name: string) =>
+      fetch(`${fleet.url}/api/v1/namespaces/default/configmaps/${name}.clusterspace.member1`, {
+        method: 'DELETE',
+        headers: json,
+        body: JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' }),
+        signal: AbortSignal.timeout(20_000),
+      });
+    try {
+      // a DELETE with a body (kubectl sends DeleteOptions): undici's h2 write threw on it (a 503)
+      member.create(
+        { group: '', version: 'v1', resource: 'configmaps' },
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'h2-del', namespace: 'default' } },
+      );
+      const first = await del('h2-del');
+      expect(first.status, await first.text()).toBe(200);
+      // a watch through the one-cluster proxy: a call undici's pool keeps running on its h2 connection
+      const held = await fetch(
+        `${fleet.url}/clusterspaces/member1/api/v1/namespaces/default/configmaps?watch=true`,
+        { signal: ac.signal },
+      );
+      expect(held.status).toBe(200);
+      // bounded: without the fix the create waited for the watch to end (undici's h2 client)
+      const created = await fetch(`${fleet.url}/api/v1/namespaces/default/configmaps`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'h2-write.clusterspace.member1' },
+          data: { v: '2' },
+        }),
+        signal: AbortSignal.timeout(20_000),
+      });
+      expect(created.status).toBe(201);
+      expect((await created.json()).metadata.name).toBe('h2-write.clusterspace.member1');
+      const deleted = await del('h2-write');
+      const status = await deleted.json();
+      expect(deleted.status, JSON.stringify(status)).toBe(200);
+      // and the pool still answers reads afterwards
+      const gone = await fetch(
+        `${fleet.url}/api/v1/namespaces/default/configmaps/h2-write.clusterspace.member1`,
+        { signal: AbortSignal.timeout(20_000) },
+      );
+      expect(gone.status).toBe(404);
+      expect((await gone.json()).reason).toBe('NotFound');
+      const mine = tls.seen.slice(from);
+      expect(mine.filter((s) => s.path.includes('watch=true')).map((s) => s.version)).toEqual(['2.0']);
+      expect(mine.some((s) => s.path.includes('h2-write') && s.version === '2.0')).toBe(true);
+    } finally {
+      ac.abort();
+      await fleet.stop();
+    }
+  });
+
+  it('alpn: a member going away (GOAWAY) ends the calls on that session, and the next ones are answered', async () => {
+    const prev = process.env.FLEET_UPSTREAM_HTTP2;
+    delete process.env.FLEET_UPSTREAM_HTTP2;
+    const fleet = await startFleet('node', config('alpn'));
+    if (prev !== undefined) process.env.FLEET_UPSTREAM_HTTP2 = prev;
+    const ac = new AbortController();
+    const get = (path: string) => fetch(`${fleet.url}${path}`, { signal: AbortSignal.timeout(20_000) });
+    try {
+      // sessions of both kinds: undici's pool (a get, a proxied watch) and the merged watches' own
+      expect((await get('/api/v1/namespaces/default/configmaps/h2-probe.clusterspace.member1')).status).toBe(
+        200,
+      );
+      const proxied = await fetch(
+        `${fleet.url}/clusterspaces/member1/api/v1/namespaces/default/configmaps?watch=true`,
+        { signal: ac.signal },
+      );
+      const merged = await fetch(`${fleet.url}/api/v1/namespaces/default/configmaps?watch=true`, {
+        signal: ac.signal,
+      });
+      expect([proxied.status, merged.status]).toEqual([200, 200]);
+      expect(tls.goaway()).toBeGreaterThan(0);
+      // the proxied watch's session went away: its answer ends (or is cut), it does not hang
+      const r = proxied.body!.getReader();
+      for (;;) {
+        const x = await r.read().catch(() => ({ done: true }));
+        if (x.done) break;
+      }
+      // new calls go on new sessions
+      const again = await get('/api/v1/namespaces/default/configmaps/h2-probe.clusterspace.member1');
+      expect(again.status).toBe(200);
+      const listed = await get('/api/v1/namespaces/default/configmaps');
+      expect(listed.status).toBe(200);
+      expect(JSON.stringify(await listed.json())).toContain('h2-probe.clusterspace.member1');
+      const w = await get('/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1');
+      expect(w.status).toBe(200);
+      await w.text();
+    } finally {
+      ac.abort();
       await fleet.stop();
     }
   });
