@@ -341,8 +341,25 @@ function viaH2(method: string, body: unknown): boolean {
   return (method === 'GET' || method === 'HEAD') && (body === null || body === undefined);
 }
 
+/** the methods undici's h2 client sends a body's length for (writeH2's `expectsPayload`) */
+const H2_LENGTHS = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * A write on an h2c pool as undici 7.30's h2 client can send it (docs/upstream-http2.md): not held back
+ * until the connection is idle (`idempotent`), and another method's body (a DELETE's DeleteOptions) as
+ * an iterable, which it sends without the length it would assert on.
+ */
+const h2cWrites: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
+  if (opts.method === 'GET' || opts.method === 'HEAD') return dispatch(opts, handler);
+  const body = opts.body;
+  const bytes = body instanceof Uint8Array || typeof body === 'string';
+  const wrapped =
+    bytes && !H2_LENGTHS.has(opts.method) ? [typeof body === 'string' ? Buffer.from(body) : body] : body;
+  return dispatch({ ...opts, body: wrapped as never, idempotent: true }, handler);
+};
+
 export class UndiciTransport implements Transport {
-  private readonly agents = new Map<string, Agent>();
+  private readonly agents = new Map<string, Dispatcher>();
   /** HTTP/1.1 watches: a connection of their own each, not undici's pool (./node-watch-h1.ts) */
   private readonly h1Watches = new Map<string, H1Watches>();
   /** HTTP/2 watches: streams of node:http2 sessions, not undici's pool (./node-watch-h2.ts) */
@@ -355,20 +372,20 @@ export class UndiciTransport implements Transport {
   constructor(private readonly http2: UpstreamHttp2 = upstreamHttp2Mode(undefined)) {}
 
   /** HTTP/1.1 pools of endpoints spoken to over h2: their writes go there ({@link viaH2}) */
-  private readonly h1Agents = new Map<string, Agent>();
+  private readonly h1Agents = new Map<string, Dispatcher>();
 
-  private agentFor(ep: ResolvedEndpoint, method = 'GET', body: unknown = null): Agent {
+  private agentFor(ep: ResolvedEndpoint, method = 'GET', body: unknown = null): Dispatcher {
     // over TLS, where ALPN lets the server speak HTTP/1.1 too (h2c's server may speak nothing else)
     if (!viaH2(method, body) && this.http2 && ep.server.startsWith('https:'))
       return this.pool(this.h1Agents, ep, undefined);
     return this.pool(this.agents, ep, this.http2);
   }
 
-  private pool(agents: Map<string, Agent>, ep: ResolvedEndpoint, mode: UpstreamHttp2): Agent {
+  private pool(agents: Map<string, Dispatcher>, ep: ResolvedEndpoint, mode: UpstreamHttp2): Dispatcher {
     let agent = agents.get(ep.poolKey);
     if (!agent) {
       const h2 = http2Options(mode, ep);
-      agent = new Agent({
+      const made = new Agent({
         ...h2.agent,
         connect: { ...h2.connect, timeout: connectTimeoutMs(ep), ...endpointTls(ep) },
         keepAliveTimeout: 30_000,
@@ -378,6 +395,8 @@ export class UndiciTransport implements Transport {
         // no cap: every merged watch holds one upstream connection per cluster for as long as it runs
         // (HTTP/1.1), so a capped pool would leave the watch after the cap waiting forever
       });
+      // h2c: the server may speak nothing but h2, so its writes stay on it, as undici can send them
+      agent = mode === 'h2c' && !ep.server.startsWith('https:') ? made.compose(h2cWrites) : made;
       agents.set(ep.poolKey, agent);
     }
     return agent;
@@ -402,7 +421,7 @@ export class UndiciTransport implements Transport {
   }
 
   /** where an endpoint's pulled answers are read: undici's pool over HTTP/2, connections of their own over 1.1 */
-  private listsFor(ep: ResolvedEndpoint): H1Lists | Agent {
+  private listsFor(ep: ResolvedEndpoint): H1Lists | Dispatcher {
     if (speaksH2(this.http2, ep)) return this.agentFor(ep);
     let l = this.h1Lists.get(ep.poolKey);
     if (!l) {
