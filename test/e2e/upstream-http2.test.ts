@@ -285,6 +285,19 @@ describe('upstream HTTP/2 (Node)', () => {
       expect((await get('/api/v1/namespaces/default/configmaps/h2-probe.clusterspace.member1')).status).toBe(
         200,
       );
+      // a DELETE with a body first: undici 7.30's h2 write of it broke its connection's queue, which the
+      // GOAWAY then met (an assertion thrown out of the session's event: the process would die)
+      const del = await fetch(
+        `${fleet.url}/api/v1/namespaces/default/configmaps/h2-none.clusterspace.member1`,
+        {
+          method: 'DELETE',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1' }),
+          signal: AbortSignal.timeout(20_000),
+        },
+      );
+      expect(del.status).toBe(404);
+      expect((await del.json()).reason).toBe('NotFound');
       const proxied = await fetch(
         `${fleet.url}/clusterspaces/member1/api/v1/namespaces/default/configmaps?watch=true`,
         { signal: ac.signal },
