@@ -56,7 +56,7 @@ function directTransport(pools: Pools, markStreaming: boolean, relay: NodeDirect
         const ex = new Exchange(markStreaming, { resolve, reject });
         relay.track(ex);
         if (req.signal?.aborted) return reject(neutralError(req.signal.reason));
-        pools.dispatcherFor(ep).dispatch(
+        pools.dispatcherFor(ep, req.method, req.body).dispatch(
           {
             origin,
             path,

@@ -331,8 +331,35 @@ function speaksH2(mode: UpstreamHttp2, ep: ResolvedEndpoint): boolean {
   return mode !== undefined && (mode === 'h2c' || ep.server.startsWith('https:'));
 }
 
+/**
+ * A call undici's pool may send over h2: a bodyless GET or HEAD. undici 7.30's h2 client fails the rest
+ * (docs/upstream-http2.md): a DELETE with a body throws in its write and leaves its connection counting
+ * a call that never ends; a write, or any body it streams, waits until no other call runs on the
+ * connection, for ever behind a watch or `logs -f`. Those go over HTTP/1.1 where the server speaks it.
+ */
+function viaH2(method: string, body: unknown): boolean {
+  return (method === 'GET' || method === 'HEAD') && (body === null || body === undefined);
+}
+
+/** the methods undici's h2 client sends a body's length for (writeH2's `expectsPayload`) */
+const H2_LENGTHS = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * A write on an h2c pool as undici 7.30's h2 client can send it (docs/upstream-http2.md): not held back
+ * until the connection is idle (`idempotent`), and another method's body (a DELETE's DeleteOptions) as
+ * an iterable, which it sends without the length it would assert on.
+ */
+const h2cWrites: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
+  if (opts.method === 'GET' || opts.method === 'HEAD') return dispatch(opts, handler);
+  const body = opts.body;
+  const bytes = body instanceof Uint8Array || typeof body === 'string';
+  const wrapped =
+    bytes && !H2_LENGTHS.has(opts.method) ? [typeof body === 'string' ? Buffer.from(body) : body] : body;
+  return dispatch({ ...opts, body: wrapped as never, idempotent: true }, handler);
+};
+
 export class UndiciTransport implements Transport {
-  private readonly agents = new Map<string, Agent>();
+  private readonly agents = new Map<string, Dispatcher>();
   /** HTTP/1.1 watches: a connection of their own each, not undici's pool (./node-watch-h1.ts) */
   private readonly h1Watches = new Map<string, H1Watches>();
   /** HTTP/2 watches: streams of node:http2 sessions, not undici's pool (./node-watch-h2.ts) */
@@ -344,11 +371,21 @@ export class UndiciTransport implements Transport {
 
   constructor(private readonly http2: UpstreamHttp2 = upstreamHttp2Mode(undefined)) {}
 
-  private agentFor(ep: ResolvedEndpoint): Agent {
-    let agent = this.agents.get(ep.poolKey);
+  /** HTTP/1.1 pools of endpoints spoken to over h2: their writes go there ({@link viaH2}) */
+  private readonly h1Agents = new Map<string, Dispatcher>();
+
+  private agentFor(ep: ResolvedEndpoint, method = 'GET', body: unknown = null): Dispatcher {
+    // over TLS, where ALPN lets the server speak HTTP/1.1 too (h2c's server may speak nothing else)
+    if (!viaH2(method, body) && this.http2 && ep.server.startsWith('https:'))
+      return this.pool(this.h1Agents, ep, undefined);
+    return this.pool(this.agents, ep, this.http2);
+  }
+
+  private pool(agents: Map<string, Dispatcher>, ep: ResolvedEndpoint, mode: UpstreamHttp2): Dispatcher {
+    let agent = agents.get(ep.poolKey);
     if (!agent) {
-      const h2 = http2Options(this.http2, ep);
-      agent = new Agent({
+      const h2 = http2Options(mode, ep);
+      const made = new Agent({
         ...h2.agent,
         connect: { ...h2.connect, timeout: connectTimeoutMs(ep), ...endpointTls(ep) },
         keepAliveTimeout: 30_000,
@@ -358,7 +395,9 @@ export class UndiciTransport implements Transport {
         // no cap: every merged watch holds one upstream connection per cluster for as long as it runs
         // (HTTP/1.1), so a capped pool would leave the watch after the cap waiting forever
       });
-      this.agents.set(ep.poolKey, agent);
+      // h2c: the server may speak nothing but h2, so its writes stay on it, as undici can send them
+      agent = mode === 'h2c' && !ep.server.startsWith('https:') ? made.compose(h2cWrites) : made;
+      agents.set(ep.poolKey, agent);
     }
     return agent;
   }
@@ -382,7 +421,7 @@ export class UndiciTransport implements Transport {
   }
 
   /** where an endpoint's pulled answers are read: undici's pool over HTTP/2, connections of their own over 1.1 */
-  private listsFor(ep: ResolvedEndpoint): H1Lists | Agent {
+  private listsFor(ep: ResolvedEndpoint): H1Lists | Dispatcher {
     if (speaksH2(this.http2, ep)) return this.agentFor(ep);
     let l = this.h1Lists.get(ep.poolKey);
     if (!l) {
@@ -392,9 +431,9 @@ export class UndiciTransport implements Transport {
     return l;
   }
 
-  /** the keep-alive pool for an endpoint (deploy/node/relay.ts dispatches into it directly) */
-  dispatcherFor(ep: ResolvedEndpoint): Dispatcher {
-    return this.agentFor(ep);
+  /** the keep-alive pool for a call to an endpoint (deploy/node/relay.ts dispatches into it directly) */
+  dispatcherFor(ep: ResolvedEndpoint, method?: string, body?: unknown): Dispatcher {
+    return this.agentFor(ep, method, body);
   }
 
   async send(ep: ResolvedEndpoint, req: UpstreamRequest): Promise<Response> {
@@ -422,7 +461,7 @@ export class UndiciTransport implements Transport {
         headers,
         body: body as never,
         signal: req.signal,
-        dispatcher: this.agentFor(ep),
+        dispatcher: this.agentFor(ep, req.method, body),
         // undici's own timer: cheaper than an AbortController and a setTimeout per request
         headersTimeout: req.timeoutMs,
         bodyTimeout: 0,
@@ -454,8 +493,9 @@ export class UndiciTransport implements Transport {
     this.h1Watches.clear();
     this.h2Watches.clear();
     this.h1Lists.clear();
-    await Promise.all([...this.agents.values()].map((a) => a.close()));
+    await Promise.all([...this.agents.values(), ...this.h1Agents.values()].map((a) => a.close()));
     this.agents.clear();
+    this.h1Agents.clear();
   }
 }
 
