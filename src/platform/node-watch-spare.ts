@@ -1,0 +1,138 @@
+/**
+ * One spare watch connection per endpoint that just served a watch (issue 33, the first watch event): an
+ * HTTP/1.1 watch holds its connection for its whole life, so every new watch dialled TCP and TLS (a
+ * resumed session: 11-13 ms on the loaded real bed) before its request could go out. Here the next watch
+ * to the same host takes a connection whose handshake is done, and a new spare is dialled behind it.
+ *
+ * Bounded: a spare is dialled only when a watch opens (an endpoint no watch uses has none), one per host
+ * and port, at most MAX_SPARES_ALL in the process, closed after SPARE_IDLE_MS unused (below
+ * kube-apiserver's 32 s ReadHeaderTimeout, after which the server drops a connection that sent nothing),
+ * and at once on any byte, end or error while it waits. It is unreferenced while it waits (it keeps no
+ * process alive). Node only: the Workers runtime and the relays do not come here.
+ */
+import type { WatchConnect, WatchConnector, WatchSocket } from './node-h1-call.ts';
+
+/** how long a spare waits for a watch before it is closed */
+export const SPARE_IDLE_MS = 15_000;
+
+/** spares of every endpoint together, at most (a merged watch over 5,000 clusters would double its sockets) */
+export const MAX_SPARES_ALL = 256;
+
+const processSpares = { n: 0 };
+
+/** where a watch connection's reads go (its H1Call) */
+type Reader = Parameters<WatchConnector>[1];
+
+/** A spare connection: its reads go to the watch that takes it; before that, any read ends it. */
+class Spare {
+  /** the TLS (or TCP) handshake is done: a watch taking it sends its request at once */
+  ready = false;
+  reader: Reader | undefined;
+  readonly socket: WatchSocket;
+  private readonly timer: ReturnType<typeof setTimeout>;
+  private readonly drop = () => this.pool.drop(this);
+
+  constructor(
+    connect: WatchConnector,
+    to: WatchConnect,
+    readonly key: string,
+    private readonly pool: SpareWatchSockets,
+    idleMs: number,
+  ) {
+    this.socket = connect(to, {
+      feed: (b) => {
+        if (this.reader) this.reader.feed(b);
+        else this.drop();
+      },
+    });
+    this.socket.once(to.tls ? 'secureConnect' : 'connect', () => {
+      this.ready = true;
+    });
+    this.socket.on('end', this.drop);
+    this.socket.on('error', this.drop);
+    this.socket.on('close', this.drop);
+    this.socket.unref();
+    this.timer = setTimeout(this.drop, idleMs);
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  /** its waiting listeners off; its reads go to `reader` from now on */
+  take(reader: Reader | undefined): WatchSocket {
+    clearTimeout(this.timer);
+    this.socket.off('end', this.drop);
+    this.socket.off('error', this.drop);
+    this.socket.off('close', this.drop);
+    this.reader = reader;
+    return this.socket;
+  }
+}
+
+/** A watch's connection: a spare (`ready`: its handshake done) or a new one. */
+export interface Opened {
+  socket: WatchSocket;
+  ready: boolean;
+  spare: boolean;
+}
+
+/** One endpoint's spare watch connections, by host and port (./node-watch-h1.ts owns one). */
+export class SpareWatchSockets {
+  private readonly spares = new Map<string, Spare>();
+  private closed = false;
+
+  constructor(
+    private readonly connect: WatchConnector,
+    private readonly idleMs = SPARE_IDLE_MS,
+    private readonly budget: { n: number; max?: number } = processSpares,
+  ) {}
+
+  /** the connection for a watch to `to`, read by `reader`: the spare when there is one; a new spare follows */
+  open(to: WatchConnect, reader: Reader): Opened {
+    const key = `${to.tls ? 'tls' : 'tcp'}:${to.host}:${to.port}`;
+    const s = this.spares.get(key);
+    let opened: Opened;
+    if (s) {
+      this.forget(s);
+      const socket = s.take(reader);
+      socket.ref();
+      opened = { socket, ready: s.ready, spare: true };
+    } else opened = { socket: this.connect(to, reader), ready: false, spare: false };
+    // the next spare is dialled once this watch's request is out (its handshake does not delay this one)
+    setTimeout(() => this.refill(key, to), 0);
+    return opened;
+  }
+
+  private refill(key: string, to: WatchConnect): void {
+    if (this.closed || this.spares.has(key) || this.budget.n >= (this.budget.max ?? MAX_SPARES_ALL)) return;
+    let s: Spare;
+    try {
+      s = new Spare(this.connect, to, key, this, this.idleMs);
+    } catch {
+      return;
+    }
+    this.spares.set(key, s);
+    this.budget.n++;
+  }
+
+  private forget(s: Spare): boolean {
+    if (this.spares.get(s.key) !== s) return false;
+    this.spares.delete(s.key);
+    this.budget.n--;
+    return true;
+  }
+
+  /** a spare ended, read a byte, or waited too long */
+  drop(s: Spare): void {
+    if (this.forget(s)) s.take(undefined).destroy();
+  }
+
+  /** how many spares wait now (tests) */
+  get size(): number {
+    return this.spares.size;
+  }
+
+  /** closes every spare; none is dialled after (the transport closes) */
+  close(): void {
+    this.closed = true;
+    for (const s of [...this.spares.values()]) this.drop(s);
+  }
+}
