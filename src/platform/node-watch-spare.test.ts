@@ -94,6 +94,7 @@ describe('spare watch connections (node-watch-spare.ts)', () => {
     expect((await watch(b)).body).toBe('conn=1');
     // a spare is dialled behind the first watch
     await until(() => b.conns.length === 2 && b.spares.size === 1, 'the first spare');
+    await until(() => b.spares.ready === 1, 'the spare connected');
     const second = await watch(b);
     expect(second.done).toBe('complete');
     expect(second.body).toBe('conn=2');
@@ -137,7 +138,7 @@ describe('spare watch connections (node-watch-spare.ts)', () => {
       return true;
     });
     await watch(b);
-    await until(() => b.spares.size === 1, 'the spare');
+    await until(() => b.spares.ready === 1, 'the spare connected');
     const h = await watch(b);
     expect(h.done).toBe('complete');
     expect(h.status).toBe(200);

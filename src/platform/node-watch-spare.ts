@@ -18,6 +18,9 @@ export const SPARE_IDLE_MS = 15_000;
 /** spares of every endpoint together, at most (a merged watch over 5,000 clusters would double its sockets) */
 export const MAX_SPARES_ALL = 256;
 
+/** how long after a watch took (or dialled past) the spare the next one is dialled */
+export const REFILL_MS = 1000;
+
 const processSpares = { n: 0 };
 
 /** where a watch connection's reads go (its H1Call) */
@@ -96,8 +99,10 @@ export class SpareWatchSockets {
       socket.ref();
       opened = { socket, ready: s.ready, spare: true };
     } else opened = { socket: this.connect(to, reader), ready: false, spare: false };
-    // the next spare is dialled once this watch's request is out (its handshake does not delay this one)
-    setTimeout(() => this.refill(key, to), 0);
+    // the next spare is dialled a while after: its handshake (CPU on both ends) would delay this watch's
+    // heads and first events (measured: head decided → first send +15-20 ms dialled at once)
+    const t = setTimeout(() => this.refill(key, to), REFILL_MS);
+    (t as { unref?: () => void }).unref?.();
     return opened;
   }
 
@@ -128,6 +133,13 @@ export class SpareWatchSockets {
   /** how many spares wait now (tests) */
   get size(): number {
     return this.spares.size;
+  }
+
+  /** how many of them finished their handshake (tests) */
+  get ready(): number {
+    let n = 0;
+    for (const s of this.spares.values()) if (s.ready) n++;
+    return n;
   }
 
   /** closes every spare; none is dialled after (the transport closes) */
