@@ -108,6 +108,18 @@ describe('spare watch connections (node-watch-spare.ts)', () => {
     await until(() => b.conns.every((c) => !c.open), 'every connection closed');
   });
 
+  it('a watch that dials one host several times (clusters behind one proxy) leaves as many spares, taken by the next', async () => {
+    const b = await bed(60_000);
+    const three = () => Promise.all([0, 1, 2].map(() => watch(b))).then((hs) => hs.map((h) => h.body).sort());
+    expect(await three()).toEqual(['conn=1', 'conn=2', 'conn=3']);
+    await until(() => b.spares.ready === 3 && b.conns.length === 6, 'three spares connected');
+    // the next three go out on the spares, no new dial before them
+    expect(await three()).toEqual(['conn=4', 'conn=5', 'conn=6']);
+    await until(() => b.spares.size === 3 && b.conns.length === 9, 'three spares after them');
+    b.w.close();
+    await until(() => b.conns.every((c) => !c.open), 'every connection closed');
+  });
+
   it('an unused spare is closed after its idle time, and none is dialled until a watch opens again', async () => {
     const b = await bed(300);
     await watch(b);

@@ -4,8 +4,9 @@
  * resumed session: 11-13 ms on the loaded real bed) before its request could go out. Here the next watch
  * to the same host takes a connection whose handshake is done, and a new spare is dialled behind it.
  *
- * Bounded: a spare is dialled only when a watch opens (an endpoint no watch uses has none), one per host
- * and port, at most MAX_SPARES_ALL in the process, closed after SPARE_IDLE_MS unused (below
+ * Bounded: a spare is dialled only when a watch opens (an endpoint no watch uses has none), one per
+ * watch connection it opened to a host and port (at most MAX_SPARES_HOST), at most MAX_SPARES_ALL in the
+ * process, closed after SPARE_IDLE_MS unused (below
  * kube-apiserver's 32 s ReadHeaderTimeout, after which the server drops a connection that sent nothing),
  * and at once on any byte, end or error while it waits. It is unreferenced while it waits (it keeps no
  * process alive). Node only: the Workers runtime and the relays do not come here.
@@ -14,6 +15,12 @@ import type { WatchConnect, WatchConnector, WatchSocket } from './node-h1-call.t
 
 /** how long a spare waits for a watch before it is closed */
 export const SPARE_IDLE_MS = 15_000;
+
+/**
+ * spares per host and port at most: a watch dials a host once per cluster behind it (Karmada's cluster
+ * proxy: every member through one host), and each of those dials leaves one spare for the next watch
+ */
+export const MAX_SPARES_HOST = 8;
 
 /** spares of every endpoint together, at most (a merged watch over 5,000 clusters would double its sockets) */
 export const MAX_SPARES_ALL = 256;
@@ -79,7 +86,7 @@ export interface Opened {
 
 /** One endpoint's spare watch connections, by host and port (./node-watch-h1.ts owns one). */
 export class SpareWatchSockets {
-  private readonly spares = new Map<string, Spare>();
+  private readonly spares = new Map<string, Spare[]>();
   private closed = false;
 
   constructor(
@@ -88,10 +95,14 @@ export class SpareWatchSockets {
     private readonly budget: { n: number; max?: number } = processSpares,
   ) {}
 
-  /** the connection for a watch to `to`, read by `reader`: the spare when there is one; a new spare follows */
+  /**
+   * the connection for a watch to `to`, read by `reader`: a spare when there is one (one whose handshake is
+   * done first), else a new one; either way one spare is dialled for the next watch
+   */
   open(to: WatchConnect, reader: Reader): Opened {
     const key = `${to.tls ? 'tls' : 'tcp'}:${to.host}:${to.port}`;
-    const s = this.spares.get(key);
+    const list = this.spares.get(key);
+    const s = list && (list.findLast((x) => x.ready) ?? list.at(-1));
     let opened: Opened;
     if (s) {
       this.forget(s);
@@ -107,20 +118,26 @@ export class SpareWatchSockets {
   }
 
   private refill(key: string, to: WatchConnect): void {
-    if (this.closed || this.spares.has(key) || this.budget.n >= (this.budget.max ?? MAX_SPARES_ALL)) return;
+    const list = this.spares.get(key) ?? [];
+    if (this.closed || list.length >= MAX_SPARES_HOST || this.budget.n >= (this.budget.max ?? MAX_SPARES_ALL))
+      return;
     let s: Spare;
     try {
       s = new Spare(this.connect, to, key, this, this.idleMs);
     } catch {
       return;
     }
-    this.spares.set(key, s);
+    list.push(s);
+    this.spares.set(key, list);
     this.budget.n++;
   }
 
   private forget(s: Spare): boolean {
-    if (this.spares.get(s.key) !== s) return false;
-    this.spares.delete(s.key);
+    const list = this.spares.get(s.key);
+    const at = list ? list.indexOf(s) : -1;
+    if (at < 0) return false;
+    list!.splice(at, 1);
+    if (!list!.length) this.spares.delete(s.key);
     this.budget.n--;
     return true;
   }
@@ -132,19 +149,21 @@ export class SpareWatchSockets {
 
   /** how many spares wait now (tests) */
   get size(): number {
-    return this.spares.size;
+    let n = 0;
+    for (const l of this.spares.values()) n += l.length;
+    return n;
   }
 
   /** how many of them finished their handshake (tests) */
   get ready(): number {
     let n = 0;
-    for (const s of this.spares.values()) if (s.ready) n++;
+    for (const l of this.spares.values()) for (const s of l) if (s.ready) n++;
     return n;
   }
 
   /** closes every spare; none is dialled after (the transport closes) */
   close(): void {
     this.closed = true;
-    for (const s of [...this.spares.values()]) this.drop(s);
+    for (const l of [...this.spares.values()]) for (const s of [...l]) this.drop(s);
   }
 }
