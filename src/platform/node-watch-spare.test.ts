@@ -36,7 +36,11 @@ interface Bed {
  * Every request is answered with its connection's number (a chunked body, then the end), unless
  * `onRequest` says it handled it.
  */
-async function bed(idleMs: number, onRequest?: (n: number, sock: TLSSocket) => boolean): Promise<Bed> {
+async function bed(
+  idleMs: number,
+  onRequest?: (n: number, sock: TLSSocket) => boolean,
+  keepMs = 60_000,
+): Promise<Bed> {
   const conns: Bed['conns'] = [];
   server = createServer({ key: pair.key, cert: pair.cert }, (sock) => {
     const c = { n: conns.length + 1, open: true, sock };
@@ -68,7 +72,7 @@ async function bed(idleMs: number, onRequest?: (n: number, sock: TLSSocket) => b
     timeoutMs: 5000,
     poolKey: origin,
   } as ResolvedEndpoint;
-  const spares = new SpareWatchSockets(connectWatch as WatchConnector, idleMs, { n: 0, max: 8 });
+  const spares = new SpareWatchSockets(connectWatch as WatchConnector, idleMs, { n: 0, max: 8 }, keepMs);
   return { origin, conns, w: new H1Watches(ep, connectWatch as WatchConnector, spares), spares };
 }
 
@@ -120,8 +124,23 @@ describe('spare watch connections (node-watch-spare.ts)', () => {
     await until(() => b.conns.every((c) => !c.open), 'every connection closed');
   });
 
+  it('an expired spare is replaced while its host served a watch lately (watches minutes apart find one)', async () => {
+    const b = await bed(800, undefined, 60_000);
+    await watch(b);
+    await until(() => b.conns.length === 2, 'the spare');
+    await until(() => b.conns.length >= 3 && !b.conns[1]!.open, 'the spare expired and replaced');
+    await until(() => b.spares.ready === 1, 'its replacement connected');
+    // still one spare at a time: the expired ones closed
+    await until(() => b.conns.filter((c) => c.open).length === 1, 'only the replacement open');
+    const n = b.conns.length;
+    expect((await watch(b)).body).toBe(`conn=${n}`);
+    b.w.close();
+    await until(() => b.conns.every((c) => !c.open), 'every connection closed');
+  });
+
   it('an unused spare is closed after its idle time, and none is dialled until a watch opens again', async () => {
-    const b = await bed(300);
+    // no watch lately (keep 0): an expired spare is not replaced
+    const b = await bed(300, undefined, 0);
     await watch(b);
     await until(() => b.conns.length === 2, 'the spare');
     await until(() => b.spares.size === 0 && b.conns.every((c) => !c.open), 'the spare closed after 300 ms');

@@ -8,7 +8,8 @@
  * watch connection it opened to a host and port (at most MAX_SPARES_HOST), at most MAX_SPARES_ALL in the
  * process, closed after SPARE_IDLE_MS unused (below
  * kube-apiserver's 32 s ReadHeaderTimeout, after which the server drops a connection that sent nothing),
- * and at once on any byte, end or error while it waits. It is unreferenced while it waits (it keeps no
+ * and at once on any byte, end or error while it waits; one that expires is replaced while its host served
+ * a watch in the last SPARE_KEEP_MS. It is unreferenced while it waits (it keeps no
  * process alive). Node only: the Workers runtime and the relays do not come here.
  */
 import type { WatchConnect, WatchConnector, WatchSocket } from './node-h1-call.ts';
@@ -24,6 +25,9 @@ export const MAX_SPARES_HOST = 8;
 
 /** spares of every endpoint together, at most (a merged watch over 5,000 clusters would double its sockets) */
 export const MAX_SPARES_ALL = 256;
+
+/** how long after the last watch to a host its spares are replaced as they expire */
+export const SPARE_KEEP_MS = 5 * 60_000;
 
 /** how long after a watch took (or dialled past) the spare the next one is dialled */
 export const REFILL_MS = 1000;
@@ -44,7 +48,7 @@ class Spare {
 
   constructor(
     connect: WatchConnector,
-    to: WatchConnect,
+    readonly to: WatchConnect,
     readonly key: string,
     private readonly pool: SpareWatchSockets,
     idleMs: number,
@@ -62,7 +66,7 @@ class Spare {
     this.socket.on('error', this.drop);
     this.socket.on('close', this.drop);
     this.socket.unref();
-    this.timer = setTimeout(this.drop, idleMs);
+    this.timer = setTimeout(() => this.pool.expire(this), idleMs);
     (this.timer as { unref?: () => void }).unref?.();
   }
 
@@ -87,12 +91,15 @@ export interface Opened {
 /** One endpoint's spare watch connections, by host and port (./node-watch-h1.ts owns one). */
 export class SpareWatchSockets {
   private readonly spares = new Map<string, Spare[]>();
+  /** when a watch last opened a connection to each host (a spare expiring within SPARE_KEEP_MS is replaced) */
+  private readonly lastOpen = new Map<string, number>();
   private closed = false;
 
   constructor(
     private readonly connect: WatchConnector,
     private readonly idleMs = SPARE_IDLE_MS,
     private readonly budget: { n: number; max?: number } = processSpares,
+    private readonly keepMs = SPARE_KEEP_MS,
   ) {}
 
   /**
@@ -101,6 +108,7 @@ export class SpareWatchSockets {
    */
   open(to: WatchConnect, reader: Reader): Opened {
     const key = `${to.tls ? 'tls' : 'tcp'}:${to.host}:${to.port}`;
+    this.lastOpen.set(key, Date.now());
     const list = this.spares.get(key);
     const s = list && (list.findLast((x) => x.ready) ?? list.at(-1));
     let opened: Opened;
@@ -140,6 +148,19 @@ export class SpareWatchSockets {
     if (!list!.length) this.spares.delete(s.key);
     this.budget.n--;
     return true;
+  }
+
+  /**
+   * a spare waited its idle time: closed, and replaced while its host served a watch in the last
+   * SPARE_KEEP_MS (watches minutes apart, as informers re-watch, still find one; a handshake per host
+   * per SPARE_IDLE_MS is what that costs)
+   */
+  expire(s: Spare): void {
+    if (!this.forget(s)) return;
+    s.take(undefined).destroy();
+    const last = this.lastOpen.get(s.key);
+    if (last !== undefined && Date.now() - last < this.keepMs) this.refill(s.key, s.to);
+    else if (!this.spares.has(s.key)) this.lastOpen.delete(s.key);
   }
 
   /** a spare ended, read a byte, or waited too long */
