@@ -166,7 +166,7 @@ export class H1Lists implements Dispatching {
 }
 
 /** what a kept connection's failure before any answer byte may be sent again after: its close or reset */
-function resent(err: Error): boolean {
+export function resent(err: Error): boolean {
   const code = (err as { code?: string }).code;
   return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }

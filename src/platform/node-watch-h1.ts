@@ -16,7 +16,8 @@
  * error codes for the timeouts before a head, so what the watch does with its answer does not change.
  *
  * node.ts opens the connections (node:net and node:tls are its to import); ./node-h1-call.ts reads them.
- * The request says `connection: close`: a watch's connection is not reused (a resume opens a new one).
+ * The request says `connection: close`: a watch's connection is not reused (a resume opens a new one);
+ * the next watch may take a spare connection already open (./node-watch-spare.ts).
  */
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import {
@@ -27,7 +28,9 @@ import {
   type WatchCallHandler,
   type WatchDispatchOptions,
 } from './node-dispatch.ts';
-import { H1Call, type WatchConnector } from './node-h1-call.ts';
+import { H1Call, type H1CallOptions, type WatchConnector } from './node-h1-call.ts';
+import { resent } from './node-list-h1.ts';
+import type { SpareWatchSockets } from './node-watch-spare.ts';
 
 export type { WatchConnect, WatchConnector, WatchSocket } from './node-h1-call.ts';
 
@@ -39,6 +42,8 @@ export class H1Watches implements Dispatching {
   constructor(
     private readonly ep: ResolvedEndpoint,
     private readonly connect: WatchConnector,
+    /** a spare connection per host for the next watch (node.ts); none: every watch dials */
+    private readonly spares?: SpareWatchSockets,
   ) {}
 
   dispatch(opts: object, handler: object): boolean {
@@ -48,29 +53,49 @@ export class H1Watches implements Dispatching {
     if (!r) return true;
     const { to, head } = r;
     const ep = this.ep;
-    let call: H1Call;
-    try {
-      // the call opens its connection, its reads handed to it; a blackholed host fails within the
-      // endpoint's timeout too (as the pool's connect timeout)
-      const opens = (reader: H1Call) =>
-        this.connect({ tls: to.tls, host: to.host, port: to.port, ep }, reader);
-      call = new H1Call(opens, h, this.done, {
+    const at = { tls: to.tls, host: to.host, port: to.port, ep };
+    let call: H1Call | undefined;
+    const send = (fresh: boolean): void => {
+      const c: H1CallOptions = {
         tls: to.tls,
         connectMs: connectTimeoutMs(ep),
         headersMs: o.headersTimeout ?? 0,
-      });
-    } catch (err) {
-      h.onError(err as Error);
-      return true;
-    }
-    this.open.add(call);
-    h.onConnect((err) => call.fail(err));
-    if (!call.over) call.socket.write(head, 'latin1');
+      };
+      // the call opens its connection, its reads handed to it: a spare whose handshake is done
+      // (./node-watch-spare.ts), or a new one; a blackholed host fails within the endpoint's timeout too
+      // (as the pool's connect timeout). `reused` is read by the call once its connection is there.
+      const opens = (reader: H1Call) => {
+        if (fresh || !this.spares) return this.connect(at, reader);
+        const got = this.spares.open(at, reader);
+        if (got.ready) {
+          c.reused = true;
+          // a spare the server closed just as the request went out (nothing of an answer read): once more
+          // on a new connection, as a kept list connection (a watch's GET may be sent again)
+          c.retry = (err) => {
+            if (!resent(err)) return false;
+            send(true);
+            return true;
+          };
+        }
+        return got.socket;
+      };
+      try {
+        call = new H1Call(opens, h, this.done, c);
+      } catch (err) {
+        h.onError(err as Error);
+        return;
+      }
+      this.open.add(call);
+      if (!call.over) call.socket.write(head, 'latin1');
+    };
+    send(false);
+    h.onConnect((err) => call?.fail(err));
     return true;
   }
 
-  /** ends every open call (the transport closes) */
+  /** ends every open call and spare connection (the transport closes) */
   close(): void {
+    this.spares?.close();
     failOpen(this.open);
   }
 }

@@ -33,6 +33,7 @@ import { directPushBodies, nodeStreamChunks } from './node-streams.ts';
 import { isWatchUrl, sendWatch, watchAnswerChunks } from './node-watch.ts';
 import { H1Watches, type WatchConnect, type WatchSocket } from './node-watch-h1.ts';
 import { type H2Session, H2Watches, type SessionConnector } from './node-watch-h2.ts';
+import { SpareWatchSockets } from './node-watch-spare.ts';
 import type { Platform } from './types.ts';
 
 export const nodeFiles: FileReader = {
@@ -414,7 +415,7 @@ export class UndiciTransport implements Transport {
     }
     let w = this.h1Watches.get(ep.poolKey);
     if (!w) {
-      w = new H1Watches(ep, connectWatch);
+      w = new H1Watches(ep, connectWatch, new SpareWatchSockets(connectWatch));
       this.h1Watches.set(ep.poolKey, w);
     }
     return w;
