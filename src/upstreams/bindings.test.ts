@@ -94,9 +94,46 @@ describe('readBindings', () => {
     expect(f.sent).toEqual(['karmada GET /apis/work.karmada.io/v1alpha2/clusterresourcebindings']);
   });
 
-  it('cannot say when a binding list cannot be read', async () => {
+  it('cannot say when the binding list of a scope cannot be read', async () => {
     const f = fleetWithClusterRole('/apis/work.karmada.io/v1alpha2/clusterresourcebindings');
-    const ask = { namespace: '', group: 'rbac.authorization.k8s.io', resource: 'clusterroles', works: true };
+    const ask = {
+      namespace: '',
+      cluster: true,
+      group: 'rbac.authorization.k8s.io',
+      resource: 'clusterroles',
+      works: true,
+    };
+    expect(await readBindings(f.deps, f.targets[0]!, ask, AbortSignal.timeout(10_000))).toBeUndefined();
+  });
+
+  it('without a namespace, one unreadable binding list leaves the other kind’s propagation, marked incomplete', async () => {
+    // a caller who may list ResourceBindings everywhere but not ClusterResourceBindings: `get deploy -A`
+    const f = fleetWithClusterRole('/apis/work.karmada.io/v1alpha2/clusterresourcebindings');
+    const deploys = { namespace: '', group: 'apps', resource: 'deployments', works: false };
+    const read = await readBindings(f.deps, f.targets[0]!, deploys, AbortSignal.timeout(10_000));
+    expect(read?.complete).toBe(false);
+    expect([...read!.index.byTemplate.keys()].sort()).toEqual(['shop/api', 'shop/web']);
+    // the kind of the unreadable list: nothing indexed, as when nothing of it is propagated
+    const roles = {
+      namespace: '',
+      group: 'rbac.authorization.k8s.io',
+      resource: 'clusterroles',
+      works: false,
+    };
+    const none = await readBindings(f.deps, f.targets[0]!, roles, AbortSignal.timeout(10_000));
+    expect(none?.complete).toBe(false);
+    expect(none!.index.byBinding.size).toBe(0);
+    // both readable: complete
+    close?.();
+    const g = fleetWithClusterRole();
+    expect((await readBindings(g.deps, g.targets[0]!, deploys, AbortSignal.timeout(10_000)))?.complete).toBe(
+      true,
+    );
+  });
+
+  it('cannot say when no binding list can be read', async () => {
+    const f = fleetWithClusterRole('/apis/work.karmada.io/v1alpha2/');
+    const ask = { namespace: '', group: 'apps', resource: 'deployments', works: false };
     expect(await readBindings(f.deps, f.targets[0]!, ask, AbortSignal.timeout(10_000))).toBeUndefined();
   });
 });

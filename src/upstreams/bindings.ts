@@ -31,11 +31,18 @@ export interface BindingsRead {
   index: PropagationIndex;
   /** the Works, added to the index as they come (at once when not asked for or no binding is indexed) */
   works: Promise<void>;
+  /**
+   * false when one of two binding lists (an ask without a namespace reads both kinds) could not be read:
+   * the index holds the other's, which is the whole answer for a kind of that scope and none for the other
+   */
+  complete: boolean;
 }
 
 /**
  * The bindings of `ask`'s kind and scope, their Works read beside (awaited by whoever needs them), or
- * undefined when the control plane could not say (a binding list unreadable: the caller goes on without).
+ * undefined when the control plane could not say (no binding list readable: the caller goes on without).
+ * A caller who may list ResourceBindings but not ClusterResourceBindings (or the other way round) still
+ * sees the propagation of the kinds whose list it could read.
  */
 export async function readBindings(
   deps: FanOutDeps,
@@ -43,19 +50,21 @@ export async function readBindings(
   ask: BindingsAsk,
   signal: AbortSignal,
 ): Promise<BindingsRead | undefined> {
-  const lists = await Promise.all(bindingsPaths(ask).map((p) => readJson(deps, karmada, p, signal)));
-  if (lists.some((l) => l === undefined)) return undefined;
+  const all = await Promise.all(bindingsPaths(ask).map((p) => readJson(deps, karmada, p, signal)));
+  const lists = all.filter((l) => l !== undefined);
+  if (lists.length === 0) return undefined;
+  const complete = lists.length === all.length;
   const index = indexBindings(lists, ask.group, ask.resource);
   if (ask.template !== undefined) {
     const p = index.byTemplate.get(ask.template);
     index.byTemplate = new Map(p ? [[ask.template, p]] : []);
     index.byBinding = new Map(p ? [[p.binding, p]] : []);
   }
-  if (!ask.works || index.byBinding.size === 0) return { index, works: Promise.resolve() };
+  if (!ask.works || index.byBinding.size === 0) return { index, works: Promise.resolve(), complete };
   const works = Promise.all(worksPaths(index).map((p) => readJson(deps, karmada, p, signal))).then(
     (found) => {
       for (const list of found) if (list !== undefined) addWorks(index, list);
     },
   );
-  return { index, works };
+  return { index, works, complete };
 }

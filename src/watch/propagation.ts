@@ -60,15 +60,20 @@ export class WatchPropagation {
   }
 }
 
-/** The bindings of `info`'s kind and their Works (undefined: the control plane could not say). */
+/**
+ * The bindings of `info`'s kind and their Works (undefined: the control plane could not say; with
+ * `whole`, also when one of the two binding lists could not be read: a refresh keeps what it had).
+ */
 async function readIndex(
   deps: FanOutDeps,
   karmada: Target,
   info: RequestInfo,
   signal: AbortSignal,
+  whole = false,
 ): Promise<PropagationIndex | undefined> {
   const ask = { namespace: info.namespace, group: info.apiGroup, resource: info.resource, works: true };
   const read = await readBindings(deps, karmada, ask, signal);
+  if (whole && read && !read.complete) return undefined;
   await read?.works;
   return read?.index;
 }
@@ -88,5 +93,5 @@ export async function watchPropagation(
   if (!karmada || !mayBePropagated(info)) return undefined;
   const index = await readIndex(deps, karmada, info, signal).catch(() => undefined);
   if (!index || index.byBinding.size === 0) return undefined;
-  return new WatchPropagation(index, (s) => readIndex(deps, karmada, info, s), includeObjectOf(query));
+  return new WatchPropagation(index, (s) => readIndex(deps, karmada, info, s, true), includeObjectOf(query));
 }
