@@ -39,6 +39,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { Agent, request } from 'undici';
+import { chunkedReader } from './chunked.mjs';
 import { isWatchUrl, serveWatch } from './floor-watch.mjs';
 
 // FLOOR_PIECE: the pieces' size in KiB (default 256, the merge's src/list/merge.ts PIECE when written)
@@ -156,9 +157,6 @@ function viaSocket(c, path, accept, body) {
   const socket = c.idle.pop() ?? connect({ host: c.host, port: c.port, noDelay: true });
   let head = null; // bytes of the head so far, until it is complete
   let left = -1; // Content-Length bytes left; -1: chunked
-  let chunkLeft = 0; // chunked: bytes of the current chunk left
-  let state = 'size'; // chunked: 'size' line, 'data', 'crlf' after data, 'trailer' lines
-  let line = ''; // a size or trailer line split across reads
   let reuse = true;
   const finish = () => {
     socket.off('data', onData);
@@ -170,33 +168,11 @@ function viaSocket(c, path, accept, body) {
   };
   const onError = (e) => body.fail(e);
   const onClose = () => body.fail(new Error('upstream closed mid-answer'));
-  const chunked = (b) => {
-    let i = 0;
-    while (i < b.length) {
-      if (state === 'data') {
-        const n = Math.min(chunkLeft, b.length - i);
-        body.push(b.subarray(i, i + n));
-        i += n;
-        chunkLeft -= n;
-        if (chunkLeft === 0) state = 'crlf';
-        continue;
-      }
-      const nl = b.indexOf(10, i);
-      if (nl < 0) {
-        line += b.latin1Slice(i, b.length);
-        return;
-      }
-      line += b.latin1Slice(i, nl);
-      i = nl + 1;
-      const text = line.trim();
-      line = '';
-      if (state === 'crlf') state = 'size';
-      else if (state === 'size') {
-        chunkLeft = Number.parseInt(text, 16);
-        state = chunkLeft === 0 ? 'trailer' : 'data';
-      } else if (text === '') return finish();
-    }
-  };
+  const chunked = chunkedReader(
+    (v) => body.push(v),
+    finish,
+    (text) => body.fail(new Error(`bad chunk size "${text}"`)),
+  );
   const onData = (b) => {
     if (head !== null) {
       const all = head.length ? Buffer.concat([head, b]) : b;

@@ -16,6 +16,7 @@
  * config's order; the bench lists each cluster for it); a single RV goes to every cluster as it is.
  */
 import { connect } from 'node:net';
+import { chunkedReader } from './chunked.mjs';
 
 /** every watch connection's reads (one buffer, as the fleet's WATCH_READS): handed on synchronously */
 const READS = Buffer.allocUnsafe(64 * 1024);
@@ -68,9 +69,6 @@ export class Lines {
  */
 function upstreamWatch(c, path, accept, { onHead, onBody, onEnd }) {
   let head = Buffer.alloc(0); // the head so far; null once read
-  let state = 'size'; // chunked framing: 'size' line, 'data', 'crlf' after data, 'trailer'
-  let chunkLeft = 0;
-  let line = ''; // a size line split across reads
   let over = false;
   const end = (err) => {
     if (over) return;
@@ -78,34 +76,11 @@ function upstreamWatch(c, path, accept, { onHead, onBody, onEnd }) {
     socket.destroy();
     onEnd(err);
   };
-  const body = (b) => {
-    let i = 0;
-    while (i < b.length) {
-      if (state === 'data') {
-        const n = Math.min(chunkLeft, b.length - i);
-        onBody(b.subarray(i, i + n));
-        i += n;
-        chunkLeft -= n;
-        if (chunkLeft === 0) state = 'crlf';
-        continue;
-      }
-      const nl = b.indexOf(10, i);
-      if (nl < 0) {
-        line += b.latin1Slice(i, b.length);
-        return;
-      }
-      line += b.latin1Slice(i, nl);
-      i = nl + 1;
-      const text = line.trim();
-      line = '';
-      if (state === 'crlf') state = 'size';
-      else if (state === 'size') {
-        chunkLeft = Number.parseInt(text, 16);
-        if (!(chunkLeft >= 0)) return end(new Error(`bad chunk size "${text}"`));
-        state = chunkLeft === 0 ? 'trailer' : 'data';
-      } else if (text === '') return end();
-    }
-  };
+  const body = chunkedReader(
+    onBody,
+    () => end(),
+    (text) => end(new Error(`bad chunk size "${text}"`)),
+  );
   const feed = (b) => {
     if (over) return;
     if (head !== null) {
