@@ -217,6 +217,15 @@ export const DESCENDS: readonly boolean[] = (() => {
   return d;
 })();
 
+/** counts a key of an object in context `ctx`: the maps' sizes, which the rewriting checks */
+function countKey(f: ItemFacts, ctx: number): void {
+  if (ctx === META) f.mdKeys++;
+  else if (ctx === LABELS) f.labelsKeys++;
+  else if (ctx === ANNOTATIONS) f.annKeys++;
+  else if (ctx === SELECTOR) f.selKeys++;
+  else if (ctx === MATCH_LABELS) f.mlKeys++;
+}
+
 /**
  * keySlot of a key the wasm lane named by its id (KEYS; 0: none of them, -1: written with escapes): the
  * same answer and counts, without reading the key.
@@ -226,11 +235,7 @@ export function keySlotById(f: ItemFacts, ctx: number, id: number): number {
     f.odd = true;
     return NONE;
   }
-  if (ctx === META) f.mdKeys++;
-  else if (ctx === LABELS) f.labelsKeys++;
-  else if (ctx === ANNOTATIONS) f.annKeys++;
-  else if (ctx === SELECTOR) f.selKeys++;
-  else if (ctx === MATCH_LABELS) f.mlKeys++;
+  countKey(f, ctx);
   if (id === 0) return NONE;
   const kn = KNOWN_BY_ID[ctx * ID_ROW + id];
   if (kn === undefined) return NONE;
@@ -258,11 +263,7 @@ export function keySlot(
     f.odd = true;
     return NONE;
   }
-  if (ctx === META) f.mdKeys++;
-  else if (ctx === LABELS) f.labelsKeys++;
-  else if (ctx === ANNOTATIONS) f.annKeys++;
-  else if (ctx === SELECTOR) f.selKeys++;
-  else if (ctx === MATCH_LABELS) f.mlKeys++;
+  countKey(f, ctx);
   const byLen = KNOWN[ctx];
   if (byLen === undefined || len >= byLen.length) return NONE;
   const known = byLen[len];
