@@ -13,11 +13,26 @@ export function tapeFacts(lane: WasmSkip, b: Uint8Array, start: number, ctx: num
   const f = new ItemFacts();
   const t = lane.words;
   const base = lane.tapeBase;
-  const c = b[start];
   // entry 0: the value itself; its own entries follow it
-  if (c === 0x7b) object(f, b, t, base, 1, t[base + 4]!, ctx, start);
-  else if (c === 0x5b) array(f, b, t, base, 1, t[base + 4]!, ctx, start);
+  const c = b[start];
+  if (c === 0x7b || c === 0x5b) inside(f, b, t, base, 1, t[base + 4]!, ctx, start, start);
   return f;
+}
+
+/** the entries k up to stop of the object or array at `from`, in context `ctx` */
+function inside(
+  f: ItemFacts,
+  b: Uint8Array,
+  t: Int32Array,
+  base: number,
+  k: number,
+  stop: number,
+  ctx: number,
+  start: number,
+  from: number,
+): void {
+  if (b[from] === 0x7b) object(f, b, t, base, k, stop, ctx, start);
+  else array(f, b, t, base, k, stop, ctx, start);
 }
 
 /** the members of an object in context `ctx` (entries k up to stop): ./item.ts's member and ended */
@@ -38,11 +53,8 @@ function object(
     const slot = keySlotById(f, ctx, t[e + 1]!);
     if (slot !== NONE) {
       const from = t[e + 2]!;
-      if (slot > 0 && next > k + 1) {
-        // a context whose value the lane looked into
-        if (b[from] === 0x7b) object(f, b, t, base, k + 1, next, slot, start);
-        else array(f, b, t, base, k + 1, next, slot, start);
-      }
+      // a context whose value the lane looked into
+      if (slot > 0 && next > k + 1) inside(f, b, t, base, k + 1, next, slot, start, from);
       noteValue(f, b, start, ctx, slot, from - start, t[e + 3]! - start);
     }
     k = next;
@@ -78,11 +90,7 @@ function array(
       const e = base + k * TAPE_ENTRY;
       const next = t[e + 4]!;
       const names = f.ownerNames?.length ?? 0;
-      if (next > k + 1) {
-        const from = t[e + 2]!;
-        if (b[from] === 0x7b) object(f, b, t, base, k + 1, next, OWNER, start);
-        else array(f, b, t, base, k + 1, next, OWNER, start);
-      }
+      if (next > k + 1) inside(f, b, t, base, k + 1, next, OWNER, start, t[e + 2]!);
       // an element that names its owner twice: ./item.ts's ended
       if ((f.ownerNames?.length ?? 0) - names > 2) f.odd = true;
       k = next;
