@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SimCluster } from './cluster.ts';
 import { createSimFleet, type SimKarmada } from './karmada.ts';
 import { propagate } from './propagation.ts';
+import { propagateClusterRole } from './testing.ts';
 
 const D = { group: 'apps', version: 'v1', resource: 'deployments' };
 const PP = { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'propagationpolicies' };
@@ -9,30 +10,12 @@ const OP = { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'overrid
 const RB = { group: 'work.karmada.io', version: 'v1alpha2', resource: 'resourcebindings' };
 const WORK = { group: 'work.karmada.io', version: 'v1alpha1', resource: 'works' };
 const CR = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
-const CPP = { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'clusterpropagationpolicies' };
 const CRB = { group: 'work.karmada.io', version: 'v1alpha2', resource: 'clusterresourcebindings' };
 
 /** A ClusterRole `reader` at the control plane, selected by a ClusterPropagationPolicy to member1 and member3. */
 function clusterRoleFleet() {
   fleet = createSimFleet();
-  fleet.karmada.create(CR, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    metadata: { name: 'reader' },
-    rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }],
-  } as never);
-  fleet.karmada.create(CPP, {
-    apiVersion: 'policy.karmada.io/v1alpha1',
-    kind: 'ClusterPropagationPolicy',
-    metadata: { name: 'reader' },
-    spec: {
-      resourceSelectors: [
-        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'reader' },
-      ],
-      placement: { clusterAffinity: { clusterNames: ['member1', 'member3'] } },
-    },
-  } as never);
-  propagate(fleet.karmada);
+  propagateClusterRole(fleet.karmada, ['member1', 'member3']);
   return fleet;
 }
 

@@ -1,7 +1,9 @@
 /**
- * Helpers for tests that talk to a simulated cluster in-process: requests and a line reader for
- * watch / log-follow streams.
+ * Helpers for tests that talk to a simulated cluster in-process: requests, a line reader for
+ * watch / log-follow streams, and the control plane's fixtures several tests share.
  */
+import type { SimKarmada } from './karmada.ts';
+import { propagate } from './propagation.ts';
 
 export interface Fetcher {
   fetch(req: Request): Promise<Response>;
@@ -90,4 +92,36 @@ export async function openStream(
   const res = await sim.fetch(new Request(`http://sim${path}`, { headers: headers ?? {} }));
   if (!res.body) throw new Error(`no body (status ${res.status})`);
   return { res, lines: new LineReader(res.body) };
+}
+
+const CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
+const CLUSTER_POLICIES = {
+  group: 'policy.karmada.io',
+  version: 'v1alpha1',
+  resource: 'clusterpropagationpolicies',
+};
+
+/**
+ * A ClusterRole `reader` at the control plane, selected by a ClusterPropagationPolicy `reader` to
+ * `clusters`, propagated: a cluster-scoped template with its ClusterResourceBinding, Works and copies.
+ */
+export function propagateClusterRole(karmada: SimKarmada, clusters: string[]): void {
+  karmada.create(CLUSTER_ROLES, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'reader' },
+    rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }],
+  } as never);
+  karmada.create(CLUSTER_POLICIES, {
+    apiVersion: 'policy.karmada.io/v1alpha1',
+    kind: 'ClusterPropagationPolicy',
+    metadata: { name: 'reader' },
+    spec: {
+      resourceSelectors: [
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'reader' },
+      ],
+      placement: { clusterAffinity: { clusterNames: clusters } },
+    },
+  } as never);
+  propagate(karmada);
 }

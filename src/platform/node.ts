@@ -192,9 +192,14 @@ export function upstreamHttp2Mode(
   return mode === 'alpn' || mode === 'h2c' ? mode : undefined;
 }
 
+/** `ep` is spoken to over TLS, where ALPN lets the server offer h2 and HTTP/1.1 alike */
+function overTls(ep: ResolvedEndpoint): boolean {
+  return ep.server.startsWith('https:');
+}
+
 /** Agent options, and connector options (where undici's pool reads `useH2c`), for `mode` and `ep`. */
 function http2Options(mode: UpstreamHttp2, ep: ResolvedEndpoint): { agent: object; connect: object } {
-  const tls = ep.server.startsWith('https:');
+  const tls = overTls(ep);
   // the pool opens a session per request while its sessions are still connecting: a cap makes them
   // share (up to connections × streams, 64,000 watches a cluster, before a request waits for a stream)
   const h2 = { allowH2: true, maxConcurrentStreams: 1000, pipelining: 1000, connections: 64 };
@@ -329,7 +334,7 @@ const connectSession: SessionConnector = (origin, ep, ready, failed) => {
 
 /** `ep` is spoken to over HTTP/2 (or offered it by ALPN) in `mode`: what http2Options gives undici */
 function speaksH2(mode: UpstreamHttp2, ep: ResolvedEndpoint): boolean {
-  return mode !== undefined && (mode === 'h2c' || ep.server.startsWith('https:'));
+  return mode !== undefined && (mode === 'h2c' || overTls(ep));
 }
 
 /**
@@ -377,8 +382,7 @@ export class UndiciTransport implements Transport {
 
   private agentFor(ep: ResolvedEndpoint, method = 'GET', body: unknown = null): Dispatcher {
     // over TLS, where ALPN lets the server speak HTTP/1.1 too (h2c's server may speak nothing else)
-    if (!viaH2(method, body) && this.http2 && ep.server.startsWith('https:'))
-      return this.pool(this.h1Agents, ep, undefined);
+    if (!viaH2(method, body) && this.http2 && overTls(ep)) return this.pool(this.h1Agents, ep, undefined);
     return this.pool(this.agents, ep, this.http2);
   }
 
@@ -397,7 +401,7 @@ export class UndiciTransport implements Transport {
         // (HTTP/1.1), so a capped pool would leave the watch after the cap waiting forever
       });
       // h2c: the server may speak nothing but h2, so its writes stay on it, as undici can send them
-      agent = mode === 'h2c' && !ep.server.startsWith('https:') ? made.compose(h2cWrites) : made;
+      agent = mode === 'h2c' && !overTls(ep) ? made.compose(h2cWrites) : made;
       agents.set(ep.poolKey, agent);
     }
     return agent;

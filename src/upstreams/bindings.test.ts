@@ -3,12 +3,10 @@
  * which lists it reads for a scope, what it indexes, and that an unreadable list is "cannot say".
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSimFleet, propagate } from '../../sim/index.ts';
+import { createSimFleet } from '../../sim/index.ts';
+import { propagateClusterRole } from '../../sim/testing.ts';
 import { type Cluster, fakeFleet } from '../routes/testing.ts';
 import { readBindings } from './bindings.ts';
-
-const CR = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
-const CPP = { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'clusterpropagationpolicies' };
 
 let close: (() => void) | undefined;
 afterEach(() => close?.());
@@ -19,24 +17,7 @@ function fleetWithClusterRole(broken?: string) {
     sim.karmada.close();
     for (const m of sim.members.values()) m.close();
   };
-  sim.karmada.create(CR, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    metadata: { name: 'reader' },
-    rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }],
-  } as never);
-  sim.karmada.create(CPP, {
-    apiVersion: 'policy.karmada.io/v1alpha1',
-    kind: 'ClusterPropagationPolicy',
-    metadata: { name: 'reader' },
-    spec: {
-      resourceSelectors: [
-        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'reader' },
-      ],
-      placement: { clusterAffinity: { clusterNames: ['member1', 'member2'] } },
-    },
-  } as never);
-  propagate(sim.karmada);
+  propagateClusterRole(sim.karmada, ['member1', 'member2']);
   const karmada: Cluster = (r) =>
     broken && r.path.startsWith(broken)
       ? new Response('{}', { status: 503 })

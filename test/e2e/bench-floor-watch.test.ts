@@ -3,7 +3,6 @@
  * it must relay every upstream line whole, whatever the cut of the upstream's chunks, each cluster's watch
  * asked with its own RV, so the rates the bench measures through it are those of a correct relay.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +13,7 @@ import { rowsFromTable } from '../../bench/lib/goals-json.ts';
 import { formatIssue33, judge, type Row33Check } from '../../bench/lib/goals33.ts';
 import { parseStraceSummary, parseWritevTrace } from '../../bench/lib/strace.ts';
 import { addedP99FloorRow, burstFloorRow, burstRatios } from '../../bench/lib/watchfloor.ts';
+import { runBench } from '../helpers/bench.ts';
 
 const FLOOR = fileURLToPath(new URL('../../bench/lib/floor-proxy.mjs', import.meta.url));
 const LINES = 200;
@@ -163,28 +163,10 @@ describe("the floor's rows in issue 33's goals table", () => {
 
 describe('the merged-watch case', () => {
   it('measures the floor proxy in the same run and prints its rows', async () => {
-    const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const p = spawn(
-        process.execPath,
-        ['--import', 'tsx', 'bench/run.ts', '--quick', '--only=merged-watch'],
-        {
-          // a few watches: what is tested is that the floor runs beside direct and fleet, not the figures
-          env: { ...process.env, BENCH_ONLY: '', BENCH_WATCHES: '20' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      let out = '';
-      p.stdout.on('data', (d) => {
-        out += d;
-      });
-      p.stderr.on('data', (d) => {
-        out += d;
-      });
-      const timer = setTimeout(() => p.kill('SIGKILL'), 220_000);
-      p.on('exit', (code) => {
-        clearTimeout(timer);
-        resolve({ code, out });
-      });
+    const { code, out } = await runBench(['--quick', '--only=merged-watch'], {
+      // a few watches: what is tested is that the floor runs beside direct and fleet, not the figures
+      env: { BENCH_WATCHES: '20' },
+      timeoutMs: 220_000,
     });
     expect(code, out).toBe(0);
     const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));

@@ -4,8 +4,8 @@
  * driven by autocannon, and a self-driven one (exec: actions in the load process over the IPC channel).
  * Asserts a clean exit and a parsable BENCH_JSON line with real figures, not the figures themselves.
  */
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { runBench } from '../helpers/bench.ts';
 
 interface BenchJson {
   cases: Array<{
@@ -16,31 +16,12 @@ interface BenchJson {
   }>;
 }
 
-function runBench(args: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], {
-      env: { ...process.env, BENCH_ONLY: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    p.stdout.on('data', (d) => {
-      out += d;
-    });
-    p.stderr.on('data', (d) => {
-      out += d;
-    });
-    // ≈ 20 s on an idle machine; minutes when the two cores are shared with other suites
-    const timer = setTimeout(() => p.kill('SIGKILL'), 170_000);
-    p.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
-
 describe('npm run bench', () => {
   it('runs a quick passthrough and exec case and prints a BENCH_JSON line with non-zero figures', async () => {
-    const { code, out } = await runBench(['--quick', '--only=passthrough-configmap,exec']);
+    // ≈ 20 s on an idle machine; minutes when the two cores are shared with other suites
+    const { code, out } = await runBench(['--quick', '--only=passthrough-configmap,exec'], {
+      timeoutMs: 170_000,
+    });
     expect(code, out).toBe(0);
     const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));
     expect(line, out).toBeDefined();
