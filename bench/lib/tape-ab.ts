@@ -1,23 +1,30 @@
 /**
- * The wasm lane's `tape` export alone, two binaries paired in one process (not a test):
- *   node --import tsx bench/lib/tape-ab.ts <other skip.wasm> [this skip.wasm] [rounds=11] [pods=2000]
+ * The wasm lane's `tape` export alone, another checkout's against this tree's, in one process (not a test):
+ *   node --import tsx bench/lib/tape-ab.ts <checkout> [rounds=11] [pods=2000]
  * The canned pods and rows (./canned-bodies.ts) as list bodies in 64 KiB chunks, each item's tape call
- * as the item scanner makes it (src/merge/jsonsplit/item.ts), the binaries in turn, the order swapped every
- * other round, CPU time: ns per byte (medians) and the per-round ratio other/this. The answers and tapes
- * of both are compared first (a difference throws). Where wasmbench.ts tape measures the item scanner
- * around it, this isolates the scan.
+ * as the item scanner makes it (src/merge/jsonsplit/item.ts), each tree's lane.ts with its skip.wasm, in
+ * turn, the order swapped every other round, CPU time: ns per byte (medians) and the per-round ratio
+ * other/this. The answers and tapes of both are compared first (a difference throws). Where wasmbench.ts
+ * tape measures the item scanner around it, this isolates the scan.
  */
 import { readFileSync } from 'node:fs';
-import { WasmSkip } from '../../src/merge/jsonsplit/wasm/lane.ts';
+import { resolve } from 'node:path';
 import { makeBase, nth } from './canned-bodies.ts';
 
-const [otherPath, thisPath, r = '11', p = '2000'] = process.argv.slice(2);
-if (!otherPath) throw new Error('usage: tape-ab.ts <other skip.wasm> [this skip.wasm] [rounds] [pods]');
-const mine =
-  thisPath && thisPath !== '-'
-    ? thisPath
-    : new URL('../../src/merge/jsonsplit/wasm/skip.wasm', import.meta.url);
-const lanes = [otherPath, mine].map((f) => new WasmSkip(new WebAssembly.Module(readFileSync(f))));
+interface Lane {
+  tape(b: Uint8Array, i: number, n: number, room: number): number;
+  words: Int32Array;
+  tapeBase: number;
+}
+const [other, r = '11', p = '2000'] = process.argv.slice(2);
+if (!other) throw new Error('usage: tape-ab.ts <checkout> [rounds] [pods]');
+const lanes: Lane[] = [];
+for (const tree of [resolve(other), resolve(new URL('../..', import.meta.url).pathname)]) {
+  const { WasmSkip } = await import(`${tree}/src/merge/jsonsplit/wasm/lane.ts`);
+  lanes.push(
+    new WasmSkip(new WebAssembly.Module(readFileSync(`${tree}/src/merge/jsonsplit/wasm/skip.wasm`))),
+  );
+}
 const rounds = Number(r);
 const pods = Number(p);
 const enc = new TextEncoder();
@@ -58,7 +65,7 @@ for (const rows of [false, true]) {
         );
     }
   let sink = 0;
-  const run = (l: WasmSkip) => () => {
+  const run = (l: Lane) => () => {
     for (const { b, items } of chunks) for (const s of items) sink += l.tape(b, s, b.length, 100);
   };
   const runs = lanes.map(run);

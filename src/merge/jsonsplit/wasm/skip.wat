@@ -260,35 +260,37 @@
     (unreachable))
 
 ;; the id of the key of len bytes at q in the table lane.ts wrote (../facts.ts's keys): 0 when it is none
-  ;; of them. At 256 + 4 len: the first record of that length and how many (u16 each); record r (its id
-  ;; r + 1) at 512 + 64 r, the key zero-padded. Compared 8 bytes a turn: a key ends before the chunk's end
+  ;; of them. Most keys of the objects the tape looks into are none, so one candidate, by a hash of its
+  ;; length and first four bytes: at 3840 + h the record that hashes there + 1 (0: none; lane.ts picks the
+  ;; multiplier at 3632 so that no two keys share h); record r (its id r + 1) at 512 + 64 r, the key
+  ;; zero-padded, its length in its last byte. Compared 8 bytes a turn: a key ends before the chunk's end
   ;; and the tape lies after it, so reading up to 7 bytes past it stays in memory.
   (func $keyId (param $q i32) (param $len i32) (result i32)
-    (local $r i32) (local $stop i32) (local $j i32) (local $rem i32) (local $x i64)
+    (local $r i32) (local $j i32) (local $rem i32) (local $x i64) (local $w i32)
     (if (i32.gt_u (local.get $len) (i32.const 63)) (then (return (i32.const 0))))
-    (local.set $r (i32.load16_u offset=256 (i32.shl (local.get $len) (i32.const 2))))
-    (local.set $stop (i32.add (local.get $r) (i32.load16_u offset=258 (i32.shl (local.get $len) (i32.const 2)))))
-    (block $none
-      (loop $rec
-        (br_if $none (i32.ge_u (local.get $r) (local.get $stop)))
-        (local.set $j (i32.const 0))
-        (block $differ
-          (loop $word
-            (local.set $x (i64.xor
-              (i64.load align=1 (i32.add (local.get $q) (local.get $j)))
-              (i64.load offset=512 (i32.add (i32.shl (local.get $r) (i32.const 6)) (local.get $j)))))
-            (local.set $rem (i32.sub (local.get $len) (local.get $j)))
-            (if (i32.lt_u (local.get $rem) (i32.const 8)) (then
-              ;; the last turn: the key's bytes only
-              (local.set $x (i64.and (local.get $x)
-                (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.shl (local.get $rem) (i32.const 3)))) (i64.const 1))))))
-            (br_if $differ (i64.ne (local.get $x) (i64.const 0)))
-            (local.set $j (i32.add (local.get $j) (i32.const 8)))
-            (br_if $word (i32.lt_u (local.get $j) (local.get $len))))
-          (return (i32.add (local.get $r) (i32.const 1))))
-        (local.set $r (i32.add (local.get $r) (i32.const 1)))
-        (br $rec)))
-    (i32.const 0))
+    (local.set $w (i32.load align=1 (local.get $q)))
+    (if (i32.lt_u (local.get $len) (i32.const 4)) (then
+      (local.set $w (i32.and (local.get $w)
+        (i32.sub (i32.shl (i32.const 1) (i32.shl (local.get $len) (i32.const 3))) (i32.const 1))))))
+    (local.set $r (i32.load8_u offset=3840 (i32.shr_u
+      (i32.mul (i32.xor (local.get $w) (i32.mul (local.get $len) (i32.const 0x9e3779b1))) (i32.load (i32.const 3632)))
+      (i32.const 24))))
+    (if (i32.eqz (local.get $r)) (then (return (i32.const 0))))
+    (local.set $r (i32.shl (i32.sub (local.get $r) (i32.const 1)) (i32.const 6)))
+    (if (i32.ne (i32.load8_u offset=575 (local.get $r)) (local.get $len)) (then (return (i32.const 0))))
+    (loop $word
+      (local.set $x (i64.xor
+        (i64.load align=1 (i32.add (local.get $q) (local.get $j)))
+        (i64.load offset=512 (i32.add (local.get $r) (local.get $j)))))
+      (local.set $rem (i32.sub (local.get $len) (local.get $j)))
+      (if (i32.lt_u (local.get $rem) (i32.const 8)) (then
+        ;; the last turn: the key's bytes only
+        (local.set $x (i64.and (local.get $x)
+          (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.shl (local.get $rem) (i32.const 3)))) (i64.const 1))))))
+      (if (i64.ne (local.get $x) (i64.const 0)) (then (return (i32.const 0))))
+      (local.set $j (i32.add (local.get $j) (i32.const 8)))
+      (br_if $word (i32.lt_u (local.get $j) (local.get $len))))
+    (i32.add (i32.shr_u (local.get $r) (i32.const 6)) (i32.const 1)))
 
 ;; the string stops (quote, backslash, control character) among the 64 bytes from p, a bit each (bit 0: p).
   ;; Reads up to 63 bytes past the chunk's end: the tape's room lies after it (lane.ts), and bits past the
