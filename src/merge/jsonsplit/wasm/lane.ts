@@ -131,13 +131,20 @@ function writeKeyTable(mem: Uint8Array): void {
     mem[512 + 64 * r + 63] = key.length;
   }
   for (const [id, d] of DESCENDS.entries()) mem[3584 + id] = d ? 1 : 0;
-  // the first odd multiplier (from a fixed one: the same table every start) that gives each key its own slot
+  keyHashing ??= pickKeyHash();
+  const { mul, slots } = keyHashing;
+  new DataView(mem.buffer).setInt32(3632, mul, true);
+  for (const [r, h] of slots.entries()) mem[3840 + h] = r + 1;
+}
+
+/** the hash keyId reads: the same for every instance (a process picks it once) */
+let keyHashing: { mul: number; slots: number[] } | undefined;
+
+/** the first odd multiplier (from a fixed one: the same table every start) that gives each key its own slot */
+function pickKeyHash(): { mul: number; slots: number[] } {
   for (let mul = 0x2545f491, tries = 0; tries < 4096; mul = (mul + 2) | 0, tries++) {
     const slots = KEYS.map((k) => keyHash(k, mul));
-    if (new Set(slots).size < KEYS.length) continue;
-    new DataView(mem.buffer).setInt32(3632, mul, true);
-    for (const [r, h] of slots.entries()) mem[3840 + h] = r + 1;
-    return;
+    if (new Set(slots).size === KEYS.length) return { mul, slots };
   }
   // two keys of one length and first four bytes: the instance is refused (the JavaScript lane)
   throw new Error('no hash gives each known key its own slot');
