@@ -203,9 +203,9 @@
           (local.set $p (call $scalar (local.get $p) (local.get $end)))
           (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))
           (br $after))
-        ;; a string (a key or a value) whose quote is at p: its plain bytes 16 a turn ($plain, written in)
+        ;; a string (a key or a value) whose quote is at p; its stops from the mask of the 64 bytes from
+        ;; $base, as the tape's strings ($stops64)
         (local.set $p (i32.add (local.get $p) (i32.const 1)))
-        ;; its stops from the mask of the 64 bytes from $base (as tape's strings: $stops64)
         (block $stop
           (loop $blk
             (if (i32.lt_u (i32.sub (local.get $p) (local.get $base)) (i32.const 64)) (then
