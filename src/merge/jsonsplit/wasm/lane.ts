@@ -119,20 +119,42 @@ export class WasmSkip {
 }
 
 /**
- * The keys the item scanner knows (../facts.ts KEYS, shortest first), where skip.wat's keyId reads them:
- * at 256 + 4 len the first record of that length and how many (u16 each), record r at 512 + 64 r (the key,
- * zero-padded), at 3584 + its id whether the tape looks into its value.
+ * The keys the item scanner knows (../facts.ts KEYS), where skip.wat's keyId reads them: record r at 512 +
+ * 64 r (the key zero-padded, its length in its last byte), at 3584 + its id whether the tape looks into
+ * its value, at 3632 the hash's multiplier, at 3840 + hash the record + 1 that hashes there.
  */
 function writeKeyTable(mem: Uint8Array): void {
   if (KEYS.length > 47) throw new Error('the key table holds 47 keys');
-  const dir = new DataView(mem.buffer, 256, 256);
   for (const [r, key] of KEYS.entries()) {
     if (key.length > 63) throw new Error('the key table holds keys of 63 bytes at most');
-    if (dir.getUint16(4 * key.length + 2, true) === 0) dir.setUint16(4 * key.length, r, true);
-    dir.setUint16(4 * key.length + 2, dir.getUint16(4 * key.length + 2, true) + 1, true);
     mem.set(key, 512 + 64 * r);
+    mem[512 + 64 * r + 63] = key.length;
   }
   for (const [id, d] of DESCENDS.entries()) mem[3584 + id] = d ? 1 : 0;
+  keyHashing ??= pickKeyHash();
+  const { mul, slots } = keyHashing;
+  new DataView(mem.buffer).setInt32(3632, mul, true);
+  for (const [r, h] of slots.entries()) mem[3840 + h] = r + 1;
+}
+
+/** the hash keyId reads: the same for every instance (a process picks it once) */
+let keyHashing: { mul: number; slots: number[] } | undefined;
+
+/** the first odd multiplier (from a fixed one: the same table every start) that gives each key its own slot */
+function pickKeyHash(): { mul: number; slots: number[] } {
+  for (let mul = 0x2545f491, tries = 0; tries < 4096; mul = (mul + 2) | 0, tries++) {
+    const slots = KEYS.map((k) => keyHash(k, mul));
+    if (new Set(slots).size === KEYS.length) return { mul, slots };
+  }
+  // two keys of one length and first four bytes: the instance is refused (the JavaScript lane)
+  throw new Error('no hash gives each known key its own slot');
+}
+
+/** skip.wat keyId's hash of a key: its length and first four bytes (little-endian), 8 bits */
+function keyHash(key: Uint8Array, mul: number): number {
+  let w = 0;
+  for (let j = Math.min(key.length, 4) - 1; j >= 0; j--) w = (w << 8) | key[j]!;
+  return Math.imul(w ^ Math.imul(key.length, 0x9e3779b1), mul) >>> 24;
 }
 
 /** the instance of the module last asked for (undefined: it was refused) */

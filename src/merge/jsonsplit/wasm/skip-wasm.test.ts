@@ -23,13 +23,14 @@ beforeAll(() => {
   wasm = new WasmSkip(new WebAssembly.Module(committed));
 });
 
-/** both lanes on b from i to n at room: the same answer (returned) */
+/** both lanes on b from i to n at room: the same answer (returned), from the wasm lane's skip and its tape */
 function agree(b: Uint8Array, i: number, n: number, room: number): number {
   const js = skipValue(b, i, n, room, stack);
   const w = wasm.skip(b, i, n, room);
-  if (w !== js) {
+  const t = wasm.tape(b, i, n, room);
+  if (w !== js || t !== js) {
     const text = JSON.stringify(new TextDecoder().decode(b.subarray(i, n)));
-    expect.fail(`at ${i}..${n} room ${room}: wasm ${w}, js ${js}: ${text.slice(0, 300)}`);
+    expect.fail(`at ${i}..${n} room ${room}: wasm ${w}, tape ${t}, js ${js}: ${text.slice(0, 300)}`);
   }
   return js;
 }
@@ -180,6 +181,38 @@ describe('the wasm lane of skipValue', () => {
         }
     for (let ws = 0; ws <= 40; ws++)
       agreeEverywhere(enc.encode(`[${' \n\t\r'.repeat(ws).slice(0, ws)}1${' '.repeat(ws)}]`));
+  });
+
+  it("agrees on strings whose stops lie on and across the tape's 64-byte blocks, in containers looked into or not", () => {
+    // the tape finds a string's stops in a mask of the 64 bytes from where a string began (here the first
+    // one): a next string that begins on the block's last bytes, its first past, stops there, and the
+    // bytes past n (which the lanes must not read as the value's)
+    const stops = ['"', '\\"', '\\\\"', '\\u0041"', '\\uX041"', '\u0001', '\\', 'é"'];
+    // the value itself, in objects and arrays the tape looks into, in ones it skips
+    const wraps: Array<[string, string]> = [
+      ['', ''],
+      ['{"metadata":{"name":', '}}'],
+      ['{"cells":', ',"object":{}}'],
+      ['{"spec":{"containers":[', ']}}'],
+      ['{"metadata":{"labels":{"k":"v","x":', '}}}'],
+    ];
+    for (const [open, close] of wraps)
+      for (const len of [0, 1, 46, 47, 48, 62, 63, 64, 65, 66, 110, 126, 127, 128, 129, 200])
+        for (const stop of stops)
+          for (const lead of [0, 1, 15, 17, 58, 59, 60, 61, 62, 63, 64, 65]) {
+            const before = `"${'p'.repeat(lead)}",`;
+            const text = `${open}[${before}"${'a'.repeat(len)}${stop}${'b'.repeat(len % 5)}"]${close}`;
+            const b = enc.encode(`${text}"""\\`);
+            const n = b.length - 4;
+            agree(b, 0, n, 100);
+            for (let m = n - 1; m > 0; m -= 7) agree(b, 0, m, 100);
+            for (
+              let m = Math.max(1, open.length + before.length + len - 3);
+              m < n && m < open.length + before.length + len + 12;
+              m++
+            )
+              agree(b, 0, m, 100);
+          }
   });
 
   it('agrees on every byte after a backslash, and every byte in a \\u escape', () => {

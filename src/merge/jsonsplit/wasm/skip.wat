@@ -6,7 +6,8 @@
 ;; Memory: bytes [0, 256) are the container-kind stack (1: object, 0: array, one byte per depth); [256,
 ;; 4096) the table of keys the item scanner knows ($keyId, written once by lane.ts); the chunk is copied
 ;; once at DATA (4096) by its JavaScript side (lane.ts), so indices here are chunk indices + 4096. Vector
-;; loads never pass `end`: the last < 16 bytes go a byte at a time.
+;; loads pass `end` by 63 bytes at most ($stops64; lane.ts keeps the tape's room after the copy), and
+;; what they read there is never taken for the value's.
 (module
   (memory (export "memory") 2)
 
@@ -161,13 +162,20 @@
     (local.get $p))
 
 ;; skipValue(i, n, room) of ../skip.ts over the chunk copied at DATA: the value whose first byte is at
-  ;; i (not whitespace, i < n), nested at most room deep (and 130): its end, -1 or -2. One function, the
-  ;; strings' vector loop written into it: engines do not inline calls between wasm functions (V8 does
-  ;; with a flag only, and the canned pods then skip 1.6x faster), and keys and strings are most tokens.
+  ;; i (not whitespace, i < n), nested at most room deep (and 130): its end, -1 or -2.
   (func (export "skip") (param $i i32) (param $n i32) (param $room i32) (result i32)
-    (local $p i32) (local $end i32) (local $d i32) (local $c i32) (local $key i32) (local $m i32) (local $v v128)
-    (local.set $p (i32.add (local.get $i) (i32.const 4096)))
-    (local.set $end (i32.add (local.get $n) (i32.const 4096)))
+    (local $p i32)
+    (local.set $p (call $skipFrom (i32.add (local.get $i) (i32.const 4096)) (i32.add (local.get $n) (i32.const 4096))
+      (local.get $room) (i32.const 0)))
+    (select (local.get $p) (i32.sub (local.get $p) (i32.const 4096)) (i32.lt_s (local.get $p) (i32.const 0))))
+
+  ;; skip's scan from memory index p (not the chunk's) of a value nested in d0 containers (the tape's, whose
+  ;; kinds it leaves as they are): the memory index of its end, -1 or -2. One function, the strings' scan
+  ;; written into it: engines do not inline calls between wasm functions (V8 does with a flag only, and
+  ;; the canned pods then skip 1.6x faster), and keys and strings are most tokens.
+  (func $skipFrom (param $p i32) (param $end i32) (param $room i32) (param $d0 i32) (result i32)
+    (local $d i32) (local $c i32) (local $key i32) (local $base i32) (local $sm i64) (local $x i64)
+    (local.set $d (local.get $d0))
     ;; p: a value begins, or a key when $key is set (p < end either way)
     (loop $value
       (block $after
@@ -195,23 +203,21 @@
           (local.set $p (call $scalar (local.get $p) (local.get $end)))
           (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))
           (br $after))
-        ;; a string (a key or a value) whose quote is at p: its plain bytes 16 a turn ($plain, written in)
+        ;; a string (a key or a value) whose quote is at p; its stops from the mask of the 64 bytes from
+        ;; $base, as the tape's strings ($stops64)
         (local.set $p (i32.add (local.get $p) (i32.const 1)))
         (block $stop
-          (loop $vec
-            (if (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $end)) (then
-              (local.set $p (call $plain (local.get $p) (local.get $end)))
-              (br $stop)))
-            (local.set $v (v128.load (local.get $p)))
-            (local.set $m (i8x16.bitmask (v128.or
-              (v128.or (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x22)))
-                       (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x5c))))
-              (i8x16.eq (v128.and (local.get $v) (i8x16.splat (i32.const 0xe0))) (v128.const i64x2 0 0)))))
-            (if (local.get $m) (then
-              (local.set $p (i32.add (local.get $p) (i32.ctz (local.get $m))))
-              (br $stop)))
-            (local.set $p (i32.add (local.get $p) (i32.const 16)))
-            (br $vec)))
+          (loop $blk
+            (if (i32.lt_u (i32.sub (local.get $p) (local.get $base)) (i32.const 64)) (then
+              (local.set $x (i64.shr_u (local.get $sm) (i64.extend_i32_u (i32.sub (local.get $p) (local.get $base)))))
+              (if (i64.ne (local.get $x) (i64.const 0)) (then
+                (local.set $p (i32.add (local.get $p) (i32.wrap_i64 (i64.ctz (local.get $x)))))
+                (br $stop)))
+              (local.set $p (i32.add (local.get $base) (i32.const 64)))))
+            (br_if $stop (i32.ge_u (local.get $p) (local.get $end)))
+            (local.set $base (local.get $p))
+            (local.set $sm (call $stops64 (local.get $p)))
+            (br $blk)))
         (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
         (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 0x22))
           (then (local.set $p (i32.add (local.get $p) (i32.const 1))))
@@ -232,7 +238,7 @@
         (br $value))
       ;; after a value: its container goes on or closes
       (loop $close
-        (if (i32.eqz (local.get $d)) (then (return (i32.sub (local.get $p) (i32.const 4096)))))
+        (if (i32.eq (local.get $d) (local.get $d0)) (then (return (local.get $p))))
         (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.le_u (i32.load8_u (local.get $p)) (i32.const 0x20)))
           (then (local.set $p (call $ws (local.get $p) (local.get $end)))))
         (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
@@ -254,35 +260,66 @@
     (unreachable))
 
 ;; the id of the key of len bytes at q in the table lane.ts wrote (../facts.ts's keys): 0 when it is none
-  ;; of them. At 256 + 4 len: the first record of that length and how many (u16 each); record r (its id
-  ;; r + 1) at 512 + 64 r, the key zero-padded. Compared 8 bytes a turn: a key ends before the chunk's end
+  ;; of them. Most keys of the objects the tape looks into are none, so one candidate, by a hash of its
+  ;; length and first four bytes: at 3840 + h the record that hashes there + 1 (0: none; lane.ts picks the
+  ;; multiplier at 3632 so that no two keys share h); record r (its id r + 1) at 512 + 64 r, the key
+  ;; zero-padded, its length in its last byte. Compared 8 bytes a turn: a key ends before the chunk's end
   ;; and the tape lies after it, so reading up to 7 bytes past it stays in memory.
   (func $keyId (param $q i32) (param $len i32) (result i32)
-    (local $r i32) (local $stop i32) (local $j i32) (local $rem i32) (local $x i64)
+    (local $r i32) (local $j i32) (local $rem i32) (local $x i64) (local $w i32)
     (if (i32.gt_u (local.get $len) (i32.const 63)) (then (return (i32.const 0))))
-    (local.set $r (i32.load16_u offset=256 (i32.shl (local.get $len) (i32.const 2))))
-    (local.set $stop (i32.add (local.get $r) (i32.load16_u offset=258 (i32.shl (local.get $len) (i32.const 2)))))
-    (block $none
-      (loop $rec
-        (br_if $none (i32.ge_u (local.get $r) (local.get $stop)))
-        (local.set $j (i32.const 0))
-        (block $differ
-          (loop $word
-            (local.set $x (i64.xor
-              (i64.load align=1 (i32.add (local.get $q) (local.get $j)))
-              (i64.load offset=512 (i32.add (i32.shl (local.get $r) (i32.const 6)) (local.get $j)))))
-            (local.set $rem (i32.sub (local.get $len) (local.get $j)))
-            (if (i32.lt_u (local.get $rem) (i32.const 8)) (then
-              ;; the last turn: the key's bytes only
-              (local.set $x (i64.and (local.get $x)
-                (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.shl (local.get $rem) (i32.const 3)))) (i64.const 1))))))
-            (br_if $differ (i64.ne (local.get $x) (i64.const 0)))
-            (local.set $j (i32.add (local.get $j) (i32.const 8)))
-            (br_if $word (i32.lt_u (local.get $j) (local.get $len))))
-          (return (i32.add (local.get $r) (i32.const 1))))
-        (local.set $r (i32.add (local.get $r) (i32.const 1)))
-        (br $rec)))
-    (i32.const 0))
+    (local.set $w (i32.load align=1 (local.get $q)))
+    (if (i32.lt_u (local.get $len) (i32.const 4)) (then
+      (local.set $w (i32.and (local.get $w)
+        (i32.sub (i32.shl (i32.const 1) (i32.shl (local.get $len) (i32.const 3))) (i32.const 1))))))
+    (local.set $r (i32.load8_u offset=3840 (i32.shr_u
+      (i32.mul (i32.xor (local.get $w) (i32.mul (local.get $len) (i32.const 0x9e3779b1))) (i32.load (i32.const 3632)))
+      (i32.const 24))))
+    (if (i32.eqz (local.get $r)) (then (return (i32.const 0))))
+    (local.set $r (i32.shl (i32.sub (local.get $r) (i32.const 1)) (i32.const 6)))
+    (if (i32.ne (i32.load8_u offset=575 (local.get $r)) (local.get $len)) (then (return (i32.const 0))))
+    (loop $word
+      (local.set $x (i64.xor
+        (i64.load align=1 (i32.add (local.get $q) (local.get $j)))
+        (i64.load offset=512 (i32.add (local.get $r) (local.get $j)))))
+      (local.set $rem (i32.sub (local.get $len) (local.get $j)))
+      (if (i32.lt_u (local.get $rem) (i32.const 8)) (then
+        ;; the last turn: the key's bytes only
+        (local.set $x (i64.and (local.get $x)
+          (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.shl (local.get $rem) (i32.const 3)))) (i64.const 1))))))
+      (if (i64.ne (local.get $x) (i64.const 0)) (then (return (i32.const 0))))
+      (local.set $j (i32.add (local.get $j) (i32.const 8)))
+      (br_if $word (i32.lt_u (local.get $j) (local.get $len))))
+    (i32.add (i32.shr_u (local.get $r) (i32.const 6)) (i32.const 1)))
+
+;; the string stops (quote, backslash, control character) among the 64 bytes from p, a bit each (bit 0: p).
+  ;; Reads up to 63 bytes past the chunk's end: the tape's room lies after it (lane.ts), and bits past the
+  ;; end are the caller's to ignore.
+  (func $stops64 (param $p i32) (result i64)
+    (local $v v128) (local $q v128) (local $bs v128) (local $hi v128) (local $m i32) (local $r i64)
+    (local.set $q (i8x16.splat (i32.const 0x22)))
+    (local.set $bs (i8x16.splat (i32.const 0x5c)))
+    (local.set $hi (i8x16.splat (i32.const 0xe0)))
+    (local.set $v (v128.load (local.get $p)))
+    (local.set $m (i8x16.bitmask (v128.or
+      (v128.or (i8x16.eq (local.get $v) (local.get $q)) (i8x16.eq (local.get $v) (local.get $bs)))
+      (i8x16.eq (v128.and (local.get $v) (local.get $hi)) (v128.const i64x2 0 0)))))
+    (local.set $r (i64.extend_i32_u (local.get $m)))
+    (local.set $v (v128.load offset=16 (local.get $p)))
+    (local.set $m (i8x16.bitmask (v128.or
+      (v128.or (i8x16.eq (local.get $v) (local.get $q)) (i8x16.eq (local.get $v) (local.get $bs)))
+      (i8x16.eq (v128.and (local.get $v) (local.get $hi)) (v128.const i64x2 0 0)))))
+    (local.set $r (i64.or (local.get $r) (i64.shl (i64.extend_i32_u (local.get $m)) (i64.const 16))))
+    (local.set $v (v128.load offset=32 (local.get $p)))
+    (local.set $m (i8x16.bitmask (v128.or
+      (v128.or (i8x16.eq (local.get $v) (local.get $q)) (i8x16.eq (local.get $v) (local.get $bs)))
+      (i8x16.eq (v128.and (local.get $v) (local.get $hi)) (v128.const i64x2 0 0)))))
+    (local.set $r (i64.or (local.get $r) (i64.shl (i64.extend_i32_u (local.get $m)) (i64.const 32))))
+    (local.set $v (v128.load offset=48 (local.get $p)))
+    (local.set $m (i8x16.bitmask (v128.or
+      (v128.or (i8x16.eq (local.get $v) (local.get $q)) (i8x16.eq (local.get $v) (local.get $bs)))
+      (i8x16.eq (v128.and (local.get $v) (local.get $hi)) (v128.const i64x2 0 0)))))
+    (i64.or (local.get $r) (i64.shl (i64.extend_i32_u (local.get $m)) (i64.const 48))))
 
   ;; tape(i, n, room, at, cap): skip's scan of the value at i (the same answer: its end, -1 or -2), that
   ;; also writes a tape at `at` of where the members of the containers the item scanner looks into lie, so
@@ -294,11 +331,13 @@
   ;; five i32 in document order: key start (-1: an array element, the value itself), key id ($keyId; -1:
   ;; the key has escapes), value start, value end, and the entry after the value's own entries (its
   ;; members', when looked into). Indices are the chunk's.
-  ;; Container kinds per depth as in skip, bit 2 set when looked into (depth 0: the value itself).
+  ;; Container kinds per depth as in skip, bit 2 set when looked into (depth 0: the value itself). A
+  ;; container not looked into (a pod's containers, conditions: most of its bytes) is $skipFrom's: no
+  ;; entries, no per-member checks of what is looked into (tape-ab.ts: pods 1.17x).
   (func (export "tape") (param $i i32) (param $n i32) (param $room i32) (param $at i32) (param $cap i32) (result i32)
-    (local $p i32) (local $end i32) (local $d i32) (local $c i32) (local $key i32) (local $m i32) (local $v v128)
+    (local $p i32) (local $end i32) (local $d i32) (local $c i32) (local $key i32)
     (local $k i32) (local $eb i32) (local $cb i32) (local $want i32) (local $kf i32) (local $ke i32) (local $esc i32)
-    (local $e i32) (local $id i32)
+    (local $e i32) (local $id i32) (local $base i32) (local $sm i64) (local $x i64)
     (local.set $p (i32.add (local.get $i) (i32.const 4096)))
     (local.set $end (i32.add (local.get $n) (i32.const 4096)))
     (local.set $cb (i32.add (local.get $at) (i32.const 4)))
@@ -318,6 +357,11 @@
           (br_if $string (i32.eq (local.get $c) (i32.const 0x22)))
           (if (local.get $key) (then (return (i32.const -2))))
           (if (i32.eq (i32.or (local.get $c) (i32.const 0x20)) (i32.const 0x7b)) (then
+            ;; one not looked into (most of an item's bytes): skip's loop, which writes no entries
+            (if (i32.eqz (i32.and (local.get $want) (i32.shr_u (i32.load8_u (local.get $d)) (i32.const 1)))) (then
+              (local.set $p (call $skipFrom (local.get $p) (local.get $end) (local.get $room) (local.get $d)))
+              (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (local.get $p))))
+              (br $after)))
             (local.set $d (i32.add (local.get $d) (i32.const 1)))
             (if (i32.or (i32.gt_s (local.get $d) (local.get $room)) (i32.gt_s (local.get $d) (i32.const 130)))
               (then (return (i32.const -2))))
@@ -352,21 +396,20 @@
         ;; a string (a key or a value) whose quote is at p
         (local.set $p (i32.add (local.get $p) (i32.const 1)))
         (local.set $kf (local.get $p))
+        ;; its stops from the 64-byte block's mask ($sm: the bytes from $base), one found in the block
+        ;; without a branch on the string's length; a new block from p when p has left it
         (block $stop
-          (loop $vec
-            (if (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $end)) (then
-              (local.set $p (call $plain (local.get $p) (local.get $end)))
-              (br $stop)))
-            (local.set $v (v128.load (local.get $p)))
-            (local.set $m (i8x16.bitmask (v128.or
-              (v128.or (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x22)))
-                       (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x5c))))
-              (i8x16.eq (v128.and (local.get $v) (i8x16.splat (i32.const 0xe0))) (v128.const i64x2 0 0)))))
-            (if (local.get $m) (then
-              (local.set $p (i32.add (local.get $p) (i32.ctz (local.get $m))))
-              (br $stop)))
-            (local.set $p (i32.add (local.get $p) (i32.const 16)))
-            (br $vec)))
+          (loop $blk
+            (if (i32.lt_u (i32.sub (local.get $p) (local.get $base)) (i32.const 64)) (then
+              (local.set $x (i64.shr_u (local.get $sm) (i64.extend_i32_u (i32.sub (local.get $p) (local.get $base)))))
+              (if (i64.ne (local.get $x) (i64.const 0)) (then
+                (local.set $p (i32.add (local.get $p) (i32.wrap_i64 (i64.ctz (local.get $x)))))
+                (br $stop)))
+              (local.set $p (i32.add (local.get $base) (i32.const 64)))))
+            (br_if $stop (i32.ge_u (local.get $p) (local.get $end)))
+            (local.set $base (local.get $p))
+            (local.set $sm (call $stops64 (local.get $p)))
+            (br $blk)))
         (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
         (local.set $esc (i32.ne (i32.load8_u (local.get $p)) (i32.const 0x22)))
         (if (local.get $esc)
