@@ -11,14 +11,14 @@ import { buildNode } from '../../scripts/build-node.mjs';
 import { nodeScannerWasm } from './node.ts';
 
 describe('nodeScannerWasm', () => {
-  it('compiles skip.wasm, exporting the scanner, its tape, the edit applier and its memory', () => {
+  it('compiles skip.wasm, exporting the scanner, its tape and its memory', () => {
     const m = nodeScannerWasm(undefined);
     expect(m).toBeInstanceOf(WebAssembly.Module);
     expect(
       WebAssembly.Module.exports(m!)
         .map((e) => e.name)
         .sort(),
-    ).toEqual(['apply', 'memory', 'skip', 'tape']);
+    ).toEqual(['memory', 'skip', 'tape']);
   });
 
   it('gives none when FLEET_SCANNER_WASM is off', () => {

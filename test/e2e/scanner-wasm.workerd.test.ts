@@ -2,8 +2,7 @@
  * The item scanner's WebAssembly lane in workerd (miniflare): skip.wasm reaches the isolate as a module
  * bundled at build time (scripts/build-worker.mjs, as wrangler bundles it), instantiates there (SIMD), and
  * answers as the JavaScript lane on every prefix of loose JSON, and the item scanner reading its tape notes
- * the facts the JavaScript scan notes; a row's edits applied there (skip.wat's apply) write the bytes
- * Edits.write writes. The worker is
+ * the facts the JavaScript scan notes. The worker is
  * test/e2e/fixtures/scanner-wasm-worker.ts.
  */
 import { resolve } from 'node:path';
@@ -60,19 +59,6 @@ describe('the item scanner in workerd', () => {
       if (cut % 3 === 0 && t.length > 2) t = t.slice(0, cut % t.length) + t.slice((cut % t.length) + 1);
       if (t.trimStart() !== t) continue;
       expect((await ask(t)).differ).toEqual([]);
-    }
-  });
-
-  it("applies a row's edits in skip.wasm (its apply) as Edits.write does", async () => {
-    const rows = [
-      '{"cells":["web-1","1/1","Running",0,"5m"],"object":{"kind":"PartialObjectMetadata","metadata":{"name":"web-1"}}}',
-      '{"cells":["\\u00e9\\"x","😀",null],"object":{}}',
-      '{"a":1}',
-      `{"cells":["${'y'.repeat(200_000)}"]}`,
-    ];
-    for (const row of rows) {
-      const r = await mf.dispatchFetch('http://scanner/edits', { method: 'POST', body: row });
-      expect(await r.json()).toEqual({ wrote: true, same: true });
     }
   });
 });

@@ -22,13 +22,6 @@ export class Edits {
   // grown to the largest item's need (one per cluster's view: most items need a few dozen bytes)
   scratch = new Uint8Array(512);
   used = 0;
-  /**
-   * the wasm lane's (./wasm.ts): where this list's constant texts (its view's) lie in its memory, valid
-   * while the lane's placement is `placedIn`; one list per view, so a few to look through
-   */
-  placed: Uint8Array[] = [];
-  placedAt: number[] = [];
-  placedIn = 0;
 
   reset(): void {
     this.n = 0;

@@ -14,7 +14,6 @@ import { fleetName } from '../objects/index.ts';
 import { fleetReferenceCell, type MergedColumns } from '../table/index.ts';
 import type { Edits } from './edits.ts';
 import { type ItemView, isNone, itemEdits, objectEdits, plainSuffix, rename, stringAt } from './index.ts';
-import { wasmEdits } from './wasm.ts';
 
 /**
  * Writes Table row `b` in the fleet view (toFleetRow): cells under the merged columns, the name and
@@ -40,9 +39,7 @@ export function writeFleetRow(
     if (cellsFirst) cellEdits(edits, b, cells, iv, merged, input);
     if (object && !objectEdits(edits, b, f, iv)) return false;
     if (!cellsFirst) cellEdits(edits, b, cells, iv, merged, input);
-    // in the scanner's wasm memory, where the row mostly lies still (./wasm.ts), when the platform has it
-    const wasm = wasmEdits();
-    if (wasm === undefined || !wasm.write(edits, sink, b, 0, b.length, f)) edits.write(sink, b, 0, b.length);
+    edits.write(sink, b, 0, b.length);
     return true;
   }
   if (object && !objectEdits(edits, b, f, iv)) return false;

@@ -17,26 +17,6 @@ import { REFERRING_MEMBERS, REFERRING_SPEC_MEMBERS } from '../objects/references
 export class ItemFacts {
   /** the byte-level rewriting cannot be sure of this item: parse it */
   odd = false;
-  /**
-   * where the item's bytes lie in the wasm lane's memory (wasm/lane.ts), how many, and the lane's `loads`
-   * then: the row writer's wasm lane edits them there while the array scanned is still the one there. Not
-   * a fact of the item (private: the facts' comparisons and copies leave it out).
-   */
-  #laneAt = -1;
-  #laneLen = -1;
-  #laneLoad = -1;
-
-  /** the item lies at `at` in the lane's memory, `len` bytes, its array the lane's `load`-th */
-  inLane(at: number, len: number, load: number): void {
-    this.#laneAt = at;
-    this.#laneLen = len;
-    this.#laneLoad = load;
-  }
-
-  /** where the item's `len` bytes lie in the lane's memory while it holds its `load`-th array; else -1 */
-  laneAt(len: number, load: number): number {
-    return load === this.#laneLoad && len === this.#laneLen ? this.#laneAt : -1;
-  }
   /** `metadata`'s value; its first byte says its type */
   mdFrom = -1;
   mdTo = -1;

@@ -94,11 +94,7 @@ export class ItemScanner {
       const end = lane.tape(b, i, n, Math.min(maxDepth, STACK));
       if (end !== TAPE_FULL) {
         // facts are the caller's only on an end (a scan given up leaves none worth reading)
-        if (end >= 0) {
-          const f = tapeFacts(lane, b, i, ctx);
-          f.inLane(lane.address(i), end - i, lane.loads);
-          this.facts = f;
-        } else this.facts = new ItemFacts();
+        this.facts = end >= 0 ? tapeFacts(lane, b, i, ctx) : new ItemFacts();
         return end;
       }
     }

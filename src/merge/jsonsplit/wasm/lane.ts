@@ -48,8 +48,8 @@ export class WasmSkip {
   private readonly runTape:
     | ((i: number, n: number, room: number, at: number, cap: number) => number)
     | undefined;
-  /** the memory as bytes and as i32 (the tape's entries), made again when it grows */
-  view: Uint8Array;
+  private view: Uint8Array;
+  /** the memory as i32 (the tape's entries) */
   words: Int32Array;
   /** where the tape of the array loaded lies (bytes), after its copy */
   private tapeAt = 0;
@@ -58,24 +58,14 @@ export class WasmSkip {
   private loaded: Uint8Array | undefined;
   /** bytes copied in so far (the bench compares them with the bytes scanned) */
   copied = 0;
-  /** arrays copied in so far: an address in the array loaded is good while this stays */
-  loads = 0;
   /** the JavaScript lane's stack, for an array the memory cannot grow to hold */
   private readonly stack = new Uint8Array(SKIP_STACK);
-  /**
-   * skip.wat's apply: an item's edits applied where its bytes lie in the memory (the row writer's wasm
-   * lane, ../../itembytes/wasm.ts); undefined in a module from before it
-   */
-  readonly apply:
-    | ((b: number, from: number, to: number, edits: number, n: number, out: number) => number)
-    | undefined;
 
   constructor(module: WebAssembly.Module) {
     const exports = new WebAssembly.Instance(module, {}).exports;
     this.memory = exports.memory as WebAssembly.Memory;
     this.run = exports.skip as (i: number, n: number, room: number) => number;
     this.runTape = exports.tape as typeof this.runTape;
-    this.apply = exports.apply as typeof this.apply;
     this.view = new Uint8Array(this.memory.buffer);
     this.words = new Int32Array(this.memory.buffer);
     if (this.runTape) writeKeyTable(this.view);
@@ -104,52 +94,25 @@ export class WasmSkip {
   /** the next call copies again (its array's bytes changed) */
   forget(): void {
     this.loaded = undefined;
-    this.loads++;
-  }
-
-  /**
-   * Where `b[0]` lies in the memory when `b` is (a view of) the array loaded, whose copy is there; else -1.
-   * Its bytes are the copy's: an array scanned does not change (chunks fed are never reused).
-   */
-  at(b: Uint8Array): number {
-    const l = this.loaded;
-    if (l === undefined || b.buffer !== l.buffer) return -1;
-    const d = b.byteOffset - l.byteOffset;
-    return d >= 0 && d + b.length <= l.length ? DATA + d : -1;
-  }
-
-  /** the address of index `i` of the array loaded */
-  address(i: number): number {
-    return DATA + i;
-  }
-
-  /** the end of what the scanner holds in the memory now: the array loaded and its tape */
-  get end(): number {
-    return this.loaded === undefined ? DATA : this.tapeAt + TAPE_HEAD + TAPE_CAP * TAPE_ENTRY * 4;
-  }
-
-  /** the memory grown to at least `need` bytes (views made again); false: the runtime refused */
-  room(need: number): boolean {
-    if (this.view.length >= need) return true;
-    try {
-      this.memory.grow(Math.ceil((need - this.view.length) / PAGE));
-    } catch {
-      return false;
-    }
-    this.view = new Uint8Array(this.memory.buffer);
-    this.words = new Int32Array(this.memory.buffer);
-    return true;
   }
 
   /** false: the memory could not grow to hold `b` (the runtime's limit), which the caller scans in JavaScript */
   private load(b: Uint8Array): boolean {
     const tapeAt = (DATA + b.length + 16 + 7) & ~7;
-    if (!this.room(tapeAt + TAPE_HEAD + TAPE_CAP * TAPE_ENTRY * 4)) return false;
+    const need = tapeAt + TAPE_HEAD + TAPE_CAP * TAPE_ENTRY * 4;
+    if (this.view.length < need) {
+      try {
+        this.memory.grow(Math.ceil((need - this.view.length) / PAGE));
+      } catch {
+        return false;
+      }
+      this.view = new Uint8Array(this.memory.buffer);
+      this.words = new Int32Array(this.memory.buffer);
+    }
     this.tapeAt = tapeAt;
     this.tapeBase = (tapeAt + TAPE_HEAD) >> 2;
     this.view.set(b, DATA);
     this.loaded = b;
-    this.loads++;
     this.copied += b.length;
     return true;
   }

@@ -439,36 +439,4 @@
         (local.set $d (i32.sub (local.get $d) (i32.const 1)))
         (br $close)))
     (unreachable))
-
-  ;; apply(b, from, to, edits, n, out): the bytes b[from..to) (b: the address of an item's first byte)
-  ;; with n edits applied (../../itembytes/edits.ts, its write the oracle: ../../itembytes/wasm.ts),
-  ;; written at out; their length, or -1 for edits out of order (nothing to trust written). Edit k at edits + 16 k, four i32: b[from..to) of it (indices of b, in
-  ;; order, not overlapping) becomes the text of the given length at the given address. Each stretch and
-  ;; text is one memory.copy: a Table row's 7 edits are 15 copies here against as many calls into the
-  ;; engine in JavaScript (docs/benchmarks.md).
-  (func (export "apply") (param $b i32) (param $from i32) (param $to i32) (param $edits i32) (param $n i32)
-    (param $out i32) (result i32)
-    (local $r i32) (local $w i32) (local $p i32) (local $stop i32) (local $f i32) (local $len i32)
-    (local.set $r (local.get $from))
-    (local.set $w (local.get $out))
-    (local.set $p (local.get $edits))
-    (local.set $stop (i32.add (local.get $edits) (i32.shl (local.get $n) (i32.const 4))))
-    (block $done
-      (loop $next
-        (br_if $done (i32.ge_u (local.get $p) (local.get $stop)))
-        (local.set $f (i32.load (local.get $p)))
-        (local.set $len (i32.sub (local.get $f) (local.get $r)))
-        (if (i32.lt_s (local.get $len) (i32.const 0)) (then (return (i32.const -1))))
-        (memory.copy (local.get $w) (i32.add (local.get $b) (local.get $r)) (local.get $len))
-        (local.set $w (i32.add (local.get $w) (local.get $len)))
-        (local.set $len (i32.load offset=12 (local.get $p)))
-        (memory.copy (local.get $w) (i32.load offset=8 (local.get $p)) (local.get $len))
-        (local.set $w (i32.add (local.get $w) (local.get $len)))
-        (local.set $r (i32.load offset=4 (local.get $p)))
-        (local.set $p (i32.add (local.get $p) (i32.const 16)))
-        (br $next)))
-    (local.set $len (i32.sub (local.get $to) (local.get $r)))
-    (if (i32.lt_s (local.get $len) (i32.const 0)) (then (return (i32.const -1))))
-    (memory.copy (local.get $w) (i32.add (local.get $b) (local.get $r)) (local.get $len))
-    (i32.sub (i32.add (local.get $w) (local.get $len)) (local.get $out)))
 )
