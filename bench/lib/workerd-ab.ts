@@ -15,6 +15,9 @@ const bundles = [own, ...given.map((b) => resolve(b))];
 const canned = await startCanned(2);
 // WORKERD_AB_CLUSTERS: 6 or fewer are read directly, more through relay groups (src/upstreams/relay.ts)
 const clusters = Number(process.env.WORKERD_AB_CLUSTERS) || 10;
+// WORKERD_AB_TABLE=1: the lists asked as Tables (kubectl get's)
+const table = process.env.WORKERD_AB_TABLE === '1';
+const accept = table ? 'application/json;as=Table;v=v1;g=meta.k8s.io' : 'application/json';
 const reply = await canned.serve({ clusters, pods: Number(podsS), latencyMs: 20 });
 const config = JSON.stringify(cannedFleetConfig(reply.urls));
 
@@ -33,11 +36,9 @@ try {
       const c0 = cpu(f.pid);
       let bytes = 0;
       for (let a = 0; a < answers; a++) {
-        const res = await fetch(`${f.url}/api/v1/pods`, { headers: { accept: 'application/json' } }).catch(
-          (e) => {
-            throw new Error(`${f.name}: ${e}`);
-          },
-        );
+        const res = await fetch(`${f.url}/api/v1/pods`, { headers: { accept } }).catch((e) => {
+          throw new Error(`${f.name}: ${e}`);
+        });
         if (res.status !== 200) throw new Error(`${f.name}: status ${res.status}`);
         bytes += (
           await res.arrayBuffer().catch((e) => {
@@ -50,7 +51,7 @@ try {
   }
   const med = (v: number[]) => [...v].sort((a, b) => a - b)[(v.length - 1) >> 1]!;
   console.log(
-    `workerd, ${clusters}×${podsS} JSON, CPU ms per MiB answered (median of ${rounds} rounds × ${answers}):`,
+    `workerd, ${clusters}×${podsS} ${table ? 'Table' : 'JSON'}, CPU ms per MiB answered (median of ${rounds} rounds × ${answers}):`,
   );
   for (const [k, f] of fleets.entries()) {
     const ratios = per[k]!.map((x, i) => x / per[0]![i]!);
