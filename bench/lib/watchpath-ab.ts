@@ -4,7 +4,10 @@
  * (memchr, memcmp, the scanner's WebAssembly lane: src/platform/node.ts installNodeHooks), and the merged
  * lines of both compared byte for byte first (a changed reader or writer must write what the base wrote).
  *   node --import tsx bench/lib/watchpath-ab.ts base=/tmp/base-tree [rounds=15] [events=500]
- * [chunk=<bytes>, 64 KiB] [clusters=10] [check=0] (no byte comparison); under `node --expose-gc --max-semi-space-size=128` also heap bytes per event [modes=burst|initial|burst,initial]
+ * [chunk=<bytes>, 64 KiB] [clusters=10] [check=0] (no byte comparison); under `node --expose-gc --max-semi-space-size=128` also heap bytes per event [modes=burst|initial|fresh|burst,initial]
+ * `fresh`: merged-watch's burst (1,000 watches over 3 clusters, ~2 events each): `events` events spread
+ * over merged watches of `per` (2) events each, every watch made before the timing, so what a watch does
+ * at its first events (its views, splicers, shape) is in the figure as it is in the fleet's
  * `base`: another checkout of the project (a `git archive` of a commit, node_modules linked in); this
  * tree is `cur`. Prints µs of CPU per event per tree (median of the rounds, burst and initial events)
  * and the cur ÷ base ratio per round's median.
@@ -26,6 +29,8 @@ const clusters = Array.from({ length: CLUSTERS }, (_, i) => `c${i}`);
 
 interface Tree {
   name: string;
+  /** merged watches of `groups[k]`'s lines each, made now; the runner feeds them (fresh mode) */
+  fresh(groups: Uint8Array[]): () => number;
   /** feeds `chunks` to one merged watch of CLUSTERS clusters (each cluster the same chunks in turn) */
   run(chunks: Uint8Array[], initial: boolean, keep: boolean): { lines: number; out: Uint8Array[] };
 }
@@ -40,6 +45,38 @@ async function load(name: string, root: string): Promise<Tree> {
   const membership = prepareMembership(clusters);
   return {
     name,
+    fresh(groups) {
+      const feeds = groups.map((g, k) => {
+        const m = new WatchMerger({
+          view: { federation: false },
+          membership,
+          rvs: new Map(clusters.map((c) => [c, '1'])),
+          clusters,
+          allowBookmarks: true,
+          sendInitialEvents: false,
+        });
+        let lines = 0;
+        // each watch's events from one cluster in turn, as a namespace's watch gets them
+        const c = clusters[k % clusters.length]!;
+        const rd = new WatchEventReader({
+          onEvent: (ev: unknown) => {
+            const step = m.onEvent(c, ev);
+            if (step.kind === 'emit') lines += step.lines.length;
+            return true;
+          },
+          onEnd: () => {},
+        });
+        return () => {
+          rd.chunk(g);
+          return lines;
+        };
+      });
+      return () => {
+        let lines = 0;
+        for (const f of feeds) lines += f();
+        return lines;
+      };
+    },
     run(chunks, initial, keep) {
       const m = new WatchMerger({
         view: { federation: false },
@@ -166,7 +203,33 @@ if (args.check !== '0')
 // the fleet's upstream reads average ~20 KiB in a burst (burst-ab: ~6.5 events a read): chunk=20480
 const chunks = chunked(body, Number(args.chunk ?? 64 * 1024));
 const us: Record<string, Record<string, number[]>> = {};
-for (const initial of (args.modes ?? 'burst,initial').split(',').map((m) => m === 'initial')) {
+const modes = (args.modes ?? 'burst,initial').split(',');
+if (modes.includes('fresh')) {
+  const per = Number(args.per ?? 2);
+  const lines = Buffer.from(body).toString('utf8').split('\n').filter(Boolean);
+  const groups: Uint8Array[] = [];
+  for (let k = 0; k < lines.length; k += per)
+    groups.push(Buffer.from(`${lines.slice(k, k + per).join('\n')}\n`));
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 ? [...trees].reverse() : trees;
+    for (const t of order) {
+      const feed = t.fresh(groups);
+      const c0 = process.cpuUsage();
+      const n = feed();
+      const c = process.cpuUsage(c0);
+      if (n !== lines.length) throw new Error(`${t.name}: ${n} lines`);
+      us.fresh ??= {};
+      us.fresh[t.name] ??= [];
+      us.fresh[t.name]!.push((c.user + c.system) / n);
+    }
+  }
+  const b = us.fresh!.base!;
+  const c = us.fresh!.cur!;
+  console.log(
+    `fresh (${groups.length} watches of ${per} events): base ${median(b).toFixed(2)} µs/event, cur ${median(c).toFixed(2)} µs/event; cur ÷ base per round median ${median(c.map((x, k) => x / b[k]!)).toFixed(2)}`,
+  );
+}
+for (const initial of modes.filter((m) => m !== 'fresh').map((m) => m === 'initial')) {
   const mode = initial ? 'initial' : 'burst';
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 ? [...trees].reverse() : trees;

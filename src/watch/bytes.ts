@@ -5,8 +5,8 @@
  * (writeFleetItem) around the event's type, every other byte of the object copied as it came.
  *
  * What the merger needs besides (the object's RV, kind, and during initial events its identity: name,
- * namespace, uid) is read from the noted ranges; the apiVersion, looked up when the kind changes, by
- * walking the object's members with the same scanner's pieces (jsonsplit-skip.ts). Whatever the byte path cannot be sure of (a key with escapes, a
+ * namespace, uid) and the apiVersion (looked up when the kind changes) are read from the noted ranges.
+ * Whatever the byte path cannot be sure of (a key with escapes, a
  * member given twice, a value of an unexpected type, a line the scanner refuses) falls back to parsing:
  * the event's `object` is then parsed (once, when first read), and the merger goes the parsing way.
  *
@@ -14,6 +14,7 @@
  * it came in is still the reader's (its `object` must be read then too, if at all).
  */
 
+import { Edits } from '../merge/itembytes/edits.ts';
 import {
   type ItemView,
   itemView,
@@ -22,7 +23,7 @@ import {
   writeFleetItem,
 } from '../merge/itembytes/index.ts';
 import { ITEM, type ItemFacts, type ItemScanner } from '../merge/jsonsplit/item.ts';
-import { SKIP_STACK, skipValue, str, ws } from '../merge/jsonsplit/skip.ts';
+import { str, ws } from '../merge/jsonsplit/skip.ts';
 import type { FleetView } from '../merge/objects/index.ts';
 import type { Splicer } from '../merge/rv/index.ts';
 import { ByteSink } from '../util/bytes.ts';
@@ -91,44 +92,11 @@ function escaped(b: Uint8Array, from: number, to: number): boolean {
 }
 
 /**
- * Walks the members of the object whose `{` is at `b[i]`, up to `n`: `value` gets each key's range
- * (quotes included) and where its value begins, and returns where the value ends (negative: give up).
- * The index after the closing `}`, or -1 (malformed, a key with escapes, or `value` gave up).
- */
-function members(
-  b: Uint8Array,
-  i: number,
-  n: number,
-  value: (keyFrom: number, keyTo: number, at: number) => number,
-): number {
-  i = ws(b, i + 1, n);
-  if (i < n && b[i] === 0x7d) return i + 1;
-  for (;;) {
-    if (i >= n || b[i] !== 0x22) return -1;
-    const keyFrom = i;
-    i = str(b, i, n);
-    if (i < 0 || escaped(b, keyFrom, i)) return -1;
-    const keyTo = i;
-    i = ws(b, i, n);
-    if (i >= n || b[i] !== 0x3a) return -1;
-    i = ws(b, i + 1, n);
-    if (i >= n) return -1;
-    i = value(keyFrom, keyTo, i);
-    if (i < 0) return -1;
-    i = ws(b, i, n);
-    if (i >= n) return -1;
-    if (b[i] === 0x7d) return i + 1;
-    if (b[i] !== 0x2c) return -1;
-    i = ws(b, i + 1, n);
-  }
-}
-
-/**
  * One watch line (without its newline) scanned by `scanner` (the process's watch scanner): `{"type": <string>, "object": {…}}` in any order, other
  * members skipped (JSON.stringify of the merged event leaves them out too), whitespace anywhere JSON
  * allows. Undefined when the byte path cannot read it: the caller parses the line (and reports what is not
- * a watch event as before). The members are walked here, not by `members` and a callback: every event of
- * every merged watch comes this way, and the callback's closure was an allocation an event.
+ * a watch event as before). The members are walked here, not by a callback: every event of every merged
+ * watch comes this way, and a callback's closure was an allocation an event.
  */
 export function scanWatchLine(
   b: Uint8Array,
@@ -249,18 +217,10 @@ export function rawStub(ev: RawWatchEvent, o: RawObject): Record<string, any> | 
   return metadata && apiVersion !== null ? { kind: o.kind, apiVersion, metadata } : undefined;
 }
 
-/** the object's top-level `apiVersion` (null: not a string, or the walk gave up) */
+/** the object's top-level `apiVersion` (the last one given, as JSON.parse keeps it; null: not a string) */
 function rawApiVersion(ev: RawWatchEvent): Text {
-  const b = ev.objectBytes;
-  let v: Text;
-  // a stack of its own: read only when the kind changes
-  const stack = new Uint8Array(SKIP_STACK);
-  const end = members(b, 0, b.length, (kf, kt, at) => {
-    const e = skipValue(b, at, b.length, MAX_DEPTH, stack);
-    if (e > 0 && isKey(b, kf, kt, 'apiVersion')) v = textAt(b, at, e);
-    return e;
-  });
-  return end < 0 ? null : v;
+  const f = ev.facts;
+  return textAt(ev.objectBytes, f.avFrom, f.avTo);
 }
 
 /**
@@ -308,7 +268,39 @@ function prefixOf(type: string): Uint8Array {
   return p;
 }
 
-/** Writes merged watch lines from raw events: one per merged watch, each cluster's view made once. */
+/**
+ * The edits of the line being written, for every merged watch's views (a line is written whole in one
+ * synchronous call): one per view was five arrays and a scratch made at each watch's first event
+ */
+const edits = new Edits();
+
+/**
+ * The cluster views of every merged watch, by fleet view and cluster: a view depends on these alone, what
+ * a line sets in it (the RV splicer) is set anew by every line, and a line is written whole in one
+ * synchronous call, so watches share them. One per watch and cluster cost ~2 µs at its first event
+ * (merged-watch's burst: 1,000 watches of ~2 events each). Bounded as itembytes' own.
+ */
+const sharedViews = new Map<string, Map<string, ItemView>>();
+let sharedCount = 0;
+const SHARED_KEPT = 4096;
+
+/** every member of a fleet view, in the key: one added to FleetView fails to compile here until keyed */
+const KEYED: Record<keyof FleetView, true> = { federation: true, scope: true };
+void KEYED;
+
+function viewsOf(view: FleetView): Map<string, ItemView> {
+  // (JSON.stringify of the view cost more than the rest of a fresh watch's views)
+  const key =
+    view.scope === undefined ? (view.federation ? 'f' : '-') : `${view.federation ? 'f' : '-'}${view.scope}`;
+  let views = sharedViews.get(key);
+  if (!views) {
+    views = new Map();
+    sharedViews.set(key, views);
+  }
+  return views;
+}
+
+/** Writes merged watch lines from raw events: one per merged watch, the cluster views shared. */
 export class WatchLineWriter {
   private views: Map<string, ItemView> | undefined;
 
@@ -320,11 +312,19 @@ export class WatchLineWriter {
    * byte path leaves to parsing.
    */
   line(ev: RawWatchEvent, cluster: string, type: string, rv: Splicer): Uint8Array | undefined {
-    this.views ??= new Map();
-    let iv = this.views.get(cluster);
+    let views = this.views;
+    // made again after the bound cleared the shared ones (the old map stays this writer's)
+    if (!views) views = this.views = viewsOf(this.view);
+    let iv = views.get(cluster);
     if (!iv) {
+      if (++sharedCount > SHARED_KEPT) {
+        sharedViews.clear();
+        sharedCount = 1;
+        views = this.views = viewsOf(this.view);
+      }
       iv = itemView(this.view, cluster);
-      this.views.set(cluster, iv);
+      iv.edits = edits;
+      views.set(cluster, iv);
     }
     useResourceVersion(iv, rv);
     const s = slab;

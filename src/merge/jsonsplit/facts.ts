@@ -48,6 +48,9 @@ export class ItemFacts {
   ownerNames: number[] | undefined = undefined;
   kindFrom = -1;
   kindTo = -1;
+  /** the top-level apiVersion (a watch's shape, watch/bytes.ts rawObject: no walk of the object for it) */
+  avFrom = -1;
+  avTo = -1;
   specFrom = -1;
   /** spec.containers is an array: a pod, for references.ts */
   podSpec = false;
@@ -113,12 +116,14 @@ export const SLOT_OWNER_NAME = -16;
 export const SLOT_NAMESPACE = -17;
 export const SLOT_UID = -18;
 export const SLOT_TEMPLATE = -19;
+export const SLOT_API_VERSION = -20;
 
 const enc = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 const K_METADATA = enc('metadata');
 const K_SPEC = enc('spec');
 const K_STATUS = enc('status');
 const K_KIND = enc('kind');
+const K_API_VERSION = enc('apiVersion');
 const K_NAME = enc('name');
 const K_RV = enc('resourceVersion');
 const K_NAMESPACE = enc('namespace');
@@ -163,6 +168,8 @@ know(ITEM, K_METADATA, META, 1);
 know(ITEM, K_SPEC, SPEC, 2);
 know(ITEM, K_STATUS, STATUS, 4);
 know(ITEM, K_KIND, SLOT_KIND, 8);
+// read by watches only, never rewritten: given twice, the last one counts (as JSON.parse keeps it)
+know(ITEM, K_API_VERSION, SLOT_API_VERSION, 0);
 for (const k of REFERRING_TOP) know(ITEM, k, NONE, 0, REFS_TOP);
 know(META, K_NAME, SLOT_NAME, 16);
 know(META, K_RV, SLOT_RV, 32);
@@ -319,6 +326,10 @@ export function noteValue(
     case SLOT_RV:
       f.rvFrom = from;
       f.rvTo = to;
+      return;
+    case SLOT_API_VERSION:
+      f.avFrom = from;
+      f.avTo = to;
       return;
     case SLOT_NAMESPACE:
       f.nsFrom = from;
