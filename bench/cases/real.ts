@@ -432,6 +432,10 @@ async function listRv(url: string, tls: Tls): Promise<string> {
   return rv;
 }
 
+/** the fleets' upstream watch connections: on a ready spare, on one mid-handshake, dialled (none waited) */
+const spareText = (c: { ready: number; notReady: number; none: number }) =>
+  `${c.ready}/${c.ready + c.notReady + c.none} ready${c.notReady ? `, ${c.notReady} mid-handshake` : ''}`;
+
 async function runWatch(ctx: CaseContext): Promise<CustomResult> {
   const s = await bedFor(ctx);
   const path = `/api/v1/namespaces/${NS}/configmaps`;
@@ -451,7 +455,7 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
   // kubectl get -w on a warm fleet: the watch on the connection its list just used (untimed)
   const warm = (base: string) => ({ warm: `${base}${path}?limit=1` });
   const NEW_CONN = ' new-conn';
-  const spares = { ready: 0, all: 0 };
+  const spares = { ready: 0, notReady: 0, none: 0 };
   for (let r = 0; r < R; r++) {
     const rvs: Record<string, string> = {};
     for (const f of fleets) rvs[f.name] = await listRv(`${f.url}${path}`, s.tls[f.as]!);
@@ -515,12 +519,16 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
     } satisfies WatchesSpec);
     byRound.push(res);
     // the fleets' upstream watch connections this round: how many took a spare whose handshake was done
-    const ready = spareCounts.ready - spare0.ready;
-    const opened = ready + spareCounts.notReady - spare0.notReady + spareCounts.none - spare0.none;
-    spares.ready += ready;
-    spares.all += opened;
+    const got = {
+      ready: spareCounts.ready - spare0.ready,
+      notReady: spareCounts.notReady - spare0.notReady,
+      none: spareCounts.none - spare0.none,
+    };
+    spares.ready += got.ready;
+    spares.notReady += got.notReady;
+    spares.none += got.none;
     ctx.log(
-      `   round ${r + 1}/${R}  ${expect} changes written in ${writeS[r]!.toFixed(1)} s; spares ${ready}/${opened}; ` +
+      `   round ${r + 1}/${R}  ${expect} changes written in ${writeS[r]!.toFixed(1)} s; spares ${spareText(got)}; ` +
         Object.entries(res)
           .map(
             ([n, x]) =>
@@ -549,10 +557,10 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
   failures.push(...redialled);
   const how =
     'each watch on the client connection a limit=1 list has just used (kubectl get -w on a warm fleet: its list, then the watch on the same connection; the list untimed); `… new-conn`: a new client connection per watch, its resumed TLS handshake timed';
-  const spareText = `fleets' upstream watch connections on a ready spare: ${spares.ready}/${spares.all}`;
+  const spareAll = `fleets' upstream watch connections on a spare: ${spareText(spares)}`;
   const lines = [
     header(s),
-    `   per round: the lists (their RVs), then ${E} ConfigMaps patched in each member, then each target's watch opened from its list's RV (the members replay the ${expect} changes from their watch caches at once); direct = the 3 members watched at once; floor = ${floorMember}'s watch through a copy-only TLS proxy in the fleets' process (bench/lib/tls-floor-proxy.ts: the client's TLS ended, one upstream TLS connection with a resumed session, bytes piped; its burst is one member's ${E}); ${how}; ${R} round(s), order rotating; ${spareText}`,
+    `   per round: the lists (their RVs), then ${E} ConfigMaps patched in each member, then each target's watch opened from its list's RV (the members replay the ${expect} changes from their watch caches at once); direct = the 3 members watched at once; floor = ${floorMember}'s watch through a copy-only TLS proxy in the fleets' process (bench/lib/tls-floor-proxy.ts: the client's TLS ended, one upstream TLS connection with a resumed session, bytes piped; its burst is one member's ${E}); ${how}; ${R} round(s), order rotating; ${spareAll}`,
     '',
     table(
       [
@@ -595,7 +603,7 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
         where: `real members, ${f}`,
         ratio: first,
         ok: judge(first, 1.2),
-        detail: `${fmt.ms(median(per(f, firstMs)))} vs ${fmt.ms(median(per('direct', firstMs)))} ms, per round ${perRoundText(ratio(f, firstMs))}; floor proxy ÷ direct ${fmt.x(floorX)}, ${f} ÷ floor ${fmt.x(median(ratio(f, firstMs, 'floor')))}; warm client connections (on new ones ${fmt.x(median(ratio(f + NEW_CONN, firstMs, `direct${NEW_CONN}`)))}), ${spareText}`,
+        detail: `${fmt.ms(median(per(f, firstMs)))} vs ${fmt.ms(median(per('direct', firstMs)))} ms, per round ${perRoundText(ratio(f, firstMs))}; floor proxy ÷ direct ${fmt.x(floorX)}, ${f} ÷ floor ${fmt.x(median(ratio(f, firstMs, 'floor')))}; warm client connections (on new ones ${fmt.x(median(ratio(f + NEW_CONN, firstMs, `direct${NEW_CONN}`)))}), ${spareAll}`,
       },
       {
         row: 'burst',
