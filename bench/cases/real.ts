@@ -12,7 +12,12 @@
  *     members' watch caches replay them at once: time to the first event (a watch starting, as an informer
  *     after its list) and the rate of the burst, the merged watch ÷ the three members watched directly,
  *     and the floor: the first member's watch through a copy-only TLS proxy (../lib/tls-floor-proxy.ts);
- *     BENCH_REAL_H2=1 adds each fleet again with upstreamHttp2 alpn, paired with it per round.
+ *     BENCH_REAL_H2=1 adds each fleet again with upstreamHttp2 alpn, paired with it per round. Each watch
+ *     goes out as kubectl get -w's does on a warm fleet: on the client connection its list (here a
+ *     `limit=1` list, untimed) has just used, so the time has no client handshake in it; the same rounds
+ *     also time each fleet and direct on a new client connection per watch (`… new-conn`: a resumed TLS
+ *     handshake per connection in the time, the row's form before), printed beside it; the fleets' spare
+ *     upstream connections that served each round are counted (src/platform/node-watch-spare.ts).
  *
  * The fleets run in this (the harness's) process, as the bed starts them; the load runs in the load
  * process with the bed's client certificates (../lib/real-load.ts). The harness does nothing else while a
@@ -23,6 +28,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spareCounts } from '../../src/platform/node-watch-spare.ts';
 import type { Bed } from '../../testbed/bed.ts';
 import type { Apiserver } from '../../testbed/kube.ts';
 import { httpsRequest, waitUntil } from '../../testbed/process.ts';
@@ -426,6 +432,10 @@ async function listRv(url: string, tls: Tls): Promise<string> {
   return rv;
 }
 
+/** the fleets' upstream watch connections: on a ready spare, on one mid-handshake, dialled (none waited) */
+const spareText = (c: { ready: number; notReady: number; none: number }) =>
+  `${c.ready}/${c.ready + c.notReady + c.none} ready${c.notReady ? `, ${c.notReady} mid-handshake` : ''}`;
+
 async function runWatch(ctx: CaseContext): Promise<CustomResult> {
   const s = await bedFor(ctx);
   const path = `/api/v1/namespaces/${NS}/configmaps`;
@@ -442,6 +452,10 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
     ...Object.entries(s.h2).map(([name, f]) => ({ name, url: f.url, as: 'bench' })),
   ];
   const floorMember = s.bed.members[0]!.name;
+  // kubectl get -w on a warm fleet: the watch on the connection its list just used (untimed)
+  const warm = (base: string) => ({ warm: `${base}${path}?limit=1` });
+  const NEW_CONN = ' new-conn';
+  const spares = { ready: 0, notReady: 0, none: 0 };
   for (let r = 0; r < R; r++) {
     const rvs: Record<string, string> = {};
     for (const f of fleets) rvs[f.name] = await listRv(`${f.url}${path}`, s.tls[f.as]!);
@@ -467,15 +481,35 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
     const w = (base: string, rv: string) =>
       `${base}${path}?watch=true&resourceVersion=${encodeURIComponent(rv)}`;
     const targets: RealTarget[] = [
-      ...fleets.map((f) => ({ name: f.name, steps: [{ url: w(f.url, rvs[f.name]!), as: f.as }] })),
+      ...fleets.map((f) => ({
+        name: f.name,
+        steps: [{ url: w(f.url, rvs[f.name]!), as: f.as, ...warm(f.url) }],
+      })),
       {
         name: 'direct',
+        steps: s.bed.members.map((m) => ({
+          url: w(m.apiserver.url, rvs[m.name]!),
+          as: m.name,
+          ...warm(m.apiserver.url),
+        })),
+      },
+      // the same on a new client connection per watch (the resumed handshakes timed): the row's old form
+      ...fleets
+        .filter((f) => !(f.name in s.h2))
+        .map((f) => ({ name: f.name + NEW_CONN, steps: [{ url: w(f.url, rvs[f.name]!), as: f.as }] })),
+      {
+        name: `direct${NEW_CONN}`,
         steps: s.bed.members.map((m) => ({ url: w(m.apiserver.url, rvs[m.name]!), as: m.name })),
       },
       // one member's watch through the copy-only proxy: its E changes
-      { name: 'floor', steps: [{ url: w(s.floor.url, rvs[floorMember]!), as: 'bench' }], expect: E },
+      {
+        name: 'floor',
+        steps: [{ url: w(s.floor.url, rvs[floorMember]!), as: 'bench', ...warm(s.floor.url) }],
+        expect: E,
+      },
     ];
     const order = [...targets.slice(r % targets.length), ...targets.slice(0, r % targets.length)];
+    const spare0 = { ...spareCounts };
     const res = await ctx.load<Record<string, WatchRun>>('watches', {
       targets: order,
       tls: s.tls,
@@ -484,8 +518,17 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
       cpuPid: process.pid,
     } satisfies WatchesSpec);
     byRound.push(res);
+    // the fleets' upstream watch connections this round: how many took a spare whose handshake was done
+    const got = {
+      ready: spareCounts.ready - spare0.ready,
+      notReady: spareCounts.notReady - spare0.notReady,
+      none: spareCounts.none - spare0.none,
+    };
+    spares.ready += got.ready;
+    spares.notReady += got.notReady;
+    spares.none += got.none;
     ctx.log(
-      `   round ${r + 1}/${R}  ${expect} changes written in ${writeS[r]!.toFixed(1)} s; ` +
+      `   round ${r + 1}/${R}  ${expect} changes written in ${writeS[r]!.toFixed(1)} s; spares ${spareText(got)}; ` +
         Object.entries(res)
           .map(
             ([n, x]) =>
@@ -505,9 +548,19 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
       .filter(([, x]) => x.failed)
       .map(([n, x]) => `${n}: ${x.failed}`),
   );
+  // a warm watch that had to dial after all would time a handshake the row says it has not
+  const redialled = byRound.flatMap((r) =>
+    Object.entries(r)
+      .filter(([, x]) => x.redialled)
+      .map(([n, x]) => `${n}: ${x.redialled} warm connection(s) closed before the watch`),
+  );
+  failures.push(...redialled);
+  const how =
+    'each watch on the client connection a limit=1 list has just used (kubectl get -w on a warm fleet: its list, then the watch on the same connection; the list untimed); `… new-conn`: a new client connection per watch, its resumed TLS handshake timed';
+  const spareAll = `fleets' upstream watch connections on a spare: ${spareText(spares)}`;
   const lines = [
     header(s),
-    `   per round: the lists (their RVs), then ${E} ConfigMaps patched in each member, then each target's watch opened from its list's RV (the members replay the ${expect} changes from their watch caches at once); direct = the 3 members watched at once; floor = ${floorMember}'s watch through a copy-only TLS proxy in the fleets' process (bench/lib/tls-floor-proxy.ts: the client's TLS ended, one upstream TLS connection with a resumed session, bytes piped; its burst is one member's ${E}); ${R} round(s), order rotating`,
+    `   per round: the lists (their RVs), then ${E} ConfigMaps patched in each member, then each target's watch opened from its list's RV (the members replay the ${expect} changes from their watch caches at once); direct = the 3 members watched at once; floor = ${floorMember}'s watch through a copy-only TLS proxy in the fleets' process (bench/lib/tls-floor-proxy.ts: the client's TLS ended, one upstream TLS connection with a resumed session, bytes piped; its burst is one member's ${E}); ${how}; ${R} round(s), order rotating; ${spareAll}`,
     '',
     table(
       [
@@ -521,19 +574,23 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
         'burst ÷ direct',
         'first per round',
       ],
-      ['direct', 'floor', ...names].map((n) => [
-        n,
-        fmt.ms(median(per(n, firstMs))),
-        fmt.ms(median(per(n, (x) => x.allMs))),
-        median(per(n, rate)).toFixed(0),
-        n === 'direct'
-          ? '-'
-          : ((median(per(n, (x) => x.cpuMs)) * 1000) / (n === 'floor' ? E : expect)).toFixed(1),
-        n === 'direct' ? '' : fmt.x(median(ratio(n, firstMs))),
-        n === 'direct' || n === 'floor' ? '' : fmt.x(median(ratio(n, firstMs, 'floor'))),
-        n === 'direct' || n === 'floor' ? '' : fmt.x(median(ratio(n, rate))),
-        perRoundText(per(n, firstMs)),
-      ]),
+      ['direct', 'floor', ...names, `direct${NEW_CONN}`, ...FLEETS.map((f) => f + NEW_CONN)].map((n) => {
+        // a new-conn fleet ÷ direct on new connections too; the floor only beside the warm ones
+        const direct = n.startsWith('direct');
+        const to = n.endsWith(NEW_CONN) ? `direct${NEW_CONN}` : 'direct';
+        const warmFleet = !direct && n !== 'floor' && !n.endsWith(NEW_CONN);
+        return [
+          n,
+          fmt.ms(median(per(n, firstMs))),
+          fmt.ms(median(per(n, (x) => x.allMs))),
+          median(per(n, rate)).toFixed(0),
+          direct ? '-' : ((median(per(n, (x) => x.cpuMs)) * 1000) / (n === 'floor' ? E : expect)).toFixed(1),
+          direct ? '' : fmt.x(median(ratio(n, firstMs, to))),
+          warmFleet ? fmt.x(median(ratio(n, firstMs, 'floor'))) : '',
+          direct || n === 'floor' ? '' : fmt.x(median(ratio(n, rate, to))),
+          perRoundText(per(n, firstMs)),
+        ];
+      }),
     ),
   ];
   const floorX = median(ratio('floor', firstMs));
@@ -546,7 +603,7 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
         where: `real members, ${f}`,
         ratio: first,
         ok: judge(first, 1.2),
-        detail: `${fmt.ms(median(per(f, firstMs)))} vs ${fmt.ms(median(per('direct', firstMs)))} ms, per round ${perRoundText(ratio(f, firstMs))}; floor proxy ÷ direct ${fmt.x(floorX)}, ${f} ÷ floor ${fmt.x(median(ratio(f, firstMs, 'floor')))}`,
+        detail: `${fmt.ms(median(per(f, firstMs)))} vs ${fmt.ms(median(per('direct', firstMs)))} ms, per round ${perRoundText(ratio(f, firstMs))}; floor proxy ÷ direct ${fmt.x(floorX)}, ${f} ÷ floor ${fmt.x(median(ratio(f, firstMs, 'floor')))}; warm client connections (on new ones ${fmt.x(median(ratio(f + NEW_CONN, firstMs, `direct${NEW_CONN}`)))}), ${spareAll}`,
       },
       {
         row: 'burst',
@@ -576,7 +633,7 @@ async function runWatch(ctx: CaseContext): Promise<CustomResult> {
     text: lines.join('\n'),
     goals,
     issue33,
-    figures: { changesPerRound: expect, writeS, byRound },
+    figures: { changesPerRound: expect, writeS, byRound, spares },
     ...(failures.length ? { error: `${failures.length} failure(s): ${failures[0]}` } : {}),
   };
 }

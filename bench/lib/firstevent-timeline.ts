@@ -2,18 +2,22 @@
  * Where a merged watch's first event spends its time on the real bed (issue 33): the bed started once
  * (its fleets in this process), then per round the lists, E changes per member, and the watches opened
  * from the lists' RVs, as the bench's real-watch does (fleet-direct, fleet-karmada, the members directly,
- * order rotating; a client in this process, a fresh connection per watch). Prints each watch's time to
+ * order rotating; a client in this process, each watch on a connection of its own that has just answered a
+ * `limit=1` list, as kubectl get -w's watch goes on its list's connection; COLD=1: a new connection per
+ * watch, its full TLS handshake timed, as this tool did before). Prints each watch's time to
  * its head and first event; with the marks of ./firstevent-timeline.patch applied (globalThis.__wtl) also
  * when the request arrived, the head was decided and the first chunk sent, and how long the tls.connect
  * calls took, and per fleet the medians of its own part (arrival → first send, head decided → first
- * send: no client handshake in them); TIMELINE=1 every mark. BENCH_AB=1 runs each fleet watch twice per
+ * send: no client handshake in them); TIMELINE=1 every mark. IMPERSONATED=1 adds `direct-imp`: the
+ * members watched directly as the fleets ask them (the fleet's certificate, Impersonate-User and -Group
+ * of the caller), what the members alone take to answer the fleets' form of the request. BENCH_AB=1 runs each fleet watch twice per
  * round, the patch's base switch (globalThis.__wtlBase: the sources started inside the body's start and
  * every held chunk handed on at once, as before) on and off, alternating which goes first.
  *   git apply bench/lib/firstevent-timeline.patch   # for the run only; `git apply -R` after
  *   BENCH_AB=1 npx tsx bench/lib/firstevent-timeline.ts [rounds=5] [objects=300]
  */
-import { Agent, request } from 'undici';
-import { startBed } from '../../testbed/bed.ts';
+import { Client, request } from 'undici';
+import { FLEET_USER, startBed } from '../../testbed/bed.ts';
 import { httpsRequest } from '../../testbed/process.ts';
 import { median } from './stats.ts';
 
@@ -24,6 +28,8 @@ const N = Number(process.argv[3] ?? 300);
 const E = Math.min(N, 100);
 const showTimeline = process.env.TIMELINE === '1';
 const AB = process.env.BENCH_AB === '1';
+const COLD = process.env.COLD === '1';
+const IMPERSONATED = process.env.IMPERSONATED === '1';
 
 let marks: Array<[number, string]> | undefined;
 (globalThis as { __wtl?: (l: string) => void }).__wtl = (l) => marks?.push([performance.now(), l]);
@@ -50,19 +56,35 @@ async function listRv(url: string, tls: Tls): Promise<string> {
 }
 
 /** the watches opened at once; ms to the first head and the first event of any */
-async function watch(steps: Array<{ url: string; tls: Tls }>, expect: number) {
+type Step = { url: string; tls: Tls; headers?: Record<string, string> };
+
+async function watch(steps: Step[], expect: number) {
+  // one connection per stream; unless COLD, warm: a limit=1 list on it first, untimed
+  const agents = steps.map(
+    (s) => new Client(new URL(s.url).origin, { connect: { ca: s.tls.ca, cert: s.tls.cert, key: s.tls.key } }),
+  );
+  if (!COLD)
+    await Promise.all(
+      steps.map(async (s, i) => {
+        const u = new URL(s.url);
+        const r = await request(`${u.origin}${u.pathname}?limit=1`, {
+          headers: { accept: 'application/json' },
+          dispatcher: agents[i]!,
+        });
+        await r.body.text();
+      }),
+    );
   const t0 = performance.now();
   marks = [[t0, 'client: request']];
   const ac = new AbortController();
   let head = Number.NaN;
   let first = Number.NaN;
   let got = 0;
-  const agents = steps.map((s) => new Agent({ connect: { ca: s.tls.ca, cert: s.tls.cert, key: s.tls.key } }));
   await new Promise<void>((done, fail) => {
     const timer = setTimeout(() => fail(new Error(`${got}/${expect} events`)), 120_000);
     steps.forEach((s, i) => {
       request(s.url, {
-        headers: { accept: 'application/json' },
+        headers: { accept: 'application/json', ...s.headers },
         dispatcher: agents[i]!,
         signal: ac.signal,
         bodyTimeout: 0,
@@ -156,6 +178,11 @@ try {
     cert: m.apiserver.admin.cert,
     key: m.apiserver.admin.key,
   });
+  // the fleets' own identity in a member (testbed/bed.ts FLEET_USER), for direct-imp
+  const fleetAs = (m: (typeof bed.members)[number]) => {
+    const c = m.apiserver.pki.client(FLEET_USER);
+    return { ca: m.apiserver.ca, cert: c.cert, key: c.key };
+  };
   const fleets = { 'fleet-direct': bed.fleets.direct.url, 'fleet-karmada': bed.fleets.karmada.url };
   // the Karmada fleet's membership comes from Karmada: wait until it lists every member's objects
   for (let i = 0; i < 120; i++) {
@@ -187,24 +214,37 @@ try {
     );
     const w = (base: string, rv: string) =>
       `${base}${path}?watch=true&resourceVersion=${encodeURIComponent(rv)}`;
-    const targets: Array<[string, Array<{ url: string; tls: Tls }>]> = [
-      ...Object.entries(fleets).map(([f, url]): [string, Array<{ url: string; tls: Tls }>] => [
+    const targets: Array<[string, Step[]]> = [
+      ...Object.entries(fleets).map(([f, url]): [string, Step[]] => [
         f,
         [{ url: w(url, rvs[f]!), tls: fleetTls }],
       ]),
       ['direct', bed.members.map((m) => ({ url: w(m.apiserver.url, rvs[m.name]!), tls: memberTls(m) }))],
+      ...(IMPERSONATED
+        ? [
+            [
+              'direct-imp',
+              bed.members.map((m) => ({
+                url: w(m.apiserver.url, rvs[m.name]!),
+                tls: fleetAs(m),
+                headers: { 'impersonate-user': 'bed-admin', 'impersonate-group': 'system:masters' },
+              })),
+            ] as [string, Step[]],
+          ]
+        : []),
     ];
-    const order = [...targets.slice(r % 3), ...targets.slice(0, r % 3)];
+    const k = r % targets.length;
+    const order = [...targets.slice(k), ...targets.slice(0, k)];
     // A/B (BENCH_AB=1): each fleet watch once as the base (the tree's __wtlBase switch) and once as new
     const modes = AB ? (r % 2 ? ['new', 'base'] : ['base', 'new']) : ['new'];
     for (const [name, steps] of order)
-      for (const mode of name === 'direct' ? ['direct'] : modes) {
+      for (const mode of name.startsWith('direct') ? [name] : modes) {
         (globalThis as { __wtlBase?: boolean }).__wtlBase = mode === 'base';
         // the watches opened from the same RVs replay the same changes: each run is the same work
         const x = await watch(steps, E * bed.members.length);
-        const key = name === 'direct' ? name : AB ? `${name} ${mode}` : name;
+        const key = name.startsWith('direct') ? name : AB ? `${name} ${mode}` : name;
         results[key] = [...(results[key] ?? []), x.firstMs];
-        if (name !== 'direct') own[key] = [...(own[key] ?? []), [x.ownMs, x.decidedToSendMs]];
+        if (!name.startsWith('direct')) own[key] = [...(own[key] ?? []), [x.ownMs, x.decidedToSendMs]];
         console.log(
           `round ${r + 1} ${key}: head ${x.headMs.toFixed(1)} ms, first event ${x.firstMs.toFixed(1)} ms; ${x.phases}`,
         );

@@ -8,9 +8,12 @@
  *   - gets: `n` GETs of one object in turn on one connection (latency), then `concurrency` loops for
  *     `seconds` (throughput);
  *   - watches: one "watch" = one or more watch streams opened at once from given RVs; time from sending
- *     to the first event and to the `expect`-th, every line parsed as a client does.
+ *     to the first event and to the `expect`-th, every line parsed as a client does. A step with `warm`
+ *     sends its watch on a connection of its own that has just answered a GET of `warm` (kubectl get -w:
+ *     its list, then the watch on the same kept-alive connection), so no client handshake is timed; without
+ *     it, on a new connection of the identity's pool (a TCP and resumed TLS handshake in the time).
  */
-import { Agent, request } from 'undici';
+import { Agent, Client, request } from 'undici';
 import { processCpuMs } from './stats.ts';
 
 export interface Tls {
@@ -24,6 +27,8 @@ export interface RealStep {
   /** the key of its client identity in the spec's `tls` */
   as: string;
   headers?: Record<string, string>;
+  /** watches: GET this on the watch's own connection first, untimed (the connection is warm when it goes) */
+  warm?: string;
 }
 
 export interface RealTarget {
@@ -234,10 +239,43 @@ export interface WatchRun {
   /** events per cluster: the name's `.clusterspace.<c>` through a fleet, the stream's step index directly */
   byCluster: Record<string, number>;
   cpuMs: number;
+  /** warm steps: connections their watch found closed after the warm GET (a new one dialled in the time) */
+  redialled?: number;
   failed?: string;
 }
 
-function watchOnce(t: RealTarget, spec: WatchesSpec): Promise<WatchRun> {
+/** a client of one connection per warm step: the GET, then the watch on the same kept-alive socket */
+async function warmClient(
+  s: RealStep,
+  tls: Record<string, Tls>,
+): Promise<{ client: Client; dials: () => number }> {
+  const t = tls[s.as];
+  if (!t) throw new Error(`real-load: no TLS identity "${s.as}"`);
+  const client = new Client(new URL(s.url).origin, {
+    connect: { ca: t.ca, cert: t.cert, key: t.key },
+    keepAliveTimeout: 60_000,
+  });
+  let n = 0;
+  client.on('connect', () => n++);
+  const res = await request(s.warm!, { headers: ACCEPT_JSON, dispatcher: client });
+  await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`${s.warm}: HTTP ${res.statusCode}`);
+  return { client, dials: () => n };
+}
+
+async function watchOnce(t: RealTarget, spec: WatchesSpec): Promise<WatchRun> {
+  const warm = await Promise.all(t.steps.map((s) => (s.warm ? warmClient(s, spec.tls) : undefined)));
+  const run = await watchTimed(t, spec, (k) => warm[k]?.client);
+  for (const w of warm) await w?.client.destroy().catch(() => {});
+  const redialled = warm.reduce((n, w) => n + (w ? w.dials() - 1 : 0), 0);
+  return t.steps.some((s) => s.warm) ? { ...run, redialled } : run;
+}
+
+function watchTimed(
+  t: RealTarget,
+  spec: WatchesSpec,
+  warmed: (step: number) => Client | undefined,
+): Promise<WatchRun> {
   const expect = t.expect ?? spec.expect;
   return new Promise((resolve) => {
     const ac = new AbortController();
@@ -287,7 +325,7 @@ function watchOnce(t: RealTarget, spec: WatchesSpec): Promise<WatchRun> {
     for (const [k, s] of t.steps.entries())
       request(s.url, {
         headers: { ...ACCEPT_JSON, ...s.headers },
-        dispatcher: agentFor(s.as, spec.tls),
+        dispatcher: warmed(k) ?? agentFor(s.as, spec.tls),
         signal: ac.signal,
         headersTimeout: spec.timeoutMs,
         bodyTimeout: 0,

@@ -13,7 +13,7 @@ import { recordingHandler } from '../../test/helpers/watchcall.ts';
 import type { ResolvedEndpoint } from '../upstreams/endpoint.ts';
 import { connectWatch } from './node.ts';
 import { H1Watches, type WatchConnector } from './node-watch-h1.ts';
-import { SpareWatchSockets } from './node-watch-spare.ts';
+import { SpareWatchSockets, spareCounts } from './node-watch-spare.ts';
 
 const ca = createTestCA();
 const pair = ca.server();
@@ -95,6 +95,7 @@ async function until(cond: () => boolean, what: string, ms = 20_000): Promise<vo
 describe('spare watch connections (node-watch-spare.ts)', () => {
   it('the next watch goes out on the spare, whose handshake is done; a new spare follows it', async () => {
     const b = await bed(60_000);
+    const counted = { ...spareCounts };
     expect((await watch(b)).body).toBe('conn=1');
     // a spare is dialled behind the first watch
     await until(() => b.conns.length === 2 && b.spares.size === 1, 'the first spare');
@@ -104,6 +105,10 @@ describe('spare watch connections (node-watch-spare.ts)', () => {
     expect(second.body).toBe('conn=2');
     await until(() => b.conns.length === 3 && b.spares.size === 1, 'the spare after it');
     expect((await watch(b)).body).toBe('conn=3');
+    // what the real bed's bench row prints as its spare hit rate: one dial, then two ready spares
+    expect(spareCounts.none - counted.none).toBe(1);
+    expect(spareCounts.ready - counted.ready).toBe(2);
+    expect(spareCounts.notReady).toBe(counted.notReady);
     await until(() => b.conns.length === 4, 'the third spare');
     // one spare per host at a time: the watches' own connections are closed, one spare open
     await until(() => b.conns.filter((c) => c.open).length === 1, 'the answered connections closed');

@@ -34,6 +34,12 @@ export const REFILL_MS = 1000;
 
 const processSpares = { n: 0 };
 
+/**
+ * How the process's watch connections were opened, counted since it started: on a spare whose handshake
+ * was done, on one still shaking hands, on a new dial (none waited). Read by the real bed's bench row.
+ */
+export const spareCounts = { ready: 0, notReady: 0, none: 0 };
+
 /** where a watch connection's reads go (its H1Call) */
 type Reader = Parameters<WatchConnector>[1];
 
@@ -117,7 +123,12 @@ export class SpareWatchSockets {
       const socket = s.take(reader);
       socket.ref();
       opened = { socket, ready: s.ready, spare: true };
-    } else opened = { socket: this.connect(to, reader), ready: false, spare: false };
+      if (s.ready) spareCounts.ready++;
+      else spareCounts.notReady++;
+    } else {
+      opened = { socket: this.connect(to, reader), ready: false, spare: false };
+      spareCounts.none++;
+    }
     // the next spare is dialled a while after: its handshake (CPU on both ends) would delay this watch's
     // heads and first events (measured: head decided → first send +15-20 ms dialled at once)
     const t = setTimeout(() => this.refill(key, to), REFILL_MS);
