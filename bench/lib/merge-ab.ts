@@ -5,7 +5,11 @@
  * (medians after two warm-up answers), and the two answers' bytes compared. The other tree is a checkout:
  *
  *   git archive <commit> | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/node_modules
- *   node --import tsx bench/lib/merge-ab.ts /tmp/base [clusters=10] [pods=1000] [json|table] [answers=12] [chunk=65536]
+ *   node --import tsx bench/lib/merge-ab.ts /tmp/base [clusters=10] [pods=1000] [json|table] [answers=12] [chunk=65536] [wasm|js]
+ *
+ * The item scanner runs on the lane given (default wasm: each tree's jsonsplit/wasm/skip.wasm, as the
+ * fleet on Node runs it, src/platform/node.ts; js: the JavaScript lane), with the platform's memcmp for
+ * its memo's comparisons either way; a checkout from before the wasm lane runs the JavaScript lane.
  *
  * Each body goes through the tree's ListSplitter in chunks (this file's splitBody, the same for both trees,
  * so older checkouts run too); the digest of the answer is taken outside the CPU counted.
@@ -14,7 +18,7 @@
  * what a change to src/merge does to the merge alone.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { listBytes, makeBase } from './canned-bodies.ts';
 import { mergeInputOf } from './canned-merge.ts';
@@ -32,13 +36,27 @@ interface Tree {
   ListSplitter: new (opts: unknown) => Splitter;
 }
 
-async function load(root: string): Promise<Tree> {
+async function load(root: string, wasm: boolean): Promise<Tree> {
   // a module at its path in this tree, or where an older checkout had it (issue 31 moved them)
   const m = (...paths: string[]) => {
     const p = paths.find((q) => existsSync(resolve(root, q)));
     if (!p) throw new Error(`none of ${paths.join(', ')} in ${root}`);
     return import(resolve(root, p));
   };
+  // the platform's seams src/platform/node.ts sets for the scanner, in this tree's modules
+  const memo = resolve(root, 'src/merge/jsonsplit/memo.ts');
+  if (existsSync(memo))
+    (await import(memo)).useNativeEquality(
+      (m: Uint8Array, b: Uint8Array, at: number) =>
+        Buffer.prototype.compare.call(m, b, at, at + m.length) === 0,
+    );
+  const lane = resolve(root, 'src/merge/jsonsplit/wasm/lane.ts');
+  if (existsSync(lane))
+    (await import(lane)).useWasmScanner(
+      wasm
+        ? new WebAssembly.Module(readFileSync(resolve(root, 'src/merge/jsonsplit/wasm/skip.wasm')))
+        : undefined,
+    );
   return {
     mergeList: (await m('src/list/merge.ts', 'src/merge/listmerge.ts')).mergeList,
     encodeContinue: (await m('src/merge/continue.ts')).encodeContinue,
@@ -108,10 +126,13 @@ async function once(t: Tree, bodies: Uint8Array[], table: boolean, chunk: number
   };
 }
 
-const [baseRoot, c = '10', p = '1000', form = 'json', n = '12', chunkS = '65536'] = process.argv.slice(2);
-if (!baseRoot)
-  throw new Error('usage: merge-ab.ts <other tree> [clusters] [pods] [json|table] [answers] [chunk]');
-const [base, work] = [await load(baseRoot), await load('.')];
+const [baseRoot, c = '10', p = '1000', form = 'json', n = '12', chunkS = '65536', lane = 'wasm'] =
+  process.argv.slice(2);
+if (!baseRoot || (lane !== 'wasm' && lane !== 'js'))
+  throw new Error(
+    'usage: merge-ab.ts <other tree> [clusters] [pods] [json|table] [answers] [chunk] [wasm|js]',
+  );
+const [base, work] = [await load(baseRoot, lane === 'wasm'), await load('.', lane === 'wasm')];
 const canned = await makeBase();
 const table = form === 'table';
 const one = table
@@ -132,5 +153,5 @@ for (let i = 0; i < Number(n); i++) {
 }
 const med = (v: number[]) => [...v].sort((x, y) => x - y)[v.length >> 1]!;
 console.log(
-  `${c}×${p} ${form}, chunks of ${chunkS}: other ${med(a).toFixed(2)} ms/MiB, this ${med(b).toFixed(2)} ms/MiB, this/other ${(med(b) / med(a)).toFixed(2)}; answers ${same ? 'byte-identical' : 'DIFFER'}`,
+  `${c}×${p} ${form}, chunks of ${chunkS}, ${lane} lane: other ${med(a).toFixed(2)} ms/MiB, this ${med(b).toFixed(2)} ms/MiB, this/other ${(med(b) / med(a)).toFixed(2)}; answers ${same ? 'byte-identical' : 'DIFFER'}`,
 );

@@ -207,10 +207,16 @@ export const KEYS: readonly Uint8Array[] = (() => {
       for (const kn of known ?? []) all.set(String.fromCharCode(...kn.key), kn.key);
   return [...all.values()].sort((a, b) => a.length - b.length);
 })();
-/** ids as many as fit one context's row of KNOWN_BY_ID */
-const ID_ROW = 64;
-/** per context and key id (ctx * ID_ROW + id), what the key is to it */
-const KNOWN_BY_ID: Array<Known | undefined> = new Array(13 * ID_ROW).fill(undefined);
+/** ids as many as fit one context's row of the *_BY_ID tables */
+export const ID_ROW = 64;
+/**
+ * per context and key id (ctx * ID_ROW + id), what the key is to it, as flat integers (./tape.ts reads
+ * them per tape entry: one typed-array load each, not a Known object's fields): the slot its value gets
+ * (NONE: none), its bit in `seen`, the REFS_* it sets
+ */
+export const SLOT_BY_ID = new Int32Array(13 * ID_ROW);
+export const BIT_BY_ID = new Int32Array(13 * ID_ROW);
+export const REFS_BY_ID = new Int32Array(13 * ID_ROW);
 /** per key id: some context looks into its value (a context, not a slot): the lane descends into it */
 export const DESCENDS: readonly boolean[] = (() => {
   const d = new Array<boolean>(KEYS.length + 1).fill(false);
@@ -218,39 +224,25 @@ export const DESCENDS: readonly boolean[] = (() => {
     for (const known of byLen ?? [])
       for (const kn of known ?? []) {
         const id = KEYS.indexOf(kn.key) + 1;
-        KNOWN_BY_ID[ctx * ID_ROW + id] = kn;
+        const at = ctx * ID_ROW + id;
+        // a referring key: only its REFS_* (keySlot's order: refs first, no slot, no `seen`)
+        if (kn.refs) REFS_BY_ID[at] = kn.refs;
+        else {
+          SLOT_BY_ID[at] = kn.slot;
+          BIT_BY_ID[at] = kn.bit;
+        }
         if (kn.slot > 0 && !kn.refs) d[id] = true;
       }
   return d;
 })();
 
-/** counts a key of an object in context `ctx`: the maps' sizes, which the rewriting checks */
-function countKey(f: ItemFacts, ctx: number): void {
-  if (ctx === META) f.mdKeys++;
-  else if (ctx === LABELS) f.labelsKeys++;
-  else if (ctx === ANNOTATIONS) f.annKeys++;
-  else if (ctx === SELECTOR) f.selKeys++;
-  else if (ctx === MATCH_LABELS) f.mlKeys++;
-}
-
-/**
- * keySlot of a key the wasm lane named by its id (KEYS; 0: none of them, -1: written with escapes): the
- * same answer and counts, without reading the key.
- */
-export function keySlotById(f: ItemFacts, ctx: number, id: number): number {
-  if (id < 0) {
-    f.odd = true;
-    return NONE;
-  }
-  countKey(f, ctx);
-  if (id === 0) return NONE;
-  const kn = KNOWN_BY_ID[ctx * ID_ROW + id];
-  if (kn === undefined) return NONE;
-  if (kn.refs) {
-    f.refs |= kn.refs;
-    return NONE;
-  }
-  return kn.bit ? once(f, kn.bit, kn.slot) : kn.slot;
+/** counts `n` keys of an object in context `ctx`: the maps' sizes, which the rewriting checks */
+export function countKeys(f: ItemFacts, ctx: number, n: number): void {
+  if (ctx === META) f.mdKeys += n;
+  else if (ctx === LABELS) f.labelsKeys += n;
+  else if (ctx === ANNOTATIONS) f.annKeys += n;
+  else if (ctx === SELECTOR) f.selKeys += n;
+  else if (ctx === MATCH_LABELS) f.mlKeys += n;
 }
 
 /**
@@ -270,7 +262,7 @@ export function keySlot(
     f.odd = true;
     return NONE;
   }
-  countKey(f, ctx);
+  countKeys(f, ctx, 1);
   const byLen = KNOWN[ctx];
   if (byLen === undefined || len >= byLen.length) return NONE;
   const known = byLen[len];

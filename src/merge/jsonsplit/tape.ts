@@ -5,7 +5,19 @@
  * notes them as ./item.ts's scan would, without reading the item's bytes again (the lane names each key
  * by its id in ./facts.ts's KEYS). The same ends and facts as ./item.ts's JavaScript scan (its oracle, wasm/skip-wasm.test.ts).
  */
-import { CELLS, ItemFacts, keySlotById, NONE, noteValue, OWNER, OWNERS } from './facts.ts';
+import {
+  BIT_BY_ID,
+  CELLS,
+  countKeys,
+  ID_ROW,
+  ItemFacts,
+  NONE,
+  noteValue,
+  OWNER,
+  OWNERS,
+  REFS_BY_ID,
+  SLOT_BY_ID,
+} from './facts.ts';
 import { TAPE_ENTRY, type WasmSkip } from './wasm/lane.ts';
 
 /** the facts of the tape the lane wrote for the value that began at `start` in `b` (its last tape call ended) */
@@ -46,19 +58,37 @@ function object(
   ctx: number,
   start: number,
 ): void {
+  // facts.ts keySlot's answers, read from its flat tables by the key's id; its key counts added once
+  const row = ctx * ID_ROW;
+  let keys = 0;
   while (k < stop) {
     const e = base + k * TAPE_ENTRY;
     const next = t[e + 4]!;
-    // the key by its id (a key with escapes: -1, which makes the item odd)
-    const slot = keySlotById(f, ctx, t[e + 1]!);
-    if (slot !== NONE) {
-      const from = t[e + 2]!;
-      // a context whose value the lane looked into
-      if (slot > 0 && next > k + 1) inside(f, b, t, base, k + 1, next, slot, start, from);
-      noteValue(f, b, start, ctx, slot, from - start, t[e + 3]! - start);
+    // the key's id: 0 none the facts know, -1 a key with escapes, which makes the item odd
+    const id = t[e + 1]!;
+    if (id > 0) {
+      const at = row + id;
+      const slot = SLOT_BY_ID[at]!;
+      if (slot !== NONE) {
+        const bit = BIT_BY_ID[at]!;
+        // a key read the first time; given twice: odd
+        if (bit !== 0) {
+          if (f.seen & bit) f.odd = true;
+          f.seen |= bit;
+        }
+        const from = t[e + 2]!;
+        // a context whose value the lane looked into
+        if (slot > 0 && next > k + 1) inside(f, b, t, base, k + 1, next, slot, start, from);
+        noteValue(f, b, start, ctx, slot, from - start, t[e + 3]! - start);
+      } else f.refs |= REFS_BY_ID[at]!;
+    } else if (id < 0) {
+      f.odd = true;
+      keys--;
     }
+    keys++;
     k = next;
   }
+  if (keys !== 0) countKeys(f, ctx, keys);
 }
 
 /** the elements of an array in context `ctx`: a row's cells' ranges, ownerReferences' names */
