@@ -347,6 +347,9 @@ describe('the wasm lane of skipValue', () => {
       '{"cells":[],"object":{"kind":"Pod","metadata":{"uid":"u","namespace":"ns"}}}',
       '{ "cells" : [ "a" , 2 ] , "object" : { "metadata" : { "name" : "r" , "labels" : { } } } }',
       '{"metadata":{"labels":[{"fleet.karmada.io/cluster":"c"}],"annotations":{}}}',
+      // the watch's shape reads the last top-level apiVersion from the facts (watch/bytes.ts)
+      '{"apiVersion":"v1","kind":"Pod","api\\u0056ersion":"apps/v1","metadata":{"apiVersion":"x"}}',
+      '{"apiVersion":1,"spec":{"apiVersion":"a"},"apiVersion":"b/v1"}',
     ];
     for (const text of texts) {
       const b = enc.encode(text);
