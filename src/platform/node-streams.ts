@@ -150,7 +150,8 @@ export interface DirectHooks {
  * A push body the Node server writes straight into its response (attachDirect): an open merged watch
  * holds no Readable, pipe or Web reader for its answer, only this and the Web body it is behind. Until
  * the server attaches it the chunks wait here; read as a Web body instead (in-process callers, tests),
- * they move into that stream on its first pull.
+ * they move into that stream on its first pull. Attached to a chunked HTTP/1.1 answer, it writes a
+ * tick's lines (pushAll) as one chunk frame of its own on the socket (docs/benchmarks.md, "on the wire").
  */
 class DirectBody {
   /**
