@@ -177,15 +177,15 @@ async function main(): Promise<void> {
       child.send({ op: 'burst', set: t.set, watches: W, clusters: t.f ? 3 : 1, total: events, rate });
       const d = await reply<{ written: Written; startMs: number; endMs: number }>();
       const s = await client.stop({ key: t.name, written: d.written, endMs: d.endMs, deadlineMs: 30_000 });
-      if (rate) {
-        (t.x.phaseP99 ??= []).push(s.p99);
-        (t.x.phaseP50 ??= []).push(s.p50);
-        return;
-      }
       const add = (k: string, v: number) => {
         t.x[k] ??= [];
         t.x[k].push(v);
       };
+      if (rate) {
+        add('phaseP99', s.p99);
+        add('phaseP50', s.p50);
+        return;
+      }
       add('fleetUs', t.f ? ((cpuMs(t.f.pid) - c0) * 1000) / s.received : Number.NaN);
       add('clientUs', ((own() - o0) * 1000) / s.received);
       add('reads', s.reads / s.received);
