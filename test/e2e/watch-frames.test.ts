@@ -5,11 +5,13 @@
  */
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ServedHandle, serveFetch } from '../../deploy/node/http.ts';
 import { directPushBodies } from '../../src/platform/node-streams.ts';
 import { usePushBodies } from '../../src/util/chunks.ts';
 import { HIGH_WATER_BYTES, WatchOutput } from '../../src/watch/output.ts';
+import { createTestCA } from '../helpers/tls.ts';
 
 const enc = new TextEncoder();
 /** a line of `n` bytes in an array of its own (as the merged watch's line buffers: no two back to back) */
@@ -17,6 +19,9 @@ const line = (tag: string, n: number) =>
   enc.encode(`{"t":"${tag}","pad":"${'x'.repeat(n - 17 - tag.length)}"}\n`);
 
 let server: ServedHandle;
+/** the same over TLS */
+let tlsServer: ServedHandle;
+let caCert: string;
 /** the server's side of each connection, newest last */
 const serverSockets: Socket[] = [];
 let outputs: WatchOutput[] = [];
@@ -25,7 +30,7 @@ let next: ((o: WatchOutput) => void) | undefined;
 
 beforeAll(async () => {
   usePushBodies(directPushBodies);
-  server = await serveFetch(() => {
+  const answer = () => {
     const out = new WatchOutput(
       { timeoutMs: undefined, heartbeatLine: () => undefined, onClose: () => {} },
       () => {},
@@ -33,7 +38,11 @@ beforeAll(async () => {
     outputs.push(out);
     next?.(out);
     return new Response(out.takeBody(), { headers: { 'content-type': 'application/json' } });
-  });
+  };
+  server = await serveFetch(answer);
+  const ca = createTestCA();
+  caCert = ca.cert;
+  tlsServer = await serveFetch(answer, { tls: ca.server() });
   server.server.on('connection', (s: Socket) => serverSockets.push(s));
 });
 afterEach(() => {
@@ -43,6 +52,7 @@ afterEach(() => {
 afterAll(async () => {
   usePushBodies(undefined as never);
   await server.close(500);
+  await tlsServer.close(500);
 });
 
 /** The chunk frames of an HTTP/1.1 answer read so far (its head skipped), and what was read in all. */
@@ -85,13 +95,15 @@ class Raw {
 }
 
 /** a watch request on a raw socket; resolves once the head is in, with the output that answers it */
-async function watch(): Promise<{ raw: Raw; out: WatchOutput; socket: Socket }> {
-  const url = new URL(server.url);
+async function watch(tls = false): Promise<{ raw: Raw; out: WatchOutput; socket: Socket }> {
+  const url = new URL((tls ? tlsServer : server).url);
   const got = new Promise<WatchOutput>((r) => {
     next = r;
   });
-  const socket = connect(Number(url.port), url.hostname);
-  await once(socket, 'connect');
+  const socket = tls
+    ? connectTls({ port: Number(url.port), host: url.hostname, ca: caCert, servername: 'localhost' })
+    : connect(Number(url.port), url.hostname);
+  await once(socket, tls ? 'secureConnect' : 'connect');
   const raw = new Raw(socket);
   socket.write(`GET /api/v1/pods?watch=true HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`);
   const out = await got;
@@ -118,6 +130,17 @@ describe('merged watch answer frames (Node, HTTP/1.1)', () => {
     const after = await raw.frameCount(2);
     expect(after.length).toBe(2);
     expect(after[1]!.equals(Buffer.concat(small))).toBe(true);
+    socket.destroy();
+  });
+
+  it('over TLS too: a tick of lines in separate buffers is one frame, in order', async () => {
+    const { raw, out, socket } = await watch(true);
+    const lines = [line('a', 9000), line('b', 300), line('c', 12_000)];
+    out.emit({ kind: 'emit', lines });
+    const frames = await raw.frameCount(1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(raw.frames().length).toBe(1);
+    expect(frames[0]!.equals(Buffer.concat(lines))).toBe(true);
     socket.destroy();
   });
 
