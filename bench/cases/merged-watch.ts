@@ -416,7 +416,14 @@ async function measureWatches(
      * one burst per set and round (the order rotating as the phases'), and the CPU each process spent on it
      * per event: the proxy's (fleet or floor), the simulated clusters', the client's (the load process)
      */
-    type BurstRound = Sat & { proxyUs: number; simsUs: number; clientUs: number };
+    type BurstRound = Sat & {
+      proxyUs: number;
+      simsUs: number;
+      clientUs: number;
+      /** the client's reads ('data' events, one per chunk frame read) and bytes per event */
+      clientReads: number;
+      clientBytes: number;
+    };
     const satRounds: Record<Set3, BurstRound[]> = { d: [], f: [], l: [] };
     const bursts: Record<Set3, Array<Awaited<ReturnType<typeof drive>>>> = { d: [], f: [], l: [] };
     const simsPid = ctx.upstreamProcess.pid;
@@ -451,11 +458,14 @@ async function measureWatches(
           proxyUs: perEvent(p0, p1),
           simsUs: perEvent(u0, u1),
           clientUs: s.received ? (s.loadCpuMs * 1000) / s.received : Number.NaN,
+          clientReads: s.received ? s.reads / s.received : Number.NaN,
+          clientBytes: s.received ? s.bytes / s.received : Number.NaN,
         };
         satRounds[set].push(x);
         ctx.log(
           `   burst ${r + 1}/${rounds} ${LABEL[set]}: ${s.received}/${s.sent} events, written at ${x.writeRate.toFixed(0)}/s, delivered at ${x.deliveredRate.toFixed(0)}/s, delay p99 ${fmt.ms(s.p99 ?? Number.NaN)} ms` +
-            `; CPU per event: proxy ${fmt.ms(x.proxyUs)}, sims ${fmt.ms(x.simsUs)}, client ${fmt.ms(x.clientUs)} µs${missing(s)}`,
+            `; CPU per event: proxy ${fmt.ms(x.proxyUs)}, sims ${fmt.ms(x.simsUs)}, client ${fmt.ms(x.clientUs)} µs` +
+            `; the client's reads per event ${x.clientReads.toFixed(2)}, bytes per event ${x.clientBytes.toFixed(0)}${missing(s)}`,
         );
       }
     // BENCH_WATCH_STRACE=1: one more burst each through the fleet and the floor proxy, their system calls

@@ -72,6 +72,9 @@ export interface StopResult {
   loadLoopMaxMs: number;
   /** this (the load) process's CPU from `record` to the last event (or the deadline): the client's share */
   loadCpuMs: number;
+  /** the client's reads of the recorded set's bodies ('data' events: one per chunk frame read) and their bytes */
+  reads: number;
+  bytes: number;
   /**
    * the slowest 1% of the delivered events: when they were written (ms after the first recorded write),
    * and how many came from each cluster index. Written within a few tens of ms, they waited on one stall
@@ -98,6 +101,8 @@ export function watchersState() {
         received: number;
         firstMs: number;
         lastMs: number;
+        reads: number;
+        bytes: number;
       }
     | undefined;
   let otherLines = 0;
@@ -211,6 +216,10 @@ export function watchersState() {
             let buf = '';
             res.on('data', (chunk: string) => {
               const at = nowMs();
+              if (recording) {
+                recording.reads++;
+                recording.bytes += chunk.length;
+              }
               buf += chunk;
               let from = 0;
               for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n', from)) {
@@ -253,6 +262,8 @@ export function watchersState() {
         received: 0,
         firstMs: Number.POSITIVE_INFINITY,
         lastMs: 0,
+        reads: 0,
+        bytes: 0,
       };
       for (const set of sets.values()) for (const w of set.watches) w.got.clear();
       return null;
@@ -322,6 +333,8 @@ export function watchersState() {
         max: percentile(sorted, 100),
         loadLoopMaxMs: r.loop.max / 1e6,
         loadCpuMs: (cpu.user + cpu.system) / 1000,
+        reads: r.reads,
+        bytes: r.bytes,
         // none delivered: an empty tail, in numbers that survive IPC (Infinity would not)
         tail: {
           ...tail,

@@ -74,6 +74,73 @@ export interface DirectOut {
   once?(event: 'drain', listener: () => void): unknown;
 }
 
+/**
+ * What of node:http's HTTP/1.1 ServerResponse the framed writer reads (its own fields, not all of them
+ * documented): a chunked answer whose head is on its socket, nothing of it queued in the response.
+ */
+interface ChunkedResponse extends DirectOut {
+  chunkedEncoding?: boolean;
+  headersSent?: boolean;
+  outputSize?: number;
+  _hasBody?: boolean;
+  socket?: FrameSocket | null;
+}
+
+/** the response's socket, as far as the framed writer writes to it */
+interface FrameSocket {
+  write(chunk: Uint8Array): boolean;
+  cork(): void;
+  uncork(): void;
+  readonly writableLength: number;
+  readonly destroyed: boolean;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
+/** the socket a chunked HTTP/1.1 answer may write its own chunk frames to, or undefined (h2, HTTP/1.0, HEAD) */
+function frameSocket(out: DirectOut): FrameSocket | undefined {
+  const r = out as ChunkedResponse;
+  const s = r.socket;
+  if (r.chunkedEncoding !== true || r.headersSent !== true || r._hasBody === false || r.outputSize !== 0)
+    return undefined;
+  return s && !s.destroyed && typeof s.cork === 'function' ? s : undefined;
+}
+
+/** a frame this small is copied into one array (one socket write); a larger one goes as its parts */
+const FRAME_COPY = 16 * 1024;
+const CRLF = new Uint8Array([13, 10]);
+
+/**
+ * `parts` (`bytes` in all) as one HTTP/1.1 chunk frame on `s`: what node:http's write does for one
+ * chunk (`<hex>\r\n`, the bytes, `\r\n`), without its four writes, cork and tick per call.
+ */
+function writeFrame(s: FrameSocket, parts: readonly Uint8Array[], bytes: number): void {
+  const hex = bytes.toString(16);
+  if (bytes <= FRAME_COPY) {
+    const f = new Uint8Array(hex.length + bytes + 4);
+    let at = 0;
+    for (let k = 0; k < hex.length; k++) f[at++] = hex.charCodeAt(k);
+    f[at++] = 13;
+    f[at++] = 10;
+    for (const p of parts) {
+      f.set(p, at);
+      at += p.length;
+    }
+    f[at++] = 13;
+    f[at] = 10;
+    s.write(f);
+    return;
+  }
+  const head = new Uint8Array(hex.length + 2);
+  for (let k = 0; k < hex.length; k++) head[k] = hex.charCodeAt(k);
+  head[hex.length] = 13;
+  head[hex.length + 1] = 10;
+  s.cork();
+  s.write(head);
+  for (const p of parts) s.write(p);
+  s.write(CRLF);
+  s.uncork();
+}
+
 /** How the server follows a direct body: each chunk written (a watch's event boundaries), the end. */
 export interface DirectHooks {
   chunk?(chunk: Uint8Array): void;
@@ -83,7 +150,8 @@ export interface DirectHooks {
  * A push body the Node server writes straight into its response (attachDirect): an open merged watch
  * holds no Readable, pipe or Web reader for its answer, only this and the Web body it is behind. Until
  * the server attaches it the chunks wait here; read as a Web body instead (in-process callers, tests),
- * they move into that stream on its first pull.
+ * they move into that stream on its first pull. Attached to a chunked HTTP/1.1 answer, it writes a
+ * tick's lines (pushAll) as one chunk frame of its own on the socket (docs/benchmarks.md, "on the wire").
  */
 class DirectBody {
   /**
@@ -92,6 +160,8 @@ class DirectBody {
    */
   body: ReadableStream<Uint8Array> | undefined;
   private out: DirectOut | undefined;
+  /** the answer's socket, when the body writes its chunk frames there itself (frameSocket) */
+  private socket: FrameSocket | undefined;
   private hooks: DirectHooks | undefined;
   private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   /** chunks before the server or a Web reader took the body */
@@ -127,10 +197,24 @@ class DirectBody {
     return this.waitingBytes;
   }
 
+  pushAll(parts: readonly Uint8Array[], bytes: number): number | undefined {
+    const s = this.socket;
+    if (this.over || !s || !this.out) return undefined;
+    if (bytes === 0) return this.out.writableLength;
+    this.hooks?.chunk?.(parts[parts.length - 1]!);
+    // a socket gone meanwhile: its close ends the body (the server's 'close' → cancel)
+    if (!s.destroyed) writeFrame(s, parts, bytes);
+    return this.out.writableLength;
+  }
+
   onDrain(drained: () => void): void {
     const out = this.out;
     if (out) {
-      if (out.writableLength === 0 || !out.once) drained();
+      // frames written to the socket itself: the response would not say when they drained
+      const s = this.socket;
+      if (out.writableLength === 0) drained();
+      else if (s) s.once('drain', drained);
+      else if (!out.once) drained();
       else out.once('drain', drained);
       return;
     }
@@ -170,6 +254,8 @@ class DirectBody {
       hooks?.chunk?.(c);
       out.write(c);
     }
+    // from now on frames of its own, once nothing of the answer waits in the response
+    this.socket = frameSocket(out);
     if (this.closed) {
       this.over = true;
       out.end();
@@ -186,6 +272,7 @@ class DirectBody {
     if (this.over) return;
     this.over = true;
     this.out = undefined;
+    this.socket = undefined;
     this.waiting = undefined;
     if (!this.closed) this.cancelled();
   }

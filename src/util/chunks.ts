@@ -101,6 +101,12 @@ export interface PushBody {
 export interface PushWriter {
   /** queues `chunk`; the bytes queued that the reader has not taken yet */
   push(chunk: Uint8Array): number;
+  /**
+   * queues `parts` (`bytes` in all) as one piece of the body, one HTTP chunk where the runtime frames
+   * them (Node: one chunk frame, one socket write); the bytes queued, or undefined if it did not take
+   * them (the writer pushes them itself)
+   */
+  pushAll?(parts: readonly Uint8Array[], bytes: number): number | undefined;
   /** `drained` runs once when the reader has taken what is queued (at once if nothing is) */
   onDrain?(drained: () => void): void;
   /** the end of the body (after the chunks queued) */

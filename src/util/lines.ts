@@ -141,7 +141,11 @@ export class TickBatch {
   private parts: Uint8Array[] | undefined;
   private bytes = 0;
 
-  constructor(private readonly out: (chunk: Uint8Array) => void) {}
+  /** `whole`, if given, is offered each tick's pieces first (true: it took them, e.g. as one HTTP chunk) */
+  constructor(
+    private readonly out: (chunk: Uint8Array) => void,
+    private readonly whole?: (parts: Uint8Array[], bytes: number) => boolean,
+  ) {}
 
   add(piece: Uint8Array): void {
     if (!this.parts) {
@@ -155,8 +159,10 @@ export class TickBatch {
   flush(): void {
     const parts = this.parts;
     if (!parts) return;
+    const bytes = this.bytes;
     this.parts = undefined;
     this.bytes = 0;
+    if (this.whole?.(parts, bytes)) return;
     if (parts.length === 1) this.out(parts[0]!);
     else for (const chunk of joinRuns(parts)) this.out(chunk);
   }

@@ -57,7 +57,10 @@ export class WatchOutput {
   /** the latest merged bookmark not yet sent: sent at the next tick, dropped if an event goes first */
   private bookmark: string | LazyLine | undefined;
   /** the lines of this tick, written as one chunk at its end (a burst: one write per tick, not per line) */
-  private readonly batch = new TickBatch((chunk) => this.send(chunk));
+  private readonly batch = new TickBatch(
+    (chunk) => this.send(chunk),
+    (parts, bytes) => this.sendAll(parts, bytes),
+  );
   /** what the close ends besides: the upstream readings under way */
   private readonly owned = new Set<Owned>();
   /** the upstream readings are paused: the client is behind */
@@ -189,6 +192,15 @@ export class WatchOutput {
     this.batch.add(typeof line === 'string' ? enc.encode(line) : line);
   }
 
+  /** a tick's lines as one piece, where the runtime's push body takes them so (Node: one chunk frame) */
+  private sendAll(parts: Uint8Array[], bytes: number): boolean {
+    if (this.done) return true;
+    const queued = this.pushed?.pushAll?.(parts, bytes);
+    if (queued === undefined) return false;
+    this.queued(queued);
+    return true;
+  }
+
   private send(bytes: Uint8Array): void {
     if (this.done) return;
     let queued: number;
@@ -202,8 +214,12 @@ export class WatchOutput {
       }
       queued = -(this.controller?.desiredSize ?? 0);
     }
-    if (queued > MAX_QUEUED_BYTES) this.close();
-    else if (queued > HIGH_WATER_BYTES) this.pause();
+    this.queued(queued);
+  }
+
+  private queued(bytes: number): void {
+    if (bytes > MAX_QUEUED_BYTES) this.close();
+    else if (bytes > HIGH_WATER_BYTES) this.pause();
   }
 
   private pause(): void {
