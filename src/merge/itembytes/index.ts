@@ -52,6 +52,9 @@ export interface ItemView {
   clusterJson: string;
   /** what a plain name gains: `.clusterspace.<cluster>`, as it is written inside a JSON string */
   suffix: string;
+  /** keepsPlainNames(view, cluster), and how long a plain name may be to gain the suffix (plainSuffix) */
+  plainNames: boolean;
+  nameRoom: number;
   resourceVersion?: Splicer;
   /** the texts above and the marker's members as UTF-8, encoded once (itemView) */
   bytes: ViewBytes;
@@ -110,6 +113,8 @@ export function itemView(view: FleetView, cluster: string, resourceVersion?: Spl
     cluster,
     clusterJson,
     suffix,
+    plainNames: keepsPlainNames(view, cluster),
+    nameRoom: FLEET_NAME_MAX_LENGTH - CLUSTERSPACE_SEPARATOR.length - cluster.length,
     resourceVersion: undefined,
     bytes,
     rvHead: undefined,
@@ -185,9 +190,8 @@ function viewBytes(suffix: string, clusterJson: string): ViewBytes {
  * that stays short enough (names.ts encodeName); undefined when the name is to be decoded and renamed.
  */
 export function plainSuffix(b: Uint8Array, from: number, to: number, iv: ItemView): string | undefined {
-  if (keepsPlainNames(iv.view, iv.cluster)) return '';
-  if (to - from - 2 + CLUSTERSPACE_SEPARATOR.length + iv.cluster.length > FLEET_NAME_MAX_LENGTH)
-    return undefined;
+  if (iv.plainNames) return '';
+  if (to - from - 2 > iv.nameRoom) return undefined;
   for (let k = from + 1; k < to - 1; k++) {
     const c = b[k]!;
     if (c === 0x5c || c >= 0x80) return undefined;
@@ -315,14 +319,15 @@ export function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView)
       else e.putSpliced(f.rvFrom, f.rvTo, iv.rvHead, b, f.rvFrom + 1, f.rvTo - 1, iv.rvTail!);
     } else e.putJson(f.rvFrom, f.rvTo, iv.resourceVersion(stringAt(b, f.rvFrom, f.rvTo)));
   }
-  if (f.annFrom >= 0 && !marker(e, b, f.annFrom, f.annTo, f.annKeys, f.annMarkFrom, f.annMarkTo, iv))
-    return false;
   // client-side apply's record names the object (lastapplied.ts): left to toFleetObject, which shows it
-  if (f.refs & REFS_RECORD && !keepsPlainNames(iv.view, iv.cluster)) return false;
+  if (f.refs & REFS_RECORD && !iv.plainNames) return false;
+  // labels before annotations, as a server writes them: the edit list gains them in order
   if (
     f.labelsFrom >= 0 &&
     !marker(e, b, f.labelsFrom, f.labelsTo, f.labelsKeys, f.labelsMarkFrom, f.labelsMarkTo, iv)
   )
+    return false;
+  if (f.annFrom >= 0 && !marker(e, b, f.annFrom, f.annTo, f.annKeys, f.annMarkFrom, f.annMarkTo, iv))
     return false;
   if (f.ownerNames && b[f.ownersFrom] === 0x5b)
     for (let k = 0; k < f.ownerNames.length; k += 2) rename(e, b, f.ownerNames[k]!, f.ownerNames[k + 1]!, iv);
