@@ -287,10 +287,11 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
     const merge = pieces.pieces;
     out.on('close', () => void merge.return(undefined).catch(() => {}));
     const pump = async () => {
+      let next = merge.next();
       for (;;) {
         let r: IteratorResult<Uint8Array>;
         try {
-          r = await merge.next();
+          r = await next;
         } catch (err) {
           pieces.failed(err);
           throw err;
@@ -298,7 +299,12 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
         if (out.destroyed) return;
         if (r.done) return void out.end();
         const value = r.value;
-        if (!out.write(value, (err) => err || recyclePiece(value))) await drainedOrClosed(out);
+        const room = out.write(value, (err) => err || recyclePiece(value));
+        // the next piece is made while the socket takes this one, as behind the Web stream's one-piece
+        // queue: waiting for the drain first left the merge idle for it (a later last byte)
+        next = merge.next();
+        next.catch(() => {});
+        if (!room) await drainedOrClosed(out);
         if (out.destroyed) return;
       }
     };
