@@ -23,6 +23,7 @@ import { attachDirect } from '../../src/platform/node-streams.ts';
 import { isWatchUrl } from '../../src/platform/node-watch.ts';
 import { PairHeaders } from '../../src/upstreams/pair-headers.ts';
 import { recyclePiece } from '../../src/util/bytes.ts';
+import { takePieces } from '../../src/util/pieces.ts';
 import { drainedOrClosed, plainRequest, writeAnswer, writeFailure } from './listener.ts';
 import { writeDirect } from './relay.ts';
 import { refuseRequestHead } from './request-head.ts';
@@ -246,6 +247,7 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
   };
   // a merged watch's answer (src/platform/node-streams.ts): written straight into `out` by its writer
   const direct = src ? undefined : attachDirect(body, out, watch ? { chunk: track } : undefined);
+  const pieces = src || direct || watch ? undefined : takePieces(body);
   if (direct) {
     if (watch) {
       const ending = () => {
@@ -280,6 +282,33 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
       out.on('close', () => watches.delete(ending));
     }
     src.pipe(out);
+  } else if (pieces) {
+    // a merged list's pieces taken from its merge as it makes them: no Web stream between (≈ µs a piece)
+    const merge = pieces.pieces;
+    out.on('close', () => void merge.return(undefined).catch(() => {}));
+    const pump = async () => {
+      let next = merge.next();
+      for (;;) {
+        let r: IteratorResult<Uint8Array>;
+        try {
+          r = await next;
+        } catch (err) {
+          pieces.failed(err);
+          throw err;
+        }
+        if (out.destroyed) return;
+        if (r.done) return void out.end();
+        const value = r.value;
+        const room = out.write(value, (err) => err || recyclePiece(value));
+        // the next piece is made while the socket takes this one, as behind the Web stream's one-piece
+        // queue: waiting for the drain first left the merge idle for it (a later last byte)
+        next = merge.next();
+        next.catch(() => {});
+        if (!room) await drainedOrClosed(out);
+        if (out.destroyed) return;
+      }
+    };
+    pump().catch((err) => out.destroy(err as Error));
   } else {
     const reader = body.getReader();
     out.on('close', () => void reader.cancel().catch(() => {}));

@@ -30,6 +30,7 @@ import type { ClustersDeps, FanOutDeps, FleetDeps, ViewDeps } from '../types.ts'
 import { forwardableRequestHeaders, type SendOptions } from '../upstreams/client.ts';
 import { fanOut, fleetMembership, type Outcome, type Target, warningHeader } from '../upstreams/fanout.ts';
 import { concatOwned } from '../util/bytes.ts';
+import { piecesBody } from '../util/pieces.ts';
 import { type ListSource, mergeList } from './merge.ts';
 import { type ListAsk, type ListPlan, planList } from './plan.ts';
 import { listPropagation, propagationQuery, withPropagation } from './propagation.ts';
@@ -330,21 +331,10 @@ export async function gzipIfLarge(
  * this path). When the client goes away the merge is closed, so the upstream bodies it reads are released.
  */
 export function listBody(merged: AsyncGenerator<Uint8Array>): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const r = await merged.next();
-        if (r.done) controller.close();
-        else controller.enqueue(r.value);
-      } catch (err) {
-        // the response has started: the only honest signal left is a broken body
-        console.error('fleet: merged response failed mid-stream:', (err as Error).message);
-        controller.error(err);
-      }
-    },
-    async cancel() {
-      await merged.return(undefined);
-    },
+  // the Node server writes the pieces straight from the generator (src/util/pieces.ts)
+  return piecesBody(merged, (err) => {
+    // the response has started: the only honest signal left is a broken body
+    console.error('fleet: merged response failed mid-stream:', (err as Error).message);
   });
 }
 
