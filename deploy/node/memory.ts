@@ -24,10 +24,12 @@
  *   fast (merged list CPU per item unchanged, bench/lib/scale-ab.ts) and a small answer's head a little
  *   slower. Node refuses the flag in NODE_OPTIONS, so the process sets it at run time, before the first
  *   upstream connection makes undici compile the parser; a wasm tiering flag on the command line is left
- *   as it is.
+ *   as it is. The fleet's own item scanner (skip.wasm) is compiled by the optimising tier just before:
+ *   on the baseline one it cost 1.5× the merge's CPU (src/platform/node.ts compileScannerWasmOptimised).
  */
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError } from '../../src/config/schema.ts';
+import { compileScannerWasmOptimised } from '../../src/platform/node.ts';
 
 export const MALLOC_ARENA_MAX = '2';
 export const MAX_SEMI_SPACE_MIB = 4;
@@ -70,14 +72,15 @@ export const ENGINE_FLAGS: readonly string[] = ['--liftoff-only'];
 /**
  * The V8 flags to set in a process with `env` and `execArgv`: {@link ENGINE_FLAGS} unless tuning is off or
  * the process was started with a WebAssembly tiering flag of its own (--liftoff…, --wasm-tier-up,
- * --wasm-dynamic-tiering, with or without --no-).
+ * --wasm-dynamic-tiering, --wasm-lazy-compilation, with or without --no-).
  */
 export function engineFlags(
   env: NodeJS.ProcessEnv = process.env,
   execArgv: readonly string[] = process.execArgv,
 ): string[] {
   if (!memoryTuningOn(env)) return [];
-  const tiering = /^--(no-)?(liftoff|wasm[-_]tier[-_]up|wasm[-_]dynamic[-_]tiering)/;
+  const tiering =
+    /^--(no-)?(liftoff|wasm[-_]tier[-_]up|wasm[-_]dynamic[-_]tiering|wasm[-_]lazy[-_]compilation)/;
   if (execArgv.some((a) => tiering.test(a))) return [];
   return [...ENGINE_FLAGS];
 }
@@ -88,6 +91,8 @@ export function engineFlags(
  */
 export function applyEngineSettings(): string[] {
   const flags = engineFlags();
+  // the fleet's own scanner keeps the optimising tier that --liftoff-only denies what compiles after it
+  if (flags.includes('--liftoff-only')) compileScannerWasmOptimised();
   for (const f of flags) setFlagsFromString(f);
   return flags;
 }

@@ -3,6 +3,7 @@
  * (environment and node options) and the V8 flags the process sets on itself, each left out when the
  * operator chose otherwise or turned the tuning off.
  */
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_FLAGS, engineFlags, memorySettings } from '../../deploy/node/memory.ts';
 
@@ -30,5 +31,25 @@ describe('memory settings', () => {
     for (const own of ['--no-liftoff-only', '--liftoff', '--wasm-tier-up', '--no-wasm-dynamic-tiering'])
       expect(engineFlags({}, [own])).toEqual([]);
     expect(() => engineFlags({ FLEET_MEMORY_TUNING: 'maybe' }, [])).toThrow(/FLEET_MEMORY_TUNING/);
+  });
+
+  it('compiles the fleet’s own scanner by the optimising tier, what compiles later by the baseline one', () => {
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--trace-wasm-compilation-times', 'test/fixtures/engine/tiers.ts'],
+      { encoding: 'utf8', timeout: 60_000, env: { ...process.env, FLEET_MEMORY_TUNING: 'on' } },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^flags: --liftoff-only$/m);
+    expect(run.stdout).toMatch(/^later: 7$/m);
+    // "Compiled function 0x…#3 using TurboFan, took …": the compilers per module (tsx's own wasm among them)
+    const tiers = new Map<string, string[]>();
+    for (const [, mod, tier] of run.stdout.matchAll(/^Compiled function (0x[0-9a-f]+)#\d+ using (\w+)/gm))
+      tiers.set(mod!, [...(tiers.get(mod!) ?? []), tier!]);
+    const all = [...tiers.values()];
+    // skip.wasm: every function (more than 5) by TurboFan, at once
+    expect(all.some((t) => t.length > 5 && t.every((x) => x === 'TurboFan'))).toBe(true);
+    // the module compiled after the settings: its one function by Liftoff
+    expect(all.some((t) => t.length === 1 && t[0] === 'Liftoff')).toBe(true);
   });
 });
