@@ -248,11 +248,26 @@ export function startSource(s: Start, h: StartHandlers): void {
  */
 export function startInTurn(starts: Start[], h: StartHandlers, closed: () => boolean): void {
   for (const s of starts)
-    setTimeout(() => {
+    nextTask(() => {
       if (!closed()) startSource(s, h);
       else if ('res' in s) void s.res.body?.cancel().catch(() => {});
-    }, 0);
+    });
 }
+
+const immediate = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate;
+
+/**
+ * The next task: setImmediate where there is one (Node), right after the I/O just read; setTimeout(0)
+ * waits for the timers' turn (1 ms at least, more on a busy loop): every merged watch's first event
+ * waited for it (real bed: head decided → first write 1-22 ms, docs/benchmarks.md).
+ */
+export const nextTask: (f: () => void) => void = immediate
+  ? (f) => {
+      immediate(f);
+    }
+  : (f) => {
+      setTimeout(f, 0);
+    };
 
 /**
  * Table watches: each cluster's columns (a one-row Table list per cluster; fanOut splits the probe when it
