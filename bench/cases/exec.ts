@@ -20,7 +20,7 @@
  * reports the medians over rounds.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'undici';
 import { startSimFleet } from '../../deploy/node/demo.ts';
 import { ensureKubectl } from '../../scripts/kubectl.mjs';
+import { configFile } from '../lib/fleetproc.ts';
 import { fmt, table } from '../lib/report.ts';
 import { median, percentile } from '../lib/stats.ts';
 import type { BenchCase, CaseContext, CustomResult } from './types.ts';
@@ -163,24 +164,30 @@ export async function portForwardThroughput(
     });
   } finally {
     p.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
 async function startFleetProcess(config: unknown): Promise<{ url: string; stop(): void }> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-fleet-'));
-  const file = join(dir, 'fleet.json');
-  writeFileSync(file, JSON.stringify(config));
+  const file = configFile(config);
   const port = await freePort();
-  const p = spawn(process.execPath, ['--import', 'tsx', resolve('deploy/node/main.ts'), '--config', file], {
-    // one process: what is measured is the relay, not node:cluster's spread over cores
-    env: { FLEET_WORKERS: '1', ...process.env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const m = await waitForLine(p, /listening on (http:\/\/\S+)/).catch((e: unknown) => {
-    // a fleet that never said it listens must not outlive the bench
-    p.kill('SIGKILL');
-    throw e;
-  });
+  const p = spawn(
+    process.execPath,
+    ['--import', 'tsx', resolve('deploy/node/main.ts'), '--config', file.path],
+    {
+      // one process: what is measured is the relay, not node:cluster's spread over cores
+      env: { FLEET_WORKERS: '1', ...process.env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const m = await waitForLine(p, /listening on (http:\/\/\S+)/)
+    .catch((e: unknown) => {
+      // a fleet that never said it listens must not outlive the bench
+      p.kill('SIGKILL');
+      throw e;
+    })
+    // read once at start (./fleetproc.ts)
+    .finally(() => file.remove());
   return { url: m[1]!, stop: () => p.kill('SIGTERM') };
 }
 

@@ -25,7 +25,7 @@
  * takes 1–3 minutes to start and ~2.7 GiB): `--real`, or name them (`--only=real`). N = 1,000 per member
  * (--quick 200; BENCH_REAL_OBJECTS=N).
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spareCounts } from '../../src/platform/node-watch-spare.ts';
@@ -69,6 +69,8 @@ interface Shared {
   floor: TlsFloorProxy;
   /** BENCH_REAL_H2=1: each fleet again with upstreamHttp2 alpn, by name (`fleet-direct-h2`, ...) */
   h2: Record<string, { url: string; stop(): Promise<void> }>;
+  /** the bench's own CA and serving certificate, removed at the end */
+  dir: string;
 }
 
 let shared: Promise<Shared> | undefined;
@@ -193,7 +195,7 @@ async function startShared(ctx: CaseContext): Promise<Shared> {
       },
       180_000,
     );
-  return { bed, objects, tls, startS, seedS, floor, h2 };
+  return { bed, objects, tls, startS, seedS, floor, h2, dir };
 }
 
 function bedFor(ctx: CaseContext): Promise<Shared> {
@@ -209,6 +211,7 @@ async function stopShared(): Promise<void> {
   await got.floor.close();
   for (const f of Object.values(got.h2)) await f.stop();
   await got.bed.stop();
+  rmSync(got.dir, { recursive: true, force: true });
 }
 
 const rounds = (ctx: CaseContext) => (ctx.opts.quick ? 1 : Math.max(3, ctx.opts.rounds));

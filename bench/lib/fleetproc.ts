@@ -7,7 +7,7 @@
  * primary gives its workers, the image and the chart their process); FLEET_MEMORY_TUNING=off, none.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import WebSocket from 'ws';
@@ -86,6 +86,14 @@ class Inspector {
   }
 }
 
+/** a fleet configuration in a file of its own (`--config`), and its removal with its directory */
+export function configFile(config: unknown): { path: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-fleet-'));
+  const path = join(dir, 'fleet.json');
+  writeFileSync(path, JSON.stringify(config));
+  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 export async function startFleetProcess(
   config: unknown,
   opts: {
@@ -99,9 +107,7 @@ export async function startFleetProcess(
   } = {},
 ): Promise<FleetProcess> {
   const outfile = opts.bundle ?? (await bundleFleet());
-  const dir = mkdtempSync(join(tmpdir(), 'bench-fleet-'));
-  const file = join(dir, 'fleet.json');
-  writeFileSync(file, JSON.stringify(config));
+  const file = configFile(config);
   // one process (FLEET_WORKERS=1 unless the caller says otherwise): its CPU and RSS are read from /proc by pid
   const env: NodeJS.ProcessEnv = {
     FLEET_WORKERS: '1',
@@ -117,7 +123,7 @@ export async function startFleetProcess(
     ...(opts.inspect ? ['--inspect=127.0.0.1:0'] : []),
     outfile,
   ];
-  const p = spawn(process.execPath, [...args, '--config', file], {
+  const p = spawn(process.execPath, [...args, '--config', file.path], {
     env: { ...env, ...memory.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -140,11 +146,14 @@ export async function startFleetProcess(
     p.stdout.on('data', on);
     p.stderr.on('data', on);
     p.once('exit', (code) => rej(new Error(`bundled fleet exited (${code}):\n${out}`)));
-  }).catch((e: unknown) => {
-    // one that never said it listens must not stay behind
-    p.kill('SIGKILL');
-    throw e;
-  });
+  })
+    .catch((e: unknown) => {
+      // one that never said it listens must not stay behind
+      p.kill('SIGKILL');
+      throw e;
+    })
+    // read once at start: a fleet that listens has it (a bench killed later leaves nothing behind)
+    .finally(() => file.remove());
   // keep reading its output (a full pipe would block it), unprinted unless asked for
   p.stdout.off('data', on);
   p.stderr.off('data', on);

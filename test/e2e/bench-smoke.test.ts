@@ -4,6 +4,9 @@
  * driven by autocannon, and a self-driven one (exec: actions in the load process over the IPC channel).
  * Asserts a clean exit and a parsable BENCH_JSON line with real figures, not the figures themselves.
  */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runBench } from '../helpers/bench.ts';
 
@@ -18,11 +21,19 @@ interface BenchJson {
 
 describe('npm run bench', () => {
   it('runs a quick passthrough and exec case and prints a BENCH_JSON line with non-zero figures', async () => {
+    // a temporary directory of its own: what the bench and its processes leave behind is seen there
+    const tmp = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
     // ≈ 20 s on an idle machine; minutes when the two cores are shared with other suites
     const { code, out } = await runBench(['--quick', '--only=passthrough-configmap,exec'], {
+      env: { TMPDIR: tmp },
       timeoutMs: 170_000,
     });
+    // tsx keeps its compile cache there (tsx-<uid>): not the bench's
+    const left = readdirSync(tmp).filter((f) => !f.startsWith('tsx-'));
+    rmSync(tmp, { recursive: true, force: true });
     expect(code, out).toBe(0);
+    // the fleets' configurations and kubectl's kubeconfig removed with the processes that read them
+    expect(left).toEqual([]);
     const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));
     expect(line, out).toBeDefined();
     const json = JSON.parse(line!.slice('BENCH_JSON '.length)) as BenchJson;
