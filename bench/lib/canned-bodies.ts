@@ -77,3 +77,29 @@ export function watchBytes(base: Base, n: number): Buffer {
   }
   return Buffer.from(lines.join(''));
 }
+
+/**
+ * `pods` canned items (or Table rows) as one list body cut in 64 KiB chunks, as the list splitter reads it,
+ * with where each item that begins in a chunk begins (the scanner benches scan them item by item).
+ */
+export function itemChunks(
+  base: Base,
+  rows: boolean,
+  pods: number,
+): { body: Uint8Array; chunks: Array<{ b: Uint8Array; items: number[] }> } {
+  const enc = new TextEncoder();
+  const texts = Array.from({ length: pods }, (_, i) => nth(rows ? base.rows : base.items, i, rows));
+  const body = enc.encode(`[${texts.join(',')}]`);
+  const starts: number[] = [];
+  for (let at = 1, k = 0; k < pods; k++) {
+    starts.push(at);
+    at += enc.encode(texts[k]!).length + 1;
+  }
+  const chunks: Array<{ b: Uint8Array; items: number[] }> = [];
+  for (let from = 0; from < body.length; from += 65536)
+    chunks.push({
+      b: body.slice(from, from + 65536),
+      items: starts.filter((s) => s >= from && s < from + 65536).map((s) => s - from),
+    });
+  return { body, chunks };
+}

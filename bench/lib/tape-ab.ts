@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { makeBase, nth } from './canned-bodies.ts';
+import { itemChunks, makeBase } from './canned-bodies.ts';
 
 interface Lane {
   tape(b: Uint8Array, i: number, n: number, room: number): number;
@@ -27,7 +27,6 @@ for (const tree of [resolve(other), resolve(new URL('../..', import.meta.url).pa
 }
 const rounds = Number(r);
 const pods = Number(p);
-const enc = new TextEncoder();
 const base = await makeBase();
 
 function cpuMs(f: () => unknown): number {
@@ -39,18 +38,7 @@ function cpuMs(f: () => unknown): number {
 const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor((xs.length - 1) / 2)]!;
 
 for (const rows of [false, true]) {
-  const texts = Array.from({ length: pods }, (_, i) => nth(rows ? base.rows : base.items, i, rows));
-  const body = enc.encode(`[${texts.join(',')}]`);
-  const starts: number[] = [];
-  for (let at = 1, k = 0; k < pods; k++) {
-    starts.push(at);
-    at += enc.encode(texts[k]!).length + 1;
-  }
-  const chunks: Array<{ b: Uint8Array; items: number[] }> = [];
-  for (let from = 0; from < body.length; from += 65536) {
-    const b = body.slice(from, from + 65536);
-    chunks.push({ b, items: starts.filter((s) => s >= from && s < from + 65536).map((s) => s - from) });
-  }
+  const { body, chunks } = itemChunks(base, rows, pods);
   // the same answers and tapes from both
   for (const { b, items } of chunks)
     for (const s of items) {

@@ -17,7 +17,7 @@ import { ITEM, ItemScanner, ROW, useTapeFacts } from '../../src/merge/jsonsplit/
 import { SKIP_STACK, skipValue } from '../../src/merge/jsonsplit/skip.ts';
 import { sharedWasmSkip, useWasmScanner, WasmSkip } from '../../src/merge/jsonsplit/wasm/lane.ts';
 import { useNativeEquality } from '../../src/watch/read.ts';
-import { makeBase, nth } from './canned-bodies.ts';
+import { itemChunks, makeBase, nth } from './canned-bodies.ts';
 import { benchmarkMerge } from './canned-merge.ts';
 
 const enc = new TextEncoder();
@@ -154,18 +154,7 @@ export async function benchmarkTape(rounds = 11, pods = 2000): Promise<string[]>
   const out: string[] = [];
   let sink = 0;
   for (const rows of [false, true]) {
-    const texts = Array.from({ length: pods }, (_, i) => nth(rows ? base.rows : base.items, i, rows));
-    const body = enc.encode(`[${texts.join(',')}]`);
-    const starts: number[] = [];
-    for (let at = 1, k = 0; k < pods; k++) {
-      starts.push(at);
-      at += enc.encode(texts[k]!).length + 1;
-    }
-    const chunks: Array<{ b: Uint8Array; items: number[] }> = [];
-    for (let from = 0; from < body.length; from += 65536) {
-      const b = body.slice(from, from + 65536);
-      chunks.push({ b, items: starts.filter((s) => s >= from && s < from + 65536).map((s) => s - from) });
-    }
+    const { body, chunks } = itemChunks(base, rows, pods);
     const ctx = rows ? ROW : ITEM;
     const scanAll = (scanner: ItemScanner) => () => {
       for (const { b, items } of chunks)

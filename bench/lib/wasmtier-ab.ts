@@ -14,7 +14,7 @@ import { setFlagsFromString } from 'node:v8';
 import { ITEM, ItemScanner, ROW } from '../../src/merge/jsonsplit/item.ts';
 import { useWasmScanner } from '../../src/merge/jsonsplit/wasm/lane.ts';
 import { useNativeEquality } from '../../src/watch/read.ts';
-import { makeBase, nth } from './canned-bodies.ts';
+import { itemChunks, makeBase } from './canned-bodies.ts';
 import { benchmarkMerge } from './canned-merge.ts';
 
 const bytes = readFileSync(new URL('../../src/merge/jsonsplit/wasm/skip.wasm', import.meta.url));
@@ -31,7 +31,6 @@ setFlagsFromString('--liftoff');
 setFlagsFromString('--liftoff-only');
 
 const rounds = Number(process.argv[2]) || 9;
-const enc = new TextEncoder();
 const nodeEqual = (m: Uint8Array, b: Uint8Array, at: number) =>
   Buffer.prototype.compare.call(m, b, at, at + m.length) === 0;
 useNativeEquality(nodeEqual);
@@ -58,19 +57,7 @@ const base = await makeBase();
 let sink = 0;
 for (const rows of [false, true]) {
   const pods = 2000;
-  const texts = Array.from({ length: pods }, (_, i) => nth(rows ? base.rows : base.items, i, rows));
-  const body = enc.encode(`[${texts.join(',')}]`);
-  const chunks: Array<{ b: Uint8Array; items: number[] }> = [];
-  const starts: number[] = [];
-  for (let at = 1, k = 0; k < pods; k++) {
-    starts.push(at);
-    at += enc.encode(texts[k]!).length + 1;
-  }
-  for (let from = 0; from < body.length; from += 65536)
-    chunks.push({
-      b: body.slice(from, from + 65536),
-      items: starts.filter((s) => s >= from && s < from + 65536).map((s) => s - from),
-    });
+  const { body, chunks } = itemChunks(base, rows, pods);
   const scanners = new Map([baseline, turbofan].map((m) => [m, new ItemScanner(nodeEqual, undefined, m)]));
   const ctx = rows ? ROW : ITEM;
   const r = await pairedRounds((m) =>
