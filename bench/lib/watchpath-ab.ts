@@ -43,18 +43,21 @@ async function load(name: string, root: string): Promise<Tree> {
   const { WatchMerger } = await src('watch/merge.ts');
   const { WatchEventReader } = await src('watch/read.ts');
   const membership = prepareMembership(clusters);
+  const merger = (initial: boolean) =>
+    new WatchMerger({
+      view: { federation: false },
+      membership,
+      rvs: new Map(clusters.map((c) => [c, '1'])),
+      clusters,
+      allowBookmarks: true,
+      sendInitialEvents: false,
+      ...(initial ? { initialPhases: clusters } : {}),
+    });
   return {
     name,
     fresh(groups) {
       const feeds = groups.map((g, k) => {
-        const m = new WatchMerger({
-          view: { federation: false },
-          membership,
-          rvs: new Map(clusters.map((c) => [c, '1'])),
-          clusters,
-          allowBookmarks: true,
-          sendInitialEvents: false,
-        });
+        const m = merger(false);
         let lines = 0;
         // each watch's events from one cluster in turn, as a namespace's watch gets them
         const c = clusters[k % clusters.length]!;
@@ -78,15 +81,7 @@ async function load(name: string, root: string): Promise<Tree> {
       };
     },
     run(chunks, initial, keep) {
-      const m = new WatchMerger({
-        view: { federation: false },
-        membership,
-        rvs: new Map(clusters.map((c) => [c, '1'])),
-        clusters,
-        allowBookmarks: true,
-        sendInitialEvents: false,
-        ...(initial ? { initialPhases: clusters } : {}),
-      });
+      const m = merger(initial);
       let lines = 0;
       const out: Uint8Array[] = [];
       const readers = clusters.map(
