@@ -1,21 +1,10 @@
-/**
- * `kubectl fleet exec` end to end: real kubectl 1.35 runs the repo's plugin (bin/kubectl-fleet, found on
- * PATH as kubectl finds plugins), which calls the fleet's podexecs endpoint with `kubectl get --raw`; the
- * fleet lists the pods the selector matches in every simulated cluster and runs the command in each over
- * the upstream exec WebSocket. In workerd (whose fetch opens upstream WebSockets); on Node the endpoint
- * has no exec transport yet and must refuse with a Status, never a 500 or a hang.
- */
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServedSimFleet } from '../../deploy/node/demo.ts';
-import { kubectlPath } from '../../scripts/kubectl.mjs';
-import { type ChildResult, runChild } from '../helpers/child.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
+import { kubectlFleet } from '../helpers/kubectl.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
-const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin');
 /** fx-b's command exits 3, the others 0; each says hi on stdout and its name on stderr */
 const SCRIPT =
   'echo hi from $(hostname); echo err $(hostname) >&2; if [ "$(hostname)" = fx-b ]; then exit 3; fi';
@@ -38,20 +27,6 @@ function seed(s: ServedSimFleet): void {
       spec: { nodeName: `${cluster}-worker`, containers: [{ name: 'app', image: 'busybox' }] },
       status: { phase: 'Running' },
     } as never);
-}
-
-/** kubectl itself, run with the plugin's folder on PATH (global flags would hide the plugin: env only). */
-function kubectlFleet(kubeconfig: string, args: string[]): Promise<ChildResult> {
-  const kubectl = kubectlPath();
-  return runChild(kubectl, ['fleet', ...args], {
-    env: {
-      ...process.env,
-      KUBECONFIG: kubeconfig,
-      KUBECTL: kubectl,
-      PATH: `${BIN}:${dirname(kubectl)}:${process.env.PATH}`,
-    },
-    timeoutMs: 60_000,
-  });
 }
 
 // Node opens the upstream WebSockets with deploy/node/exec-transport.ts, workerd with its own fetch

@@ -1,21 +1,10 @@
-/**
- * Propagation of a cluster-scoped template at the root, end to end on the simulated fleet, Node and
- * workerd: a ClusterRole selected by a ClusterPropagationPolicy, bound by the simulator's Karmada with a
- * ClusterResourceBinding (sim/propagation.ts, as Karmada's detector does), read with real kubectl at the
- * root: the template's row says where it went, each copy its template and drift, in a list, a watch and
- * `kubectl describe`; a copy changed in its member is Drifted and `kubectl fleet diff` names the field.
- */
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServedSimFleet } from '../../deploy/node/demo.ts';
-import { kubectlPath } from '../../scripts/kubectl.mjs';
 import { propagate } from '../../sim/index.ts';
-import { type ChildResult, runChild } from '../helpers/child.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
+import { kubectlFleet, tableCellOf } from '../helpers/kubectl.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';
 
-const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin');
 const CR = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
 const CPP = { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'clusterpropagationpolicies' };
 const NAME = 'fleet-reader';
@@ -42,30 +31,6 @@ function seed(s: ServedSimFleet): () => void {
   return k.timer(() => propagate(k), 100, true);
 }
 
-function kubectlFleet(kubeconfig: string, args: string[]): Promise<ChildResult> {
-  const kubectl = kubectlPath();
-  return runChild(kubectl, ['fleet', ...args], {
-    env: {
-      ...process.env,
-      KUBECONFIG: kubeconfig,
-      KUBECTL: kubectl,
-      PATH: `${BIN}:${dirname(kubectl)}:${process.env.PATH}`,
-    },
-    timeoutMs: 60_000,
-  });
-}
-
-/** The cell of row `name` (first column) under `header`, read by the header's position (cells may be empty). */
-function column(table: string, name: string, header: string): string {
-  const [head, ...lines] = table.split('\n');
-  const starts = [...head!.matchAll(/\S+(?: \S+)*/g)].map((m) => ({ text: m[0], at: m.index }));
-  const i = starts.findIndex((h) => h.text === header);
-  if (i < 0) throw new Error(`no column ${header} in:\n${table}`);
-  const line = lines.find((l) => l.split(/\s+/)[0] === name);
-  if (line === undefined) throw new Error(`no row ${name} in:\n${table}`);
-  return line.slice(starts[i]!.at, starts[i + 1]?.at ?? line.length).trim();
-}
-
 describe.each(RUNTIMES)('a cluster-scoped template’s propagation at the root on %s', (runtime) => {
   const f = useSimFleet(runtime, { prepare: seed });
   const k = () => f.kubectl();
@@ -85,16 +50,16 @@ describe.each(RUNTIMES)('a cluster-scoped template’s propagation at the root o
     const r = await k().run(get);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.split('\n')[0]).toMatch(HEADER);
-    expect(column(r.stdout, NAME, 'CLUSTER')).toBe('karmada');
-    expect(column(r.stdout, NAME, 'PROPAGATED TO')).toBe('member1,member3');
+    expect(tableCellOf(r.stdout, NAME, 'CLUSTER')).toBe('karmada');
+    expect(tableCellOf(r.stdout, NAME, 'PROPAGATED TO')).toBe('member1,member3');
     for (const m of ['member1', 'member3']) {
-      expect(column(r.stdout, `${NAME}.clusterspace.${m}`, 'TEMPLATE')).toBe(NAME);
-      expect(column(r.stdout, `${NAME}.clusterspace.${m}`, 'DRIFT')).toBe('InSync');
+      expect(tableCellOf(r.stdout, `${NAME}.clusterspace.${m}`, 'TEMPLATE')).toBe(NAME);
+      expect(tableCellOf(r.stdout, `${NAME}.clusterspace.${m}`, 'DRIFT')).toBe('InSync');
     }
     expect(r.stdout).not.toMatch(/clusterspace\.member2/);
 
     const wide = await k().run([...get, '-o', 'wide']);
-    expect(column(wide.stdout, NAME, 'KARMADA STATUS')).toBe('applied 2/2, healthy 2/2');
+    expect(tableCellOf(wide.stdout, NAME, 'KARMADA STATUS')).toBe('applied 2/2, healthy 2/2');
     const json = JSON.parse((await k().run([...get, '-o', 'json'])).stdout);
     const tmpl = json.items.find((i: any) => i.metadata.name === NAME);
     const selector = tmpl.metadata.annotations['fleet.karmada.io/copies-selector'];
@@ -176,8 +141,8 @@ describe.each(RUNTIMES)('a cluster-scoped template’s propagation at the root o
     m1.update(CR, copy);
 
     const r = await k().run(get);
-    expect(column(r.stdout, `${NAME}.clusterspace.member1`, 'DRIFT')).toBe('Drifted');
-    expect(column(r.stdout, `${NAME}.clusterspace.member3`, 'DRIFT')).toBe('InSync');
+    expect(tableCellOf(r.stdout, `${NAME}.clusterspace.member1`, 'DRIFT')).toBe('Drifted');
+    expect(tableCellOf(r.stdout, `${NAME}.clusterspace.member3`, 'DRIFT')).toBe('InSync');
 
     const diff = await kubectlFleet(k().kubeconfig, ['diff', 'clusterrole', NAME]);
     expect(diff.code, diff.stderr).toBe(1);

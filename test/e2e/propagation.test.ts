@@ -1,22 +1,10 @@
-/**
- * Propagation at the fleet root (issue 34), end to end on the simulated fleet, Node and workerd: a
- * template with a PropagationPolicy (weighted division) and an OverridePolicy (member2's image), propagated
- * by the simulator's Karmada (sim/propagation.ts: bindings, Works, copies with Karmada's labels), read
- * with real kubectl at the root: the template's row says where it went, each copy its template and drift;
- * after dispatching is suspended a copy changed in its member is flagged Drifted, and `kubectl fleet diff`
- * (bin/kubectl-fleet, through the drifts endpoint) names the field.
- */
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServedSimFleet } from '../../deploy/node/demo.ts';
-import { kubectlPath } from '../../scripts/kubectl.mjs';
 import { propagate } from '../../sim/index.ts';
-import { type ChildResult, runChild } from '../helpers/child.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
+import { kubectlFleet, tableCellOf } from '../helpers/kubectl.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';
 
-const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin');
 const NS = 'prop';
 const DEPLOY = { group: 'apps', version: 'v1', resource: 'deployments' };
 const PP = { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'propagationpolicies' };
@@ -89,31 +77,6 @@ function seed(s: ServedSimFleet): () => void {
   return k.timer(() => propagate(k), 100, true);
 }
 
-/** kubectl itself, with the plugin's folder on PATH (global flags would hide the plugin: env only). */
-function kubectlFleet(kubeconfig: string, args: string[]): Promise<ChildResult> {
-  const kubectl = kubectlPath();
-  return runChild(kubectl, ['fleet', ...args], {
-    env: {
-      ...process.env,
-      KUBECONFIG: kubeconfig,
-      KUBECTL: kubectl,
-      PATH: `${BIN}:${dirname(kubectl)}:${process.env.PATH}`,
-    },
-    timeoutMs: 60_000,
-  });
-}
-
-/** The cell of row `name` (first column) under `header`, read by the header's position (cells may be empty). */
-function column(table: string, name: string, header: string): string {
-  const [head, ...lines] = table.split('\n');
-  const starts = [...head!.matchAll(/\S+(?: \S+)*/g)].map((m) => ({ text: m[0], at: m.index }));
-  const i = starts.findIndex((h) => h.text === header);
-  if (i < 0) throw new Error(`no column ${header} in:\n${table}`);
-  const line = lines.find((l) => l.split(/\s+/)[0] === name);
-  if (line === undefined) throw new Error(`no row ${name} in:\n${table}`);
-  return line.slice(starts[i]!.at, starts[i + 1]?.at ?? line.length).trim();
-}
-
 describe.each(RUNTIMES)('propagation at the root on %s', (runtime) => {
   const f = useSimFleet(runtime, { prepare: seed });
   const k = () => f.kubectl();
@@ -135,12 +98,12 @@ describe.each(RUNTIMES)('propagation at the root on %s', (runtime) => {
     expect(table.split('\n')[0]).toMatch(
       /^NAME\s+CLUSTER\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+PROPAGATED TO\s+TEMPLATE\s+DRIFT\s*$/,
     );
-    expect(column(table, 'web', 'PROPAGATED TO')).toBe('member1(2),member2(1)');
+    expect(tableCellOf(table, 'web', 'PROPAGATED TO')).toBe('member1(2),member2(1)');
     for (const m of ['member1', 'member2']) {
-      expect(column(table, `web.clusterspace.${m}`, 'CLUSTER')).toBe(m);
-      expect(column(table, `web.clusterspace.${m}`, 'TEMPLATE')).toBe('web');
+      expect(tableCellOf(table, `web.clusterspace.${m}`, 'CLUSTER')).toBe(m);
+      expect(tableCellOf(table, `web.clusterspace.${m}`, 'TEMPLATE')).toBe('web');
       // member2 runs nginx:1.26 by the OverridePolicy: that is what Karmada applied, not drift
-      expect(column(table, `web.clusterspace.${m}`, 'DRIFT')).toBe('InSync');
+      expect(tableCellOf(table, `web.clusterspace.${m}`, 'DRIFT')).toBe('InSync');
     }
     expect(f.member('member2').get(DEPLOY, NS, 'web')).toMatchObject({
       spec: { replicas: 1, template: { spec: { containers: [{ image: 'nginx:1.26' }] } } },
@@ -204,7 +167,7 @@ describe.each(RUNTIMES)('propagation at the root on %s', (runtime) => {
   it('-o wide adds the binding status; -o json carries it as annotations', async () => {
     const wide = await k().run(['get', 'deployments', '-n', NS, '-o', 'wide']);
     expect(wide.code, wide.stderr).toBe(0);
-    expect(column(wide.stdout, 'web', 'KARMADA STATUS')).toMatch(/^applied 2\/2, healthy [0-2]\/2$/);
+    expect(tableCellOf(wide.stdout, 'web', 'KARMADA STATUS')).toMatch(/^applied 2\/2, healthy [0-2]\/2$/);
     const json = JSON.parse((await k().run(['get', 'deployments', '-n', NS, '-o', 'json'])).stdout);
     const byName = new Map<string, any>(json.items.map((d: any) => [d.metadata.name, d]));
     const ann = byName.get('web').metadata.annotations;
@@ -272,8 +235,8 @@ describe.each(RUNTIMES)('propagation at the root on %s', (runtime) => {
     m1.update(DEPLOY, copy);
 
     const r = await k().run(['get', 'deployments', '-n', NS]);
-    expect(column(r.stdout, 'web.clusterspace.member1', 'DRIFT')).toBe('Drifted');
-    expect(column(r.stdout, 'web.clusterspace.member2', 'DRIFT')).toBe('InSync');
+    expect(tableCellOf(r.stdout, 'web.clusterspace.member1', 'DRIFT')).toBe('Drifted');
+    expect(tableCellOf(r.stdout, 'web.clusterspace.member2', 'DRIFT')).toBe('InSync');
 
     const diff = await kubectlFleet(k().kubeconfig, ['diff', 'deployment', 'web', '-n', NS]);
     expect(diff.code, diff.stderr).toBe(1);

@@ -5,7 +5,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { kubectlPath } from '../../scripts/kubectl.mjs';
 import { type ChildResult, runChild } from './child.ts';
 
@@ -111,4 +112,44 @@ current-context: fleet
       stop: () => p.kill('SIGTERM'),
     };
   }
+}
+
+/** the project's kubectl plugins (bin/kubectl-fleet) */
+const PLUGINS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin');
+
+/**
+ * `kubectl fleet <args>`: kubectl itself, with the plugin's folder on PATH (global flags would hide the
+ * plugin: the kubeconfig goes by the environment only).
+ */
+export function kubectlFleet(kubeconfig: string, args: string[]): Promise<ChildResult> {
+  const kubectl = kubectlPath();
+  return runChild(kubectl, ['fleet', ...args], {
+    env: {
+      ...process.env,
+      KUBECONFIG: kubeconfig,
+      KUBECTL: kubectl,
+      PATH: `${PLUGINS}:${dirname(kubectl)}:${process.env.PATH}`,
+    },
+    timeoutMs: 60_000,
+  });
+}
+
+/**
+ * The cell of row `row` (its first column) under `header` in kubectl's table, read by the header's position
+ * (cells may be empty); undefined when there is no such row or column.
+ */
+export function tableCell(table: string, row: string, header: string): string | undefined {
+  const [head, ...lines] = table.split('\n');
+  const starts = [...head!.matchAll(/\S+(?: \S+)*/g)].map((m) => ({ text: m[0], at: m.index }));
+  const i = starts.findIndex((h) => h.text === header);
+  const line = lines.find((l) => l.split(/\s+/)[0] === row);
+  if (i < 0 || line === undefined) return undefined;
+  return line.slice(starts[i]!.at, starts[i + 1]?.at ?? line.length).trim();
+}
+
+/** {@link tableCell}, which must be there: a missing row or column throws with the table */
+export function tableCellOf(table: string, row: string, header: string): string {
+  const cell = tableCell(table, row, header);
+  if (cell === undefined) throw new Error(`no row ${row} or no column ${header} in:\n${table}`);
+  return cell;
 }

@@ -7,14 +7,10 @@
  * `kubectl fleet diff` names the field.
  */
 import { randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubectlPath } from '../../scripts/kubectl.mjs';
-import { runChild } from '../helpers/child.ts';
+import { kubectlFleet, tableCell } from '../helpers/kubectl.ts';
 import { bed, type ClusterInfo, clusterKubectl, fleetKubectl, ok, until } from './bed.ts';
 
-const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin');
 const name = `reader-${randomBytes(3).toString('hex')}`;
 const b = bed();
 const fleet = fleetKubectl(b.fleets.karmada!);
@@ -35,16 +31,6 @@ spec:
     clusterAffinity: {clusterNames: [${m1.name}, ${m3.name}]}
 `;
 
-/** The cell of row `row` (first column) under `header`, by the header's position (cells may be empty). */
-function column(table: string, row: string, header: string): string | undefined {
-  const [head, ...lines] = table.split('\n');
-  const starts = [...head!.matchAll(/\S+(?: \S+)*/g)].map((m) => ({ text: m[0], at: m.index }));
-  const i = starts.findIndex((h) => h.text === header);
-  const line = lines.find((l) => l.split(/\s+/)[0] === row);
-  if (i < 0 || line === undefined) return undefined;
-  return line.slice(starts[i]!.at, starts[i + 1]?.at ?? line.length).trim();
-}
-
 const get = ['get', 'clusterroles', '-l', `app=${name}`];
 const copyOf = (m: ClusterInfo) => `${name}.clusterspace.${m.name}`;
 
@@ -63,14 +49,14 @@ describe('a cluster-scoped template’s propagation at the root, by Karmada’s 
       'the root Table shows the ClusterRole placed and both copies in sync',
       async () => {
         const out = await ok(fleet, get);
-        const placed = column(out, name, 'PROPAGATED TO') === `${m1.name},${m3.name}`;
-        const synced = [m1, m3].every((m) => column(out, copyOf(m), 'DRIFT') === 'InSync');
+        const placed = tableCell(out, name, 'PROPAGATED TO') === `${m1.name},${m3.name}`;
+        const synced = [m1, m3].every((m) => tableCell(out, copyOf(m), 'DRIFT') === 'InSync');
         return placed && synced ? out : undefined;
       },
       180_000,
     );
     console.log(`kubectl get clusterroles -l app=${name}\n${table}`);
-    for (const m of [m1, m3]) expect(column(table, copyOf(m), 'TEMPLATE')).toBe(name);
+    for (const m of [m1, m3]) expect(tableCell(table, copyOf(m), 'TEMPLATE')).toBe(name);
     expect(table).not.toContain(copyOf(m2));
 
     // what Karmada made: a ClusterResourceBinding, matched by its spec.resource
@@ -89,7 +75,7 @@ describe('a cluster-scoped template’s propagation at the root, by Karmada’s 
 
     const wide = await until('the binding status aggregated', async () => {
       const out = await ok(fleet, [...get, '-o', 'wide']);
-      return /^applied 2\/2, /.test(column(out, name, 'KARMADA STATUS') ?? '') ? out : undefined;
+      return /^applied 2\/2, /.test(tableCell(out, name, 'KARMADA STATUS') ?? '') ? out : undefined;
     });
     console.log(`kubectl get clusterroles -l app=${name} -o wide\n${wide}`);
 
@@ -167,21 +153,12 @@ describe('a cluster-scoped template’s propagation at the root, by Karmada’s 
 
     const table = await until('the root Table flags the changed copy', async () => {
       const out = await ok(fleet, get);
-      return column(out, copyOf(m1), 'DRIFT') === 'Drifted' ? out : undefined;
+      return tableCell(out, copyOf(m1), 'DRIFT') === 'Drifted' ? out : undefined;
     });
     console.log(`kubectl get clusterroles -l app=${name}  (after the change in ${m1.name})\n${table}`);
-    expect(column(table, copyOf(m3), 'DRIFT')).toBe('InSync');
+    expect(tableCell(table, copyOf(m3), 'DRIFT')).toBe('InSync');
 
-    const kubectl = kubectlPath();
-    const diff = await runChild(kubectl, ['fleet', 'diff', 'clusterrole', name], {
-      env: {
-        ...process.env,
-        KUBECONFIG: fleet.kubeconfig,
-        KUBECTL: kubectl,
-        PATH: `${BIN}:${dirname(kubectl)}:${process.env.PATH}`,
-      },
-      timeoutMs: 60_000,
-    });
+    const diff = await kubectlFleet(fleet.kubeconfig, ['diff', 'clusterrole', name]);
     console.log(`kubectl fleet diff clusterrole ${name}\n${diff.stdout}`);
     expect(diff.code, diff.stderr).toBe(1);
     expect(diff.stdout).toBe(

@@ -8,14 +8,10 @@
  * names the field.
  */
 import { randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubectlPath } from '../../scripts/kubectl.mjs';
-import { runChild } from '../helpers/child.ts';
+import { kubectlFleet, tableCell } from '../helpers/kubectl.ts';
 import { bed, type ClusterInfo, clusterKubectl, fleetKubectl, ok, until } from './bed.ts';
 
-const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin');
 const ns = `prop-${randomBytes(3).toString('hex')}`;
 const b = bed();
 const fleet = fleetKubectl(b.fleets.karmada!);
@@ -62,16 +58,6 @@ spec:
       imageOverrider: [{component: Tag, operator: replace, value: '1.26'}]
 `;
 
-/** The cell of row `name` (first column) under `header`, by the header's position (cells may be empty). */
-function column(table: string, name: string, header: string): string | undefined {
-  const [head, ...lines] = table.split('\n');
-  const starts = [...head!.matchAll(/\S+(?: \S+)*/g)].map((m) => ({ text: m[0], at: m.index }));
-  const i = starts.findIndex((h) => h.text === header);
-  const line = lines.find((l) => l.split(/\s+/)[0] === name);
-  if (i < 0 || line === undefined) return undefined;
-  return line.slice(starts[i]!.at, starts[i + 1]?.at ?? line.length).trim();
-}
-
 describe('propagation at the root, by Karmada’s own controllers', () => {
   beforeAll(async () => {
     await ok(fleet, ['apply', '-f', '-'], manifests);
@@ -86,14 +72,16 @@ describe('propagation at the root, by Karmada’s own controllers', () => {
       'the root Table shows the template placed and both copies in sync',
       async () => {
         const out = await ok(fleet, ['get', 'deployments', '-n', ns]);
-        const placed = column(out, 'web', 'PROPAGATED TO') === `${m1.name}(2),${m3.name}(1)`;
-        const synced = [m1, m3].every((m) => column(out, `web.clusterspace.${m.name}`, 'DRIFT') === 'InSync');
+        const placed = tableCell(out, 'web', 'PROPAGATED TO') === `${m1.name}(2),${m3.name}(1)`;
+        const synced = [m1, m3].every(
+          (m) => tableCell(out, `web.clusterspace.${m.name}`, 'DRIFT') === 'InSync',
+        );
         return placed && synced ? out : undefined;
       },
       180_000,
     );
     console.log(`kubectl get deployments -n ${ns}\n${table}`);
-    for (const m of [m1, m3]) expect(column(table, `web.clusterspace.${m.name}`, 'TEMPLATE')).toBe('web');
+    for (const m of [m1, m3]) expect(tableCell(table, `web.clusterspace.${m.name}`, 'TEMPLATE')).toBe('web');
     expect(table).not.toContain(`web.clusterspace.${m2.name}`);
     // the override is what Karmada applied in m3: its copy runs 1.26 and is still in sync
     const copy = JSON.parse(
@@ -111,9 +99,9 @@ describe('propagation at the root, by Karmada’s own controllers', () => {
 
     const wide = await until('the binding status aggregated', async () => {
       const out = await ok(fleet, ['get', 'deployments', '-n', ns, '-o', 'wide']);
-      return column(out, 'web', 'KARMADA STATUS') === 'applied 2/2, healthy 2/2' ? out : undefined;
+      return tableCell(out, 'web', 'KARMADA STATUS') === 'applied 2/2, healthy 2/2' ? out : undefined;
     });
-    expect(column(wide, `web.clusterspace.${m1.name}`, 'KARMADA STATUS')).toBe('applied, healthy');
+    expect(tableCell(wide, `web.clusterspace.${m1.name}`, 'KARMADA STATUS')).toBe('applied, healthy');
 
     // the selector the template names picks its copies, and only them
     const t = JSON.parse(await ok(fleet, ['get', 'deployment', 'web', '-n', ns, '-o', 'json']));
@@ -195,21 +183,12 @@ describe('propagation at the root, by Karmada’s own controllers', () => {
 
     const table = await until('the root Table flags the changed copy', async () => {
       const out = await ok(fleet, ['get', 'deployments', '-n', ns]);
-      return column(out, `web.clusterspace.${m1.name}`, 'DRIFT') === 'Drifted' ? out : undefined;
+      return tableCell(out, `web.clusterspace.${m1.name}`, 'DRIFT') === 'Drifted' ? out : undefined;
     });
     console.log(`kubectl get deployments -n ${ns}  (after the change in ${m1.name})\n${table}`);
-    expect(column(table, `web.clusterspace.${m3.name}`, 'DRIFT')).toBe('InSync');
+    expect(tableCell(table, `web.clusterspace.${m3.name}`, 'DRIFT')).toBe('InSync');
 
-    const kubectl = kubectlPath();
-    const diff = await runChild(kubectl, ['fleet', 'diff', 'deployment', 'web', '-n', ns], {
-      env: {
-        ...process.env,
-        KUBECONFIG: fleet.kubeconfig,
-        KUBECTL: kubectl,
-        PATH: `${BIN}:${dirname(kubectl)}:${process.env.PATH}`,
-      },
-      timeoutMs: 60_000,
-    });
+    const diff = await kubectlFleet(fleet.kubeconfig, ['diff', 'deployment', 'web', '-n', ns]);
     console.log(`kubectl fleet diff deployment web -n ${ns}\n${diff.stdout}`);
     expect(diff.code, diff.stderr).toBe(1);
     expect(diff.stdout).toBe(
