@@ -102,24 +102,28 @@ const CLUSTER_POLICIES = {
 };
 
 /**
- * A ClusterRole `reader` at the control plane, selected by a ClusterPropagationPolicy `reader` to
- * `clusters`, propagated: a cluster-scoped template with its ClusterResourceBinding, Works and copies.
+ * A ClusterRole (`reader` unless named, with `labels` if given) at the control plane, selected by a
+ * ClusterPropagationPolicy of the same name to `clusters`, propagated: a cluster-scoped template with its
+ * ClusterResourceBinding, Works and copies.
  */
-export function propagateClusterRole(karmada: SimKarmada, clusters: string[]): void {
+export function propagateClusterRole(
+  karmada: SimKarmada,
+  clusters: string[],
+  opts: { name?: string; labels?: Record<string, string> } = {},
+): void {
+  const name = opts.name ?? 'reader';
   karmada.create(CLUSTER_ROLES, {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
-    metadata: { name: 'reader' },
+    metadata: { name, ...(opts.labels ? { labels: opts.labels } : {}) },
     rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }],
   } as never);
   karmada.create(CLUSTER_POLICIES, {
     apiVersion: 'policy.karmada.io/v1alpha1',
     kind: 'ClusterPropagationPolicy',
-    metadata: { name: 'reader' },
+    metadata: { name },
     spec: {
-      resourceSelectors: [
-        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'reader' },
-      ],
+      resourceSelectors: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name }],
       placement: { clusterAffinity: { clusterNames: clusters } },
     },
   } as never);

@@ -207,6 +207,54 @@ const ALREADY_SENT = Object.setPrototypeOf(
   Response.prototype,
 ) as Response;
 
+/** A chunk of a streamed body: a Web reader's read, or a generator's next. */
+type BodyRead = ReadableStreamReadResult<Uint8Array> | IteratorResult<Uint8Array>;
+
+interface PumpOptions {
+  /**
+   * ask for the next chunk before the socket drains this one: a merge makes its next piece while the
+   * socket takes this one, as behind the Web stream's one-piece queue (waiting for the drain first left
+   * the merge idle for it: a later last byte)
+   */
+  ahead?: boolean;
+  /** each chunk, as it is written (a watch's event boundaries) */
+  chunk?(chunk: Uint8Array): void;
+  /** a read failed, before the answer is cut (the merge's own report of it) */
+  failed?(err: unknown): void;
+}
+
+/**
+ * Writes a streamed body into `out` as `read` gives it, waiting for the socket's drain when it is full,
+ * until the body ends (and `out` with it) or `out` is ended or destroyed meanwhile (the client gone, a
+ * drain ending a watch). A failed read rejects: the caller cuts the answer.
+ */
+async function pump(out: ServerResponse, read: () => Promise<BodyRead>, o: PumpOptions): Promise<void> {
+  let next = read();
+  for (;;) {
+    let r: BodyRead;
+    try {
+      r = await next;
+    } catch (err) {
+      o.failed?.(err);
+      throw err;
+    }
+    if (out.writableEnded || out.destroyed) return;
+    if (r.done) return void out.end();
+    const value = r.value;
+    o.chunk?.(value);
+    // a merged list's piece (src/util/bytes.ts) is this writer's alone once read: given back when the
+    // socket has taken its bytes, the merge writes its next piece into it
+    const room = out.write(value, (err) => err || recyclePiece(value));
+    if (o.ahead) {
+      next = read();
+      next.catch(() => {});
+    }
+    if (!room) await drainedOrClosed(out);
+    if (out.destroyed) return;
+    if (!o.ahead) next = read();
+  }
+}
+
 /**
  * Writes streamed bodies (no Content-Length: watch, logs, merged lists) itself, for two reasons:
  * - a body that is an upstream's Node stream is piped straight into the socket (see nodeBodies);
@@ -236,12 +284,10 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
   // bytes are already here carries the head in the same write (one syscall fewer per small answer)
   if (!res.headers.has('content-length') && !(src && src.readableLength > 0)) out.flushHeaders();
   let atBoundary = true;
-  let stopped = false;
   const track = (chunk: Uint8Array) => {
     atBoundary = chunk.length === 0 ? atBoundary : chunk[chunk.length - 1] === NEWLINE;
   };
   const finish = () => {
-    stopped = true;
     if (atBoundary) out.end();
     else out.destroy();
   };
@@ -286,29 +332,9 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
     // a merged list's pieces taken from its merge as it makes them: no Web stream between (≈ µs a piece)
     const merge = pieces.pieces;
     out.on('close', () => void merge.return(undefined).catch(() => {}));
-    const pump = async () => {
-      let next = merge.next();
-      for (;;) {
-        let r: IteratorResult<Uint8Array>;
-        try {
-          r = await next;
-        } catch (err) {
-          pieces.failed(err);
-          throw err;
-        }
-        if (out.destroyed) return;
-        if (r.done) return void out.end();
-        const value = r.value;
-        const room = out.write(value, (err) => err || recyclePiece(value));
-        // the next piece is made while the socket takes this one, as behind the Web stream's one-piece
-        // queue: waiting for the drain first left the merge idle for it (a later last byte)
-        next = merge.next();
-        next.catch(() => {});
-        if (!room) await drainedOrClosed(out);
-        if (out.destroyed) return;
-      }
-    };
-    pump().catch((err) => out.destroy(err as Error));
+    pump(out, () => merge.next(), { ahead: true, failed: (err) => pieces.failed(err) }).catch((err) =>
+      out.destroy(err as Error),
+    );
   } else {
     const reader = body.getReader();
     out.on('close', () => void reader.cancel().catch(() => {}));
@@ -320,19 +346,7 @@ function writeStreamed(res: Response, out: ServerResponse, watches: Set<Ending>)
       watches.add(ending);
       out.on('close', () => watches.delete(ending));
     }
-    const pump = async () => {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (stopped) return;
-        if (done) return void out.end();
-        if (watch) track(value);
-        // a merged list's piece (src/util/bytes.ts) is this writer's alone once read: given back when the
-        // socket has taken its bytes, the merge writes its next piece into it
-        if (!out.write(value, (err) => err || recyclePiece(value))) await drainedOrClosed(out);
-        if (out.destroyed) return;
-      }
-    };
-    pump().catch((err) => out.destroy(err as Error));
+    pump(out, () => reader.read(), watch ? { chunk: track } : {}).catch((err) => out.destroy(err as Error));
   }
   return true;
 }

@@ -63,14 +63,18 @@ Contexts fleet, karmada and one per member in your kubeconfig:
 const workerHeader = () => (process.env.FLEET_TEST_WORKER_HEADER === '1' ? String(process.pid) : undefined);
 
 async function main() {
-  // V8 flags read when undici first connects (./memory.ts): in the primary, a worker and a single process alike
-  applyEngineSettings();
-  if (cluster.isWorker) return runWorker(workerHeader());
+  // V8 flags read when undici first connects (./memory.ts): in the primary, a worker and a single process
+  // alike, set before anything connects; the scanner is compiled only where the fleet is served
+  if (cluster.isWorker) {
+    applyEngineSettings();
+    return runWorker(workerHeader());
+  }
   const argv = process.argv.slice(2);
   const port = Number(process.env.PORT ?? 8080);
   const host = process.env.HOST ?? '127.0.0.1';
   const path = argValue(argv, 'config', 'FLEET_CONFIG');
   const workers = workerCount(argv, path !== undefined);
+  applyEngineSettings(workers === 1);
   const graceMs = drainMs(argv);
   memoryTuningOn();
   let raw: FleetConfigInput;

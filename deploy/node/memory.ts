@@ -25,7 +25,8 @@
  *   slower. Node refuses the flag in NODE_OPTIONS, so the process sets it at run time, before the first
  *   upstream connection makes undici compile the parser; a wasm tiering flag on the command line is left
  *   as it is. The fleet's own item scanner (skip.wasm) is compiled by the optimising tier just before:
- *   on the baseline one it cost 1.5× the merge's CPU (src/platform/node.ts compileScannerWasmOptimised).
+ *   on the baseline one it cost 1.5× the merge's CPU (src/platform/node.ts compileScannerWasmOptimised);
+ *   not in a cluster primary, which serves no request.
  */
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError } from '../../src/config/schema.ts';
@@ -87,12 +88,14 @@ export function engineFlags(
 
 /**
  * Sets {@link engineFlags} in this process; called by the entry before anything connects (undici compiles
- * its parser at its first connection, with the flags set then). Returns what it set.
+ * its parser at its first connection, with the flags set then). `merges`: the process serves the fleet (a
+ * single process, a worker); a cluster primary only forks and adds up metrics, and never scans. Returns
+ * what it set.
  */
-export function applyEngineSettings(): string[] {
+export function applyEngineSettings(merges = true): string[] {
   const flags = engineFlags();
   // the fleet's own scanner keeps the optimising tier that --liftoff-only denies what compiles after it
-  if (flags.includes('--liftoff-only')) compileScannerWasmOptimised();
+  if (merges && flags.includes('--liftoff-only')) compileScannerWasmOptimised();
   for (const f of flags) setFlagsFromString(f);
   return flags;
 }

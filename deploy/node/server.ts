@@ -8,7 +8,9 @@ import { createApp } from '../../src/app.ts';
 import { TRANSPORT_FACTS } from '../../src/auth/request.ts';
 import type { FleetConfig } from '../../src/config/schema.ts';
 import { buildFleet } from '../../src/fleet.ts';
+import { bindRuntimeCounters } from '../../src/metrics/process.ts';
 import { installNodeHooks, nodePlatform, UndiciTransport } from '../../src/platform/node.ts';
+import { spareCounter } from '../../src/platform/node-watch-spare.ts';
 import { DIRECT_RELAY, EXEC_TRANSPORT } from '../../src/platform/types.ts';
 import { RAW_TARGET } from '../../src/request/target.ts';
 import { nodeExecTransport } from './exec-transport.ts';
@@ -61,6 +63,8 @@ export interface NodeFleet extends ServedHandle {
 export async function startNodeFleet(opts: NodeFleetOptions): Promise<NodeFleet> {
   // Node's process-wide hooks (src/platform/node.ts): made here, once, never by an import
   installNodeHooks();
+  // the Node side's own counts, exposed at /metrics beside the fleet's
+  bindRuntimeCounters([spareCounter]);
   const platform = nodePlatform(opts.config);
   const deps = buildFleet(opts.config, platform);
   const app = createApp(deps);

@@ -5,7 +5,7 @@
  * several worker processes, GET /metrics answers the sum over all of them (see ./cluster.ts).
  */
 import { CLIENT_CLOSED_REQUEST } from '../kube/status.ts';
-import { processMetricsSource } from './process.ts';
+import { processMetricsSource, type RuntimeCounter, runtimeCounters } from './process.ts';
 import {
   type Counter,
   type Gauge,
@@ -87,6 +87,8 @@ export class FleetMetrics {
   readonly relayGroups: Counter;
   readonly sharedReads: Counter;
   readonly sharedReadsDetached: Counter;
+  /** the runtime's own process-wide counts (./process.ts), each brought up to date when exposed */
+  private readonly runtime: { counter: Counter; of: RuntimeCounter }[] = [];
   /** the last failure seen per cluster, for the status page (not exported: messages are not labels) */
   readonly lastErrors = new Map<string, { at: string; reason: string; message: string }>();
   /**
@@ -176,6 +178,8 @@ export class FleetMetrics {
       'Readers of a shared upstream answer detached for falling too far behind the fastest reader (they read again alone).',
       [],
     );
+    for (const of of runtimeCounters())
+      this.runtime.push({ counter: r.counter(of.name, of.help, [of.label]), of });
     const source = opts.source ?? processMetricsSource();
     if (source) this.source = source(this);
   }
@@ -263,5 +267,7 @@ export class FleetMetrics {
     const up = this.clusterUp.entries();
     this.clusters.set({ state: 'ready' }, up.filter((e) => e.value === 1).length);
     this.clusters.set({ state: 'unreachable' }, up.filter((e) => e.value !== 1).length);
+    for (const { counter, of } of this.runtime)
+      for (const [v, n] of Object.entries(of.read())) counter.cell({ [of.label]: v }).value = n;
   }
 }

@@ -25,3 +25,26 @@ export function bindProcessMetrics(source: Source | undefined): void {
 export function processMetricsSource(): Source | undefined {
   return bound;
 }
+
+/**
+ * A count the runtime keeps for the whole process (Node: how its upstream watch connections were opened),
+ * per value of its one label, since the process started: every fleet built after it is bound exposes it
+ * as a counter, read when /metrics is asked (the runtime counts in a plain field; nothing on its hot path).
+ */
+export interface RuntimeCounter {
+  name: string;
+  help: string;
+  label: string;
+  read(): Readonly<Record<string, number>>;
+}
+
+let runtime: readonly RuntimeCounter[] = [];
+
+/** Bind the runtime's counters (the Node server's, before it builds its fleet). */
+export function bindRuntimeCounters(counters: readonly RuntimeCounter[]): void {
+  runtime = counters;
+}
+
+export function runtimeCounters(): readonly RuntimeCounter[] {
+  return runtime;
+}

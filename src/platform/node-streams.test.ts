@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { attachDirect, directPushBodies } from './node-streams.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { attachDirect, directPushBodies, unexplainedRefusal } from './node-streams.ts';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (c: Uint8Array[]) => new TextDecoder().decode(Buffer.concat(c));
@@ -82,5 +82,52 @@ describe('direct push bodies (a merged watch written into the Node response)', (
     const { body } = directPushBodies(() => cancelled++);
     await body.cancel();
     expect(cancelled).toBe(1);
+  });
+});
+
+describe('the framed writer refused (node:http answers it does not frame itself)', () => {
+  const h11 = { httpVersionMajor: 1, httpVersionMinor: 1, method: 'GET' };
+  const known = { chunkedEncoding: true, outputSize: 0, _hasBody: true };
+
+  it('says nothing of what the protocol explains: HTTP/1.0, HEAD, HTTP/2, a bodyless or queued answer, a fake', () => {
+    expect(unexplainedRefusal({ req: h11, ...known })).toBeUndefined();
+    expect(
+      unexplainedRefusal({ req: { ...h11, httpVersionMinor: 0 }, chunkedEncoding: false }),
+    ).toBeUndefined();
+    expect(unexplainedRefusal({ req: { ...h11, method: 'HEAD' } })).toBeUndefined();
+    expect(
+      unexplainedRefusal({ req: { httpVersionMajor: 2, httpVersionMinor: 0, method: 'GET' } }),
+    ).toBeUndefined();
+    expect(
+      unexplainedRefusal({ req: h11, ...known, chunkedEncoding: false, _hasBody: false }),
+    ).toBeUndefined();
+    expect(unexplainedRefusal({ req: h11, ...known, outputSize: 120 })).toBeUndefined();
+    expect(unexplainedRefusal({})).toBeUndefined();
+  });
+
+  it('names the field when node:http’s response no longer has it as known, and tells it once per process', () => {
+    expect(unexplainedRefusal({ req: h11, outputSize: 0, _hasBody: true })).toMatch(
+      /chunkedEncoding is undefined/,
+    );
+    expect(unexplainedRefusal({ req: h11, ...known, outputSize: undefined })).toMatch(
+      /outputSize is undefined/,
+    );
+    expect(unexplainedRefusal({ req: h11, ...known, _hasBody: 1 })).toMatch(/_hasBody is number/);
+    expect(unexplainedRefusal({ req: h11, ...known, chunkedEncoding: false })).toMatch(/not chunkedEncoding/);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      for (let k = 0; k < 2; k++) {
+        const { body, writer } = directPushBodies(() => {});
+        const out = { ...fakeOut(), req: h11, headersSent: true, outputSize: 0, _hasBody: true };
+        expect(attachDirect(body, out)).toBeDefined();
+        writer.push(bytes('x\n'));
+        // written through the response all the same
+        expect(text(out.written)).toBe('x\n');
+      }
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn.mock.calls[0]![0]).toMatch(/through node:http's response.*chunkedEncoding is undefined/);
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

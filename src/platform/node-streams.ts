@@ -79,6 +79,7 @@ export interface DirectOut {
  * documented): a chunked answer whose head is on its socket, nothing of it queued in the response.
  */
 interface ChunkedResponse extends DirectOut {
+  req?: { httpVersionMajor?: number; httpVersionMinor?: number; method?: string };
   chunkedEncoding?: boolean;
   headersSent?: boolean;
   outputSize?: number;
@@ -100,9 +101,49 @@ interface FrameSocket {
 function frameSocket(out: DirectOut): FrameSocket | undefined {
   const r = out as ChunkedResponse;
   const s = r.socket;
-  if (r.chunkedEncoding !== true || r.headersSent !== true || r._hasBody === false || r.outputSize !== 0)
+  if (r.chunkedEncoding !== true || r.headersSent !== true || r._hasBody === false || r.outputSize !== 0) {
+    const why = unexplainedRefusal(r);
+    if (why) refusedOnce(why);
     return undefined;
+  }
   return s && !s.destroyed && typeof s.cork === 'function' ? s : undefined;
+}
+
+/**
+ * Why a node:http answer is not framed by its body when neither its protocol (HTTP/2, HTTP/1.0, HEAD) nor
+ * its state (bodyless, or queued behind a pipelined answer) says so: the response's own fields are not the
+ * ones known, as after a Node upgrade that changed them. Undefined for those reasons, and for what is not
+ * a node:http answer (a test's fake).
+ */
+export function unexplainedRefusal(r: {
+  req?: { httpVersionMajor?: number; httpVersionMinor?: number; method?: string };
+  chunkedEncoding?: unknown;
+  outputSize?: unknown;
+  _hasBody?: unknown;
+}): string | undefined {
+  const req = r.req;
+  if (req?.httpVersionMajor !== 1 || req.httpVersionMinor === 0 || req.method === 'HEAD') return undefined;
+  for (const [field, type] of [
+    ['chunkedEncoding', 'boolean'],
+    ['outputSize', 'number'],
+    ['_hasBody', 'boolean'],
+  ] as const)
+    if (typeof r[field] !== type) return `its ${field} is ${typeof r[field]}, not a ${type}`;
+  // a bodyless answer (204, 304) has no frames to write
+  if (r._hasBody === false) return undefined;
+  if (r.chunkedEncoding !== true) return 'an HTTP/1.1 answer without a length is not chunkedEncoding';
+  return undefined;
+}
+
+let refusalTold = false;
+
+/** once per process: merged watches then leave through res.write, a frame per tick no longer assured */
+function refusedOnce(why: string): void {
+  if (refusalTold) return;
+  refusalTold = true;
+  console.warn(
+    `fleet: merged watches are written through node:http's response, not as chunk frames of their own (${why})`,
+  );
 }
 
 /** a frame this small is copied into one array (one socket write); a larger one goes as its parts */

@@ -36,9 +36,18 @@ const processSpares = { n: 0 };
 
 /**
  * How the process's watch connections were opened, counted since it started: on a spare whose handshake
- * was done, on one still shaking hands, on a new dial (none waited). Read by the real bed's bench row.
+ * was done, on one still shaking hands, on a new dial (none waited). Read by the real bed's bench row,
+ * and by /metrics as {@link spareCounter}.
  */
 export const spareCounts = { ready: 0, notReady: 0, none: 0 };
+
+/** {@link spareCounts} as a counter of the fleet's /metrics (bound by deploy/node/server.ts) */
+export const spareCounter = {
+  name: 'fleet_upstream_watch_connections_total',
+  help: 'Upstream HTTP/1.1 watch connections opened since the process started, per result: hit (a spare connection, its handshake done), handshaking (a spare still shaking hands), miss (dialled for the watch: no spare waited).',
+  label: 'result',
+  read: () => ({ hit: spareCounts.ready, handshaking: spareCounts.notReady, miss: spareCounts.none }),
+};
 
 /** where a watch connection's reads go (its H1Call) */
 type Reader = Parameters<WatchConnector>[1];

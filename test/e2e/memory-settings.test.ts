@@ -4,8 +4,11 @@
  * operator chose otherwise or turned the tuning off.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_FLAGS, engineFlags, memorySettings } from '../../deploy/node/memory.ts';
+import { bundleNodeEntry, startNodeEntry } from '../helpers/nodeproc.ts';
 
 describe('memory settings', () => {
   it('gives a process the arena cap and the semi-space cap unless already set', () => {
@@ -51,5 +54,34 @@ describe('memory settings', () => {
     expect(all.some((t) => t.length > 5 && t.every((x) => x === 'TurboFan'))).toBe(true);
     // the module compiled after the settings: its one function by Liftoff
     expect(all.some((t) => t.length === 1 && t[0] === 'Liftoff')).toBe(true);
+  });
+
+  it('in a cluster: each worker compiles the scanner by the optimising tier, the primary (which never scans) does not', async () => {
+    mkdirSync('.cache', { recursive: true });
+    const main = await bundleNodeEntry('memory-settings');
+    try {
+      // the bundled entry, as `npm start` runs it, with the demo fleet; the workers inherit the trace flag
+      const m = startNodeEntry(main, ['--workers', '2'], { FLEET_MEMORY_TUNING: 'on' }, [
+        '--trace-wasm-compilation-times',
+      ]);
+      try {
+        await m.waitFor(/2 worker processes \(pids .*\) share the port/, 90_000);
+        // the primary's last start-up line, then an answer from a worker: the primary has long installed
+        // its SIGTERM handler (set right after that line) by then
+        const url = (await m.waitFor(/kubeconfig --server (\S+)/))[1]!;
+        expect((await fetch(`${url}/version`)).status).toBe(200);
+      } finally {
+        m.p.kill('SIGTERM');
+      }
+      expect(await m.exited, m.output()).toBe(0);
+      // "Compiled function 0x…#3 using TurboFan": the three processes share the output, so count the
+      // functions compiled by TurboFan against the scanner's own (each index once per compiling process)
+      const turbo = [...m.output().matchAll(/^Compiled function 0x[0-9a-f]+#(\d+) using TurboFan/gm)];
+      const functions = new Set(turbo.map((t) => t[1])).size;
+      expect(functions, m.output()).toBeGreaterThan(5);
+      expect(turbo.length, m.output()).toBe(2 * functions);
+    } finally {
+      rmSync(resolve(main, '..'), { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServedSimFleet } from '../../deploy/node/demo.ts';
 import { propagate } from '../../sim/index.ts';
+import { propagateClusterRole } from '../../sim/testing.ts';
 import { RUNTIMES } from '../helpers/fleet.ts';
 import { kubectlFleet, tableCellOf } from '../helpers/kubectl.ts';
 import { useSimFleet } from '../helpers/simfleet.ts';
@@ -12,22 +13,7 @@ const HEADER = /^NAME\s+CLUSTER\s+CREATED AT\s+PROPAGATED TO\s+TEMPLATE\s+DRIFT\
 
 function seed(s: ServedSimFleet): () => void {
   const k = s.karmada;
-  k.create(CR, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    metadata: { name: NAME, labels: { app: NAME } },
-    rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }],
-  } as never);
-  k.create(CPP, {
-    apiVersion: 'policy.karmada.io/v1alpha1',
-    kind: 'ClusterPropagationPolicy',
-    metadata: { name: NAME },
-    spec: {
-      resourceSelectors: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: NAME }],
-      placement: { clusterAffinity: { clusterNames: ['member1', 'member3'] } },
-    },
-  } as never);
-  propagate(k);
+  propagateClusterRole(k, ['member1', 'member3'], { name: NAME, labels: { app: NAME } });
   return k.timer(() => propagate(k), 100, true);
 }
 

@@ -4,9 +4,10 @@
  * merged in, not with the next one. Read off a raw socket, so the frames are the client's to count.
  */
 import { once } from 'node:events';
+import { OutgoingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ServedHandle, serveFetch } from '../../deploy/node/http.ts';
 import { directPushBodies } from '../../src/platform/node-streams.ts';
 import { usePushBodies } from '../../src/util/chunks.ts';
@@ -114,6 +115,25 @@ async function watch(tls = false): Promise<{ raw: Raw; out: WatchOutput; socket:
 }
 
 describe('merged watch answer frames (Node, HTTP/1.1)', () => {
+  it('takes the framed path on this Node: node:http’s fields read as known, nothing of a tick through res.write', async () => {
+    const { raw, out, socket } = await watch();
+    const warn = vi.spyOn(console, 'warn');
+    // the fallback (node:http's fields not as known) writes each tick through the response instead
+    const writes = vi.spyOn(OutgoingMessage.prototype, 'write');
+    try {
+      const lines = [line('a', 300), line('b', 20_000)];
+      out.emit({ kind: 'emit', lines });
+      const frames = await raw.frameCount(1);
+      expect(frames[0]!.equals(Buffer.concat(lines))).toBe(true);
+      expect(writes).not.toHaveBeenCalled();
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      writes.mockRestore();
+      warn.mockRestore();
+    }
+    socket.destroy();
+  });
+
   it('lines of one tick, in separate buffers of every size, leave as one frame in order', async () => {
     const { raw, out, socket } = await watch();
     // two lines large enough that each went as a chunk of its own, and small ones between and after

@@ -64,6 +64,48 @@ describe.each(RUNTIMES)('merged watch metrics on %s', (runtime) => {
   });
 });
 
+describe('upstream watch connections on node', () => {
+  const ff = useFaultFleet('node');
+
+  it('fleet_upstream_watch_connections_total: a watch dials its connections (miss), a later one takes a spare (hit)', async () => {
+    const ns = 'wc-node';
+    seedNamespace(ff, ns, { member1: 1, member2: 1 });
+    const url = `${ff.url}/api/v1/namespaces/${ns}/configmaps?watch=true`;
+    const series = (result: string) => `fleet_upstream_watch_connections_total{result="${result}"}`;
+    const opened = (m: Reader) => m(series('hit')) + m(series('handshaking')) + m(series('miss'));
+    const text = await (await fetch(`${ff.url}/metrics`)).text();
+    expect(text).toMatch(/^# TYPE fleet_upstream_watch_connections_total counter$/m);
+    const at0 = await metrics(ff.url);
+    const first = await openWatch(url);
+    try {
+      expect(first.status).toBe(200);
+      // one connection per member, none waiting for it yet
+      await untilMetrics(
+        ff.url,
+        (m) => m(series('miss')) >= at0(series('miss')) + 2,
+        'the first watch dialled',
+      );
+    } finally {
+      first.close();
+    }
+    // a spare is dialled a while after each watch opened: watches opened later take one
+    const end = Date.now() + 20_000;
+    for (;;) {
+      const before = await metrics(ff.url);
+      const w = await openWatch(url);
+      try {
+        expect(w.status).toBe(200);
+        const now = await untilMetrics(ff.url, (m) => opened(m) >= opened(before) + 2, 'a watch counted');
+        if (now(series('hit')) > at0(series('hit'))) break;
+      } finally {
+        w.close();
+      }
+      if (Date.now() > end) throw new Error('no watch took a spare connection in 20 s');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  });
+});
+
 type Reader = (series: string) => number;
 
 /** polls /metrics until `cond` holds of it (never a fixed sleep); the reader that held */

@@ -12,9 +12,17 @@ export function bundleNodeEntry(name: string): Promise<string> {
   return buildNode(resolve(mkdtempSync(resolve(`.cache/${name}-`)), 'main.js'));
 }
 
-/** Starts it on an OS-picked port; `waitFor` resolves with the first match in its output so far or to come. */
-export function startNodeEntry(main: string, args: string[], env: Record<string, string> = {}) {
-  const p = spawn(process.execPath, [main, ...args], {
+/**
+ * Starts it on an OS-picked port (`nodeArgs`: node's own options, before the entry); `waitFor` resolves with
+ * the first match in its output so far or to come.
+ */
+export function startNodeEntry(
+  main: string,
+  args: string[],
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+) {
+  const p = spawn(process.execPath, [...nodeArgs, main, ...args], {
     env: { ...process.env, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
