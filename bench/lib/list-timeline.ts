@@ -16,7 +16,8 @@
  * runs ./floor-proxy.mjs instead. The patch's knobs: LIST_AHEAD (KiB held process-wide by answers waiting
  * their turn, read ahead), LIST_FRONT (how many of those, oldest first, may read ahead), LIST_RHOLD (KiB the
  * answer being read holds before its connection pauses, 256), LIST_LOW=1 (its connection resumed once it
- * holds under half of that, not when it holds nothing).
+ * holds under half of that, not when it holds nothing), LIST_SLAB=1 (what is read ahead copied into 1 MiB
+ * slabs, LIST_AHEAD of them in all, reused from answer to answer, instead of holding the socket's reads).
  */
 import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
