@@ -11,6 +11,7 @@
  * BENCH_BASELINE_BUNDLE=<file> (another build of deploy/node/main.ts, say the session's start commit):
  * the idle memory is also measured A/B, one fresh process per build and round, the order alternating.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type FleetProcess, startFleetProcess } from '../lib/fleetproc.ts';
 import { censusDelta, heapCensus, heapOwners } from '../lib/heapsnap.ts';
@@ -89,6 +90,22 @@ export interface GcPauses {
    * GC pause or a long task; an event that arrives then waits this long at most
    */
   loopMaxMs?: number;
+  /**
+   * the fleet's main thread over the span (/proc/<pid>/task/<pid>/schedstat, read from outside): ms on a
+   * CPU, and ms it was ready to run but waited for one (the machine's other processes, not the fleet)
+   */
+  mainCpuMs?: number;
+  mainWaitMs?: number;
+}
+
+/** the main thread's time on a CPU and waiting for one so far, in ms (undefined where /proc has none) */
+function schedstat(pid: number): [number, number] | undefined {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return [run! / 1e6, wait! / 1e6];
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -116,13 +133,16 @@ export async function gcPauses(fleet: FleetProcess): Promise<() => Promise<GcPau
     globalThis.__benchGc = { g, ob, h };
     return true;
   })()`);
+  const s0 = schedstat(fleet.pid);
   return async () => {
     if (!started) return undefined;
+    const s1 = schedstat(fleet.pid);
     // the observer hears of a pause a moment after it: let the last ones in
     await new Promise((r) => setTimeout(r, 50));
-    return fleet.evaluate<GcPauses>(
+    const g = await fleet.evaluate<GcPauses>(
       '(() => { const x = globalThis.__benchGc; delete globalThis.__benchGc; x.ob.disconnect(); x.h.disable(); return { ...x.g, loopMaxMs: x.h.max / 1e6 }; })()',
     );
+    return s0 && s1 ? { ...g, mainCpuMs: s1[0] - s0[0], mainWaitMs: s1[1] - s0[1] } : g;
   };
 }
 

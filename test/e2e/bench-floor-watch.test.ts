@@ -171,7 +171,12 @@ describe('the merged-watch case', () => {
     expect(code, out).toBe(0);
     const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));
     const json = JSON.parse(line!.slice('BENCH_JSON '.length)) as {
-      cases: Array<{ name: string; error?: string; issue33?: Row33Check[] }>;
+      cases: Array<{
+        name: string;
+        error?: string;
+        issue33?: Row33Check[];
+        figures?: { fleetGc?: { fleet: Array<{ mainCpuMs?: number; mainWaitMs?: number }> } };
+      }>;
     };
     const mw = json.cases.find((c) => c.name === 'merged-watch');
     expect(mw?.error, out).toBeUndefined();
@@ -180,6 +185,13 @@ describe('the merged-watch case', () => {
     expect(mw!.issue33!.find((r) => r.row === 'added-p99-floor')?.shown, out).toMatch(/ms$/);
     expect(out).toMatch(/^floor proxy \(copy\) +1000 +0 /m);
     expect(out).toMatch(/watch burst rate ÷ direct ≥ 0\.9×: .*floor ÷ direct [\d.]+×, fleet ÷ floor [\d.]+×/);
+    // the fleet's main thread in its phases, read from /proc: whether a stall was its own work or a wait for a CPU
+    const main = mw!.figures!.fleetGc!.fleet[0]!;
+    expect(main.mainCpuMs, out).toBeGreaterThan(0);
+    expect(main.mainWaitMs, out).toBeGreaterThanOrEqual(0);
+    expect(out).toMatch(
+      /fleet main thread per fleet phase \(median\): \d+ ms on a CPU, \d+ ms ready but waiting for one/,
+    );
   }, 240_000);
 });
 
