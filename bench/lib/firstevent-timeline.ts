@@ -13,8 +13,15 @@
  * of the caller), what the members alone take to answer the fleets' form of the request. BENCH_AB=1 runs each fleet watch twice per
  * round, the patch's base switch (globalThis.__wtlBase: the sources started inside the body's start and
  * every held chunk handed on at once, as before) on and off, alternating which goes first.
+ * VIA_KARMADA=1 adds `direct-via-karmada`: the members watched through Karmada's cluster proxy without a
+ * fleet. With ./firstevent-grace-ab.patch instead (the same marks, plus each source's GET written, 200,
+ * first event read and the head sent; its base switch: the head waits up to 50 ms for every source as
+ * before), a line per fleet watch with those marks from its arrival and the Karmada proxy's new
+ * connections to the members, medians of them per fleet, and GRACES=5,10 times each fleet watch again
+ * with those head graces (ms) in the same rounds.
  *   git apply bench/lib/firstevent-timeline.patch   # for the run only; `git apply -R` after
  *   BENCH_AB=1 npx tsx bench/lib/firstevent-timeline.ts [rounds=5] [objects=300]
+ *   git apply bench/lib/firstevent-grace-ab.patch && BENCH_AB=1 GRACES=5 VIA_KARMADA=1 npx tsx bench/lib/firstevent-timeline.ts 10 300
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { connect as tlsConnect } from 'node:tls';
@@ -32,6 +39,8 @@ const showTimeline = process.env.TIMELINE === '1';
 const AB = process.env.BENCH_AB === '1';
 const COLD = process.env.COLD === '1';
 const IMPERSONATED = process.env.IMPERSONATED === '1';
+/** VIA_KARMADA=1 adds `direct-via-karmada`: the members watched through Karmada's cluster proxy, no fleet */
+const VIA_KARMADA = process.env.VIA_KARMADA === '1';
 /** GRACES=0,5 (with BENCH_AB=1 and firstevent-grace-ab.patch): each fleet watch also with these head graces */
 const GRACES = (process.env.GRACES ?? '').split(',').filter(Boolean).map(Number);
 
@@ -80,6 +89,45 @@ function handshakeMs(url: string, ca: string): Promise<number> {
     });
     s.on('error', fail);
   });
+}
+
+/**
+ * Karmada's hop apart (VIA_KARMADA=1): ms of a small GET on a kept-alive connection, `n` times each of
+ * (a) the member directly, (b) its Cluster object from the aggregated apiserver through karmada-apiserver
+ * (the aggregation hop, no member dialled), (c) the member through the cluster proxy (that hop plus the
+ * proxy's dial of the member), interleaved.
+ */
+async function karmadaHops(
+  member: { url: string; tls: Tls },
+  karmada: { url: string; tls: Tls },
+  name: string,
+  n: number,
+): Promise<Record<'direct' | 'cluster' | 'proxy', number[]>> {
+  const client = (u: string, t: Tls) =>
+    new Client(new URL(u).origin, { connect: { ca: t.ca, cert: t.cert, key: t.key } });
+  const m = client(member.url, member.tls);
+  const k = client(karmada.url, karmada.tls);
+  const asks = {
+    direct: () => request(`${member.url}${path}?limit=1`, { dispatcher: m }),
+    cluster: () =>
+      request(`${karmada.url}/apis/cluster.karmada.io/v1alpha1/clusters/${name}`, { dispatcher: k }),
+    proxy: () =>
+      request(`${karmada.url}/apis/cluster.karmada.io/v1alpha1/clusters/${name}/proxy${path}?limit=1`, {
+        dispatcher: k,
+      }),
+  };
+  const out = { direct: [] as number[], cluster: [] as number[], proxy: [] as number[] };
+  for (let i = -1; i < n; i++)
+    for (const key of ['direct', 'cluster', 'proxy'] as const) {
+      const t = performance.now();
+      const r = await asks[key]();
+      await r.body.text();
+      if (r.statusCode !== 200) throw new Error(`${key}: ${r.statusCode}`);
+      // the first of each warms its connection
+      if (i >= 0) out[key].push(performance.now() - t);
+    }
+  await Promise.all([m.close(), k.close()]);
+  return out;
 }
 
 /** set by the bed's start: the connections the proxied watches opened, counted when every event is in */
@@ -264,6 +312,7 @@ try {
   const memberPorts = new Set(bed.members.map((m) => Number(new URL(m.apiserver.url).port)));
   proxyConns = () => connsTo(aggregated, memberPorts);
   const handshakes: number[] = [];
+  const hops = { direct: [] as number[], cluster: [] as number[], proxy: [] as number[] };
   const fleets = { 'fleet-direct': bed.fleets.direct.url, 'fleet-karmada': bed.fleets.karmada.url };
   // the Karmada fleet's membership comes from Karmada: wait until it lists every member's objects
   for (let i = 0; i < 120; i++) {
@@ -295,6 +344,17 @@ try {
       ),
     );
     for (const m of bed.members) handshakes.push(await handshakeMs(m.apiserver.url, m.apiserver.ca));
+    if (VIA_KARMADA) {
+      const m = bed.members[r % bed.members.length]!;
+      const k = bed.karmadaApiserver;
+      const h = await karmadaHops(
+        { url: m.apiserver.url, tls: memberTls(m) },
+        { url: k.url, tls: { ca: k.ca, cert: k.admin.cert, key: k.admin.key } },
+        m.name,
+        5,
+      );
+      for (const key of ['direct', 'cluster', 'proxy'] as const) hops[key].push(...h[key]);
+    }
     const w = (base: string, rv: string) =>
       `${base}${path}?watch=true&resourceVersion=${encodeURIComponent(rv)}`;
     const targets: Array<[string, Step[]]> = [
@@ -303,6 +363,24 @@ try {
         [{ url: w(url, rvs[f]!), tls: fleetTls }],
       ]),
       ['direct', bed.members.map((m) => ({ url: w(m.apiserver.url, rvs[m.name]!), tls: memberTls(m) }))],
+      ...(VIA_KARMADA
+        ? [
+            [
+              'direct-via-karmada',
+              bed.members.map((m) => ({
+                url: w(
+                  `${bed.karmadaApiserver.url}/apis/cluster.karmada.io/v1alpha1/clusters/${m.name}/proxy`,
+                  rvs[m.name]!,
+                ),
+                tls: {
+                  ca: bed.karmadaApiserver.ca,
+                  cert: bed.karmadaApiserver.admin.cert,
+                  key: bed.karmadaApiserver.admin.key,
+                },
+              })),
+            ] as [string, Step[]],
+          ]
+        : []),
       ...(IMPERSONATED
         ? [
             [
@@ -372,6 +450,10 @@ try {
   console.log(
     `a full TLS handshake to a member (Node client, no session): median ${median(handshakes).toFixed(1)} ms (${handshakes.map((x) => x.toFixed(1)).join(' ')})`,
   );
+  if (hops.direct.length)
+    console.log(
+      `a small GET on a kept-alive connection, medians of ${hops.direct.length}: member directly ${median(hops.direct).toFixed(1)} ms, its Cluster through karmada-apiserver (the aggregation hop) ${median(hops.cluster).toFixed(1)} ms, the member through Karmada's cluster proxy ${median(hops.proxy).toFixed(1)} ms`,
+    );
   // paired: each mode ÷ the base in the same round
   for (const k of Object.keys(results).filter((k) => / (new|grace\d+)$/.test(k))) {
     const b = results[k.replace(/ \S+$/, ' base')];
