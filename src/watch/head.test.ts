@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MergeStep } from './merge.ts';
 import type { Source } from './sources.ts';
-import { HEAD_WAIT_MS, lateFailure, openForHead, type Start } from './start.ts';
+import { HEAD_GRACE_MS, lateFailure, openForHead, type Start } from './start.ts';
 
 /** A source whose open answers what `answer` resolves to, when the test says so. */
 function source(cluster: string) {
@@ -38,20 +38,23 @@ function status(code: number): Response {
 
 const clustersOf = (starts: Start[]) => starts.map((s) => s.src.clusters[0]);
 
-describe('openForHead: the head goes out shortly after the first 200', () => {
+/** a grace given explicitly (the route's is HEAD_GRACE_MS) */
+const BOUND = 50;
+
+describe('openForHead: the head goes out at the first 200', () => {
   it('a slow source does not hold the head past the bound; it is handed over as late, and answers later', async () => {
     const fast = source('fast');
     const slow = source('slow');
     const t0 = performance.now();
-    const head = openForHead([fast.src, slow.src], HEAD_WAIT_MS);
+    const head = openForHead([fast.src, slow.src], BOUND);
     fast.ok();
     const { starts, late } = await head;
     const waited = performance.now() - t0;
     expect(clustersOf(starts)).toEqual(['fast']);
     expect(late).toHaveLength(1);
     // the bound, not the slow source, decides: generous upper limit for a loaded machine
-    expect(waited).toBeGreaterThanOrEqual(HEAD_WAIT_MS - 5);
-    expect(waited).toBeLessThan(HEAD_WAIT_MS + 2_000);
+    expect(waited).toBeGreaterThanOrEqual(BOUND - 5);
+    expect(waited).toBeLessThan(BOUND + 2_000);
     slow.fail(500);
     const s = await late[0]!;
     expect('res' in s).toBe(false);
@@ -96,14 +99,55 @@ describe('openForHead: the head goes out shortly after the first 200', () => {
     void head.then(() => {
       decided = true;
     });
-    await new Promise((r) => setTimeout(r, HEAD_WAIT_MS + 30));
+    await new Promise((r) => setTimeout(r, BOUND + 30));
     expect(decided).toBe(false);
     b.ok();
     expect(clustersOf((await head).starts)).toEqual(['a', 'b']);
   });
 
   it('no sources: decided at once', async () => {
-    expect(await openForHead([], HEAD_WAIT_MS)).toEqual({ starts: [], late: [] });
+    expect(await openForHead([], HEAD_GRACE_MS)).toEqual({ starts: [], late: [] });
+  });
+
+  it("the route's grace: the head goes at the first 200 with what answered in the same turn; a later answer is late", async () => {
+    // measured on the real bed (docs/benchmarks.md "The head at the first 200"): no timer's wait by default
+    expect(HEAD_GRACE_MS).toBe(0);
+    const fast = source('fast');
+    const same = source('same');
+    const slow = source('slow');
+    const head = openForHead([fast.src, same.src, slow.src], HEAD_GRACE_MS);
+    let decided = false;
+    void head.then(() => {
+      decided = true;
+    });
+    // two answers in one turn: both are in the head (the failure gets its Warning header)
+    fast.ok();
+    same.fail(503);
+    // a timer's turn later: the head went out without the slow source (a 50 ms bound would still wait)
+    await new Promise((r) => setTimeout(r, 5));
+    expect(decided).toBe(true);
+    const { starts, late } = await head;
+    expect(clustersOf(starts)).toEqual(['fast', 'same']);
+    expect(late).toHaveLength(1);
+    slow.fail(500);
+    expect(lateFailure(await late[0]!, false)).toBe('no 500');
+  });
+
+  it('a failure alone does not send the head, even with no grace: the first 200 does', async () => {
+    const a = source('a');
+    const b = source('b');
+    const head = openForHead([a.src, b.src], HEAD_GRACE_MS);
+    let decided = false;
+    void head.then(() => {
+      decided = true;
+    });
+    a.fail(500);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(decided).toBe(false);
+    b.ok();
+    const { starts, late } = await head;
+    expect(clustersOf(starts)).toEqual(['a', 'b']);
+    expect(late).toEqual([]);
   });
 });
 

@@ -4,9 +4,9 @@
  * pieces live beside it in src/watch/ (sources, start, run, resume with backoff, output with heartbeat) and
  * src/watch/merge.ts (the per-event work).
  *
- * - Start: every chosen cluster is asked at once; the response starts when each has answered, or 50 ms
- *   after the first answered 200 (not in strict mode): Warning headers for those that failed by then, a
- *   bookmark notice for those that fail later (or a 503 Status in strict mode). A cluster down at start
+ * - Start: every chosen cluster is asked at once; the response starts when each has answered, or at the
+ *   first answered 200 (not in strict mode; HEAD_GRACE_MS): Warning headers for those that failed by then,
+ *   a bookmark notice and /metrics for those that fail later (or a 503 Status in strict mode). A cluster down at start
  *   keeps being retried in the background and joins when it is back.
  * - An upstream stream that ends or breaks is resumed from the last RV it delivered, with backoff,
  *   invisibly. A 410 on resume (the cluster compacted past it) ends the merged stream with one ERROR event
@@ -43,7 +43,7 @@ import {
   type FailedStart,
   failedForGood,
   groupWarnings,
-  HEAD_WAIT_MS,
+  HEAD_GRACE_MS,
   openForHead,
   probeColumns,
   startWarnings,
@@ -160,11 +160,11 @@ export async function watchStream(
     ? groups.map((g) => groupSource(ctx, g, deps.client.caller))
     : plan.chosen.map((t) => clusterSource(ctx, t));
 
-  // strict mode answers only for the whole fleet; else the head goes out shortly after the first 200
+  // strict mode answers only for the whole fleet; else the head goes out at the first 200 (start.ts)
   const [{ starts, late }] = await Promise.all([
     openForHead(
       sources,
-      deps.config.strict ? Number.POSITIVE_INFINITY : HEAD_WAIT_MS,
+      deps.config.strict ? Number.POSITIVE_INFINITY : HEAD_GRACE_MS,
       upstreams.signal,
       plan,
     ),

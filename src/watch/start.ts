@@ -1,6 +1,6 @@
 /**
  * The start of a merged watch: every source is opened at once and the response starts when each has
- * answered, or (outside strict mode) shortly after the first answered 200 ({@link openForHead}). What the sources answered decides the response (Warning headers for those that failed, a 503
+ * answered, or (outside strict mode) at the first answered 200 ({@link openForHead}). What the sources answered decides the response (Warning headers for those that failed, a 503
  * in strict mode, the list's error when every one failed for good) and how each source is then held.
  */
 import { readStatus, type Status } from '../kube/status.ts';
@@ -73,12 +73,13 @@ async function openStart(src: Source, signal?: AbortSignal, asked?: AskedStarts)
 }
 
 /**
- * How long the head waits for the other sources once one answered 200 (outside strict mode). Healthy
- * members answer a watch within a few ms of each other (the simulator's direct first event: 27 ms), so
- * 50 ms still gives nearly every start its full answer and Warning headers, while a slow member costs the
- * client at most this much instead of its whole delay (docs/fleet-view.md "Watches").
+ * How long the head waits for the other sources once one answered 200 (outside strict mode): by default
+ * only to the end of the I/O turn that read that answer (answers read in the same turn are in), since on
+ * the real bed a warm fleet's sources answer 3-20 ms apart and every ms waited here is the first event's
+ * (docs/benchmarks.md "The head at the first 200"). Later failures go to the stream as notices and
+ * /metrics (run.ts, {@link lateFailure}) instead of Warning headers.
  */
-export const HEAD_WAIT_MS = 50;
+export const HEAD_GRACE_MS = 0;
 
 /** The starts the head is decided on, and those still under way when it goes out (they join the stream). */
 export interface HeadStarts {
@@ -88,7 +89,8 @@ export interface HeadStarts {
 
 /**
  * Opens every source as {@link openAll} does, but resolves once one source answered 200 and `waitMs` more
- * passed (or every source answered, whichever is first). `waitMs` Infinity (strict mode): every source.
+ * passed (0: the next task), or every source answered, whichever is first. `waitMs` Infinity (strict
+ * mode): every source.
  * When none answered 200, every start is awaited, so the all-failed answer stays what it was.
  */
 export function openForHead(
@@ -103,6 +105,7 @@ export function openForHead(
     const got: Array<Start | undefined> = new Array(opens.length);
     let left = opens.length;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let armed = false;
     let done = false;
     const decide = () => {
       if (done) return;
@@ -123,7 +126,12 @@ export function openForHead(
         got[i] = s;
         left--;
         if (left === 0) decide();
-        else if ('res' in s && timer === undefined) timer = setTimeout(decide, waitMs);
+        else if ('res' in s && !armed) {
+          armed = true;
+          // no grace: the next task, once the answers this I/O turn read are in
+          if (waitMs > 0) timer = setTimeout(decide, waitMs);
+          else nextTask(decide);
+        }
       }, reject);
     });
   });
