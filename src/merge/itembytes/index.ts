@@ -8,16 +8,7 @@
  */
 
 import type { ByteSink } from '../../util/bytes.ts';
-import {
-  type ItemFacts,
-  PLAIN_BITS,
-  PLAIN_NAME,
-  PLAIN_NODE_NAME,
-  REFS_NOMINATED,
-  REFS_RECORD,
-  REFS_SPEC,
-  REFS_TOP,
-} from '../jsonsplit/facts.ts';
+import { type ItemFacts, REFS_NOMINATED, REFS_RECORD, REFS_SPEC, REFS_TOP } from '../jsonsplit/facts.ts';
 import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from '../names/index.ts';
 import {
   CLUSTER_ANNOTATION,
@@ -197,18 +188,10 @@ function viewBytes(suffix: string, clusterJson: string): ViewBytes {
 /**
  * The suffix a plain name gains, when that is all the view does to a name of printable ASCII (no escapes)
  * that stays short enough (names.ts encodeName); undefined when the name is to be decoded and renamed.
- * `plain`: the scan said it is plain ASCII (ItemFacts.plainNames), so its bytes are not read again.
  */
-export function plainSuffix(
-  b: Uint8Array,
-  from: number,
-  to: number,
-  iv: ItemView,
-  plain = false,
-): string | undefined {
+export function plainSuffix(b: Uint8Array, from: number, to: number, iv: ItemView): string | undefined {
   if (iv.plainNames) return '';
   if (to - from - 2 > iv.nameRoom) return undefined;
-  if (plain) return iv.suffix;
   for (let k = from + 1; k < to - 1; k++) {
     const c = b[k]!;
     if (c === 0x5c || c >= 0x80) return undefined;
@@ -235,13 +218,10 @@ export function isNone(b: Uint8Array, from: number, to: number): boolean {
   );
 }
 
-/**
- * a non-empty string value at `from..to` renamed as the view shows names of the cluster; else nothing
- * (`plain`: as plainSuffix's)
- */
-export function rename(e: Edits, b: Uint8Array, from: number, to: number, iv: ItemView, plain = false): void {
+/** a non-empty string value at `from..to` renamed as the view shows names of the cluster; else nothing */
+export function rename(e: Edits, b: Uint8Array, from: number, to: number, iv: ItemView): void {
   if (from < 0 || b[from] !== 0x22 || to - from === 2) return;
-  const suffix = plainSuffix(b, from, to, iv, plain);
+  const suffix = plainSuffix(b, from, to, iv);
   if (suffix !== undefined) {
     if (suffix) e.put(to - 1, to - 1, iv.bytes.suffix);
   } else e.putJson(from, to, fleetName(iv.view, stringAt(b, from, to), iv.cluster));
@@ -326,9 +306,9 @@ export function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView)
   }
   if (pod) {
     if (f.refs & REFS_NOMINATED) return false;
-    rename(e, b, f.nodeNameFrom, f.nodeNameTo, iv, (f.plainNames & PLAIN_NODE_NAME) !== 0);
+    rename(e, b, f.nodeNameFrom, f.nodeNameTo, iv);
   }
-  rename(e, b, f.nameFrom, f.nameTo, iv, (f.plainNames & PLAIN_NAME) !== 0);
+  rename(e, b, f.nameFrom, f.nameTo, iv);
   if (iv.resourceVersion && f.rvFrom >= 0 && b[f.rvFrom] === 0x22 && f.rvTo - f.rvFrom > 2) {
     // a plain decimal RV (no escapes: they are not digits) spliced in as it came, else decoded
     if (iv.rvHead && isMemberDecimalBytes(b, f.rvFrom + 1, f.rvTo - 1)) {
@@ -350,10 +330,7 @@ export function objectEdits(e: Edits, b: Uint8Array, f: ItemFacts, iv: ItemView)
   if (f.annFrom >= 0 && !marker(e, b, f.annFrom, f.annTo, f.annKeys, f.annMarkFrom, f.annMarkTo, iv))
     return false;
   if (f.ownerNames && b[f.ownersFrom] === 0x5b)
-    for (let k = 0; k < f.ownerNames.length; k += 2) {
-      const plain = k >> 1 < PLAIN_BITS && ((f.plainOwners >> (k >> 1)) & 1) === 1;
-      rename(e, b, f.ownerNames[k]!, f.ownerNames[k + 1]!, iv, plain);
-    }
+    for (let k = 0; k < f.ownerNames.length; k += 2) rename(e, b, f.ownerNames[k]!, f.ownerNames[k + 1]!, iv);
   // toFleetObject assigns annotations, then labels: missing ones come last, in that order
   if (f.annFrom < 0 || f.labelsFrom < 0) {
     const vb = iv.bytes;

@@ -9,7 +9,7 @@
  * (itembytes-edits.ts: one copy, the bytes after each edit moved natively), not cell by cell.
  */
 import type { ByteSink } from '../../util/bytes.ts';
-import { type ItemFacts, PLAIN_BITS } from '../jsonsplit/facts.ts';
+import type { ItemFacts } from '../jsonsplit/facts.ts';
 import { fleetName } from '../objects/index.ts';
 import { fleetReferenceCell, type MergedColumns } from '../table/index.ts';
 import type { Edits } from './edits.ts';
@@ -36,9 +36,9 @@ export function writeFleetRow(
     // the edits in the order of their offsets, mostly (the writer keeps them sorted): cells first when
     // they come first
     const cellsFirst = f.cellsFrom < f.objectFrom;
-    if (cellsFirst) cellEdits(edits, b, cells, f.plainCells, iv, merged, input);
+    if (cellsFirst) cellEdits(edits, b, cells, iv, merged, input);
     if (object && !objectEdits(edits, b, f, iv)) return false;
-    if (!cellsFirst) cellEdits(edits, b, cells, f.plainCells, iv, merged, input);
+    if (!cellsFirst) cellEdits(edits, b, cells, iv, merged, input);
     edits.write(sink, b, 0, b.length);
     return true;
   }
@@ -70,15 +70,11 @@ function inPlace(iv: ItemView, merged: MergedColumns, input: number, count: numb
   return ok;
 }
 
-/**
- * the cells' edits of a row whose cells stay in place (inPlace): what writeCells writes, as edits
- * (`plainCells`: ItemFacts.plainCells)
- */
+/** the cells' edits of a row whose cells stay in place (inPlace): what writeCells writes, as edits */
 function cellEdits(
   e: Edits,
   b: Uint8Array,
   cells: readonly number[],
-  plainCells: number,
   iv: ItemView,
   merged: MergedColumns,
   input: number,
@@ -96,7 +92,7 @@ function cellEdits(
       // a cell that names nothing, an empty one, `<none>` in a reference cell (fleetReferenceCell)
       if (b[a] === 0x22 && z - a > 2 && (from === nameAt || !isNone(b, a, z))) {
         // a plain name gains the suffix; anything else is decoded (an escaped `<none>` stays)
-        const suffix = ref === 'name' ? plainSuffix(b, a, z, iv, plainCell(plainCells, from)) : undefined;
+        const suffix = ref === 'name' ? plainSuffix(b, a, z, iv) : undefined;
         if (suffix !== undefined) {
           // a name just before the Cluster cell: its closing quote becomes `<suffix>","<cluster>"`
           if (suffix && from === at - 1) {
@@ -157,7 +153,7 @@ function writeCells(
       if (runFrom >= 0) sink.bytes(b, runFrom, runTo);
       runFrom = -1;
       if (i > 0) sink.byte(0x2c);
-      const suffix = ref === 'name' ? plainSuffix(b, a, z, iv, plainCell(f.plainCells, from)) : undefined;
+      const suffix = ref === 'name' ? plainSuffix(b, a, z, iv) : undefined;
       if (suffix !== undefined) {
         sink.bytes(b, a, z - 1);
         if (suffix) sink.bytes(vb.suffix, 0, vb.suffix.length);
@@ -181,9 +177,4 @@ function writeCells(
   }
   if (runFrom >= 0) sink.bytes(b, runFrom, runTo);
   sink.byte(0x5d);
-}
-
-/** whether the scan said cell `k` is a string of plain ASCII (ItemFacts.plainCells) */
-function plainCell(plainCells: number, k: number): boolean {
-  return k < PLAIN_BITS && ((plainCells >> k) & 1) === 1;
 }

@@ -73,37 +73,12 @@ export class ItemFacts {
   objectFrom = -1;
   objectTo = -1;
   /**
-   * which noted names are strings of plain ASCII (no escape, no byte above 0x7f), as the scan that read
-   * them saw: PLAIN_NAME, PLAIN_NODE_NAME; per owner name (ownerNames' k-th pair: bit k) and per cell
-   * (cell k: bit k), the first 31. The rewriting then gives a plain name its suffix without reading it
-   * again; a bit not set: not plain, or not said
-   */
-  plainNames = 0;
-  plainOwners = 0;
-  plainCells = 0;
-  /**
    * members that may refer to other objects (REFS_*): whether they do depends on the kind (a pod's spec
    * may have a volumeName of its own), which itembytes.ts decides
    */
   refs = 0;
   /** bits of keys read once already, per context (a key given twice: `odd`) */
   seen = 0;
-}
-
-/** ItemFacts.plainNames: metadata.name, spec.nodeName */
-export const PLAIN_NAME = 1;
-export const PLAIN_NODE_NAME = 2;
-/** bits of ItemFacts.plainOwners and plainCells: the first 31 names or cells */
-export const PLAIN_BITS = 31;
-
-/** whether `b[from..to)` is a string of plain ASCII (ItemFacts.plainNames), read from its bytes */
-export function isPlain(b: Uint8Array, from: number, to: number): boolean {
-  if (b[from] !== 0x22) return false;
-  for (let k = from + 1; k < to - 1; k++) {
-    const c = b[k]!;
-    if (c === 0x5c || c >= 0x80) return false;
-  }
-  return true;
 }
 
 /** a top-level member of Events, Endpoints, EndpointSlices (or a Binding's target) */
@@ -325,21 +300,6 @@ function once(f: ItemFacts, bit: number, slot: number): number {
   if (f.seen & bit) f.odd = true;
   f.seen |= bit;
   return slot;
-}
-
-/**
- * whether the value just noted in `slot` (noteValue) is a string of plain ASCII, for the names the
- * rewriting renames (a name given twice: the last one's); kept apart from noteValue, which V8 then
- * still inlines into the walks
- */
-export function notePlain(f: ItemFacts, slot: number, plain: boolean): void {
-  if (slot === Slot.Name) f.plainNames = plain ? f.plainNames | PLAIN_NAME : f.plainNames & ~PLAIN_NAME;
-  else if (slot === Slot.NodeName)
-    f.plainNames = plain ? f.plainNames | PLAIN_NODE_NAME : f.plainNames & ~PLAIN_NODE_NAME;
-  else if (slot === Slot.OwnerName && plain) {
-    const k = (f.ownerNames!.length >> 1) - 1;
-    if (k < PLAIN_BITS) f.plainOwners |= 1 << k;
-  }
 }
 
 /** the value of a noted key ended: `from`, `to` relative to the item's `start` in `b` */

@@ -13,7 +13,7 @@
  * splitters share one (list/read.ts), the process's watch readers another (watch/read.ts); a scan is
  * synchronous, so sharing is safe, and no list state outlives its request.
  */
-import { ItemFacts, isPlain, keySlot, notePlain, noteValue, PLAIN_BITS, Slot } from './facts.ts';
+import { ItemFacts, keySlot, noteValue, Slot } from './facts.ts';
 import { type EqualAt, memoSlot, ValueMemo } from './memo.ts';
 import { plain, SCAN_MORE, SCAN_REFUSED, SKIP_STACK, scalar, strRest, ws } from './skip.ts';
 import { tapeFacts } from './tape.ts';
@@ -160,14 +160,9 @@ function ended(s: ItemScanner, b: Uint8Array, depth: number, end: number, start:
   const { slots, ctxs, froms, facts } = s;
   const slot = slots[depth]!;
   slots[depth] = Slot.None;
-  if (slot !== ELEMENT) {
-    noteValue(facts, b, start, ctxs[depth]!, slot, froms[depth]!, end - start);
-    if (slot === Slot.Name || slot === Slot.NodeName || slot === Slot.OwnerName)
-      notePlain(facts, slot, isPlain(b, start + froms[depth]!, end));
-  } else if (ctxs[depth] === Slot.Cells) {
+  if (slot !== ELEMENT) noteValue(facts, b, start, ctxs[depth]!, slot, froms[depth]!, end - start);
+  else if (ctxs[depth] === Slot.Cells) {
     facts.cells ??= [];
-    const k = facts.cells.length >> 1;
-    if (k < PLAIN_BITS && isPlain(b, start + froms[depth]!, end)) facts.plainCells |= 1 << k;
     facts.cells.push(froms[depth]!, end - start);
   } else if ((facts.ownerNames?.length ?? 0) - s.names[depth]! > 2) facts.odd = true;
 }

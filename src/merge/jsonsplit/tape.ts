@@ -5,18 +5,7 @@
  * notes them as ./item.ts's scan would, without reading the item's bytes again (the lane names each key
  * by its id in ./facts.ts's KEYS). The same ends and facts as ./item.ts's JavaScript scan (its oracle, wasm/skip-wasm.test.ts).
  */
-import {
-  BIT_BY_ID,
-  countKeys,
-  ID_ROW,
-  ItemFacts,
-  notePlain,
-  noteValue,
-  PLAIN_BITS,
-  REFS_BY_ID,
-  SLOT_BY_ID,
-  Slot,
-} from './facts.ts';
+import { BIT_BY_ID, countKeys, ID_ROW, ItemFacts, noteValue, REFS_BY_ID, SLOT_BY_ID, Slot } from './facts.ts';
 import { TAPE_ENTRY, type WasmSkip } from './wasm/lane.ts';
 
 /** the facts of the tape the lane wrote for the value that began at `start` in `b` (its last tape call ended) */
@@ -63,10 +52,8 @@ function object(
   while (k < stop) {
     const e = base + k * TAPE_ENTRY;
     const next = t[e + 4]!;
-    // the key's id (its low 16 bits): 0 none the facts know, -1 a key with escapes, which makes the item
-    // odd; above them, whether the value is a string of plain ASCII
-    const word = t[e + 1]!;
-    const id = (word << 16) >> 16;
+    // the key's id: 0 none the facts know, -1 a key with escapes, which makes the item odd
+    const id = t[e + 1]!;
     if (id > 0) {
       const at = row + id;
       const slot = SLOT_BY_ID[at]!;
@@ -81,7 +68,6 @@ function object(
         // a context whose value the lane looked into
         if (slot > 0 && next > k + 1) inside(f, b, t, base, k + 1, next, slot, start, from);
         noteValue(f, b, start, ctx, slot, from - start, t[e + 3]! - start);
-        if (slot < 0) notePlain(f, slot, word >> 16 !== 0);
       } else f.refs |= REFS_BY_ID[at]!;
     } else if (id < 0) {
       f.odd = true;
@@ -112,15 +98,11 @@ function array(
     let at = 0;
     if (cells === undefined) cells = f.cells = new Array<number>(2 * count);
     else at = cells.length;
-    let plain = f.plainCells;
     for (; k < stop; k = t[base + k * TAPE_ENTRY + 4]!) {
       const e = base + k * TAPE_ENTRY;
-      // a plain ASCII string (skip.wat's flag above the id)
-      if (t[e + 1]! >> 16 && at < 2 * PLAIN_BITS) plain |= 1 << (at >> 1);
       cells[at++] = t[e + 2]! - start;
       cells[at++] = t[e + 3]! - start;
     }
-    f.plainCells = plain;
   } else if (ctx === Slot.Owners) {
     while (k < stop) {
       const e = base + k * TAPE_ENTRY;

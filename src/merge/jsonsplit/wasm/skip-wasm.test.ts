@@ -365,62 +365,6 @@ describe('the wasm lane of skipValue', () => {
     expect(w.facts.cells).toEqual([10, 13, 14, 15]);
   });
 
-  it('notes which names and cells are strings of plain ASCII as the JavaScript scan does: escapes, bytes above 0x7f, on and across 64-byte blocks', () => {
-    const w = new ItemScanner(undefined, undefined, new WebAssembly.Module(committed));
-    const j = new ItemScanner(undefined, undefined, null);
-    // ASCII, any code point (UTF-8 of 1-4 bytes), what JSON.stringify escapes, and long runs of them
-    const text = fc.oneof(
-      fc.string({ maxLength: 80 }),
-      fc.string({ unit: 'binary', maxLength: 40 }),
-      fc.constantFrom('é', '\u00e9', 'a\nb', 'x'.repeat(63), `${'y'.repeat(62)}é`, `${'z'.repeat(64)}\u0000`),
-    );
-    const name = fc.oneof(text, fc.jsonValue({ maxDepth: 1 }));
-    let plains = 0;
-    fc.assert(
-      fc.property(
-        fc.array(fc.oneof(name, fc.integer()), { maxLength: 36 }),
-        name,
-        name,
-        fc.array(name, { maxLength: 3 }),
-        fc.nat({ max: 70 }),
-        (cells, n, node, owners, pad) => {
-          const object = {
-            metadata: { name: n, ownerReferences: owners.map((o) => ({ name: o })) },
-            spec: { nodeName: node },
-          };
-          // the row shifted by `pad` bytes so its strings meet the tape's blocks anywhere
-          const row = JSON.stringify({ x: 'p'.repeat(pad), cells, object });
-          const b = enc.encode(row);
-          for (const [v, ctx] of [
-            [row, ROW],
-            [JSON.stringify({ ...object, pad: 'p'.repeat(pad) }), ITEM],
-          ] as const) {
-            const bytes = enc.encode(v);
-            const end = j.scan(bytes, 0, bytes.length, ctx, 100);
-            expect(end, v).toBe(bytes.length);
-            expect(w.scan(bytes, 0, bytes.length, ctx, 100), v).toBe(end);
-            expect(w.facts, v).toEqual(j.facts);
-          }
-          // and the bits say what the JSON text holds: a string without escapes, every character ASCII
-          const plain = (x: unknown) =>
-            typeof x === 'string' &&
-            /^[\x20-\x7e]*$/.test(JSON.stringify(x)) &&
-            !JSON.stringify(x).slice(1, -1).includes('\\');
-          w.scan(b, 0, b.length, ROW, 100);
-          const f = w.facts;
-          expect((f.plainNames & 1) === 1, row).toBe(plain(n));
-          expect((f.plainNames & 2) === 2, row).toBe(plain(node));
-          for (const [k, o] of owners.entries()) expect(((f.plainOwners >> k) & 1) === 1, row).toBe(plain(o));
-          for (const [k, c] of cells.entries())
-            expect(((f.plainCells >> k) & 1) === 1, row).toBe(k < 31 && plain(c));
-          if (plain(n)) plains++;
-        },
-      ),
-      { numRuns: 400 },
-    );
-    expect(plains).toBeGreaterThan(50);
-  });
-
   it("names each key the facts know by its id, and no other key (the lane's key table)", () => {
     const lane = new WasmSkip(new WebAssembly.Module(committed));
     const dec = new TextDecoder();

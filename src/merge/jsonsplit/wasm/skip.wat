@@ -321,35 +321,6 @@
       (i8x16.eq (v128.and (local.get $v) (local.get $hi)) (v128.const i64x2 0 0)))))
     (i64.or (local.get $r) (i64.shl (i64.extend_i32_u (local.get $m)) (i64.const 48))))
 
-  ;; $stops64's stops and every byte from 0x80 (a bit each): the tape's strings, which note whether a
-  ;; string value is plain ASCII (no escape, no byte above 0x7f) so the rewriting need not read it again
-  (func $stopsHi64 (param $p i32) (result i64)
-    (local $v v128) (local $q v128) (local $bs v128) (local $hi v128) (local $m i32) (local $r i64)
-    (local.set $q (i8x16.splat (i32.const 0x22)))
-    (local.set $bs (i8x16.splat (i32.const 0x5c)))
-    (local.set $hi (i8x16.splat (i32.const 0xe0)))
-    ;; the compares' lanes are 0 or 0xff; or-ed with the byte, a lane's top bit is also a byte >= 0x80
-    (local.set $v (v128.load (local.get $p)))
-    (local.set $m (i8x16.bitmask (v128.or (local.get $v) (v128.or
-      (v128.or (i8x16.eq (local.get $v) (local.get $q)) (i8x16.eq (local.get $v) (local.get $bs)))
-      (i8x16.eq (v128.and (local.get $v) (local.get $hi)) (v128.const i64x2 0 0))))))
-    (local.set $r (i64.extend_i32_u (local.get $m)))
-    (local.set $v (v128.load offset=16 (local.get $p)))
-    (local.set $m (i8x16.bitmask (v128.or (local.get $v) (v128.or
-      (v128.or (i8x16.eq (local.get $v) (local.get $q)) (i8x16.eq (local.get $v) (local.get $bs)))
-      (i8x16.eq (v128.and (local.get $v) (local.get $hi)) (v128.const i64x2 0 0))))))
-    (local.set $r (i64.or (local.get $r) (i64.shl (i64.extend_i32_u (local.get $m)) (i64.const 16))))
-    (local.set $v (v128.load offset=32 (local.get $p)))
-    (local.set $m (i8x16.bitmask (v128.or (local.get $v) (v128.or
-      (v128.or (i8x16.eq (local.get $v) (local.get $q)) (i8x16.eq (local.get $v) (local.get $bs)))
-      (i8x16.eq (v128.and (local.get $v) (local.get $hi)) (v128.const i64x2 0 0))))))
-    (local.set $r (i64.or (local.get $r) (i64.shl (i64.extend_i32_u (local.get $m)) (i64.const 32))))
-    (local.set $v (v128.load offset=48 (local.get $p)))
-    (local.set $m (i8x16.bitmask (v128.or (local.get $v) (v128.or
-      (v128.or (i8x16.eq (local.get $v) (local.get $q)) (i8x16.eq (local.get $v) (local.get $bs)))
-      (i8x16.eq (v128.and (local.get $v) (local.get $hi)) (v128.const i64x2 0 0))))))
-    (i64.or (local.get $r) (i64.shl (i64.extend_i32_u (local.get $m)) (i64.const 48))))
-
   ;; tape(i, n, room, at, cap): skip's scan of the value at i (the same answer: its end, -1 or -2), that
   ;; also writes a tape at `at` of where the members of the containers the item scanner looks into lie, so
   ;; ../tape.ts notes an item's facts without reading its bytes again; -3: more than `cap` entries (the
@@ -358,8 +329,7 @@
   ;; looks into) in an object looked into: a superset of what the facts need. At `at`: the entry count;
   ;; at + 4 + 4d: the entry of the member being read at depth d (-1: none); from at + 1024, entries of
   ;; five i32 in document order: key start (-1: an array element, the value itself), key id ($keyId; -1:
-  ;; the key has escapes; 0x10000 or-ed in when the value is a string of plain ASCII: no escape, no byte
-  ;; from 0x80), value start, value end, and the entry after the value's own entries (its
+  ;; the key has escapes), value start, value end, and the entry after the value's own entries (its
   ;; members', when looked into). Indices are the chunk's.
   ;; Container kinds per depth as in skip, bit 2 set when looked into (depth 0: the value itself). A
   ;; container not looked into (a pod's containers, conditions: most of its bytes) is $skipFrom's: no
@@ -367,7 +337,7 @@
   (func (export "tape") (param $i i32) (param $n i32) (param $room i32) (param $at i32) (param $cap i32) (result i32)
     (local $p i32) (local $end i32) (local $d i32) (local $c i32) (local $key i32)
     (local $k i32) (local $eb i32) (local $cb i32) (local $want i32) (local $kf i32) (local $ke i32) (local $esc i32)
-    (local $e i32) (local $id i32) (local $base i32) (local $sm i64) (local $x i64) (local $high i32) (local $plain i32)
+    (local $e i32) (local $id i32) (local $base i32) (local $sm i64) (local $x i64)
     (local.set $p (i32.add (local.get $i) (i32.const 4096)))
     (local.set $end (i32.add (local.get $n) (i32.const 4096)))
     (local.set $cb (i32.add (local.get $at) (i32.const 4)))
@@ -381,8 +351,6 @@
     (local.set $k (i32.const 1))
     (local.set $want (i32.const 1))
     (loop $value
-      ;; the value about to be read is not a plain string until its closing quote says so
-      (local.set $plain (i32.const 0))
       (block $after
         (block $string
           (local.set $c (i32.load8_u (local.get $p)))
@@ -428,31 +396,22 @@
         ;; a string (a key or a value) whose quote is at p
         (local.set $p (i32.add (local.get $p) (i32.const 1)))
         (local.set $kf (local.get $p))
-        (local.set $high (i32.const 0))
         ;; its stops from the 64-byte block's mask ($sm: the bytes from $base), one found in the block
-        ;; without a branch on the string's length; a new block from p when p has left it. A byte from 0x80
-        ;; stops it too: noted ($high), and the string goes on after it
-        (loop $str
-          (block $stop
-            (loop $blk
-              (if (i32.lt_u (i32.sub (local.get $p) (local.get $base)) (i32.const 64)) (then
-                (local.set $x (i64.shr_u (local.get $sm) (i64.extend_i32_u (i32.sub (local.get $p) (local.get $base)))))
-                (if (i64.ne (local.get $x) (i64.const 0)) (then
-                  (local.set $p (i32.add (local.get $p) (i32.wrap_i64 (i64.ctz (local.get $x)))))
-                  (br $stop)))
-                (local.set $p (i32.add (local.get $base) (i32.const 64)))))
-              (br_if $stop (i32.ge_u (local.get $p) (local.get $end)))
-              (local.set $base (local.get $p))
-              (local.set $sm (call $stopsHi64 (local.get $p)))
-              (br $blk)))
-          (if (i32.and (i32.lt_u (local.get $p) (local.get $end)) (i32.ge_u (i32.load8_u (local.get $p)) (i32.const 0x80)))
-            (then
-              (local.set $high (i32.const 1))
-              (local.set $p (i32.add (local.get $p) (i32.const 1)))
-              (br $str))))
+        ;; without a branch on the string's length; a new block from p when p has left it
+        (block $stop
+          (loop $blk
+            (if (i32.lt_u (i32.sub (local.get $p) (local.get $base)) (i32.const 64)) (then
+              (local.set $x (i64.shr_u (local.get $sm) (i64.extend_i32_u (i32.sub (local.get $p) (local.get $base)))))
+              (if (i64.ne (local.get $x) (i64.const 0)) (then
+                (local.set $p (i32.add (local.get $p) (i32.wrap_i64 (i64.ctz (local.get $x)))))
+                (br $stop)))
+              (local.set $p (i32.add (local.get $base) (i32.const 64)))))
+            (br_if $stop (i32.ge_u (local.get $p) (local.get $end)))
+            (local.set $base (local.get $p))
+            (local.set $sm (call $stops64 (local.get $p)))
+            (br $blk)))
         (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
         (local.set $esc (i32.ne (i32.load8_u (local.get $p)) (i32.const 0x22)))
-        (local.set $plain (i32.eqz (i32.or (local.get $esc) (local.get $high))))
         (if (local.get $esc)
           (then
             (local.set $p (call $strRest (local.get $p) (local.get $end)))
@@ -492,8 +451,6 @@
           (local.set $e (i32.add (local.get $eb) (i32.mul (local.get $e) (i32.const 20))))
           (i32.store offset=12 (local.get $e) (i32.sub (local.get $p) (i32.const 4096)))
           (i32.store offset=16 (local.get $e) (local.get $k))
-          (if (local.get $plain)
-            (then (i32.store offset=4 (local.get $e) (i32.or (i32.load offset=4 (local.get $e)) (i32.const 0x10000)))))
           (i32.store (i32.add (local.get $cb) (i32.shl (local.get $d) (i32.const 2))) (i32.const -1))))
         (if (i32.eqz (local.get $d)) (then
           (i32.store (local.get $at) (local.get $k))
@@ -523,7 +480,6 @@
           (then (return (i32.const -2))))
         (local.set $p (i32.add (local.get $p) (i32.const 1)))
         (local.set $d (i32.sub (local.get $d) (i32.const 1)))
-        (local.set $plain (i32.const 0))
         (br $close)))
     (unreachable))
 )
