@@ -6,6 +6,7 @@
  * quartiles hold 1 is within noise). docs/architecture.md "Hot-path idioms" lists the figures.
  */
 import { isNone } from '../../src/merge/itembytes/index.ts';
+import { ItemFacts, noteValue, Slot } from '../../src/merge/jsonsplit/facts.ts';
 import { ITEM, ItemScanner } from '../../src/merge/jsonsplit/item.ts';
 import { plain } from '../../src/merge/jsonsplit/skip.ts';
 import { makeBase, nth } from './canned-bodies.ts';
@@ -70,6 +71,172 @@ function nones(
   for (let r = 0; r < 10; r++)
     for (let k = 0; k < cells.length; k += 2) if (f(b, cells[k]!, cells[k + 1]!)) count++;
   return count;
+}
+
+/**
+ * The plain form of facts.ts noteValue: its cases as module-level bindings, what the bundle makes of
+ * top-level consts (esbuild writes them as `var`s, which V8 loads again at each compare); the same cases
+ * in the same order as the enum's
+ */
+let P_META: number = Slot.Meta;
+let P_SPEC: number = Slot.Spec;
+let P_KIND: number = Slot.Kind;
+let P_NAME: number = Slot.Name;
+let P_RV: number = Slot.Rv;
+let P_API_VERSION: number = Slot.ApiVersion;
+let P_NAMESPACE: number = Slot.Namespace;
+let P_UID: number = Slot.Uid;
+let P_LABELS: number = Slot.Labels;
+let P_ANNOTATIONS: number = Slot.Annotations;
+let P_OWNERS: number = Slot.Owners;
+let P_CONTAINERS: number = Slot.Containers;
+let P_TEMPLATE: number = Slot.Template;
+let P_SELECTOR: number = Slot.Selector;
+let P_MATCH_LABELS: number = Slot.MatchLabels;
+let P_NODENAME: number = Slot.NodeName;
+let P_MARK: number = Slot.Mark;
+let P_OWNER_NAME: number = Slot.OwnerName;
+let P_CELLS: number = Slot.Cells;
+let P_ITEM: number = Slot.Item;
+/** the bindings stay bindings (a module that never assigns them would let a bundler fold them) */
+export function rebindSlots(d: number): void {
+  P_META += d;
+  P_SPEC += d;
+  P_KIND += d;
+  P_NAME += d;
+  P_RV += d;
+  P_API_VERSION += d;
+  P_NAMESPACE += d;
+  P_UID += d;
+  P_LABELS += d;
+  P_ANNOTATIONS += d;
+  P_OWNERS += d;
+  P_CONTAINERS += d;
+  P_TEMPLATE += d;
+  P_SELECTOR += d;
+  P_MATCH_LABELS += d;
+  P_NODENAME += d;
+  P_MARK += d;
+  P_OWNER_NAME += d;
+  P_CELLS += d;
+  P_ITEM += d;
+}
+function noteByBindings(
+  f: ItemFacts,
+  b: Uint8Array,
+  start: number,
+  ctx: number,
+  slot: number,
+  from: number,
+  to: number,
+): void {
+  switch (slot) {
+    case P_META:
+      f.mdFrom = from;
+      f.mdTo = to;
+      return;
+    case P_SPEC:
+      f.specFrom = from;
+      return;
+    case P_KIND:
+      f.kindFrom = from;
+      f.kindTo = to;
+      return;
+    case P_NAME:
+      f.nameFrom = from;
+      f.nameTo = to;
+      return;
+    case P_RV:
+      f.rvFrom = from;
+      f.rvTo = to;
+      return;
+    case P_API_VERSION:
+      f.avFrom = from;
+      f.avTo = to;
+      return;
+    case P_NAMESPACE:
+      f.nsFrom = from;
+      f.nsTo = to;
+      return;
+    case P_UID:
+      f.uidFrom = from;
+      f.uidTo = to;
+      return;
+    case P_LABELS:
+      f.labelsFrom = from;
+      f.labelsTo = to;
+      return;
+    case P_ANNOTATIONS:
+      f.annFrom = from;
+      f.annTo = to;
+      return;
+    case P_OWNERS:
+      f.ownersFrom = from;
+      f.ownersTo = to;
+      return;
+    case P_CONTAINERS:
+      f.podSpec = b[start + from] === 0x5b;
+      return;
+    case P_TEMPLATE:
+      f.podTemplate = b[start + from] === 0x7b;
+      return;
+    case P_SELECTOR:
+      f.selFrom = from;
+      f.selTo = to;
+      return;
+    case P_MATCH_LABELS:
+      f.mlFrom = from;
+      f.mlTo = to;
+      return;
+    case P_NODENAME:
+      f.nodeNameFrom = from;
+      f.nodeNameTo = to;
+      return;
+    case P_MARK:
+      if (ctx === Slot.Labels) {
+        f.labelsMarkFrom = from;
+        f.labelsMarkTo = to;
+      }
+      return;
+    case P_OWNER_NAME:
+      if (f.ownerNames === undefined) f.ownerNames = [from, to];
+      else f.ownerNames.push(from, to);
+      return;
+    case P_CELLS:
+      f.cellsFrom = from;
+      f.cellsTo = to;
+      return;
+    case P_ITEM:
+      f.objectFrom = from;
+      f.objectTo = to;
+      return;
+  }
+}
+
+/** the values a canned Table row notes, in its order (its contexts and slots), noted with `note` */
+const ROW_NOTES = [
+  [Slot.Row, Slot.Cells],
+  [Slot.Row, Slot.Item],
+  [Slot.Item, Slot.Kind],
+  [Slot.Item, Slot.ApiVersion],
+  [Slot.Item, Slot.Meta],
+  [Slot.Meta, Slot.Name],
+  [Slot.Meta, Slot.Namespace],
+  [Slot.Meta, Slot.Uid],
+  [Slot.Meta, Slot.Rv],
+  [Slot.Meta, Slot.Labels],
+  [Slot.Meta, Slot.Annotations],
+  [Slot.Meta, Slot.Owners],
+  [Slot.Owner, Slot.OwnerName],
+] as const;
+function noteRows(b: Uint8Array, note: typeof noteValue): number {
+  let sum = 0;
+  for (let r = 0; r < 20000; r++) {
+    const f = new ItemFacts();
+    for (let k = 0; k < ROW_NOTES.length; k++) note(f, b, 0, ROW_NOTES[k]![0], ROW_NOTES[k]![1], k, k + 9);
+    sum += f.nameTo + f.ownersFrom;
+  }
+  return sum;
 }
 
 export interface IdiomCase {
@@ -231,6 +398,16 @@ export async function benchmarkIdioms(rounds = 21, pods = 2000): Promise<IdiomCa
       rounds,
       () => nones(tableBody, cells, isNone),
       () => nones(tableBody, cells, isNoneByCodes),
+    ),
+  );
+
+  // facts.ts: contexts and slots as an enum, so the bundle's switch compares literals
+  cases.push(
+    paired(
+      "slot constants: an enum (literals where used), not module bindings (facts.ts noteValue), a row's 13 values",
+      rounds,
+      () => noteRows(tableBody, noteValue),
+      () => noteRows(tableBody, noteByBindings),
     ),
   );
   return cases;

@@ -90,33 +90,46 @@ export const REFS_NOMINATED = 4;
 /** annotations hold client-side apply's record, which names the object (lastapplied.ts) */
 export const REFS_RECORD = 8;
 
-// contexts: what an object's keys mean to the rewriting
-export const NONE = 0;
-export const ITEM = 1;
-const META = 2;
-const SPEC = 3;
-const STATUS = 4;
-const LABELS = 5;
-const ANNOTATIONS = 6;
-export const OWNERS = 7; // the ownerReferences array
-export const OWNER = 8;
-export const ROW = 9;
-export const CELLS = 10; // a row's cells array
-const SELECTOR = 11; // spec.selector (a workload's or Service's pod selector, podselector.ts)
-const MATCH_LABELS = 12; // spec.selector.matchLabels
-
-// slots: noted values the scanner does not look into (negative: never a context)
-export const SLOT_KIND = -10;
-export const SLOT_NAME = -11;
-export const SLOT_RV = -12;
-export const SLOT_CONTAINERS = -13;
-export const SLOT_NODENAME = -14;
-export const SLOT_MARK = -15;
-export const SLOT_OWNER_NAME = -16;
-export const SLOT_NAMESPACE = -17;
-export const SLOT_UID = -18;
-export const SLOT_TEMPLATE = -19;
-export const SLOT_API_VERSION = -20;
+/**
+ * Contexts (what an object's keys mean to the rewriting) and slots (noted values the scanner does not look
+ * into: negative, never a context), the values noteValue's switch and the walks compare. An enum because
+ * esbuild writes its members' values where they are used: top-level consts become the bundle's module
+ * `var`s, which V8 loads again at each compare (the tape walk of a canned row took 1.28x the time;
+ * bench/lib/idiombench.ts "slot constants").
+ */
+export enum Slot {
+  None = 0,
+  Item = 1,
+  Meta = 2,
+  Spec = 3,
+  Status = 4,
+  Labels = 5,
+  Annotations = 6,
+  /** the ownerReferences array */
+  Owners = 7,
+  Owner = 8,
+  Row = 9,
+  /** a row's cells array */
+  Cells = 10,
+  /** spec.selector (a workload's or Service's pod selector, podselector.ts) */
+  Selector = 11,
+  /** spec.selector.matchLabels */
+  MatchLabels = 12,
+  Kind = -10,
+  Name = -11,
+  Rv = -12,
+  Containers = -13,
+  NodeName = -14,
+  Mark = -15,
+  OwnerName = -16,
+  Namespace = -17,
+  Uid = -18,
+  Template = -19,
+  ApiVersion = -20,
+}
+/** what a list item's and a Table row's scan starts in (ItemScanner.scan's `ctx`) */
+export const ITEM = Slot.Item;
+export const ROW = Slot.Row;
 
 const enc = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 const K_METADATA = enc('metadata');
@@ -164,36 +177,36 @@ function know(ctx: number, key: Uint8Array, slot: number, bit: number, refs = 0)
   byLen[key.length] ??= [];
   byLen[key.length]!.push({ key, slot, bit, refs });
 }
-know(ITEM, K_METADATA, META, 1);
-know(ITEM, K_SPEC, SPEC, 2);
-know(ITEM, K_STATUS, STATUS, 4);
-know(ITEM, K_KIND, SLOT_KIND, 8);
+know(Slot.Item, K_METADATA, Slot.Meta, 1);
+know(Slot.Item, K_SPEC, Slot.Spec, 2);
+know(Slot.Item, K_STATUS, Slot.Status, 4);
+know(Slot.Item, K_KIND, Slot.Kind, 8);
 // read by watches only, never rewritten: given twice, the last one counts (as JSON.parse keeps it)
-know(ITEM, K_API_VERSION, SLOT_API_VERSION, 0);
-for (const k of REFERRING_TOP) know(ITEM, k, NONE, 0, REFS_TOP);
-know(META, K_NAME, SLOT_NAME, 16);
-know(META, K_RV, SLOT_RV, 32);
+know(Slot.Item, K_API_VERSION, Slot.ApiVersion, 0);
+for (const k of REFERRING_TOP) know(Slot.Item, k, Slot.None, 0, REFS_TOP);
+know(Slot.Meta, K_NAME, Slot.Name, 16);
+know(Slot.Meta, K_RV, Slot.Rv, 32);
 // read by watches only, never rewritten: given twice, the last one counts (as JSON.parse keeps it)
-know(META, K_NAMESPACE, SLOT_NAMESPACE, 0);
-know(META, K_UID, SLOT_UID, 0);
-know(META, K_LABELS, LABELS, 64);
-know(META, K_ANNOTATIONS, ANNOTATIONS, 128);
-know(META, K_OWNERS, OWNERS, 256);
-know(SPEC, K_CONTAINERS, SLOT_CONTAINERS, 512);
-know(SPEC, K_NODENAME, SLOT_NODENAME, 1024);
-for (const k of REFERRING_SPEC) know(SPEC, k, NONE, 0, REFS_SPEC);
-know(SPEC, K_SELECTOR, SELECTOR, 32768);
-know(SPEC, K_TEMPLATE, SLOT_TEMPLATE, 65536);
-know(SELECTOR, K_MATCH_LABELS, MATCH_LABELS, 131072);
-know(MATCH_LABELS, K_MARKER, SLOT_MARK, 262144);
-know(STATUS, K_NOMINATED, NONE, 0, REFS_NOMINATED);
-know(LABELS, K_MARKER, SLOT_MARK, 2048);
-know(ANNOTATIONS, K_MARKER, SLOT_MARK, 4096);
-know(ANNOTATIONS, K_RECORD, NONE, 0, REFS_RECORD);
-// a name given twice in one element is found by arr (OWNERS)
-know(OWNER, K_NAME, SLOT_OWNER_NAME, 0);
-know(ROW, K_CELLS, CELLS, 8192);
-know(ROW, K_OBJECT, ITEM, 16384);
+know(Slot.Meta, K_NAMESPACE, Slot.Namespace, 0);
+know(Slot.Meta, K_UID, Slot.Uid, 0);
+know(Slot.Meta, K_LABELS, Slot.Labels, 64);
+know(Slot.Meta, K_ANNOTATIONS, Slot.Annotations, 128);
+know(Slot.Meta, K_OWNERS, Slot.Owners, 256);
+know(Slot.Spec, K_CONTAINERS, Slot.Containers, 512);
+know(Slot.Spec, K_NODENAME, Slot.NodeName, 1024);
+for (const k of REFERRING_SPEC) know(Slot.Spec, k, Slot.None, 0, REFS_SPEC);
+know(Slot.Spec, K_SELECTOR, Slot.Selector, 32768);
+know(Slot.Spec, K_TEMPLATE, Slot.Template, 65536);
+know(Slot.Selector, K_MATCH_LABELS, Slot.MatchLabels, 131072);
+know(Slot.MatchLabels, K_MARKER, Slot.Mark, 262144);
+know(Slot.Status, K_NOMINATED, Slot.None, 0, REFS_NOMINATED);
+know(Slot.Labels, K_MARKER, Slot.Mark, 2048);
+know(Slot.Annotations, K_MARKER, Slot.Mark, 4096);
+know(Slot.Annotations, K_RECORD, Slot.None, 0, REFS_RECORD);
+// a name given twice in one element is found by arr (Owners)
+know(Slot.Owner, K_NAME, Slot.OwnerName, 0);
+know(Slot.Row, K_CELLS, Slot.Cells, 8192);
+know(Slot.Row, K_OBJECT, Slot.Item, 16384);
 
 /**
  * Every key some context knows, once, shortest first: the wasm lane's tape names a key by its index + 1
@@ -212,7 +225,7 @@ export const ID_ROW = 64;
 /**
  * per context and key id (ctx * ID_ROW + id), what the key is to it, as flat integers (./tape.ts reads
  * them per tape entry: one typed-array load each, not a Known object's fields): the slot its value gets
- * (NONE: none), its bit in `seen`, the REFS_* it sets
+ * (None: none), its bit in `seen`, the REFS_* it sets
  */
 export const SLOT_BY_ID = new Int32Array(13 * ID_ROW);
 export const BIT_BY_ID = new Int32Array(13 * ID_ROW);
@@ -238,16 +251,16 @@ export const DESCENDS: readonly boolean[] = (() => {
 
 /** counts `n` keys of an object in context `ctx`: the maps' sizes, which the rewriting checks */
 export function countKeys(f: ItemFacts, ctx: number, n: number): void {
-  if (ctx === META) f.mdKeys += n;
-  else if (ctx === LABELS) f.labelsKeys += n;
-  else if (ctx === ANNOTATIONS) f.annKeys += n;
-  else if (ctx === SELECTOR) f.selKeys += n;
-  else if (ctx === MATCH_LABELS) f.mlKeys += n;
+  if (ctx === Slot.Meta) f.mdKeys += n;
+  else if (ctx === Slot.Labels) f.labelsKeys += n;
+  else if (ctx === Slot.Annotations) f.annKeys += n;
+  else if (ctx === Slot.Selector) f.selKeys += n;
+  else if (ctx === Slot.MatchLabels) f.mlKeys += n;
 }
 
 /**
  * What the key at `at` (`len` bytes, quotes excluded) of an object in context `ctx` is to the rewriting:
- * the context of its value, a negative slot for values noted but not looked into, or NONE. Also counts
+ * the context of its value, a negative slot for values noted but not looked into, or Slot.None. Also counts
  * map keys and flags what makes the item odd.
  */
 export function keySlot(
@@ -260,13 +273,13 @@ export function keySlot(
 ): number {
   if (escaped) {
     f.odd = true;
-    return NONE;
+    return Slot.None;
   }
   countKeys(f, ctx, 1);
   const byLen = KNOWN[ctx];
-  if (byLen === undefined || len >= byLen.length) return NONE;
+  if (byLen === undefined || len >= byLen.length) return Slot.None;
   const known = byLen[len];
-  if (known === undefined) return NONE;
+  if (known === undefined) return Slot.None;
   for (let k = 0; k < known.length; k++) {
     const kn = known[k]!;
     const key = kn.key;
@@ -275,11 +288,11 @@ export function keySlot(
     if (j < len) continue;
     if (kn.refs) {
       f.refs |= kn.refs;
-      return NONE;
+      return Slot.None;
     }
     return kn.bit ? once(f, kn.bit, kn.slot) : kn.slot;
   }
-  return NONE;
+  return Slot.None;
 }
 
 /** `slot` for a key read the first time (`bit`), `odd` for one given twice */
@@ -300,70 +313,70 @@ export function noteValue(
   to: number,
 ): void {
   switch (slot) {
-    case META:
+    case Slot.Meta:
       f.mdFrom = from;
       f.mdTo = to;
       return;
-    case SPEC:
+    case Slot.Spec:
       f.specFrom = from;
       return;
-    case SLOT_KIND:
+    case Slot.Kind:
       f.kindFrom = from;
       f.kindTo = to;
       return;
-    case SLOT_NAME:
+    case Slot.Name:
       f.nameFrom = from;
       f.nameTo = to;
       return;
-    case SLOT_RV:
+    case Slot.Rv:
       f.rvFrom = from;
       f.rvTo = to;
       return;
-    case SLOT_API_VERSION:
+    case Slot.ApiVersion:
       f.avFrom = from;
       f.avTo = to;
       return;
-    case SLOT_NAMESPACE:
+    case Slot.Namespace:
       f.nsFrom = from;
       f.nsTo = to;
       return;
-    case SLOT_UID:
+    case Slot.Uid:
       f.uidFrom = from;
       f.uidTo = to;
       return;
-    case LABELS:
+    case Slot.Labels:
       f.labelsFrom = from;
       f.labelsTo = to;
       return;
-    case ANNOTATIONS:
+    case Slot.Annotations:
       f.annFrom = from;
       f.annTo = to;
       return;
-    case OWNERS:
+    case Slot.Owners:
       f.ownersFrom = from;
       f.ownersTo = to;
       return;
-    case SLOT_CONTAINERS:
+    case Slot.Containers:
       f.podSpec = b[start + from] === 0x5b;
       return;
-    case SLOT_TEMPLATE:
+    case Slot.Template:
       f.podTemplate = b[start + from] === 0x7b;
       return;
-    case SELECTOR:
+    case Slot.Selector:
       f.selFrom = from;
       f.selTo = to;
       return;
-    case MATCH_LABELS:
+    case Slot.MatchLabels:
       f.mlFrom = from;
       f.mlTo = to;
       return;
-    case SLOT_NODENAME:
+    case Slot.NodeName:
       f.nodeNameFrom = from;
       f.nodeNameTo = to;
       return;
-    case SLOT_MARK:
-      if (ctx === MATCH_LABELS) f.mlMark = true;
-      else if (ctx === LABELS) {
+    case Slot.Mark:
+      if (ctx === Slot.MatchLabels) f.mlMark = true;
+      else if (ctx === Slot.Labels) {
         f.labelsMarkFrom = from;
         f.labelsMarkTo = to;
       } else {
@@ -371,17 +384,17 @@ export function noteValue(
         f.annMarkTo = to;
       }
       return;
-    case SLOT_OWNER_NAME: {
+    case Slot.OwnerName: {
       // most objects have one owner: an array of its two numbers, not an empty one grown by a push
       if (f.ownerNames === undefined) f.ownerNames = [from, to];
       else f.ownerNames.push(from, to);
       return;
     }
-    case CELLS:
+    case Slot.Cells:
       f.cellsFrom = from;
       f.cellsTo = to;
       return;
-    case ITEM:
+    case Slot.Item:
       f.objectFrom = from;
       f.objectTo = to;
       return;

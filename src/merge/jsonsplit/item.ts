@@ -13,7 +13,7 @@
  * splitters share one (list/read.ts), the process's watch readers another (watch/read.ts); a scan is
  * synchronous, so sharing is safe, and no list state outlives its request.
  */
-import { CELLS, ItemFacts, keySlot, NONE, noteValue, OWNER, OWNERS } from './facts.ts';
+import { ItemFacts, keySlot, noteValue, Slot } from './facts.ts';
 import { type EqualAt, memoSlot, ValueMemo } from './memo.ts';
 import { plain, SCAN_MORE, SCAN_REFUSED, SKIP_STACK, scalar, strRest, ws } from './skip.ts';
 import { tapeFacts } from './tape.ts';
@@ -60,7 +60,7 @@ export class ItemScanner {
   /** the facts of the last scan */
   facts = new ItemFacts();
   /** context of the value about to be read, set by member and element */
-  next = NONE;
+  next = Slot.None;
   /** the memo slot of the key of the value about to be read (jsonsplit-memo.ts; -1: an element) */
   slot = -1;
 
@@ -126,9 +126,9 @@ function member(s: ItemScanner, b: Uint8Array, i: number, n: number, depth: numb
   j++;
   if (j < n && b[j]! <= 0x20) j = ws(b, j, n);
   if (j >= n) return SCAN_MORE;
-  if (ctx === NONE) {
-    // nothing noted here (slots[depth] stays NONE), nor below
-    s.next = NONE;
+  if (ctx === Slot.None) {
+    // nothing noted here (slots[depth] stays None), nor below
+    s.next = Slot.None;
     s.slot = -1;
     return j;
   }
@@ -136,7 +136,7 @@ function member(s: ItemScanner, b: Uint8Array, i: number, n: number, depth: numb
   const slot = keySlot(s.facts, b, ctx, i + 1, end - i - 2, escaped);
   s.slots[depth] = slot;
   s.froms[depth] = j - start;
-  s.next = slot < 0 ? NONE : slot;
+  s.next = slot < 0 ? Slot.None : slot;
   return j;
 }
 
@@ -144,14 +144,14 @@ function member(s: ItemScanner, b: Uint8Array, i: number, n: number, depth: numb
 function element(s: ItemScanner, i: number, depth: number, start: number): void {
   const ctx = s.ctxs[depth]!;
   s.slot = -1;
-  if (ctx === CELLS || ctx === OWNERS) {
+  if (ctx === Slot.Cells || ctx === Slot.Owners) {
     s.slots[depth] = ELEMENT;
     s.froms[depth] = i - start;
     s.names[depth] = s.facts.ownerNames?.length ?? 0;
-    s.next = ctx === OWNERS ? OWNER : NONE;
+    s.next = ctx === Slot.Owners ? Slot.Owner : Slot.None;
   } else {
-    s.slots[depth] = NONE;
-    s.next = NONE;
+    s.slots[depth] = Slot.None;
+    s.next = Slot.None;
   }
 }
 
@@ -159,9 +159,9 @@ function element(s: ItemScanner, i: number, depth: number, start: number): void 
 function ended(s: ItemScanner, b: Uint8Array, depth: number, end: number, start: number): void {
   const { slots, ctxs, froms, facts } = s;
   const slot = slots[depth]!;
-  slots[depth] = NONE;
+  slots[depth] = Slot.None;
   if (slot !== ELEMENT) noteValue(facts, b, start, ctxs[depth]!, slot, froms[depth]!, end - start);
-  else if (ctxs[depth] === CELLS) {
+  else if (ctxs[depth] === Slot.Cells) {
     facts.cells ??= [];
     facts.cells.push(froms[depth]!, end - start);
   } else if ((facts.ownerNames?.length ?? 0) - s.names[depth]! > 2) facts.odd = true;
@@ -190,7 +190,7 @@ function scanItem(
       // a string value: its plain bytes (plain), the rest (escapes) in strRest
       i = plain(b, i + 1, n);
       i = i >= n ? SCAN_MORE : b[i] === 0x22 ? i + 1 : strRest(b, i, n);
-    } else if (s.next === NONE && depth > 0 && (c === 0x7b || c === 0x5b)) {
+    } else if (s.next === Slot.None && depth > 0 && (c === 0x7b || c === 0x5b)) {
       // nothing is noted inside: validated in the fast lane, an object or array seen before compared (a
       // number or literal is scalar's below: a call into the wasm lane costs more than it)
       i = memo.skip(b, i, n, limit - depth, s.slot, fast);
@@ -198,7 +198,7 @@ function scanItem(
       if (++depth > limit) return SCAN_REFUSED;
       kinds[depth] = c === 0x7b ? OBJ : ARR;
       ctxs[depth] = s.next;
-      slots[depth] = NONE;
+      slots[depth] = Slot.None;
       i++;
       if (i < n && b[i]! <= 0x20) i = ws(b, i, n);
       if (i >= n) return SCAN_MORE;
@@ -217,7 +217,7 @@ function scanItem(
     // after a value: its container goes on or closes
     for (;;) {
       if (depth === 0) return i;
-      if (slots[depth] !== NONE) ended(s, b, depth, i, start);
+      if (slots[depth] !== Slot.None) ended(s, b, depth, i, start);
       if (i < n && b[i]! <= 0x20) i = ws(b, i, n);
       if (i >= n) return SCAN_MORE;
       c = b[i]!;

@@ -5,19 +5,7 @@
  * notes them as ./item.ts's scan would, without reading the item's bytes again (the lane names each key
  * by its id in ./facts.ts's KEYS). The same ends and facts as ./item.ts's JavaScript scan (its oracle, wasm/skip-wasm.test.ts).
  */
-import {
-  BIT_BY_ID,
-  CELLS,
-  countKeys,
-  ID_ROW,
-  ItemFacts,
-  NONE,
-  noteValue,
-  OWNER,
-  OWNERS,
-  REFS_BY_ID,
-  SLOT_BY_ID,
-} from './facts.ts';
+import { BIT_BY_ID, countKeys, ID_ROW, ItemFacts, noteValue, REFS_BY_ID, SLOT_BY_ID, Slot } from './facts.ts';
 import { TAPE_ENTRY, type WasmSkip } from './wasm/lane.ts';
 
 /** the facts of the tape the lane wrote for the value that began at `start` in `b` (its last tape call ended) */
@@ -69,7 +57,7 @@ function object(
     if (id > 0) {
       const at = row + id;
       const slot = SLOT_BY_ID[at]!;
-      if (slot !== NONE) {
+      if (slot !== Slot.None) {
         const bit = BIT_BY_ID[at]!;
         // a key read the first time; given twice: odd
         if (bit !== 0) {
@@ -102,7 +90,7 @@ function array(
   ctx: number,
   start: number,
 ): void {
-  if (ctx === CELLS) {
+  if (ctx === Slot.Cells) {
     let count = 0;
     for (let j = k; j < stop; j = t[base + j * TAPE_ENTRY + 4]!) count++;
     // one array of its final length (pushes grow one through two backing stores)
@@ -115,12 +103,12 @@ function array(
       cells[at++] = t[e + 2]! - start;
       cells[at++] = t[e + 3]! - start;
     }
-  } else if (ctx === OWNERS) {
+  } else if (ctx === Slot.Owners) {
     while (k < stop) {
       const e = base + k * TAPE_ENTRY;
       const next = t[e + 4]!;
       const names = f.ownerNames?.length ?? 0;
-      if (next > k + 1) inside(f, b, t, base, k + 1, next, OWNER, start, t[e + 2]!);
+      if (next > k + 1) inside(f, b, t, base, k + 1, next, Slot.Owner, start, t[e + 2]!);
       // an element that names its owner twice: ./item.ts's ended
       if ((f.ownerNames?.length ?? 0) - names > 2) f.odd = true;
       k = next;
