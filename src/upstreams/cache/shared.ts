@@ -84,12 +84,26 @@ export class SharedReads implements Transport {
     return this.inner.close?.() ?? Promise.resolve();
   }
 
-  async send(endpoint: ResolvedEndpoint, req: UpstreamRequest): Promise<Response> {
-    const kind =
-      req.body === null && req.url.startsWith(endpoint.server)
-        ? readKind(req.method, req.url.slice(endpoint.server.length))
-        : undefined;
-    if (!kind || (!this.caching && !this.config.coalesce)) return this.inner.send(endpoint, req);
+  /** not an async function: a call that is not shared (every cluster of most merged lists) costs no frame */
+  send(endpoint: ResolvedEndpoint, req: UpstreamRequest): Promise<Response> {
+    try {
+      const kind =
+        req.body === null && req.url.startsWith(endpoint.server)
+          ? readKind(req.method, req.url.slice(endpoint.server.length))
+          : undefined;
+      if (!kind || (!this.caching && !this.config.coalesce)) return this.inner.send(endpoint, req);
+      return this.sendShared(endpoint, req, kind);
+    } catch (err) {
+      // as an async function's: a failure is a rejection, never a throw
+      return Promise.reject(err);
+    }
+  }
+
+  private async sendShared(
+    endpoint: ResolvedEndpoint,
+    req: UpstreamRequest,
+    kind: ReadKind,
+  ): Promise<Response> {
     // the coalescer listens on the caller's signal once per call: derived as the client would have
     const caller = req.pulled && this.inner.pulledSignalShared ? callSignal(req.signal) : req.signal;
     const asked = this.withPublicIdentity(kind, req);
