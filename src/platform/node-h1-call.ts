@@ -85,8 +85,9 @@ export interface H1CallOptions {
 const IDLE_MS = 30_000;
 
 /**
- * One call on its socket: the response read as it comes, told to the handler. Its listeners are its own
- * (taken off when its connection is kept for another call).
+ * One call on its socket: the response read as it comes, told to the handler. Its listeners are its own;
+ * a list's stay on its connection when it is kept, and the next call on it is read by the same H1Call
+ * ({@link H1Call.again}).
  */
 export class H1Call {
   over = false;
