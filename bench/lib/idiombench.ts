@@ -9,6 +9,7 @@ import { isNone } from '../../src/merge/itembytes/index.ts';
 import { ItemFacts, noteValue, Slot } from '../../src/merge/jsonsplit/facts.ts';
 import { ITEM, ItemScanner } from '../../src/merge/jsonsplit/item.ts';
 import { plain } from '../../src/merge/jsonsplit/skip.ts';
+import { utf8Short } from '../../src/util/utf8.ts';
 import { makeBase, nth } from './canned-bodies.ts';
 import { syntheticPod } from './splitbench.ts';
 
@@ -408,6 +409,21 @@ export async function benchmarkIdioms(rounds = 21, pods = 2000): Promise<IdiomCa
       rounds,
       () => noteRows(tableBody, noteValue),
       () => noteRows(tableBody, noteByBindings),
+    ),
+  );
+  // util/utf8.ts: a merged list's per-cluster RV texts copied to heap bytes, not TextEncoder#encode
+  const rvTexts = Array.from({ length: 3000 }, (_, k) => `"m${k % 1000}.${(k * 7919) % 100000}`);
+  const encodeAll = (f: (s: string) => Uint8Array) => {
+    let n = 0;
+    for (const t of rvTexts) n += f(t).length;
+    return n;
+  };
+  cases.push(
+    paired(
+      'utf8Short: short ASCII texts copied to a heap Uint8Array, not TextEncoder#encode (util/utf8.ts)',
+      rounds,
+      () => encodeAll(utf8Short),
+      () => encodeAll((t) => enc.encode(t)),
     ),
   );
   return cases;

@@ -72,8 +72,11 @@ export interface H1CallOptions {
   /** the connection is open already (kept from an earlier call): no connect to wait for */
   reused?: boolean;
   headersMs: number;
-  /** the call's connection may be kept (its request did not say `connection: close`) */
-  keep?: (socket: WatchSocket, idleMs: number) => void;
+  /**
+   * the call's connection may be kept (its request did not say `connection: close`): handed over with
+   * the call, whose listeners stay on it (a list's: {@link H1Call.park}, {@link H1Call.again})
+   */
+  keep?: (call: H1Call, idleMs: number) => void;
   /** the connection failed before any byte of an answer: true when the caller sends the request again */
   retry?: (err: Error) => boolean;
 }
@@ -82,8 +85,9 @@ export interface H1CallOptions {
 const IDLE_MS = 30_000;
 
 /**
- * One call on its socket: the response read as it comes, told to the handler. Its listeners are its own
- * (taken off when its connection is kept for another call).
+ * One call on its socket: the response read as it comes, told to the handler. Its listeners are its own;
+ * a list's stay on its connection when it is kept, and the next call on it is read by the same H1Call
+ * ({@link H1Call.again}).
  */
 export class H1Call {
   over = false;
@@ -108,14 +112,24 @@ export class H1Call {
   /** the answer lets its connection be kept for another call (-1: it does not), and for how long */
   private idleMs = -1;
   readonly socket: WatchSocket;
+  /**
+   * while its connection waits kept between calls: what any event of it does instead (ends it). A list's
+   * listeners stay on its connection from call to call: taken off and put back (and a kept connection's
+   * own four) were 16 listener changes per cluster of every merged list.
+   */
+  private parked: (() => void) | undefined;
   /** reads the socket's 'data' events (a list's); undefined: the connector hands the reads to `feed` */
   private readonly onData: ((b: Bytes) => void) | undefined;
-  private readonly onEnd = () => this.ended();
-  private readonly onError = (err: Error) => this.fail(err);
+  private readonly onEnd = () => (this.parked ? this.parked() : this.ended());
+  private readonly onError = (err: Error) => (this.parked ? this.parked() : this.fail(err));
   private readonly onClose = () => {
-    if (this.holding) this.eof = true;
+    if (this.parked) this.parked();
+    else if (this.holding) this.eof = true;
     else this.fail(codedError('other side closed', 'UND_ERR_SOCKET'));
   };
+  private h: WatchCallHandler;
+  private done: (call: H1Call) => void;
+  private o: H1CallOptions;
 
   /**
    * `from`: the connection to read, as its 'data' events (a list's, kept or opened for it); or what opens
@@ -123,14 +137,17 @@ export class H1Call {
    */
   constructor(
     from: WatchSocket | ((reader: H1Call) => WatchSocket),
-    private readonly h: WatchCallHandler,
-    private readonly done: (call: H1Call) => void,
-    private readonly o: H1CallOptions,
+    h: WatchCallHandler,
+    done: (call: H1Call) => void,
+    o: H1CallOptions,
   ) {
+    this.h = h;
+    this.done = done;
+    this.o = o;
     const opens = typeof from === 'function';
     const socket = opens ? from(this) : from;
     this.socket = socket;
-    this.onData = opens ? undefined : (b) => this.feed(b);
+    this.onData = opens ? undefined : (b) => (this.parked ? this.parked() : this.feed(b));
     if (this.onData) socket.on('data', this.onData);
     socket.on('end', this.onEnd);
     socket.on('error', this.onError);
@@ -159,6 +176,38 @@ export class H1Call {
         : undefined;
   }
 
+  /**
+   * Its kept connection waits for the next call: `drop` is what any event on it does meanwhile (a close,
+   * an unexpected byte). Only for a call that read its connection's 'data' events (a list's).
+   */
+  park(drop: () => void): void {
+    this.parked = drop;
+  }
+
+  /**
+   * The next call on this kept connection (parked): this reader, reset, reads its answer; its listeners
+   * are the ones already on the connection.
+   */
+  again(h: WatchCallHandler, done: (call: H1Call) => void, o: H1CallOptions): this {
+    this.parked = undefined;
+    this.h = h;
+    this.done = done;
+    this.o = o;
+    this.over = false;
+    this.state = 'head';
+    this.partial = undefined;
+    this.left = 0;
+    this.timer = undefined;
+    this.rest = undefined;
+    this.later = undefined;
+    this.paused = false;
+    this.eof = false;
+    this.heard = false;
+    this.idleMs = -1;
+    this.connected(o.headersMs);
+    return this;
+  }
+
   /** the call is over: its connection kept for another (`keep`: nothing of it is left unread) or closed */
   private finish(keep = false): void {
     this.over = true;
@@ -169,13 +218,9 @@ export class H1Call {
     this.rest = undefined;
     this.later = undefined;
     const s = this.socket;
-    if (keep && this.idleMs > 0 && !this.eof && this.o.keep) {
-      if (this.onData) s.off('data', this.onData);
-      s.off('end', this.onEnd);
-      s.off('error', this.onError);
-      s.off('close', this.onClose);
-      this.o.keep(s, this.idleMs);
-    } else s.destroy();
+    // kept with its listeners on (only a call reading 'data' events: a watch's reads go to `feed` alone)
+    if (keep && this.idleMs > 0 && !this.eof && this.o.keep && this.onData) this.o.keep(this, this.idleMs);
+    else s.destroy();
   }
 
   /** ends the call with `err` (an abort, the transport closing, a failure read) */

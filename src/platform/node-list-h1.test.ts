@@ -161,6 +161,29 @@ describe('H1Lists', () => {
     expect(seen.heads.map((h) => h.conn)).toEqual([0, 1, 1, 2]);
   });
 
+  it('reads call after call on a kept connection with the listeners it put on once, and closes it when the idle time its answer gave is up', async () => {
+    const { origin, seen } = await serve((n, sock) =>
+      sock.write(sized(`{"n":${n}}`, 'Keep-Alive: timeout=2\r\n')),
+    );
+    const opened: Socket[] = [];
+    const p = lists(origin, (to) => {
+      const s = connect({ host: to.host, port: to.port });
+      opened.push(s);
+      return s as unknown as WatchSocket;
+    });
+    expect((await get(p, origin)).body).toBe('{"n":0}');
+    const counts = () => ['data', 'end', 'error', 'close'].map((e) => opened[0]!.listenerCount(e));
+    const after1 = counts();
+    for (let n = 1; n < 4; n++) expect((await get(p, origin)).body).toBe(`{"n":${n}}`);
+    expect(opened.length).toBe(1);
+    expect(counts()).toEqual(after1);
+    // timeout=2: kept a second, then closed by the fleet (the server sees the close) and not asked again
+    await once(seen.conns[0]!, 'close');
+    expect(opened[0]!.destroyed).toBe(true);
+    expect((await get(p, origin)).body).toBe('{"n":4}');
+    expect(seen.heads.map((h) => h.conn)).toEqual([0, 0, 0, 0, 1]);
+  });
+
   it('keeps no more connections than the process-wide budget, whichever endpoint they are to', async () => {
     const { origin, seen } = await serve((n, sock) => sock.write(sized(`{"n":${n}}`)));
     const budget = { kept: 0, max: 1 };

@@ -43,33 +43,25 @@ export interface KeptBudget {
 
 const processKept: KeptBudget = { kept: 0, max: MAX_KEPT_ALL };
 
-/** A kept connection: what ends it while it waits (its close, an unexpected byte, its idle time). */
+/**
+ * A kept connection: what ends it while it waits (its close, an unexpected byte), and when its idle time
+ * is up (`until`: the endpoint's one sweep timer ends it then, or whoever would take it after). A timer
+ * per kept connection was a Timeout made, unref'd and cleared per cluster of every merged list.
+ */
 class Kept {
-  readonly timer: ReturnType<typeof setTimeout>;
   readonly drop = () => this.pool.drop(this);
 
   constructor(
-    readonly socket: WatchSocket,
+    /** the last call on it, whose listeners hand any event of it to `drop` meanwhile */
+    readonly call: H1Call,
     private readonly pool: H1Lists,
-    idleMs: number,
+    readonly until: number,
   ) {
-    socket.on('data', this.drop);
-    socket.on('end', this.drop);
-    socket.on('error', this.drop);
-    socket.on('close', this.drop);
-    this.timer = setTimeout(this.drop, idleMs);
-    (this.timer as { unref?: () => void }).unref?.();
+    call.park(this.drop);
   }
 
-  /** its listeners off (taken for a call, or dropped) */
-  release(): WatchSocket {
-    clearTimeout(this.timer);
-    const s = this.socket;
-    s.off('data', this.drop);
-    s.off('end', this.drop);
-    s.off('error', this.drop);
-    s.off('close', this.drop);
-    return s;
+  get socket(): WatchSocket {
+    return this.call.socket;
   }
 }
 
@@ -78,7 +70,8 @@ export class H1Lists implements Dispatching {
   private readonly open = new Set<H1Call>();
   private readonly kept: Kept[] = [];
   private readonly done = (c: H1Call) => this.open.delete(c);
-  private readonly keep = (socket: WatchSocket, idleMs: number) => {
+  private readonly keep = (call: H1Call, idleMs: number) => {
+    const socket = call.socket;
     if (this.closed || this.kept.length >= MAX_KEPT || this.budget.kept >= this.budget.max) {
       socket.destroy();
       return;
@@ -87,15 +80,47 @@ export class H1Lists implements Dispatching {
     socket.unref();
     // a call that paused its reads may end paused: a kept connection must hear its close
     socket.resume();
-    this.kept.push(new Kept(socket, this, idleMs));
+    const until = performance.now() + idleMs;
+    this.kept.push(new Kept(call, this, until));
+    if (this.sweepAt === undefined || until < this.sweepAt) this.armSweep(until);
   };
   private closed = false;
+  /** when the sweep timer fires (undefined: none armed) */
+  private sweepAt: number | undefined;
+  private sweepTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly sweep = () => {
+    this.sweepTimer = undefined;
+    this.sweepAt = undefined;
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const k of [...this.kept])
+      if (k.until <= now) this.drop(k);
+      else next = Math.min(next, k.until);
+    if (next !== Number.POSITIVE_INFINITY) this.armSweep(next);
+  };
 
   constructor(
     private readonly ep: ResolvedEndpoint,
     private readonly connect: ListConnector,
     private readonly budget: KeptBudget = processKept,
   ) {}
+
+  private armSweep(at: number): void {
+    if (this.sweepTimer !== undefined) clearTimeout(this.sweepTimer);
+    this.sweepAt = at;
+    this.sweepTimer = setTimeout(this.sweep, Math.max(0, at - performance.now()));
+    (this.sweepTimer as { unref?: () => void }).unref?.();
+  }
+
+  /** the newest kept connection whose idle time is not up (those past it are closed) */
+  private take(): Kept | undefined {
+    for (let k = this.kept.pop(); k; k = this.kept.pop()) {
+      this.budget.kept--;
+      if (k.until > performance.now()) return k;
+      k.socket.destroy();
+    }
+    return undefined;
+  }
 
   dispatch(opts: object, handler: object): boolean {
     const o = opts as WatchDispatchOptions;
@@ -109,11 +134,10 @@ export class H1Lists implements Dispatching {
     const { to, head } = r;
     let call: H1Call | undefined;
     const send = (fresh: boolean): void => {
-      const k = fresh ? undefined : this.kept.pop();
+      const k = fresh ? undefined : this.take();
       let socket: WatchSocket;
       if (k) {
-        this.budget.kept--;
-        socket = k.release();
+        socket = k.socket;
         socket.ref();
       } else {
         try {
@@ -137,7 +161,7 @@ export class H1Lists implements Dispatching {
           return true;
         };
       }
-      call = new H1Call(socket, h, this.done, c);
+      call = k ? k.call.again(h, this.done, c) : new H1Call(socket, h, this.done, c);
       this.open.add(call);
       if (!call.over) socket.write(head, 'latin1');
     };
@@ -153,7 +177,7 @@ export class H1Lists implements Dispatching {
       this.kept.splice(at, 1);
       this.budget.kept--;
     }
-    k.release().destroy();
+    k.socket.destroy();
   }
 
   /** ends every open call and kept connection (the transport closes) */
@@ -161,7 +185,10 @@ export class H1Lists implements Dispatching {
     this.closed = true;
     failOpen(this.open);
     this.budget.kept -= this.kept.length;
-    for (const k of this.kept.splice(0)) k.release().destroy();
+    for (const k of this.kept.splice(0)) k.socket.destroy();
+    if (this.sweepTimer !== undefined) clearTimeout(this.sweepTimer);
+    this.sweepTimer = undefined;
+    this.sweepAt = undefined;
   }
 }
 

@@ -107,8 +107,22 @@ describe('pulled upstream answers on Node (a merged list’s sources)', () => {
 
   it('is an ordinary Response read the Web way (a Status read whole)', async () => {
     const res = await get('/status');
+    expect(res).toBeInstanceOf(Response);
     expect(res.status).toBe(403);
-    expect(await res.json()).toEqual({ kind: 'Status', code: 403 });
+    expect([res.ok, res.statusText, res.type, res.url, res.redirected, res.bodyUsed]).toEqual([
+      false,
+      '',
+      'default',
+      '',
+      false,
+      false,
+    ]);
+    // a Response made of it, as a route relaying it would
+    const copy = new Response(res.body, res);
+    expect(copy.status).toBe(403);
+    expect(copy.headers.get('content-type')).toBe(res.headers.get('content-type'));
+    expect(await copy.json()).toEqual({ kind: 'Status', code: 403 });
+    expect(await (await get('/status')).json()).toEqual({ kind: 'Status', code: 403 });
     const big = await get('/big');
     expect(new Uint8Array(await big.arrayBuffer())).toEqual(BIG);
   });

@@ -9,6 +9,7 @@ import type { UpstreamIdentity } from '../auth/identity.ts';
 import { headerPairs, headersOf, insertPair, type Pairs, trimValue } from '../request/headers.ts';
 import { parseTraceparent } from '../util/trace.ts';
 import { servedFromCache } from './cache/shared.ts';
+import { callSignal } from './call-signal.ts';
 import { bearer, type Credentials, identityLines } from './credentials.ts';
 import type { ResolvedEndpoint } from './endpoint.ts';
 import { HeadersTimeoutError, type Transport, type UpstreamRequest } from './transport.ts';
@@ -38,6 +39,7 @@ function isCredentialHeader(name: string): boolean {
   );
 }
 
+export { CALLS_PER_SIGNAL, callSignal } from './call-signal.ts';
 export type { Credentials } from './credentials.ts';
 
 export type UpstreamFailure = 'unreachable' | 'timeout';
@@ -167,29 +169,6 @@ function keepUpgrade(p: Pairs, incoming: Headers | undefined): void {
 /** Response headers minus hop-by-hop ones. Content-Length stays: the body is relayed intact. */
 export function forwardableResponseHeaders(upstream: Headers): Headers {
   return headersOf(forwardablePairs(headerPairs(upstream), false));
-}
-
-/** Calls that listen on one signal derived from the caller's (see callSignal). */
-export const CALLS_PER_SIGNAL = 8;
-
-const derivedSignals = new WeakMap<AbortSignal, { signal: AbortSignal; calls: number }>();
-
-/**
- * The signal a call listens on, following the caller's: every transport listens to the signal it is
- * given for as long as the answer streams, and Node warns (MaxListenersExceededWarning) past 10 abort
- * listeners on one signal, which a fan-out or a merged watch over 10+ clusters would put on the
- * request's. AbortSignal.any adds no listener to its source (it keeps a weak reference instead), but one
- * per call costs ≈ 25 µs and a weak reference the GC must trace: up to CALLS_PER_SIGNAL calls share one.
- */
-export function callSignal(caller: AbortSignal | undefined): AbortSignal | undefined {
-  if (!caller || caller.aborted) return caller;
-  let d = derivedSignals.get(caller);
-  if (!d || d.calls >= CALLS_PER_SIGNAL) {
-    d = { signal: AbortSignal.any([caller]), calls: 0 };
-    derivedSignals.set(caller, d);
-  }
-  d.calls++;
-  return d.signal;
 }
 
 function describe(err: unknown): string {

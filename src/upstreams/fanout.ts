@@ -96,16 +96,23 @@ export async function fanOut(
     );
     return answers.flatMap((a, gi) => a.map((o, i): Outcome => ({ ...o, target: groups[gi]![i]! })));
   }
-  return Promise.all(
-    targets.map(async (target): Promise<Outcome> => {
-      try {
-        const res = await deps.client.send(target.endpoint, request(target));
-        return { target, ok: true, res };
-      } catch (err) {
-        if (err instanceof UpstreamError) return { target, ok: false, error: err };
-        throw err;
-      }
-    }),
+  // a `then` per target, not an async function's frame (a merged list's 1,000 clusters: 1,000 of them)
+  return Promise.all(targets.map((target) => sendOne(deps, target, request)));
+}
+
+function sendOne(deps: FanOutDeps, target: Target, request: (t: Target) => SendOptions): Promise<Outcome> {
+  let sent: Promise<Response>;
+  try {
+    sent = deps.client.send(target.endpoint, request(target));
+  } catch (err) {
+    sent = Promise.reject(err);
+  }
+  return sent.then(
+    (res): Outcome => ({ target, ok: true, res }),
+    (err: unknown): Outcome => {
+      if (err instanceof UpstreamError) return { target, ok: false, error: err };
+      throw err;
+    },
   );
 }
 

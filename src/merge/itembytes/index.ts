@@ -8,6 +8,7 @@
  */
 
 import type { ByteSink } from '../../util/bytes.ts';
+import { utf8Short } from '../../util/utf8.ts';
 import { type ItemFacts, REFS_NOMINATED, REFS_RECORD, REFS_SPEC, REFS_TOP } from '../jsonsplit/facts.ts';
 import { CLUSTERSPACE_SEPARATOR, FLEET_NAME_MAX_LENGTH } from '../names/index.ts';
 import {
@@ -148,14 +149,14 @@ export function useResourceVersion(iv: ItemView, rv: Splicer | undefined): void 
   }
   const head = rv?.head;
   const tail = rv?.tail;
-  iv.rvHead = head === undefined ? undefined : encoder.encode(head);
-  iv.rvTail = !tail ? NO_BYTES : encoder.encode(tail);
+  iv.rvHead = head === undefined ? undefined : utf8Short(head);
+  iv.rvTail = !tail ? NO_BYTES : utf8Short(tail);
   iv.rvInserts = head !== undefined && !tail ? [] : undefined;
 }
 
 /** what an RV of `len` digits gains after its opening quote in the single form (ItemView.rvInserts) */
 function rvInsert(iv: ItemView, inserts: Array<Uint8Array | undefined>, len: number): Uint8Array {
-  const t = encoder.encode(`${iv.resourceVersion!.head}${len < 10 ? '0' : ''}${len}`);
+  const t = utf8Short(`${iv.resourceVersion!.head}${len < 10 ? '0' : ''}${len}`);
   inserts[len] = t;
   return t;
 }

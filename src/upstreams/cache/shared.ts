@@ -11,6 +11,7 @@
 import { impersonationHeaders } from '../../auth/identity.ts';
 import type { CacheConfig } from '../../config/schema.ts';
 import { concatBytes } from '../../util/bytes.ts';
+import { callSignal } from '../call-signal.ts';
 import { Coalescer, type Head } from '../coalesce.ts';
 import type { ResolvedEndpoint } from '../endpoint.ts';
 import type { Transport, UpstreamRequest } from '../transport.ts';
@@ -66,6 +67,15 @@ export class SharedReads implements Transport {
     });
   }
 
+  /**
+   * a pulled call passed straight through hears the caller's signal as the inner transport does (one
+   * listener per signal): without this the client derived a signal (AbortSignal.any) per 8 clusters of
+   * every merged list; one this class shares gets the derived one still (see send)
+   */
+  get pulledSignalShared(): boolean | undefined {
+    return this.inner.pulledSignalShared;
+  }
+
   get caching(): boolean {
     return this.config.ttlSeconds > 0;
   }
@@ -74,12 +84,28 @@ export class SharedReads implements Transport {
     return this.inner.close?.() ?? Promise.resolve();
   }
 
-  async send(endpoint: ResolvedEndpoint, req: UpstreamRequest): Promise<Response> {
-    const kind =
-      req.body === null && req.url.startsWith(endpoint.server)
-        ? readKind(req.method, req.url.slice(endpoint.server.length))
-        : undefined;
-    if (!kind || (!this.caching && !this.config.coalesce)) return this.inner.send(endpoint, req);
+  /** not an async function: a call that is not shared (every cluster of most merged lists) costs no frame */
+  send(endpoint: ResolvedEndpoint, req: UpstreamRequest): Promise<Response> {
+    try {
+      const kind =
+        req.body === null && req.url.startsWith(endpoint.server)
+          ? readKind(req.method, req.url.slice(endpoint.server.length))
+          : undefined;
+      if (!kind || (!this.caching && !this.config.coalesce)) return this.inner.send(endpoint, req);
+      return this.sendShared(endpoint, req, kind);
+    } catch (err) {
+      // as an async function's: a failure is a rejection, never a throw
+      return Promise.reject(err);
+    }
+  }
+
+  private async sendShared(
+    endpoint: ResolvedEndpoint,
+    req: UpstreamRequest,
+    kind: ReadKind,
+  ): Promise<Response> {
+    // the coalescer listens on the caller's signal once per call: derived as the client would have
+    const caller = req.pulled && this.inner.pulledSignalShared ? callSignal(req.signal) : req.signal;
     const asked = this.withPublicIdentity(kind, req);
     const key = await answerKey(endpoint, kind, asked);
     const cluster = endpoint.name;
@@ -100,7 +126,7 @@ export class SharedReads implements Transport {
     const { res, joined } = await this.coalescer.join(
       joinKey,
       (signal) => this.inner.send(endpoint, { ...asked, signal }),
-      req.signal,
+      caller,
       onComplete,
     );
     this.opts.observer?.read(cluster, joined ? 'coalesced' : 'miss');
