@@ -28,6 +28,11 @@
  * (flags --log-code --log-deopt --logfile=…) on the phase: each inspector evaluation is a `Script` at
  * ` :1:1` in its code-creation lines, the phase's recorder the last one before its events (perf0=1 prints
  * its performance.now(); the log's clock starts a little later).
+ * heap=1: each measured fleet phase runs under V8's sampling heap profiler (started in the fleet through an
+ * in-process inspector session, 128-byte interval, no GC forced before the report): what it still holds at
+ * the phase's end is what outlived a scavenge (the young generation's dead are dropped at each one; what
+ * was promoted and died since waits for a full GC), by allocating function, in bytes per event. A
+ * diagnosis (the sampling costs the fleet CPU), not an A/B figure.
  * The simulated clusters run in a child process (./watchburst-ab.ts's, which this one drives).
  */
 import { fork } from 'node:child_process';
@@ -49,6 +54,43 @@ const PHASE_S = Number(args.phaseS ?? 1);
 const FRESH = args.fresh !== '0';
 const STALLS = args.stalls === '1';
 const PROFILE = args.profile === '1';
+const HEAP = args.heap === '1';
+/** in the fleet: the sampling heap profiler on (an in-process inspector session) */
+const HEAP_START = `(() => {
+  const s = new (process.getBuiltinModule('inspector').Session)();
+  s.connect();
+  s.post('HeapProfiler.enable');
+  s.post('HeapProfiler.startSampling', { samplingInterval: 128 });
+  globalThis.__p99Heap = s;
+  return true;
+})()`;
+/** in the fleet: the sampled bytes still held, by allocating function (self), largest first */
+const HEAP_STOP = `(() => {
+  const s = globalThis.__p99Heap;
+  delete globalThis.__p99Heap;
+  // an in-process session answers synchronously
+  let out = [];
+  s.post('HeapProfiler.getSamplingProfile', (err, r) => {
+    if (err) return;
+    const by = new Map();
+    const walk = (n, stack) => {
+      const f = n.callFrame;
+      const name = (f.functionName || '(anonymous)') + ' ' + f.url.replace(/^.*\\//, '') + ':' + (f.lineNumber + 1);
+      if (n.selfSize) {
+        // charged to the function, with its nearest caller in the fleet's own bundle
+        const own = stack.findLast((x) => x.includes('main.js')) ?? '';
+        const key = own && own !== name ? name + ' <- ' + own : name;
+        by.set(key, (by.get(key) ?? 0) + n.selfSize);
+      }
+      for (const c of n.children) walk(c, f.url.includes('main.js') ? [...stack, name] : stack);
+    };
+    walk(r.profile.head, []);
+    out = [...by].sort((a, b) => b[1] - a[1]).slice(0, 25);
+  });
+  s.post('HeapProfiler.stopSampling');
+  s.disconnect();
+  return out;
+})()`;
 const PROFILE_DIR = '/tmp/watchp99-prof';
 const SIMS = fileURLToPath(new URL('./watchburst-ab.ts', import.meta.url));
 
@@ -277,6 +319,7 @@ async function main(): Promise<void> {
         console.error(`   ${t.name}: phase recorder installed at performance.now() ${perf0.toFixed(1)} ms`);
     }
     if (measured && t.f && PROFILE) await t.f.profileStart();
+    if (measured && t.f && HEAP) await t.f.evaluate(HEAP_START);
     client.record();
     const total = Math.round(RATE * seconds);
     child.send({ op: 'burst', set: t.set, watches: W, clusters: t.f ? 3 : 1, total, rate: RATE });
@@ -296,6 +339,14 @@ async function main(): Promise<void> {
     if (!t.f) return;
     await new Promise((r) => setTimeout(r, 50));
     const f = await t.f.evaluate<FleetSide>('globalThis.__p99Stop()');
+    if (HEAP) {
+      const held = await t.f.evaluate<Array<[string, number]>>(HEAP_STOP);
+      const total = held.reduce((a, [, b]) => a + b, 0);
+      console.error(
+        `   ${t.name}: still held at the phase's end (sampled, top 25: ${(total / s.received).toFixed(0)} B an event):\n` +
+          held.map(([k, b]) => `      ${(b / s.received).toFixed(1).padStart(7)} B/event  ${k}`).join('\n'),
+      );
+    }
     const blocked = (g: FleetSide['stalls'][number]) => g.ms - g.cpuMs - g.waitMs;
     let busy = '';
     if (PROFILE) {

@@ -444,6 +444,8 @@ export class H1Call {
     }
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    // answered: never sent again, and a watch's retry (its request head) is not kept for the watch's life
+    this.o.retry = undefined;
     const bodyless = status === 101 || status === 204 || status === 304 || (!chunked && length === 0);
     this.state = chunked ? 'size' : length !== undefined ? 'length' : 'close';
     this.left = chunked ? 0 : (length ?? 0);

@@ -52,12 +52,31 @@ export const spareCounter = {
 /** where a watch connection's reads go (its H1Call) */
 type Reader = Parameters<WatchConnector>[1];
 
+/**
+ * Where a connection's reads go: the watch that took it, or before that `idle` (the spare's drop). Made
+ * outside the Spare so that its closure keeps this object only: a taken spare is let go, and an idle
+ * watch keeps no cleared timer, key or drop of it (≈ 0.3 KiB per upstream watch on a spare).
+ */
+function forwarder(
+  idle: () => void,
+): { reader: Reader | undefined; idle: (() => void) | undefined } & Reader {
+  const f = {
+    reader: undefined as Reader | undefined,
+    idle: idle as (() => void) | undefined,
+    feed: (b: Parameters<Reader['feed']>[0]) => {
+      if (f.reader) f.reader.feed(b);
+      else f.idle?.();
+    },
+  };
+  return f;
+}
+
 /** A spare connection: its reads go to the watch that takes it; before that, any read ends it. */
 class Spare {
   /** the TLS (or TCP) handshake is done: a watch taking it sends its request at once */
   ready = false;
-  reader: Reader | undefined;
   readonly socket: WatchSocket;
+  private readonly reads: ReturnType<typeof forwarder>;
   private readonly timer: ReturnType<typeof setTimeout>;
   private readonly drop = () => this.pool.drop(this);
 
@@ -68,12 +87,8 @@ class Spare {
     private readonly pool: SpareWatchSockets,
     idleMs: number,
   ) {
-    this.socket = connect(to, {
-      feed: (b) => {
-        if (this.reader) this.reader.feed(b);
-        else this.drop();
-      },
-    });
+    this.reads = forwarder(this.drop);
+    this.socket = connect(to, this.reads);
     this.socket.once(to.tls ? 'secureConnect' : 'connect', () => {
       this.ready = true;
     });
@@ -91,7 +106,8 @@ class Spare {
     this.socket.off('end', this.drop);
     this.socket.off('error', this.drop);
     this.socket.off('close', this.drop);
-    this.reader = reader;
+    this.reads.reader = reader;
+    this.reads.idle = undefined;
     return this.socket;
   }
 }

@@ -54,4 +54,51 @@ describe('abort hub', () => {
     a.abort();
     expect(ran).toEqual(['b', 'a']);
   });
+
+  it('takes its listener off once the last callback is taken back, and puts it back for the next', () => {
+    const ac = new AbortController();
+    const on = new Set<unknown>();
+    const add = ac.signal.addEventListener.bind(ac.signal);
+    const remove = ac.signal.removeEventListener.bind(ac.signal);
+    ac.signal.addEventListener = ((type: string, fn: unknown, o?: unknown) => {
+      on.add(fn);
+      add(type, fn as EventListener, o as AddEventListenerOptions);
+    }) as typeof add;
+    ac.signal.removeEventListener = ((type: string, fn: unknown) => {
+      on.delete(fn);
+      remove(type, fn as EventListener);
+    }) as typeof remove;
+    const ran: string[] = [];
+    const a = () => ran.push('a');
+    const b = () => ran.push('b');
+    hearAbort(ac.signal, a);
+    hearAbort(ac.signal, b);
+    unhearAbort(ac.signal, a);
+    expect(on.size).toBe(1);
+    unhearAbort(ac.signal, a);
+    expect(on.size).toBe(1);
+    unhearAbort(ac.signal, b);
+    // a derived signal (AbortSignal.any) with an abort listener is held by Node until it aborts
+    expect(on.size).toBe(0);
+    const c = () => ran.push('c');
+    hearAbort(ac.signal, c);
+    expect(on.size).toBe(1);
+    ac.abort();
+    expect(ran).toEqual(['c']);
+  });
+
+  it('a callback taking back the last other one does not stop the abort', () => {
+    const ac = new AbortController();
+    const ran: string[] = [];
+    const b = () => ran.push('b');
+    hearAbort(ac.signal, () => {
+      ran.push('a');
+      unhearAbort(ac.signal, b);
+    });
+    hearAbort(ac.signal, b);
+    ac.abort();
+    expect(ran).toEqual(['a']);
+    hearAbort(ac.signal, () => ran.push('late'));
+    expect(ran).toEqual(['a']);
+  });
 });
