@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleFleet, type FleetProcess, startFleetProcess } from './fleetproc.ts';
 import { median } from './stats.ts';
 import { straceStart } from './strace.ts';
-import { nowMs, type Written, watchersState } from './watchers.ts';
+import { nowMs, openSetWatches, type Written, watchersState } from './watchers.ts';
 
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 const MEMBERS = ['member1', 'member2', 'member3'];
@@ -145,26 +145,9 @@ async function main(): Promise<void> {
       f: undefined as FleetProcess | undefined,
       x: {} as Record<string, number[]>,
     };
-    const rvOf = async (url: string, ns: string) =>
-      (
-        (await (await fetch(`${url}/api/v1/namespaces/${ns}/configmaps`)).json()) as {
-          metadata: { resourceVersion: string };
-        }
-      ).metadata.resourceVersion;
     for (const t of [...fleets, direct]) {
-      const base = t.f?.url ?? memberUrls.member1!;
-      const rv = await rvOf(base, `b${t.set}-0`);
-      const o = await client.open({
-        key: t.name,
-        urls: Array.from(
-          { length: W },
-          (_, i) => `${base}/api/v1/namespaces/b${t.set}-${i}/configmaps?watch=true&resourceVersion=${rv}`,
-        ),
-        timeoutMs: 120_000,
-        concurrency: 200,
-      });
+      const o = await openSetWatches(client, t.name, t.f?.url ?? memberUrls.member1!, t.set, W);
       console.error(`${t.name}: ${o.opened}/${W} watches open in ${(o.ms / 1000).toFixed(1)} s`);
-      if (o.opened !== W) throw new Error(`${t.name}: ${o.failed} watches failed (${o.firstError})`);
     }
     const own = () => {
       const u = process.cpuUsage();

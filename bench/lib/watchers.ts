@@ -357,3 +357,32 @@ export function watchersState() {
   };
   return actions;
 }
+
+/**
+ * Opens `count` watches on the configmaps of namespaces `b<set>-0` … through `base` (a fleet or a member),
+ * from the RV of a list of the first: the paired watch tools' watch set (watchburst-ab, watchp99-ab).
+ * Throws unless every one opened.
+ */
+export async function openSetWatches(
+  client: ReturnType<typeof watchersState>,
+  key: string,
+  base: string,
+  set: string,
+  count: number,
+): Promise<OpenResult> {
+  const list = (await (await fetch(`${base}/api/v1/namespaces/b${set}-0/configmaps`)).json()) as {
+    metadata: { resourceVersion: string };
+  };
+  const rv = list.metadata.resourceVersion;
+  const o = await client.open({
+    key,
+    urls: Array.from(
+      { length: count },
+      (_, i) => `${base}/api/v1/namespaces/b${set}-${i}/configmaps?watch=true&resourceVersion=${rv}`,
+    ),
+    timeoutMs: 120_000,
+    concurrency: 200,
+  });
+  if (o.opened !== count) throw new Error(`${key}: ${o.failed} watches failed (${o.firstError})`);
+  return o;
+}

@@ -40,7 +40,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type FleetProcess, startFleetProcess } from './fleetproc.ts';
 import { median } from './stats.ts';
-import { type StopResult, type Written, watchersState } from './watchers.ts';
+import { openSetWatches, type StopResult, type Written, watchersState } from './watchers.ts';
 
 const args = Object.fromEntries(
   process.argv
@@ -231,6 +231,21 @@ interface Target {
   tails: string[];
 }
 
+/** a target's namespace set and its figures, none yet */
+const noFigures = (set: string) => ({
+  set,
+  p50: [] as number[],
+  p99: [] as number[],
+  max: [] as number[],
+  loopMax: [] as number[],
+  gcMax: [] as number[],
+  gcN: [] as number[],
+  gapCpu: [] as number[],
+  gapWait: [] as number[],
+  gapBlocked: [] as number[],
+  tails: [] as string[],
+});
+
 async function main(): Promise<void> {
   const child = fork(SIMS, ['sims'], { execArgv: ['--import', 'tsx'] });
   const reply = <T>() => new Promise<T>((r) => child.once('message', (m) => r(m as T)));
@@ -241,55 +256,13 @@ async function main(): Promise<void> {
     name,
     bundle,
     nodeArgs: (flags ?? '').split(' ').filter(Boolean),
-    set: String.fromCharCode(102 + k), // f, g, …: a namespace prefix per build
-    p50: [],
-    p99: [],
-    max: [],
-    loopMax: [],
-    gcMax: [],
-    gcN: [],
-    gapCpu: [],
-    gapWait: [],
-    gapBlocked: [],
-    tails: [],
+    ...noFigures(String.fromCharCode(102 + k)), // f, g, …: a namespace prefix per build
   }));
-  const direct: Target = {
-    name: 'direct',
-    set: 'd',
-    p50: [],
-    p99: [],
-    max: [],
-    loopMax: [],
-    gcMax: [],
-    gcN: [],
-    gapCpu: [],
-    gapWait: [],
-    gapBlocked: [],
-    tails: [],
-  };
+  const direct: Target = { name: 'direct', ...noFigures('d') };
   child.send({ op: 'prepare', sets: [...fleets.map((f) => f.set), 'd'], watches: W });
   const { memberUrls, config } = await reply<{ memberUrls: Record<string, string>; config: unknown }>();
   const client = watchersState();
-  const rvOf = async (url: string, ns: string) =>
-    (
-      (await (await fetch(`${url}/api/v1/namespaces/${ns}/configmaps`)).json()) as {
-        metadata: { resourceVersion: string };
-      }
-    ).metadata.resourceVersion;
-  const open = async (t: Target) => {
-    const base = t.f?.url ?? memberUrls.member1!;
-    const rv = await rvOf(base, `b${t.set}-0`);
-    const o = await client.open({
-      key: t.name,
-      urls: Array.from(
-        { length: W },
-        (_, i) => `${base}/api/v1/namespaces/b${t.set}-${i}/configmaps?watch=true&resourceVersion=${rv}`,
-      ),
-      timeoutMs: 120_000,
-      concurrency: 200,
-    });
-    if (o.opened !== W) throw new Error(`${t.name}: ${o.failed} watches failed (${o.firstError})`);
-  };
+  const open = (t: Target) => openSetWatches(client, t.name, t.f?.url ?? memberUrls.member1!, t.set, W);
   const start = async (t: Target) => {
     t.f = await startFleetProcess(config, {
       bundle: t.bundle!,
