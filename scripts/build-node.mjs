@@ -20,18 +20,23 @@ function asciiOnly(file) {
   if (ascii !== text) writeFileSync(file, ascii);
 }
 
+/** how the fleet's Node code is bundled (bench/lib/bundled-ab.ts bundles the merge's modules the same way) */
+export const NODE_BUNDLE = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  charset: 'ascii',
+};
+
 export async function buildNode(outfile, opts = {}) {
   await build({
+    ...NODE_BUNDLE,
     entryPoints: ['deploy/node/main.ts'],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
     outfile,
     sourcemap: opts.sourcemap ?? false,
     logLevel: opts.logLevel ?? 'warning',
-    charset: 'ascii',
   });
   asciiOnly(outfile);
   // the item scanner's WebAssembly lane, read beside the bundle (src/platform/node.ts nodeScannerWasm)

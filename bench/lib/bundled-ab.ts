@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
+import { NODE_BUNDLE } from '../../scripts/build-node.mjs';
 import { listBytes, makeBase } from './canned-bodies.ts';
 
 const HERE = resolve(import.meta.dirname, '../..');
@@ -42,14 +43,9 @@ async function bundled(root: string, name: string): Promise<any> {
   mkdirSync(dir, { recursive: true });
   const outfile = resolve(dir, `${name}.mjs`);
   await build({
+    ...NODE_BUNDLE,
     stdin: { contents: ENTRY, resolveDir: root, loader: 'ts', sourcefile: 'entry.ts' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
     outfile,
-    charset: 'ascii',
     logLevel: 'warning',
   });
   return import(`${outfile}?${Date.now()}`);
