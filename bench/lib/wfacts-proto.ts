@@ -8,8 +8,8 @@
  * 1. tape.ts's walk over each item's kept tape against the block reader over blocks filled from the walk's
  *    own facts: the most the lead can save in JavaScript;
  * 2. the tape call and the walk against the tape call, wfacts-proto.wat's walk of the tape in wasm
- *    writing the block, and the block read (every item's facts compared first; WFACTS_NOCHECK=1 skips
- *    that, for variants of the .wat): the prototype whole;
+ *    writing the block, and the block read (every item's facts compared first): the prototype whole;
+ *    WFACTS_WAT=<file> runs a variant of the .wat, WFACTS_NOCHECK=1 skips the comparison (one that notes less);
  * 3. the tape call alone against it with the wasm walk; 4. on one tape, the JavaScript walk against the
  *    wasm walk, an empty wasm call and the walk's skeleton (entries visited, nothing noted) against it.
  */
@@ -152,7 +152,7 @@ const { assemble } = await import('../../scripts/build-wasm.mjs');
 const proto = new WebAssembly.Module(
   (await assemble(
     'wfacts-proto.wat',
-    readFileSync(resolve(import.meta.dirname, 'wfacts-proto.wat'), 'utf8'),
+    readFileSync(process.env.WFACTS_WAT ?? resolve(import.meta.dirname, 'wfacts-proto.wat'), 'utf8'),
   )) as Uint8Array<ArrayBuffer>,
 );
 const texts: string[] = table ? base.rows : base.items;
