@@ -11,7 +11,9 @@
  *    writing the block, and the block read (every item's facts compared first): the prototype whole;
  *    WFACTS_WAT=<file> runs a variant of the .wat, WFACTS_NOCHECK=1 skips the comparison (one that notes less);
  * 3. the tape call alone against it with the wasm walk; 4. on one tape, the JavaScript walk against the
- *    wasm walk, an empty wasm call and the walk's skeleton (entries visited, nothing noted) against it.
+ *    wasm walk, an empty wasm call and the walk's skeleton (entries visited, nothing noted) against it;
+ * 5. with WFACTS_SCAN=<.wat> (bench/lib/wfacts-scan.mjs writes it): the integrated form, the tape noting
+ *    the facts as it scans, against the tape and the JavaScript walk, and against the tape alone.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -162,59 +164,63 @@ for (let i = 0, at = 0; i < texts.length; i++) {
   starts.push(at);
   at += new TextEncoder().encode(texts[i]).length;
 }
-const mem: WebAssembly.Memory = (lane as any).memory;
-lane.tape(all, 0, all.length, 100);
-const T = mem.buffer.byteLength + 65536;
-mem.grow(4);
-lane.forget();
-lane.tape(all, 0, all.length, 100);
-const OUT = T + 16384;
-if (mem.buffer.byteLength < OUT + 4 * (2112 + 8192)) mem.grow(1);
-lane.forget();
-lane.tape(all, 0, all.length, 100);
-{
-  const w = new Int32Array(mem.buffer);
-  const t = T >> 2;
-  w.set(M.SLOT_BY_ID, t);
-  w.set(M.BIT_BY_ID, t + 1024);
-  w.set(M.REFS_BY_ID, t + 2048);
-  const fromTo: Record<number, [number, number]> = {
-    2: [1, 2],
-    3: [28, 45],
-    [-10]: [24, 25],
-    [-11]: [4, 5],
-    [-12]: [6, 7],
-    [-20]: [26, 27],
-    [-17]: [8, 9],
-    [-18]: [10, 11],
-    5: [12, 13],
-    6: [17, 18],
-    7: [22, 23],
-    [-13]: [-1, 0],
-    [-19]: [-2, 0],
-    11: [29, 30],
-    12: [32, 33],
-    [-14]: [35, 36],
-    [-15]: [-3, 0],
-    [-16]: [-4, 0],
-    10: [37, 38],
-    1: [39, 40],
-  };
-  for (const [slot, [f, to]] of Object.entries(fromTo)) {
-    w[t + 3072 + 2 * (Number(slot) + 32)] = f;
-    w[t + 3072 + 2 * (Number(slot) + 32) + 1] = to;
+/** the lane's memory grown past its tape, the prototype's tables written there: [T, OUT] */
+function tables(lane: any, before?: (T: number, OUT: number) => void): [WebAssembly.Memory, number, number] {
+  const mem: WebAssembly.Memory = lane.memory;
+  // past what the lane's copy of `all` and its tape take (lane.ts load), before any tape call
+  const T = (4096 + all.length + 1024 + 4096 * 20 + 65536 + 65535) & ~65535;
+  const OUT = T + 16384;
+  const need = OUT + 4 * (2112 + 8192);
+  if (mem.buffer.byteLength < need) mem.grow(Math.ceil((need - mem.buffer.byteLength) / 65536));
+  before?.(T, OUT);
+  lane.forget();
+  lane.tape(all, 0, all.length, 100);
+  {
+    const w = new Int32Array(mem.buffer);
+    const t = T >> 2;
+    w.set(M.SLOT_BY_ID, t);
+    w.set(M.BIT_BY_ID, t + 1024);
+    w.set(M.REFS_BY_ID, t + 2048);
+    const fromTo: Record<number, [number, number]> = {
+      2: [1, 2],
+      3: [28, 45],
+      [-10]: [24, 25],
+      [-11]: [4, 5],
+      [-12]: [6, 7],
+      [-20]: [26, 27],
+      [-17]: [8, 9],
+      [-18]: [10, 11],
+      5: [12, 13],
+      6: [17, 18],
+      7: [22, 23],
+      [-13]: [-1, 0],
+      [-19]: [-2, 0],
+      11: [29, 30],
+      12: [32, 33],
+      [-14]: [35, 36],
+      [-15]: [-3, 0],
+      [-16]: [-4, 0],
+      10: [37, 38],
+      1: [39, 40],
+    };
+    for (const [slot, [f, to]] of Object.entries(fromTo)) {
+      w[t + 3072 + 2 * (Number(slot) + 32)] = f;
+      w[t + 3072 + 2 * (Number(slot) + 32) + 1] = to;
+    }
+    const counts: Array<[number, number]> = [
+      [2, 3],
+      [5, 14],
+      [6, 19],
+      [11, 31],
+      [12, 34],
+    ];
+    for (const [c, word] of counts) w[t + 3200 + c] = word;
+    for (let i = 0; i < 46; i++)
+      w[t + 3328 + i] = i >= 1 && i <= 42 && ![3, 14, 19, 31, 34, 41, 42].includes(i) ? -1 : 0;
   }
-  const counts: Array<[number, number]> = [
-    [2, 3],
-    [5, 14],
-    [6, 19],
-    [11, 31],
-    [12, 34],
-  ];
-  for (const [c, word] of counts) w[t + 3200 + c] = word;
-  for (let i = 0; i < 46; i++)
-    w[t + 3328 + i] = i >= 1 && i <= 42 && ![3, 14, 19, 31, 34, 41, 42].includes(i) ? -1 : 0;
+  return [mem, T, OUT];
 }
+const [mem, T, OUT] = tables(lane);
 const factsWasm = new WebAssembly.Instance(proto, { m: { memory: mem } }).exports.facts as (
   at: number,
   start: number,
@@ -307,3 +313,49 @@ const oneChase = () => {
 };
 lane.tape(all, starts[0]!, all.length, 100);
 pair(oneChase, oneWasm, "one tape: the walk's skeleton in wasm → the wasm walk");
+
+// WFACTS_SCAN=<.wat>: the integrated form, prototyped: skip.wat with its tape noting the facts into the block
+// as it scans (bench/lib/wfacts-scan.mjs writes it from skip.wat and wfacts-proto.wat), against today's tape
+// and walk; its facts compared with theirs on every item first
+if (process.env.WFACTS_SCAN) {
+  const scanMod = new WebAssembly.Module(
+    (await assemble('scan.wat', readFileSync(process.env.WFACTS_SCAN, 'utf8'))) as Uint8Array<ArrayBuffer>,
+  );
+  // the lane's own instance, for its `setup` export (WasmSkip keeps only what it calls)
+  const Instance = WebAssembly.Instance;
+  let made: WebAssembly.Instance | undefined;
+  (WebAssembly as any).Instance = class {
+    constructor(m: WebAssembly.Module, i: WebAssembly.Imports) {
+      made = new Instance(m, i);
+      // biome-ignore lint/correctness/noConstructorReturn: the bench's capture of the instance made
+      return made;
+    }
+  };
+  const lane2 = new M.WasmSkip(scanMod);
+  (WebAssembly as any).Instance = Instance;
+  const [, , OUT2] = tables(lane2, (t, o) =>
+    (made!.exports.setup as (t: number, o: number, c: number) => void)(t, o, ctx),
+  );
+  const viaScan = (i: number) => {
+    const s = starts[i]!;
+    lane2.tape(all, s, all.length, 100);
+    return M.blockFacts(lane2.words, OUT2 >> 2);
+  };
+  // against today's lane and walk (the scan's own tape may be left out: a variant that writes none)
+  for (let i = 0; i < texts.length; i++) {
+    const walked = { ...viaWalk(i) };
+    const block = { ...viaScan(i) };
+    if (!isDeepStrictEqual(walked, block)) {
+      console.log(walked, block);
+      throw new Error(`row ${i}: the scan's facts differ`);
+    }
+  }
+  const scanBlock = () => {
+    for (let i = 0; i < texts.length; i++) sum += viaScan(i).nameFrom;
+  };
+  const scanTape = () => {
+    for (let i = 0; i < texts.length; i++) sum += lane2.tape(all, starts[i]!, all.length, 100);
+  };
+  pair(laneWalk, scanBlock, 'tape + JS walk → tape noting the facts + block read');
+  pair(tapeOnly, scanTape, 'tape → tape noting the facts');
+}
