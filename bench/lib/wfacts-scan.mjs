@@ -55,8 +55,9 @@ rep(
             (if (i32.eq (local.get $d) (i32.const 1))
               (then (i32.store (local.get $fs) (global.get $ctx0)))
               (else (if (i32.and (i32.load8_u (i32.sub (local.get $d) (i32.const 1))) (i32.const 1))
-                (then (i32.store (local.get $fs) (select (local.get $fx) (i32.const 0)
-                  (i32.gt_s (local.tee $fx (i32.load offset=524 (local.get $fs))) (i32.const 0)))))
+                (then
+                  (local.set $fx (i32.load offset=524 (local.get $fs)))
+                  (i32.store (local.get $fs) (select (local.get $fx) (i32.const 0) (i32.gt_s (local.get $fx) (i32.const 0)))))
                 (else (i32.store (local.get $fs)
                   (select (i32.const 8) (i32.const 0) (i32.eq (i32.load (i32.sub (local.get $fs) (i32.const 4))) (i32.const 7))))))))
             (local.set $p (i32.add (local.get $p) (i32.const 1)))`,
