@@ -91,6 +91,7 @@ async function main() {
   const config = parseConfig(raw, source);
   let url: string;
   let stop: () => Promise<void>;
+  let sharing: string | undefined;
   if (workers === 1) {
     const fleet = await startNodeFleet({ config, port, host, workerHeader: workerHeader() });
     url = fleet.url;
@@ -99,10 +100,21 @@ async function main() {
     const primary = await startPrimary({ workers, raw, source, port, host, graceMs });
     url = primary.url;
     stop = () => primary.stop(graceMs);
-    console.log(
-      `fleet-apiserver: ${workers} worker processes (pids ${primary.pids().join(', ')}) share the port`,
-    );
+    sharing = `fleet-apiserver: ${workers} worker processes (pids ${primary.pids().join(', ')}) share the port`;
   }
+  // before anything is printed: a caller that signals as soon as it reads the banner gets a drain
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`fleet-apiserver: ${signal}, draining (up to ${graceMs / 1000} s)`);
+    await stop();
+    await demo?.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  if (sharing) console.log(sharing);
   console.log(`fleet-apiserver: ${describeMemorySettings(workers > 1)}`);
   const authn = describeAuthentication(config.authentication);
   console.log(
@@ -123,18 +135,6 @@ async function main() {
       ? config.members.clusters[0]?.name
       : undefined;
   console.log(banner(url, first ?? '<member>'));
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`fleet-apiserver: ${signal}, draining (up to ${graceMs / 1000} s)`);
-    await stop();
-    await demo?.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 main().catch((e) => {

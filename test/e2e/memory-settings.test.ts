@@ -66,8 +66,8 @@ describe('memory settings', () => {
       ]);
       try {
         await m.waitFor(/2 worker processes \(pids .*\) share the port/, 90_000);
-        // the primary's last start-up line, then an answer from a worker: the primary has long installed
-        // its SIGTERM handler (set right after that line) by then
+        // the primary's last start-up line, then an answer from a worker (its SIGTERM handler is set before
+        // any start-up line: deploy/node/main.ts)
         const url = (await m.waitFor(/kubeconfig --server (\S+)/))[1]!;
         expect((await fetch(`${url}/version`)).status).toBe(200);
       } finally {
