@@ -13,10 +13,9 @@
  * The two trees' answers are compared (a difference is printed).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { build } from 'esbuild';
-import { NODE_BUNDLE } from '../../scripts/build-node.mjs';
+import { bundleEntry } from './bundle-entry.ts';
 import { listBytes, makeBase } from './canned-bodies.ts';
 
 const HERE = resolve(import.meta.dirname, '../..');
@@ -37,19 +36,8 @@ const ENTRY = [
   "export { ByteSink, recyclePiece } from './src/util/bytes.ts';",
 ].join('\n');
 
-/** the tree's modules bundled as scripts/build-node.mjs bundles the fleet (esm, node20, ascii) */
-async function bundled(root: string, name: string): Promise<any> {
-  const dir = resolve(HERE, '.cache/bundled-ab');
-  mkdirSync(dir, { recursive: true });
-  const outfile = resolve(dir, `${name}.mjs`);
-  await build({
-    ...NODE_BUNDLE,
-    stdin: { contents: ENTRY, resolveDir: root, loader: 'ts', sourcefile: 'entry.ts' },
-    outfile,
-    logLevel: 'warning',
-  });
-  return import(`${outfile}?${Date.now()}`);
-}
+/** the tree's modules bundled as the fleet is */
+const bundled = (root: string, name: string) => bundleEntry(root, ENTRY, name);
 
 const base = await makeBase();
 const body = table

@@ -15,10 +15,10 @@
  * 5. with WFACTS_SCAN=<.wat> (bench/lib/wfacts-scan.mjs writes it): the integrated form, the tape noting
  *    the facts as it scans, against the tape and the JavaScript walk, and against the tape alone.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { build } from 'esbuild';
+import { bundleEntry } from './bundle-entry.ts';
 import { makeBase } from './canned-bodies.ts';
 
 const HERE = resolve(import.meta.dirname, '../..');
@@ -93,21 +93,7 @@ const ENTRY = [
   reader,
 ].join('\n');
 
-const dir = resolve(HERE, '.cache/bundled-ab');
-mkdirSync(dir, { recursive: true });
-const outfile = resolve(dir, 'wfacts-proto.mjs');
-await build({
-  stdin: { contents: ENTRY, resolveDir: HERE, loader: 'ts', sourcefile: 'entry.ts' },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  outfile,
-  charset: 'ascii',
-  logLevel: 'warning',
-});
-const M = await import(`${outfile}?${Date.now()}`);
+const M = await bundleEntry(HERE, ENTRY, 'wfacts-proto');
 const base = await makeBase();
 const wasm = new WebAssembly.Module(readFileSync(resolve(HERE, 'src/merge/jsonsplit/wasm/skip.wasm')));
 const lane = new M.WasmSkip(wasm);
