@@ -89,8 +89,8 @@ describe('a fan-out wider than the connection budget, in workerd', () => {
       );
       expect(res.status).toBe(200);
       expect(budget.refused()).toBeGreaterThan(0);
-      // a refusal before the head is in its Warning; one after it (the head goes out HEAD_WAIT_MS after the
-      // first 200, and the machine may be slow) is a watch-unavailable notice in the stream
+      // a refusal before the head is in its Warning; one after it (the head goes out at the first 200:
+      // HEAD_GRACE_MS) is a watch-unavailable notice in the stream
       const refusal = /cluster member\d+: HTTP 599/;
       let seen = res.headers.get('warning') ?? '';
       const reader = res.body!.getReader();
