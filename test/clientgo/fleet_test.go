@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -92,6 +93,9 @@ func clientset(t testing.TB, contentType string) *kubernetes.Clientset {
 // not nil, receives the JSON answer.
 func control(t testing.TB, op string, args map[string]any, out any) {
 	t.Helper()
+	if op == "down" {
+		restoreOnCleanup(t, fmt.Sprint(args["cluster"]))
+	}
 	base := os.Getenv("FLEET_CONTROL")
 	if base == "" {
 		t.Fatal("FLEET_CONTROL is not set: run these tests through test/e2e/client-go.test.ts")
@@ -110,6 +114,53 @@ func control(t testing.TB, op string, args map[string]any, out any) {
 		if err := json.Unmarshal(b, out); err != nil {
 			t.Fatalf("control %s: %v in %s", op, err, b)
 		}
+	}
+}
+
+// restored holds, per test, the members it took down that its cleanup brings back.
+var restored sync.Map // testing.TB -> *sync.Map of cluster names
+
+// restoreOnCleanup: a test that takes a member down leaves the fleet whole for the next test, even when
+// it fails midway. The member comes back up, and the cleanup waits until a fleet list is answered by every
+// cluster: the fleet keeps Karmada's membership for members.refreshSeconds (10 s), so a member listed while
+// it was down stays "not Ready in Karmada" that long after it is back, and a next test writing to it at
+// once would be refused.
+func restoreOnCleanup(t testing.TB, cluster string) {
+	names, loaded := restored.LoadOrStore(t, &sync.Map{})
+	names.(*sync.Map).Store(cluster, true)
+	if loaded {
+		return
+	}
+	t.Cleanup(func() {
+		restored.Delete(t)
+		names.(*sync.Map).Range(func(c, _ any) bool {
+			control(t, "up", map[string]any{"cluster": c}, nil)
+			return true
+		})
+		awaitWholeFleet(t, 60*time.Second)
+	})
+}
+
+// awaitWholeFleet waits until a list through the fleet comes back with no Warning (every cluster answered).
+func awaitWholeFleet(t testing.TB, timeout time.Duration) {
+	t.Helper()
+	cfg := fleetConfig(t, "")
+	var warnings []string
+	cfg.WarningHandler = warningFunc(func(w string) { warnings = append(warnings, w) })
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	var err error
+	var first []string
+	start := time.Now()
+	eventually(t, timeout, func() bool {
+		warnings = nil
+		_, err = cs.CoreV1().Namespaces().List(context.Background(), metav1.ListOptions{})
+		if first == nil {
+			first = append([]string{}, warnings...)
+		}
+		return err == nil && len(warnings) == 0
+	}, func() string { return fmt.Sprintf("the fleet whole again: err %v, warnings %q", err, warnings) })
+	if len(first) > 0 {
+		t.Logf("the fleet was whole again after %s (at first: %q)", time.Since(start).Round(time.Millisecond), first)
 	}
 }
 
