@@ -3,6 +3,7 @@
  * (not the fleet's, not a test, not a bench case; docs/benchmarks.md, "A structure-only skip"):
  *   node --import tsx bench/lib/structskip-ab.ts check [runs=300]
  *   node --import tsx bench/lib/structskip-ab.ts skip|tape|split [rounds=15] [pods=2000]
+ *   node --import tsx bench/lib/structskip-ab.ts mutate [edits=2000]
  *   node --import tsx bench/lib/structskip-ab.ts emit <file.wasm>
  * Two instances of this tree's lane (src/merge/jsonsplit/wasm/lane.ts), one of the committed skip.wasm,
  * one of skip.wat with its $skipFrom renamed $skipValid and structskip.wat's $skipFrom spliced in (the
@@ -15,12 +16,15 @@
  * compared first). The lanes in turn, the order swapped every other round, CPU ns per byte (split: ms per
  * MiB), medians and the per-round ratio today/struct. emit: writes the spliced binary (a copy of a built
  * dist/node with it as its skip.wasm gives floor-ab.ts the whole process with nothing else changed).
+ * mutate: list bodies of 20 canned pods or rows with one byte edited inside an item, through a splitter on
+ * each lane: how many today's refuses and the structure-only one passes on to a client, by edit.
  * STRUCT_WAT=bench/lib/structskip-kinds.wat: the variant that also matches each closer with its opener.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { assemble } from '../../scripts/build-wasm.mjs';
+import { DESCENDS, KEYS } from '../../src/merge/jsonsplit/facts.ts';
 import { ListSplitter } from '../../src/merge/jsonsplit/index.ts';
 import { ItemScanner } from '../../src/merge/jsonsplit/item.ts';
 import { useNativeEquality } from '../../src/merge/jsonsplit/memo.ts';
@@ -112,6 +116,22 @@ async function check(runs: number): Promise<void> {
       for (let n = i + 1; n <= i + enc.encode(t).length; n++) agree(b, i, n, 100, 'canned prefix');
     }
   console.log(`canned pods and rows, whole and cut: ${compared} answers agree`);
+  // the bytes the structure-only skip would stop validating: those of containers the tape does not look into
+  const descends = new Set(KEYS.filter((_, r) => DESCENDS[r + 1]).map((k) => String.fromCharCode(...k)));
+  const unseen = (v: unknown, into: boolean): number => {
+    if (v === null || typeof v !== 'object') return 0;
+    if (!into) return Buffer.byteLength(JSON.stringify(v));
+    if (Array.isArray(v)) return v.reduce((sum: number, x) => sum + unseen(x, true), 0);
+    return Object.entries(v).reduce((sum, [k, x]) => sum + unseen(x, descends.has(k)), 0);
+  };
+  for (const rows of [false, true]) {
+    const texts = rows ? base.rows : base.items;
+    const all = texts.reduce((sum, t) => sum + Buffer.byteLength(t), 0);
+    const skipped = texts.reduce((sum, t) => sum + unseen(JSON.parse(t), true), 0);
+    console.log(
+      `  canned ${rows ? 'rows' : 'pods'}: ${((100 * skipped) / all).toFixed(1)} % of their bytes lie in containers the tape hands to $skipFrom`,
+    );
+  }
   // 2. random JSON written loosely (whitespace, \u escapes), at every cut and at rooms around its depth
   const before = compared;
   const value = fc.jsonValue({ maxDepth: 8 });
@@ -211,6 +231,81 @@ async function check(runs: number): Promise<void> {
   }
 }
 
+/** a list body through a ListSplitter on `mod`'s lane, in 64 KiB chunks: its items' texts, or the error's name */
+function splitAll(mod: WebAssembly.Module, body: Uint8Array, key: string): string {
+  const sc = new ItemScanner(undefined, undefined, mod);
+  const items: string[] = [];
+  try {
+    const s = new ListSplitter({ arrayKey: key, scanner: sc });
+    for (let o = 0; o < body.length; o += 65536)
+      s.push(body.slice(o, o + 65536), (e) => {
+        if (e.type === 'item') items.push(Buffer.from(e.bytes).toString('latin1'));
+      });
+    s.end();
+  } catch (e) {
+    return `error ${(e as Error).name}`;
+  }
+  return items.join('\n');
+}
+
+/**
+ * The splitter's answers with each lane on list bodies of canned pods (or rows) with one byte deleted,
+ * inserted or replaced inside an item (the index test's mutations): how many a client would now get
+ * that today's splitter refuses, by what the byte broke.
+ */
+async function mutations(runs: number): Promise<void> {
+  const base = await makeBase();
+  const chars = [...'{}[]",:\\ 0-.eE1tfnu\u0001\t', 'é'];
+  for (const rows of [false, true]) {
+    const key = rows ? 'rows' : 'items';
+    const texts = Array.from({ length: 20 }, (_, i) => nth(rows ? base.rows : base.items, i, rows));
+    const head = `${rows ? base.tableHead : base.listHead},"${key}":[`;
+    const body = `${head}${texts.join(',')}]}`;
+    const rnd = seeded(rows ? 7 : 3);
+    let bothRefuse = 0;
+    let bothSplit = 0;
+    let bothPass = 0;
+    let passes = 0;
+    let other = 0;
+    const passed = new Map<string, number>();
+    for (let k = 0; k < runs; k++) {
+      // an edit inside the items (the head is the automaton's either way)
+      const p = head.length + Math.floor(rnd() * (body.length - head.length - 2));
+      const op = ['del', 'ins', 'rep'][Math.floor(rnd() * 3)]!;
+      const ch = chars[Math.floor(rnd() * chars.length)]!;
+      const text =
+        op === 'del'
+          ? body.slice(0, p) + body.slice(p + 1)
+          : op === 'ins'
+            ? body.slice(0, p) + ch + body.slice(p)
+            : body.slice(0, p) + ch + body.slice(p + 1);
+      let valid = true;
+      try {
+        JSON.parse(text);
+      } catch {
+        valid = false;
+      }
+      const b = enc.encode(text);
+      const t = splitAll(today, b, key);
+      const s = splitAll(structMod, b, key);
+      if (t.startsWith('error') && s.startsWith('error')) bothRefuse++;
+      else if (t === s && valid) bothSplit++;
+      else if (t === s) bothPass++;
+      else if (t.startsWith('error') && !valid) {
+        passes++;
+        const what = `${op} ${JSON.stringify(op === 'del' ? body[p] : ch)}${op === 'rep' ? ` for ${JSON.stringify(body[p])}` : ''}`;
+        passed.set(what, (passed.get(what) ?? 0) + 1);
+      } else other++;
+      if (valid && t.startsWith('error')) other++;
+    }
+    console.log(
+      `${key}: ${runs} one-byte edits in 20 canned ${rows ? 'rows' : 'pods'}: both refuse ${bothRefuse}, both split alike ${bothSplit} (valid JSON) and ${bothPass} (not), today refuses and struct passes ${passes}, anything else ${other}`,
+    );
+    const top = [...passed.entries()].sort((x, y) => y[1] - x[1]).slice(0, 12);
+    console.log(`  passed, most often: ${top.map(([w, c]) => `${w} ${c}`).join('; ')}`);
+  }
+}
+
 async function time(form: string, rounds: number, pods: number): Promise<void> {
   const base = await makeBase();
   const cpu = (f: () => void) => {
@@ -287,4 +382,5 @@ async function time(form: string, rounds: number, pods: number): Promise<void> {
 }
 
 if (mode === 'check') await check(Number(a1 ?? 300));
+else if (mode === 'mutate') await mutations(Number(a1 ?? 2000));
 else await time(mode, Number(a1 ?? 15), Number(a2 ?? 2000));
