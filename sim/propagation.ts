@@ -216,8 +216,15 @@ function propagateOne(karmada: SimKarmada, keys: Keys, pp: Obj, def: ResourceDef
       },
       spec: { workload: { manifests: [manifest] }, ...(suspended ? { suspendDispatching: true } : {}) },
     };
+    // as Karmada's cluster controller makes it through the API: the namespace strategy's defaults with it
     if (!karmada.get(NS, undefined, workNs))
-      karmada.create(NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: workNs } } as Obj);
+      karmada.create(NS, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: workNs, labels: { 'kubernetes.io/metadata.name': workNs } },
+        spec: { finalizers: ['kubernetes'] },
+        status: { phase: 'Active' },
+      } as Obj);
     if (!oldWork) karmada.create(WORK, work);
     else if (JSON.stringify(oldWork.spec) !== JSON.stringify(work.spec))
       karmada.update(WORK, { ...oldWork, spec: work.spec });
