@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { bundleEntry } from './bundle-entry.ts';
 import { listBytes, makeBase } from './canned-bodies.ts';
+import { pairedRounds, upperMedian } from './stats.ts';
 
 const HERE = resolve(import.meta.dirname, '../..');
 const [other, form = 'table', mode = 'both', roundsS = '21'] = process.argv.slice(2);
@@ -133,21 +134,13 @@ for (let i = 0; i < 60; i++) {
   a.round();
   b.round();
 }
-const ta: number[] = [];
-const tb: number[] = [];
-const ratio: number[] = [];
-for (let k = 0; k < rounds; k++) {
-  const first = k & 1 ? b : a;
-  const x = ns(first);
-  const y = ns(first === a ? b : a);
-  const [na, nb] = first === a ? [x, y] : [y, x];
-  ta.push(na);
-  tb.push(nb);
-  ratio.push(nb / na);
-}
-const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[xs.length >> 1]!;
+const r = pairedRounds(
+  rounds,
+  () => ns(a),
+  () => ns(b),
+);
 const same = a.digest() === b.digest();
 console.log(
-  `${form} ${mode}: other ${median(ta).toFixed(0)} ns, this ${median(tb).toFixed(0)} ns CPU per ${table ? 'row' : 'item'} (medians of ${rounds} paired rounds); this ÷ other ${median(ratio).toFixed(3)}; answers ${same ? 'byte-identical' : 'DIFFER'}`,
+  `${form} ${mode}: other ${upperMedian(r.a).toFixed(0)} ns, this ${upperMedian(r.b).toFixed(0)} ns CPU per ${table ? 'row' : 'item'} (medians of ${rounds} paired rounds); this ÷ other ${upperMedian(r.ratio).toFixed(3)}; answers ${same ? 'byte-identical' : 'DIFFER'}`,
 );
 process.exit(0);

@@ -13,6 +13,7 @@
  */
 import { resolve } from 'node:path';
 import { listBytes, makeBase } from './canned-bodies.ts';
+import { pairedRounds, upperMedian } from './stats.ts';
 
 const HERE = resolve(import.meta.dirname, '../..');
 
@@ -61,7 +62,7 @@ function measure(r: { round: () => void; count: number }): number {
   return ((c.user + c.system) * 1000) / (PER * r.count);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const median = upperMedian;
 
 export async function benchmarkRewrite(table: boolean, rounds = 15): Promise<number> {
   const r = await rounder(HERE, table, await makeBase());
@@ -80,19 +81,12 @@ export async function pairedRewrite(baseRoot: string, table: boolean, rounds = 1
     a.round();
     b.round();
   }
-  const ns: number[][] = [[], []];
-  const ratio: number[] = [];
-  for (let k = 0; k < rounds; k++) {
-    // the order flips each round: neither tree always runs second (after the other's garbage)
-    const first = k & 1 ? b : a;
-    const x = measure(first);
-    const y = measure(first === a ? b : a);
-    const [na, nb] = first === a ? [x, y] : [y, x];
-    ns[0]!.push(na);
-    ns[1]!.push(nb);
-    ratio.push(nb / na);
-  }
-  return { base: median(ns[0]!), mine: median(ns[1]!), ratio: median(ratio) };
+  const r = pairedRounds(
+    rounds,
+    () => measure(a),
+    () => measure(b),
+  );
+  return { base: median(r.a), mine: median(r.b), ratio: median(r.ratio) };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -12,6 +12,7 @@
 import { resolve } from 'node:path';
 import wabt from 'wabt';
 import { listBytes, makeBase } from './canned-bodies.ts';
+import { pairedRounds, upperMedian } from './stats.ts';
 
 const HERE = resolve(import.meta.dirname, '../..');
 
@@ -162,21 +163,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const c = process.cpuUsage(t);
     return ((c.user + c.system) * 1000) / (per * r.count);
   };
-  const a: number[] = [];
-  const b: number[] = [];
-  const ratio: number[] = [];
-  for (let k = 0; k < Number(n); k++) {
-    const first = k & 1 ? wasm : js;
-    const x = measure(first);
-    const y = measure(first === js ? wasm : js);
-    const [nj, nw] = first === js ? [x, y] : [y, x];
-    a.push(nj);
-    b.push(nw);
-    ratio.push(nw / nj);
-  }
-  const median = (v: number[]) => [...v].sort((p, q) => p - q)[v.length >> 1]!;
+  const r = pairedRounds(
+    Number(n),
+    () => measure(js),
+    () => measure(wasm),
+  );
   console.log(
-    `same bytes; Edits.write ${median(a).toFixed(0)} ns a row, the wasm applier ${median(b).toFixed(0)} ns (medians of ${n} paired rounds); wasm ÷ js ${median(ratio).toFixed(3)}`,
+    `same bytes; Edits.write ${upperMedian(r.a).toFixed(0)} ns a row, the wasm applier ${upperMedian(r.b).toFixed(0)} ns (medians of ${n} paired rounds); wasm ÷ js ${upperMedian(r.ratio).toFixed(3)}`,
   );
   process.exit(0);
 }

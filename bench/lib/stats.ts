@@ -18,6 +18,39 @@ export function median(values: Array<number | null | undefined>): number {
   return xs.length % 2 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2;
 }
 
+/** The upper median (the middle element of a sorted copy; the later one of two): what the paired tools print. */
+export function upperMedian(xs: number[]): number {
+  return [...xs].sort((p, q) => p - q)[xs.length >> 1]!;
+}
+
+/**
+ * An A/B measured in one process: each round measures both sides, A first in even rounds and B first in odd
+ * ones, so neither always runs second (after the other's garbage, in its JIT state). Each side's samples,
+ * and b ÷ a per round.
+ */
+export function pairedRounds(
+  rounds: number,
+  a: () => number,
+  b: () => number,
+): { a: number[]; b: number[]; ratio: number[] } {
+  const out = { a: [] as number[], b: [] as number[], ratio: [] as number[] };
+  for (let k = 0; k < rounds; k++) {
+    let x: number;
+    let y: number;
+    if (k & 1) {
+      y = b();
+      x = a();
+    } else {
+      x = a();
+      y = b();
+    }
+    out.a.push(x);
+    out.b.push(y);
+    out.ratio.push(y / x);
+  }
+  return out;
+}
+
 /** A growable Float64Array: one slot per response is cheap enough to keep every latency exactly. */
 export class Samples {
   private buf = new Float64Array(4096);

@@ -33,6 +33,7 @@ import { useNativeEquality } from '../../src/merge/jsonsplit/memo.ts';
 import { WasmSkip } from '../../src/merge/jsonsplit/wasm/lane.ts';
 import { looseJson, seeded } from '../../test/helpers/loosejson.ts';
 import { itemChunks, makeBase, nth } from './canned-bodies.ts';
+import { pairedRounds } from './stats.ts';
 
 const HERE = resolve(import.meta.dirname, '../..');
 const WASM = `${HERE}/src/merge/jsonsplit/wasm`;
@@ -402,12 +403,15 @@ async function time(form: string, rounds: number, pods: number): Promise<void> {
       perUnit = (ms) => (ms * 1e6) / body.length;
       unit = 'ns/B';
     }
-    const t: number[][] = [[], []];
     for (let w = 0; w < 5; w++) for (const f of runs) f();
-    for (let k = 0; k < rounds; k++) for (const o of k % 2 ? [1, 0] : [0, 1]) t[o]!.push(cpu(runs[o]!));
-    const ratios = t[0]!.map((x, k) => x / t[1]![k]!);
+    const t = pairedRounds(
+      rounds,
+      () => cpu(runs[0]!),
+      () => cpu(runs[1]!),
+    );
+    const ratios = t.a.map((x, k) => x / t.b[k]!);
     console.log(
-      `${form}, ${rows ? 'rows' : 'pods'}: today ${perUnit(med(t[0]!)).toFixed(3)} ${unit}, struct ${perUnit(med(t[1]!)).toFixed(3)} ${unit}, today/struct ${med(ratios).toFixed(3)} [${ratios.map((x) => x.toFixed(2)).join(' ')}]${sink === 0.5 ? ' ' : ''}`,
+      `${form}, ${rows ? 'rows' : 'pods'}: today ${perUnit(med(t.a)).toFixed(3)} ${unit}, struct ${perUnit(med(t.b)).toFixed(3)} ${unit}, today/struct ${med(ratios).toFixed(3)} [${ratios.map((x) => x.toFixed(2)).join(' ')}]${sink === 0.5 ? ' ' : ''}`,
     );
   }
 }

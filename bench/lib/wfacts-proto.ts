@@ -20,6 +20,7 @@ import { resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { bundleEntry } from './bundle-entry.ts';
 import { makeBase } from './canned-bodies.ts';
+import { pairedRounds, upperMedian } from './stats.ts';
 
 const HERE = resolve(import.meta.dirname, '../..');
 const [form = 'table', roundsS = '21'] = process.argv.slice(2);
@@ -247,21 +248,16 @@ const pair = (x: () => void, y: () => void, label: string) => {
     x();
     y();
   }
-  const tx: number[] = [];
-  const ty: number[] = [];
-  const r: number[] = [];
-  for (let k = 0; k < rounds; k++) {
-    const [p, q] = k & 1 ? [ns(y), ns(x)] : [ns(x), ns(y)];
-    const [a, b] = k & 1 ? [q, p] : [p, q];
-    tx.push(a);
-    ty.push(b);
-    r.push(b / a);
-  }
+  const r = pairedRounds(
+    rounds,
+    () => ns(x),
+    () => ns(y),
+  );
+  const [mx, my] = [upperMedian(r.a), upperMedian(r.b)];
   console.log(
-    `${form} ${label}: ${median(tx).toFixed(0)} → ${median(ty).toFixed(0)} ns per ${table ? 'row' : 'item'}, saved ${(median(tx) - median(ty)).toFixed(0)} ns; per-round ratio median ${median(r).toFixed(3)} (${rounds} paired rounds${sum > 0 ? '' : ', ?'})`,
+    `${form} ${label}: ${mx.toFixed(0)} → ${my.toFixed(0)} ns per ${table ? 'row' : 'item'}, saved ${(mx - my).toFixed(0)} ns; per-round ratio median ${upperMedian(r.ratio).toFixed(3)} (${rounds} paired rounds${sum > 0 ? '' : ', ?'})`,
   );
 };
-const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[xs.length >> 1]!;
 pair(walk, read, 'JS walk → block read');
 pair(laneWalk, laneBlock, 'tape + JS walk → tape + wasm facts + block read');
 // where the prototype's cost lies: the tape call alone, and with the wasm walk (no block read)
