@@ -15,6 +15,7 @@
 import type { KubeObject, ResourceDef } from './catalog/types.ts';
 import type { SimCluster } from './cluster.ts';
 import type { SimKarmada } from './karmada.ts';
+import { prepareForCreate } from './kinds.ts';
 
 type Obj = KubeObject & Record<string, any>;
 
@@ -216,15 +217,12 @@ function propagateOne(karmada: SimKarmada, keys: Keys, pp: Obj, def: ResourceDef
       },
       spec: { workload: { manifests: [manifest] }, ...(suspended ? { suspendDispatching: true } : {}) },
     };
-    // as Karmada's cluster controller makes it through the API: the namespace strategy's defaults with it
-    if (!karmada.get(NS, undefined, workNs))
-      karmada.create(NS, {
-        apiVersion: 'v1',
-        kind: 'Namespace',
-        metadata: { name: workNs, labels: { 'kubernetes.io/metadata.name': workNs } },
-        spec: { finalizers: ['kubernetes'] },
-        status: { phase: 'Active' },
-      } as Obj);
+    if (!karmada.get(NS, undefined, workNs)) {
+      // as Karmada's cluster controller makes it through the API: with the namespace strategy's defaults
+      const execution = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: workNs } } as Obj;
+      prepareForCreate(karmada.resolve(NS), execution);
+      karmada.create(NS, execution);
+    }
     if (!oldWork) karmada.create(WORK, work);
     else if (JSON.stringify(oldWork.spec) !== JSON.stringify(work.spec))
       karmada.update(WORK, { ...oldWork, spec: work.spec });
