@@ -89,6 +89,14 @@ func clientset(t testing.TB, contentType string) *kubernetes.Clientset {
 	return cs
 }
 
+// warnedClientset is a clientset for the fleet (JSON) that appends each Warning header it gets to *warnings.
+func warnedClientset(t testing.TB, warnings *[]string) *kubernetes.Clientset {
+	t.Helper()
+	cfg := fleetConfig(t, "")
+	cfg.WarningHandler = warningFunc(func(w string) { *warnings = append(*warnings, w) })
+	return kubernetes.NewForConfigOrDie(cfg)
+}
+
 // control asks the test driver to change the simulated clusters (op and args as in simcontrol.ts); out, if
 // not nil, receives the JSON answer.
 func control(t testing.TB, op string, args map[string]any, out any) {
@@ -144,10 +152,8 @@ func restoreOnCleanup(t testing.TB, cluster string) {
 // awaitWholeFleet waits until a list through the fleet comes back with no Warning (every cluster answered).
 func awaitWholeFleet(t testing.TB, timeout time.Duration) {
 	t.Helper()
-	cfg := fleetConfig(t, "")
 	var warnings []string
-	cfg.WarningHandler = warningFunc(func(w string) { warnings = append(warnings, w) })
-	cs := kubernetes.NewForConfigOrDie(cfg)
+	cs := warnedClientset(t, &warnings)
 	var err error
 	var first []string
 	start := time.Now()

@@ -452,10 +452,8 @@ func TestInformerSoak(t *testing.T) {
 	t.Logf("seed %d: %d operations, %d faults", seed, ops, faults)
 	t.Cleanup(func() {
 		if t.Failed() { // what a fresh list says now, and its warnings, beside the informer's store
-			cfg := fleetConfig(t, "")
 			var warnings []string
-			cfg.WarningHandler = warningFunc(func(w string) { warnings = append(warnings, w) })
-			l, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
+			l, err := warnedClientset(t, &warnings).CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
 			perCluster := map[string]int{}
 			if err == nil {
 				for _, o := range l.Items {
